@@ -1,0 +1,552 @@
+"""Input validation and normalisation: labels, counts and item-level frames.
+
+Everything that enters judgebayes from a user passes through this module and leaves it
+as a typed container (:class:`TestCounts`, :class:`CalibrationCounts`) or a clear,
+typed error that names the field and the offending value.  Missing verdicts are never
+dropped silently: they are counted and carried on every container as ``n_missing``.
+
+Label vocabulary (case-insensitive, surrounding white space ignored)
+--------------------------------------------------------------------
+positive (1): ``True``, ``1``, ``1.0``, "1", "correct", "valid", "pass", "yes", "true"
+negative (0): ``False``, ``0``, ``0.0``, "0", "incorrect", "invalid", "fail", "no", "false"
+missing: ``None``, ``NaN``, ``pd.NA``, "" (or only white space)
+
+``positive=`` overrides the vocabulary: the given value(s) map to 1 and every other
+non-missing value maps to 0 (or, if ``negative=`` is also given, only those map to 0 and
+anything else is an unknown label).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = [
+    "ALL",
+    "CalibrationCounts",
+    "CountError",
+    "EmptyClassError",
+    "InputError",
+    "JudgeBayesError",
+    "JudgeBayesWarning",
+    "JudgeNoBetterThanChanceError",
+    "LabelError",
+    "LengthMismatchError",
+    "NormalizedLabels",
+    "TestCounts",
+    "calibration_counts_from_frame",
+    "check_counts",
+    "normalize_labels",
+    "test_counts_from_frame",
+]
+
+#: Label used for the single group when no system / stratum / source column is given.
+ALL = "all"
+
+_POSITIVE_WORDS = frozenset({"1", "1.0", "correct", "valid", "pass", "yes", "true"})
+_NEGATIVE_WORDS = frozenset({"0", "0.0", "incorrect", "invalid", "fail", "no", "false"})
+
+
+# --------------------------------------------------------------------------- errors
+class JudgeBayesError(Exception):
+    """Base class of every error judgebayes raises on purpose."""
+
+
+class JudgeBayesWarning(UserWarning):
+    """Base class of every warning judgebayes emits on purpose."""
+
+
+class InputError(JudgeBayesError, ValueError):
+    """Bad user input; ``field`` names where it was found, ``value`` what it was."""
+
+    def __init__(self, message: str, *, field: str | None = None, value: Any = None):
+        super().__init__(message)
+        self.field = field
+        self.value = value
+
+
+class LabelError(InputError):
+    """A label that is neither positive, negative nor missing."""
+
+    def __init__(self, column: str, value: Any, count: int, allowed: str):
+        msg = (
+            f"column {column!r}: unknown label {value!r} in {count} row(s); "
+            f"expected {allowed} (pass positive=... to map other labels)"
+        )
+        super().__init__(msg, field=column, value=value)
+        self.count = count
+
+
+class CountError(InputError):
+    """A count that is negative, not an integer, or larger than its total."""
+
+
+class EmptyClassError(CountError):
+    """A calibration class (truly positive or truly negative) without any example."""
+
+
+class LengthMismatchError(InputError):
+    """Arrays that should describe the same items have different lengths."""
+
+
+class JudgeNoBetterThanChanceError(JudgeBayesError, ValueError):
+    """The judge's sensitivity + specificity is not above 1, so it cannot be inverted."""
+
+
+# ------------------------------------------------------------------ label handling
+@dataclass(frozen=True)
+class NormalizedLabels:
+    """Binary labels after normalisation.
+
+    Attributes
+    ----------
+    values : ndarray of float
+        1.0, 0.0, or NaN where the input was missing; same length as the input.
+    column : str
+        Name used in messages.
+    """
+
+    values: np.ndarray
+    column: str
+
+    @property
+    def missing(self) -> np.ndarray:
+        """Boolean mask of missing entries."""
+        return np.isnan(self.values)
+
+    @property
+    def n_missing(self) -> int:
+        """How many entries were missing."""
+        return int(self.missing.sum())
+
+    @property
+    def n(self) -> int:
+        """How many entries are present (not missing)."""
+        return int(self.values.size - self.n_missing)
+
+    @property
+    def n_positive(self) -> int:
+        """How many entries are positive."""
+        return int(np.nansum(self.values))
+
+
+def _is_missing(v: Any) -> bool:
+    if v is None:
+        return True
+    if isinstance(v, float) and math.isnan(v):
+        return True
+    if isinstance(v, str) and not v.strip():
+        return True
+    try:  # pd.NA, pd.NaT, numpy NaN scalars
+        import pandas as pd
+
+        res = pd.isna(v)
+        return bool(res) if np.ndim(res) == 0 else False
+    except (TypeError, ValueError):
+        return False
+
+
+def _key(v: Any) -> Any:
+    """Canonical key of a label for vocabulary and override look-ups."""
+    if isinstance(v, (bool, np.bool_)):
+        return "1" if v else "0"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        return str(int(v)) if float(v).is_integer() else str(float(v))
+    if isinstance(v, str):
+        s = v.strip().lower()
+        try:
+            f = float(s)
+        except ValueError:
+            return s
+        return str(int(f)) if f.is_integer() else s
+    return v
+
+
+def _as_set(x: Any) -> set:
+    if isinstance(x, (str, bytes)) or not isinstance(x, Iterable):
+        x = [x]
+    return {_key(v) for v in x}
+
+
+def normalize_labels(
+    values: Sequence[Any] | np.ndarray | pd.Series,
+    *,
+    column: str = "label",
+    positive: Any = None,
+    negative: Any = None,
+) -> NormalizedLabels:
+    """Map binary labels of any common spelling to 1.0 / 0.0 / NaN (missing).
+
+    Parameters
+    ----------
+    values : sequence
+        Labels: bools, 0/1 numbers, or strings of the vocabulary in the module docstring.
+    column : str
+        Name of the field, used in error messages.
+    positive, negative : scalar or iterable, optional
+        Override the vocabulary.  With only ``positive``, every other non-missing value
+        is negative; with both, a value in neither raises :class:`LabelError`.
+
+    Returns
+    -------
+    NormalizedLabels
+
+    Raises
+    ------
+    LabelError
+        For a label outside the vocabulary; names the column, the value and how many
+        rows carry it.
+    """
+    raw = list(values.tolist() if hasattr(values, "tolist") else values)
+    pos = _as_set(positive) if positive is not None else None
+    neg = _as_set(negative) if negative is not None else None
+    if pos is not None and neg is not None and pos & neg:
+        raise InputError(
+            f"column {column!r}: labels {sorted(map(str, pos & neg))} are both positive and negative",
+            field=column,
+            value=sorted(map(str, pos & neg)),
+        )
+    out = np.empty(len(raw), dtype=float)
+    unknown: dict[Any, list] = {}
+    for i, v in enumerate(raw):
+        if _is_missing(v):
+            out[i] = np.nan
+            continue
+        k = _key(v)
+        if pos is not None:
+            if k in pos:
+                out[i] = 1.0
+            elif neg is None or k in neg:
+                out[i] = 0.0
+            else:
+                unknown.setdefault(k, [v, 0])[1] += 1
+                out[i] = np.nan
+        elif k in _POSITIVE_WORDS:
+            out[i] = 1.0
+        elif k in _NEGATIVE_WORDS:
+            out[i] = 0.0
+        else:
+            unknown.setdefault(k, [v, 0])[1] += 1
+            out[i] = np.nan
+    if unknown:
+        # report the most frequent unknown label; the message says how many rows carry it
+        first_val, count = max(unknown.values(), key=lambda t: t[1])
+        if pos is not None:
+            allowed = f"positive {sorted(map(str, pos))} or negative {sorted(map(str, neg))}"
+        else:
+            allowed = "bool, 0/1, correct/incorrect, valid/invalid, pass/fail, yes/no, true/false"
+        raise LabelError(column, first_val, count, allowed)
+    return NormalizedLabels(values=out, column=column)
+
+
+# ------------------------------------------------------------------ count checks
+def check_counts(
+    name: str, count: Any, total: Any, *, total_name: str = "total", allow_zero_total: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Validate ``0 <= count <= total`` element-wise for integer-valued arrays.
+
+    Returns the two arrays broadcast to a common shape, as float arrays.
+
+    Raises
+    ------
+    CountError, EmptyClassError, LengthMismatchError
+    """
+    c = np.asarray(count, dtype=float)
+    t = np.asarray(total, dtype=float)
+    try:
+        c, t = np.broadcast_arrays(c, t)
+    except ValueError as exc:
+        raise LengthMismatchError(
+            f"{name} has shape {np.shape(count)} but {total_name} has shape {np.shape(total)}",
+            field=name,
+            value=np.shape(count),
+        ) from exc
+    for nm, arr in ((name, c), (total_name, t)):
+        bad = ~np.isfinite(arr) & ~np.isposinf(arr) if nm == total_name else ~np.isfinite(arr)
+        if np.any(bad):
+            raise CountError(f"{nm} must be finite; got {arr[bad].flat[0]!r}", field=nm)
+        if np.any(arr < 0):
+            v = arr[arr < 0].flat[0]
+            raise CountError(f"{nm} must be non-negative; got {v:g}", field=nm, value=v)
+        fin = arr[np.isfinite(arr)]
+        if np.any(fin != np.round(fin)):
+            v = fin[fin != np.round(fin)].flat[0]
+            raise CountError(f"{nm} must be a whole number; got {v:g}", field=nm, value=v)
+    if np.any(c > t):
+        i = np.argmax(c > t)
+        raise CountError(
+            f"{name}={c.flat[i]:g} is larger than {total_name}={t.flat[i]:g}",
+            field=name,
+            value=c.flat[i],
+        )
+    if not allow_zero_total and np.any(t == 0):
+        raise EmptyClassError(
+            f"{total_name} is 0: the calibration set has no example of this class, so the "
+            f"judge's error rate on it cannot be estimated",
+            field=total_name,
+            value=0,
+        )
+    return c, t
+
+
+# ------------------------------------------------------------------ containers
+def _as_index(labels: Sequence[Any]) -> tuple[str, ...]:
+    return tuple(str(v) for v in labels)
+
+
+@dataclass(frozen=True)
+class TestCounts:
+    r"""Judge verdicts on a test set, aggregated per system and stratum.
+
+    ``k[s, t]`` of the ``n[s, t]`` judged items of system ``s`` in stratum ``t`` were
+    judged positive; ``n_missing[s, t]`` items had no usable verdict and were excluded.
+
+    Attributes
+    ----------
+    k, n, n_missing : ndarray of int, shape (n_systems, n_strata)
+    systems, strata : tuple of str
+    """
+
+    __test__ = False  # not a pytest test class despite the name
+
+    k: np.ndarray
+    n: np.ndarray
+    n_missing: np.ndarray
+    systems: tuple[str, ...] = (ALL,)
+    strata: tuple[str, ...] = (ALL,)
+
+    def __post_init__(self):
+        k = np.atleast_2d(np.asarray(self.k))
+        n = np.atleast_2d(np.asarray(self.n))
+        miss = np.atleast_2d(np.asarray(self.n_missing))
+        shape = (len(self.systems), len(self.strata))
+        for nm, arr in (("k", k), ("n", n), ("n_missing", miss)):
+            if arr.shape != shape:
+                raise LengthMismatchError(
+                    f"{nm} has shape {arr.shape}, expected {shape} (systems x strata)",
+                    field=nm,
+                    value=arr.shape,
+                )
+        check_counts("k", k, n, total_name="n")
+        check_counts("n_missing", miss, np.inf, total_name="n_missing")
+        object.__setattr__(self, "k", k.astype(np.int64))
+        object.__setattr__(self, "n", n.astype(np.int64))
+        object.__setattr__(self, "n_missing", miss.astype(np.int64))
+
+    @classmethod
+    def from_arrays(cls, k, n, n_missing=0, systems=None) -> TestCounts:
+        """One stratum; ``k``, ``n`` scalars or 1-D arrays over systems."""
+        k = np.atleast_1d(np.asarray(k))
+        n = np.atleast_1d(np.asarray(n))
+        k, n = check_counts("k", k, n, total_name="n")
+        miss = np.broadcast_to(np.asarray(n_missing), k.shape)
+        systems = _as_index(systems) if systems is not None else _default_names(k.size)
+        return cls(k[:, None], n[:, None], miss[:, None], systems=systems)
+
+    def per_system(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Totals over strata: ``(k, n, n_missing)`` each of shape (n_systems,)."""
+        return self.k.sum(1), self.n.sum(1), self.n_missing.sum(1)
+
+
+def _default_names(size: int) -> tuple[str, ...]:
+    return (ALL,) if size == 1 else tuple(f"system_{i}" for i in range(size))
+
+
+@dataclass(frozen=True)
+class CalibrationCounts:
+    r"""Human-labelled calibration set, aggregated per stratum.
+
+    Of ``m1`` truly positive items the judge called ``tp`` positive; of ``m0`` truly
+    negative items it called ``tn`` negative, so that
+    :math:`\hat q_1 = tp/m_1` (sensitivity) and :math:`\hat q_0 = tn/m_0` (specificity).
+
+    Attributes
+    ----------
+    tp, m1, tn, m0 : ndarray of int, shape (n_strata,)
+    n_missing : ndarray of int, shape (n_strata,)
+        Rows excluded because the human label or the judge verdict was missing.
+    strata : tuple of str
+    dim : str
+        Name of the grouping ("stratum" or "source").
+    """
+
+    tp: np.ndarray
+    m1: np.ndarray
+    tn: np.ndarray
+    m0: np.ndarray
+    n_missing: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
+    strata: tuple[str, ...] = (ALL,)
+    dim: str = "stratum"
+
+    def __post_init__(self):
+        arrs = {}
+        for nm in ("tp", "m1", "tn", "m0", "n_missing"):
+            a = np.atleast_1d(np.asarray(getattr(self, nm)))
+            if nm == "n_missing" and a.size == 1 and len(self.strata) > 1:
+                a = np.broadcast_to(a, (len(self.strata),))
+            if a.shape != (len(self.strata),):
+                raise LengthMismatchError(
+                    f"{nm} has shape {a.shape}, expected ({len(self.strata)},) (one per {self.dim})",
+                    field=nm,
+                    value=a.shape,
+                )
+            arrs[nm] = a
+        check_counts("tp", arrs["tp"], arrs["m1"], total_name="m1", allow_zero_total=False)
+        check_counts("tn", arrs["tn"], arrs["m0"], total_name="m0", allow_zero_total=False)
+        check_counts("n_missing", arrs["n_missing"], np.inf, total_name="n_missing")
+        for nm, a in arrs.items():
+            object.__setattr__(self, nm, a.astype(np.int64))
+
+    @property
+    def m(self) -> np.ndarray:
+        """Calibration size per stratum."""
+        return self.m0 + self.m1
+
+    @property
+    def fp(self) -> np.ndarray:
+        """Truly negative items the judge called positive."""
+        return self.m0 - self.tn
+
+    @property
+    def fn(self) -> np.ndarray:
+        """Truly positive items the judge called negative."""
+        return self.m1 - self.tp
+
+    def pooled(self) -> CalibrationCounts:
+        """All strata added together (complete pooling)."""
+        return CalibrationCounts(
+            tp=[self.tp.sum()],
+            m1=[self.m1.sum()],
+            tn=[self.tn.sum()],
+            m0=[self.m0.sum()],
+            n_missing=[self.n_missing.sum()],
+        )
+
+
+# ------------------------------------------------------------------ frames -> counts
+def _require_columns(df: pd.DataFrame, cols: dict[str, str | None], frame: str) -> None:
+    for role, col in cols.items():
+        if col is not None and col not in df.columns:
+            raise InputError(
+                f"{frame} frame has no column {col!r} (the {role} column); "
+                f"columns are {list(map(str, df.columns))}",
+                field=role,
+                value=col,
+            )
+
+
+def _group_labels(df: pd.DataFrame, col: str | None) -> np.ndarray:
+    if col is None:
+        return np.full(len(df), ALL, dtype=object)
+    g = df[col]
+    if g.isna().any():
+        raise InputError(
+            f"column {col!r}: {int(g.isna().sum())} row(s) have no {col} value",
+            field=col,
+            value=None,
+        )
+    return g.astype(str).to_numpy(dtype=object)
+
+
+def test_counts_from_frame(
+    df: pd.DataFrame,
+    *,
+    judge: str = "judge",
+    system: str | None = None,
+    stratum: str | None = None,
+    positive: Any = None,
+    negative: Any = None,
+) -> TestCounts:
+    """Aggregate an item-level test frame (one row per judged item) into counts.
+
+    Rows whose verdict is missing are counted in ``n_missing`` and excluded.
+    """
+    _require_columns(df, {"judge": judge, "system": system, "stratum": stratum}, "test")
+    if len(df) == 0:
+        raise InputError("test frame has no rows", field="test", value=0)
+    lab = normalize_labels(df[judge], column=judge, positive=positive, negative=negative)
+    sys_lab = _group_labels(df, system)
+    str_lab = _group_labels(df, stratum)
+    systems = tuple(dict.fromkeys(sys_lab))
+    strata = tuple(dict.fromkeys(str_lab))
+    si = {s: i for i, s in enumerate(systems)}
+    ti = {s: i for i, s in enumerate(strata)}
+    rows = np.fromiter((si[s] for s in sys_lab), dtype=np.int64, count=len(df))
+    cols = np.fromiter((ti[s] for s in str_lab), dtype=np.int64, count=len(df))
+    shape = (len(systems), len(strata))
+    miss = lab.missing
+    k = np.zeros(shape, np.int64)
+    n = np.zeros(shape, np.int64)
+    nm = np.zeros(shape, np.int64)
+    np.add.at(k, (rows[~miss], cols[~miss]), lab.values[~miss].astype(np.int64))
+    np.add.at(n, (rows[~miss], cols[~miss]), 1)
+    np.add.at(nm, (rows[miss], cols[miss]), 1)
+    return TestCounts(k=k, n=n, n_missing=nm, systems=systems, strata=strata)
+
+
+def calibration_counts_from_frame(
+    df: pd.DataFrame,
+    *,
+    human: str = "human",
+    judge: str = "judge",
+    stratum: str | None = None,
+    positive: Any = None,
+    negative: Any = None,
+) -> CalibrationCounts:
+    """Aggregate an item-level calibration frame (human label and judge verdict per row).
+
+    A row with a missing human label or a missing verdict is counted in ``n_missing`` and
+    excluded.  ``stratum`` may name a stratum or a source column; the result's ``dim`` is
+    the column name.
+
+    Raises
+    ------
+    EmptyClassError
+        If a stratum has no truly positive or no truly negative example.
+    """
+    _require_columns(df, {"human": human, "judge": judge, "stratum": stratum}, "calibration")
+    if len(df) == 0:
+        raise InputError("calibration frame has no rows", field="calibration", value=0)
+    h = normalize_labels(df[human], column=human, positive=positive, negative=negative)
+    j = normalize_labels(df[judge], column=judge, positive=positive, negative=negative)
+    g = _group_labels(df, stratum)
+    strata = tuple(dict.fromkeys(g))
+    miss = h.missing | j.missing
+    tp, m1, tn, m0, nm = (np.zeros(len(strata), np.int64) for _ in range(5))
+    for i, s in enumerate(strata):
+        sel = g == s
+        ok = sel & ~miss
+        hv, jv = h.values[ok], j.values[ok]
+        m1[i] = int((hv == 1).sum())
+        m0[i] = int((hv == 0).sum())
+        tp[i] = int(((hv == 1) & (jv == 1)).sum())
+        tn[i] = int(((hv == 0) & (jv == 0)).sum())
+        nm[i] = int((sel & miss).sum())
+    for i, s in enumerate(strata):
+        for cls_name, tot in (("truly positive (m1)", m1[i]), ("truly negative (m0)", m0[i])):
+            if tot == 0:
+                where = "" if s == ALL else f" in {stratum} {s!r}"
+                raise EmptyClassError(
+                    f"column {human!r}: the calibration set has no {cls_name} example{where}; "
+                    f"the judge's error rate on that class cannot be estimated",
+                    field=human,
+                    value=s,
+                )
+    return CalibrationCounts(
+        tp=tp,
+        m1=m1,
+        tn=tn,
+        m0=m0,
+        n_missing=nm,
+        strata=strata,
+        dim=stratum or "stratum",
+    )

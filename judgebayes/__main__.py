@@ -1,0 +1,7 @@
+"""``python -m judgebayes`` runs the command line."""
+
+import sys
+
+from judgebayes.cli import main
+
+sys.exit(main())

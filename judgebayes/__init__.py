@@ -68,7 +68,7 @@ _EXPORTS: dict[str, str] = {
 
 _SUBMODULES = ("datasets", "inference", "models", "schema", "simulate", "accuracy", "cli")
 
-__all__ = sorted(_EXPORTS) + ["__version__"]
+__all__ = [*sorted(_EXPORTS), "__version__"]
 
 
 def __getattr__(name: str) -> Any:

@@ -59,13 +59,20 @@ def _clean(v: Any) -> Any:
 
 def _render(rows: list[dict], columns: list[tuple[str, str]], fmt: str) -> str:
     head = [h for _, h in columns]
-    body = [[_fmt(r[c]) if c not in ("system", "subset", "note") else str(r[c]) for c, _ in columns] for r in rows]
+    body = [
+        [_fmt(r[c]) if c not in ("system", "subset", "note") else str(r[c]) for c, _ in columns]
+        for r in rows
+    ]
     if fmt == "markdown":
         lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
         lines += ["| " + " | ".join(b) + " |" for b in body]
         return "\n".join(lines)
     widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(head)]
-    line = lambda cells: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True)))  # noqa: E731
+
+    def line(cells):
+        pairs = enumerate(zip(cells, widths, strict=True))
+        return "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in pairs)
+
     return "\n".join([line(head), line(["-" * w for w in widths])] + [line(b) for b in body])
 
 
@@ -80,7 +87,9 @@ def _read_csv(path: str, what: str):
         raise InputError(f"{what} file not found: {path}", field=what, value=path) from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise InputError(f"{what} file {path} is not a readable CSV: {msg}", field=what, value=path) from None
+        raise InputError(
+            f"{what} file {path} is not a readable CSV: {msg}", field=what, value=path
+        ) from None
 
 
 # ------------------------------------------------------------------ accuracy
@@ -115,8 +124,18 @@ def _cmd_accuracy(args) -> str:
                     {
                         k: _clean(r[k])
                         for k in (
-                            "system", "n", "n_missing", "k", "naive", "naive_lower",
-                            "naive_upper", "estimate", "lower", "upper", "degenerate", "note",
+                            "system",
+                            "n",
+                            "n_missing",
+                            "k",
+                            "naive",
+                            "naive_lower",
+                            "naive_upper",
+                            "estimate",
+                            "lower",
+                            "upper",
+                            "degenerate",
+                            "note",
                         )
                     }
                     for r in rows
@@ -157,16 +176,24 @@ def _cmd_plan(args) -> str:
     rows = [p.to_dict() for p in plans]
     if args.format == "json":
         return json.dumps({"plans": [{k: _clean(v) for k, v in r.items()} for r in rows]}, indent=2)
-    cols = [("allocation", "allocation"), ("m", "m"), ("m0", "m0 (truly incorrect)"),
-            ("m1", "m1 (truly correct)"), ("width", "width")]
+    cols = [
+        ("allocation", "allocation"),
+        ("m", "m"),
+        ("m0", "m0 (truly incorrect)"),
+        ("m1", "m1 (truly correct)"),
+        ("width", "width"),
+    ]
     for r in rows:
         r["allocation"] = r["allocation"]
     head = (
         f"target width {args.width:g} at p={args.p:g}, q0={args.q0:g}, q1={args.q1:g}, "
         f"n={'inf' if math.isinf(n) else int(n)}, alpha={args.alpha:g}"
     )
-    body = _render([dict(r, system=r["allocation"]) for r in rows],
-                   [("system", "allocation")] + cols[1:], args.format)
+    body = _render(
+        [dict(r, system=r["allocation"]) for r in rows],
+        [("system", "allocation"), *cols[1:]],
+        args.format,
+    )
     return head + "\n\n" + body
 
 

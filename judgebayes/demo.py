@@ -82,7 +82,7 @@ def demo_text(res: pd.DataFrame, args: Any, render) -> str:
         ("upper", "hi"),
     ]
     intro = (
-        f'LLMBar, judge {args.evaluator} (plain prompt), target: P(output 1 is better).\n'
+        f"LLMBar, judge {args.evaluator} (plain prompt), target: P(output 1 is better).\n"
         f"Each subset: {args.calibration_fraction:.0%} of each gold class calibrates the judge "
         f"(seed {args.seed}); the rest is the test set.\n"
         "gold = true rate on the test set; naive = judge's raw rate; corrected = "

@@ -41,10 +41,10 @@ __all__ = [
     "LengthMismatchError",
     "NormalizedLabels",
     "TestCounts",
-    "counts_from_calibration_frame",
     "check_counts",
-    "normalize_labels",
+    "counts_from_calibration_frame",
     "counts_from_test_frame",
+    "normalize_labels",
 ]
 
 #: Label used for the single group when no system / stratum / source column is given.
@@ -210,10 +210,11 @@ def normalize_labels(
     pos = _as_set(positive) if positive is not None else None
     neg = _as_set(negative) if negative is not None else None
     if pos is not None and neg is not None and pos & neg:
+        both = sorted(map(str, pos & neg))
         raise InputError(
-            f"column {column!r}: labels {sorted(map(str, pos & neg))} are both positive and negative",
+            f"column {column!r}: labels {both} are both positive and negative",
             field=column,
-            value=sorted(map(str, pos & neg)),
+            value=both,
         )
     out = np.empty(len(raw), dtype=float)
     unknown: dict[Any, list] = {}
@@ -395,7 +396,8 @@ class CalibrationCounts:
                 a = np.broadcast_to(a, (len(self.strata),))
             if a.shape != (len(self.strata),):
                 raise LengthMismatchError(
-                    f"{nm} has shape {a.shape}, expected ({len(self.strata)},) (one per {self.dim})",
+                    f"{nm} has shape {a.shape}, expected ({len(self.strata)},) "
+                    f"(one per {self.dim})",
                     field=nm,
                     value=a.shape,
                 )

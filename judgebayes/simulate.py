@@ -110,7 +110,7 @@ def simulate_accuracy(
             raise InputError(f"{nm} must lie in [0, 1]; got {v!r}", field=nm, value=v)
     tc = theta if theta_cal is None else theta_cal
     parts = [theta, q0, q1, n, tc] + ([m0, m1] if stratified else [m])
-    shape = np.broadcast_shapes(*(np.shape(x) for x in parts)) + (int(reps),)
+    shape = (*np.broadcast_shapes(*(np.shape(x) for x in parts)), int(reps))
 
     def b(x):
         return np.broadcast_to(np.asarray(x)[..., None], shape)
@@ -212,7 +212,8 @@ def monte_carlo_study(
     Returns
     -------
     xarray.Dataset
-        dims ``(method, <swept>)``; variables ``coverage``, ``coverage_mcse``,
+        dims ``(estimator, <swept>)`` (not "method": ``Dataset.sel(method=...)`` is
+        xarray's keyword for inexact matching); variables ``coverage``, ``coverage_mcse``,
         ``mean_width``, ``bias``, ``bias_mcse``, ``rmse``, ``n_invalid``; attrs hold the
         settings.  ``ds.to_dataframe().reset_index()`` gives the tidy frame.
     """
@@ -231,7 +232,9 @@ def monte_carlo_study(
         m0=m0,
         m1=m1,
         m=m,
-        theta_cal=None if theta_cal is None else (sweep if sweep_name == "theta_cal" else theta_cal),
+        theta_cal=None
+        if theta_cal is None
+        else (sweep if sweep_name == "theta_cal" else theta_cal),
         reps=reps,
         random_seed=random_seed,
     )
@@ -250,9 +253,7 @@ def monte_carlo_study(
         results["naive_wald"] = (p_hat, w[0], w[1], np.zeros(shape, bool))
         wi = cf.wilson_interval(k, nn, alpha)
         results["naive_wilson"] = (p_hat, wi[0], wi[1], np.zeros(shape, bool))
-        lr = cf.lang_reiczigel_interval(
-            p_hat, stn / s0, stp / s1, nn, s0, s1, alpha, errors="nan"
-        )
+        lr = cf.lang_reiczigel_interval(p_hat, stn / s0, stp / s1, nn, s0, s1, alpha, errors="nan")
         lr_bad = np.isnan(np.asarray(lr[0])) | empty
         results["lang_reiczigel"] = (lr.estimate, lr[0], lr[1], lr_bad)
         d = cf.difference_estimate(k, nn, tp, mm1, tn, mm0, alpha)
@@ -284,7 +285,9 @@ def monte_carlo_study(
         with np.errstate(invalid="ignore", divide="ignore"):
             bias = err.sum(-1) / cnt
             out["bias"][i] = bias
-            out["bias_mcse"][i] = np.sqrt(((err - bias[:, None]) ** 2 * ok).sum(-1) / (cnt - 1) / cnt)
+            out["bias_mcse"][i] = np.sqrt(
+                ((err - bias[:, None]) ** 2 * ok).sum(-1) / (cnt - 1) / cnt
+            )
             out["rmse"][i] = np.sqrt((err**2).sum(-1) / cnt)
             if lo is not None:
                 lo = np.broadcast_to(np.asarray(lo, float), shape).reshape(sweep.size, -1)
@@ -294,10 +297,10 @@ def monte_carlo_study(
                 out["coverage"][i] = cov
                 out["coverage_mcse"][i] = np.sqrt(cov * (1 - cov) / cnt)
                 out["mean_width"][i] = np.where(ok, hi - lo, 0).sum(-1) / cnt
-    coords = {"method": methods, sweep_name: sweep}
+    coords = {"estimator": methods, sweep_name: sweep}
     ds = xr.Dataset(
-        {nm: (("method", sweep_name), arr) for nm, arr in out.items()}
-        | {"n_invalid": (("method", sweep_name), n_invalid)},
+        {nm: (("estimator", sweep_name), arr) for nm, arr in out.items()}
+        | {"n_invalid": (("estimator", sweep_name), n_invalid)},
         coords=coords,
     )
     ds.attrs.update(

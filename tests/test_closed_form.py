@@ -109,7 +109,13 @@ def test_boundary_degenerate_is_flagged_and_one_sided():
 def _lr_tilde(p, q0, q1, n, m0, m1):
     z = stats.norm.ppf(0.975)
     pt, nt, q0t, q1t, m0t, m1t = cf._lr_parts(
-        np.float64(p), np.float64(q0), np.float64(q1), np.float64(n), np.float64(m0), np.float64(m1), z
+        np.float64(p),
+        np.float64(q0),
+        np.float64(q1),
+        np.float64(n),
+        np.float64(m0),
+        np.float64(m1),
+        z,
     )
     return pt, nt, q0t, q1t, m0t, m1t
 
@@ -198,8 +204,12 @@ def test_table1_estimators_hand_values():
     assert est["naive"] == p
     assert est["calibration_only"] == m1 / m
     assert est["difference"] == pytest.approx(p + (m1 - (tp + fp)) / m)
-    assert est["conditional_calibration"] == pytest.approx(tp / (tp + fp) * p + fn / (fn + tn) * (1 - p))
-    assert est["misclassification_adjusted"] == pytest.approx((p + tn / m0 - 1) / (tn / m0 + tp / m1 - 1))
+    assert est["conditional_calibration"] == pytest.approx(
+        tp / (tp + fp) * p + fn / (fn + tn) * (1 - p)
+    )
+    assert est["misclassification_adjusted"] == pytest.approx(
+        (p + tn / m0 - 1) / (tn / m0 + tp / m1 - 1)
+    )
 
 
 def test_difference_interval_and_ppi_plus_plus():
@@ -208,7 +218,9 @@ def test_difference_interval_and_ppi_plus_plus():
     d = jb.difference_estimate(k, n, tp, m1, tn, m0)
     r = np.r_[np.ones(m1 - tp), -np.ones(m0 - tn), np.zeros(tp + tn)]  # Z - Zhat per item
     se = math.sqrt(0.6 * 0.4 / n + r.var() / m)
-    assert d.se == pytest.approx(se) and d.upper - d.lower == pytest.approx(2 * 1.959963984540054 * se)
+    assert d.se == pytest.approx(se) and d.upper - d.lower == pytest.approx(
+        2 * 1.959963984540054 * se
+    )
     pp, lam = jb.ppi_plus_plus(k, n, tp, m1, tn, m0)
     z = np.r_[np.ones(m1), np.zeros(m0)]
     zh = np.r_[np.ones(tp), np.zeros(m1 - tp), np.ones(m0 - tn), np.zeros(tn)]
@@ -241,7 +253,11 @@ def test_label_swap_symmetry_interval(p, q0, q1, n, m0, m1):
 
 
 @given(
-    st.lists(st.tuples(rates, good_q, good_q, sizes, st.integers(1, 400), st.integers(1, 400)), min_size=1, max_size=8)
+    st.lists(
+        st.tuples(rates, good_q, good_q, sizes, st.integers(1, 400), st.integers(1, 400)),
+        min_size=1,
+        max_size=8,
+    )
 )
 def test_vectorised_equals_scalar(rows):
     a = np.array(rows, dtype=float).T
@@ -282,8 +298,12 @@ def test_exactly_unbiased_with_known_rates(theta, q0, q1, n):
 
 
 @given(
-    p=st.floats(0.05, 0.95), q0=st.floats(0.6, 0.99), q1=st.floats(0.6, 0.99),
-    m0=st.integers(5, 300), m1=st.integers(5, 300), d=st.integers(1, 300),
+    p=st.floats(0.05, 0.95),
+    q0=st.floats(0.6, 0.99),
+    q1=st.floats(0.6, 0.99),
+    m0=st.integers(5, 300),
+    m1=st.integers(5, 300),
+    d=st.integers(1, 300),
 )
 def test_width_falls_as_calibration_grows(p, q0, q1, m0, m1, d):
     w = jb.interval_width(p, q0, q1, np.inf, [m0, m0 + d, m0], [m1, m1, m1 + d])
@@ -297,5 +317,11 @@ def test_errors_nan_is_silent_when_nothing_is_invalid():
 
 
 def test_broadcasting_shapes():
-    out = jb.lang_reiczigel_interval(np.linspace(0.1, 0.9, 5)[:, None], 0.8, 0.9, 100, [10, 20, 40], 30)
+    out = jb.lang_reiczigel_interval(
+        np.linspace(0.1, 0.9, 5)[:, None], 0.8, 0.9, 100, [10, 20, 40], 30
+    )
     assert np.shape(out.lower) == (5, 3) and np.shape(out.degenerate) == (5, 3)
+    # array p with scalar everything else: flags have the output's shape
+    out = jb.lang_reiczigel_interval(np.array([0.0, 0.5, 1.0]), 0.95, 0.9, 10_000, 1000, 1000)
+    np.testing.assert_array_equal(out.degenerate, [True, False, True])
+    assert out.contains_estimate.shape == (3,)

@@ -22,14 +22,21 @@ def test_import_pulls_in_nothing_heavy():
 
 
 def test_closed_form_use_does_not_import_pymc():
-    mods = _modules_after("import judgebayes as jb; jb.lang_reiczigel_interval(0.6, 0.7, 0.9, 100, 50, 50)")
+    mods = _modules_after(
+        "import judgebayes as jb; jb.lang_reiczigel_interval(0.6, 0.7, 0.9, 100, 50, 50)"
+    )
     assert not {"pymc", "pytensor", "arviz"} & mods
 
 
 def test_public_names_from_design_exist():
     import judgebayes as jb
 
-    for name in ("rogan_gladen", "lang_reiczigel_interval", "allocate_calibration", "llm_advantage_region"):
+    for name in (
+        "rogan_gladen",
+        "lang_reiczigel_interval",
+        "allocate_calibration",
+        "llm_advantage_region",
+    ):
         assert callable(getattr(jb, name))
     assert set(jb.__all__) <= set(dir(jb))
     for name in jb.__all__:

@@ -10,10 +10,10 @@ from judgebayes.schema import (
     LabelError,
     LengthMismatchError,
     TestCounts,
-    counts_from_calibration_frame,
     check_counts,
-    normalize_labels,
+    counts_from_calibration_frame,
     counts_from_test_frame,
+    normalize_labels,
 )
 
 
@@ -94,7 +94,7 @@ def test_count_containers_validate():
     with pytest.raises(LengthMismatchError):
         TestCounts(k=[[1, 2]], n=[[3, 4]], n_missing=[[0, 0]], systems=("a",), strata=("x",))
     t = TestCounts.from_arrays([3, 4], [10, 10], n_missing=[1, 0], systems=["a", "b"])
-    k, n, miss = t.per_system()
+    k, _n, miss = t.per_system()
     np.testing.assert_array_equal(k, [3, 4])
     np.testing.assert_array_equal(miss, [1, 0])
 

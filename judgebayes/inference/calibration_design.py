@@ -124,9 +124,7 @@ def allocate_calibration(
     return m0.astype(np.int64), m1.astype(np.int64)
 
 
-def interval_width(
-    p: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any, alpha: float = 0.05
-) -> Any:
+def interval_width(p: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any, alpha: float = 0.05) -> Any:
     r"""Width of the Lang-Reiczigel interval (Eq. 6, before truncation) at given rates.
 
     .. math:: 2z\sqrt{\tilde p(1-\tilde p)/\tilde n + (1-\tilde\theta)^2\tilde q_0(1-\tilde q_0)

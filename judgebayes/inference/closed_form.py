@@ -59,7 +59,7 @@ Errors = Literal["raise", "nan"]
 
 
 class NotBetterThanChanceWarning(JudgeBayesWarning):
-    """Some entries had :math:`q_0 + q_1 \\le 1` and were returned as NaN."""
+    r"""Some entries had :math:`q_0 + q_1 \\le 1` and were returned as NaN."""
 
 
 # --------------------------------------------------------------------------- helpers
@@ -136,9 +136,11 @@ class Interval(tuple):
     was reported instead), ``n_invalid`` (entries set to NaN), ``alpha``, ``method``.
     """
 
-    def __new__(cls, lower: Any, upper: Any, **info: Any) -> Interval:
+    def __new__(cls, lower: Any, upper: Any, **info: Any) -> Interval:  # noqa: D102
         obj = super().__new__(cls, (_out(lower), _out(upper)))
-        obj.__dict__.update({k: _out(v) if isinstance(v, np.ndarray) else v for k, v in info.items()})
+        obj.__dict__.update(
+            {k: _out(v) if isinstance(v, np.ndarray) else v for k, v in info.items()}
+        )
         return obj
 
     @property
@@ -257,7 +259,9 @@ def binomial_interval(k: Any, n: Any, alpha: float = 0.05, method: str = "wilson
         fn = _BINOMIAL[method]
     except KeyError:
         raise InputError(
-            f"method must be one of {sorted(_BINOMIAL)}; got {method!r}", field="method", value=method
+            f"method must be one of {sorted(_BINOMIAL)}; got {method!r}",
+            field="method",
+            value=method,
         ) from None
     return fn(k, n, alpha)
 
@@ -277,9 +281,7 @@ def judge_rates(
 
 
 # ------------------------------------------------------------------ Rogan-Gladen
-def rogan_gladen(
-    p_hat: Any, q0: Any, q1: Any, clip: bool = True, errors: Errors = "raise"
-) -> Any:
+def rogan_gladen(p_hat: Any, q0: Any, q1: Any, clip: bool = True, errors: Errors = "raise") -> Any:
     r"""Rogan-Gladen (misclassification-adjusted) estimate of the true accuracy.
 
     .. math:: \hat\theta = \frac{\hat p + q_0 - 1}{q_0 + q_1 - 1}
@@ -327,9 +329,9 @@ def delta_method_variance(
     bad = _chance_mask(a0, a1, errors, "delta_method_variance")
     with np.errstate(invalid="ignore", divide="ignore"):
         th = (p + a0 - 1) / (a0 + a1 - 1)
-        v = (
-            p * (1 - p) / n + (1 - th) ** 2 * a0 * (1 - a0) / m0 + th**2 * a1 * (1 - a1) / m1
-        ) / (a0 + a1 - 1) ** 2
+        v = (p * (1 - p) / n + (1 - th) ** 2 * a0 * (1 - a0) / m0 + th**2 * a1 * (1 - a1) / m1) / (
+            a0 + a1 - 1
+        ) ** 2
     return _out(np.where(bad, np.nan, v))
 
 
@@ -453,17 +455,26 @@ def lang_reiczigel_interval(
     lo = np.where(above, 1 - z1 * se1, lo_raw)
     hi = np.where(below, z1 * se0, hi_raw)
     lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
-    nanify = lambda x: np.where(bad, np.nan, x)  # noqa: E731
+    shape = np.broadcast(p, a0, a1, n, m0, m1).shape
+    bad = np.broadcast_to(bad, shape)
     est = np.clip(th_hat, 0, 1)
     contains = ((lo <= est + 1e-12) & (est <= hi + 1e-12)) | bad
+    degenerate = (below | above) & ~bad
+
+    def nanify(x):
+        return np.where(bad, np.nan, x)
+
+    def flag(x):
+        return bool(x) if np.ndim(x) == 0 else np.asarray(x)
+
     return Interval(
         nanify(lo),
         nanify(hi),
         estimate=nanify(est),
-        contains_estimate=contains if np.ndim(contains) else bool(contains),
+        contains_estimate=flag(contains),
         centre=nanify(c),
         se=nanify(se),
-        degenerate=np.asarray(below | above) & ~bad if np.ndim(bad) else bool((below | above) and not bad),
+        degenerate=flag(degenerate),
         n_invalid=int(np.sum(bad)),
         alpha=alpha,
         method="lang_reiczigel",
@@ -482,9 +493,7 @@ def rogan_gladen_bias(theta: Any, q0: Any, q1: Any, m0: Any, m1: Any) -> Any:
     t, a0, a1 = _rate("theta", theta), _rate("q0", q0), _rate("q1", q1)
     m0, m1 = _size("m0", m0), _size("m1", m1)
     _chance_mask(a0, a1, "raise", "rogan_gladen_bias")
-    return _out(
-        (-(1 - t) * a0 * (1 - a0) / m0 + t * a1 * (1 - a1) / m1) / (a0 + a1 - 1) ** 2
-    )
+    return _out((-(1 - t) * a0 * (1 - a0) / m0 + t * a1 * (1 - a1) / m1) / (a0 + a1 - 1) ** 2)
 
 
 def naive_bias(theta: Any, q0: Any, q1: Any) -> Any:

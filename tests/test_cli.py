@@ -1,0 +1,223 @@
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import judgebayes as jb
+
+
+def _exe() -> list[str]:
+    exe = Path(sys.executable).parent / "judgebayes"
+    if exe.exists():
+        return [str(exe)]
+    found = shutil.which("judgebayes")
+    return [found] if found else [sys.executable, "-m", "judgebayes"]
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*_exe(), *map(str, args)], capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    test, cal = jb.accuracy_frames(
+        0.4, 0.8, 0.9, 400, m0=60, m1=40, systems={"alpha": 0.3, "beta": 0.6}, random_seed=1
+    )
+    test["verdict"] = np.where(test["judge"] == 1, "pass", "fail").astype(object)
+    test.loc[[3, 17, 500], "verdict"] = None  # three missing verdicts
+    test = test.drop(columns="judge")
+    cal["verdict"] = np.where(cal["judge"] == 1, "pass", "fail")
+    cal["gold"] = np.where(cal["human"] == 1, "correct", "incorrect")
+    cal = cal[["gold", "verdict"]]
+    test.to_csv(d / "test.csv", index=False)
+    cal.to_csv(d / "cal.csv", index=False)
+    return d, test, cal
+
+
+def test_accuracy_json_matches_library(files):
+    d, test, cal = files
+    r = run(
+        "accuracy",
+        d / "test.csv",
+        "--calibration",
+        d / "cal.csv",
+        "--judge",
+        "verdict",
+        "--human",
+        "gold",
+        "--system",
+        "system",
+        "--format",
+        "json",
+    )
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    by = {s["system"]: s for s in out["systems"]}
+    assert set(by) == {"alpha", "beta"}
+    # independent counting with pandas
+    m1 = int((cal["gold"] == "correct").sum())
+    tp = int(((cal["gold"] == "correct") & (cal["verdict"] == "pass")).sum())
+    m0 = len(cal) - m1
+    tn = int(((cal["gold"] == "incorrect") & (cal["verdict"] == "fail")).sum())
+    assert out["calibration"] == {"m0": m0, "m1": m1, "q0": tn / m0, "q1": tp / m1, "n_missing": 0}
+    for name, g in test.groupby("system"):
+        v = g["verdict"]
+        n, k = int(v.notna().sum()), int((v == "pass").sum())
+        row = by[name]
+        assert (row["n"], row["k"], row["n_missing"]) == (n, k, int(v.isna().sum()))
+        lo, hi = jb.lang_reiczigel_interval(k / n, tn / m0, tp / m1, n, m0, m1)
+        assert row["lower"] == pytest.approx(lo) and row["upper"] == pytest.approx(hi)
+        assert row["estimate"] == pytest.approx(jb.rogan_gladen(k / n, tn / m0, tp / m1))
+    assert sum(s["n_missing"] for s in out["systems"]) == 3
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown"])
+def test_accuracy_text_formats(files, fmt):
+    d, *_ = files
+    r = run(
+        "accuracy",
+        d / "test.csv",
+        "--calibration",
+        d / "cal.csv",
+        "--judge",
+        "verdict",
+        "--human",
+        "gold",
+        "--system",
+        "system",
+        "--format",
+        fmt,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "alpha" in r.stdout and "beta" in r.stdout and "missing" in r.stdout
+    if fmt == "markdown":
+        assert "| system |" in r.stdout
+
+
+def _one_line_error(r, *needles):
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "Traceback" not in r.stderr
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+def test_bad_label_is_one_line_exit_2(files, tmp_path):
+    d, test, _ = files
+    bad = test.copy()
+    bad.loc[[0, 1], "verdict"] = "maybe"
+    bad.to_csv(tmp_path / "bad.csv", index=False)
+    r = run(
+        "accuracy",
+        tmp_path / "bad.csv",
+        "--calibration",
+        d / "cal.csv",
+        "--judge",
+        "verdict",
+        "--human",
+        "gold",
+    )
+    _one_line_error(r, "'verdict'", "maybe", "2 row")
+
+
+def test_missing_file_column_and_argument(files):
+    d, *_ = files
+    _one_line_error(run("accuracy", d / "nope.csv", "--calibration", d / "cal.csv"), "not found")
+    _one_line_error(
+        run("accuracy", d / "test.csv", "--calibration", d / "cal.csv", "--judge", "verdict"),
+        "'human'",
+    )
+    _one_line_error(run("accuracy", d / "test.csv"), "--calibration")
+    _one_line_error(run("plan", "--p", "0.5"), "required")
+    _one_line_error(run(), "choose a command")
+
+
+def test_empty_calibration_class(files, tmp_path):
+    d, *_ = files
+    pd.DataFrame({"gold": ["correct"] * 3, "verdict": ["pass", "fail", "pass"]}).to_csv(
+        tmp_path / "c.csv", index=False
+    )
+    r = run(
+        "accuracy",
+        d / "test.csv",
+        "--calibration",
+        tmp_path / "c.csv",
+        "--judge",
+        "verdict",
+        "--human",
+        "gold",
+    )
+    _one_line_error(r, "truly negative")
+
+
+def test_judge_no_better_than_chance_is_reported_not_crashed(files, tmp_path):
+    d, *_ = files
+    pd.DataFrame(
+        {
+            "gold": ["correct", "correct", "incorrect", "incorrect"],
+            "verdict": ["fail", "pass", "pass", "fail"],
+        }
+    ).to_csv(tmp_path / "c.csv", index=False)
+    r = run(
+        "accuracy",
+        d / "test.csv",
+        "--calibration",
+        tmp_path / "c.csv",
+        "--judge",
+        "verdict",
+        "--human",
+        "gold",
+        "--format",
+        "json",
+    )
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)["systems"]
+    assert all(row["estimate"] is None and "no better than chance" in row["note"] for row in rows)
+
+
+def test_plan_json_matches_library():
+    r = run(
+        "plan", "--p", "0.6", "--q0", "0.7", "--q1", "0.9", "--width", "0.1", "--format", "json"
+    )
+    assert r.returncode == 0, r.stderr
+    plans = {p["allocation"]: p for p in json.loads(r.stdout)["plans"]}
+    for alloc in ("equal", "optimal"):
+        lib = jb.plan_calibration(0.6, 0.7, 0.9, 0.1, allocation=alloc)
+        assert (plans[alloc]["m"], plans[alloc]["m0"], plans[alloc]["m1"]) == (
+            lib.m,
+            lib.m0,
+            lib.m1,
+        )
+    assert plans["optimal"]["n"] is None  # infinite test set
+    t = run("plan", "--p", "0.6", "--q0", "0.7", "--q1", "0.9", "--width", "0.1", "--n", "5000")
+    assert t.returncode == 0 and "optimal" in t.stdout and "equal" in t.stdout
+
+
+def test_plan_unreachable_width():
+    r = run("plan", "--p", "0.5", "--q0", "0.8", "--q1", "0.8", "--width", "0.05", "--n", "100")
+    _one_line_error(r, "cannot be reached")
+
+
+def test_demo_runs_on_bundled_data():
+    r = run("demo", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["evaluator"] == "GPT-4" and len(out["rows"]) == 8
+    llmeval = next(x for x in out["rows"] if x["subset"] == "Processed_LLMEval2")
+    assert llmeval["n_missing"] == 6  # the judge's unusable outputs are counted
+    for row in out["rows"]:
+        assert row["n"] + row["n_missing"] + row["m0"] + row["m1"] == row["items"]
+    t = run("demo")
+    assert t.returncode == 0 and "LLMBar_Natural" in t.stdout and "[8/8]" in t.stderr
+
+
+def test_version():
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout.strip() == jb.__version__

@@ -323,5 +323,6 @@ def test_broadcasting_shapes():
     assert np.shape(out.lower) == (5, 3) and np.shape(out.degenerate) == (5, 3)
     # array p with scalar everything else: flags have the output's shape
     out = jb.lang_reiczigel_interval(np.array([0.0, 0.5, 1.0]), 0.95, 0.9, 10_000, 1000, 1000)
+    assert out.degenerate.dtype == bool
     np.testing.assert_array_equal(out.degenerate, [True, False, True])
     assert out.contains_estimate.shape == (3,)

@@ -139,7 +139,10 @@ class Interval(tuple):
     def __new__(cls, lower: Any, upper: Any, **info: Any) -> Interval:  # noqa: D102
         obj = super().__new__(cls, (_out(lower), _out(upper)))
         obj.__dict__.update(
-            {k: _out(v) if isinstance(v, np.ndarray) else v for k, v in info.items()}
+            {
+                k: _out(v) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v
+                for k, v in info.items()
+            }
         )
         return obj
 

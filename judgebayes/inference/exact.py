@@ -1,0 +1,215 @@
+r"""Exact posterior of the binary accuracy model by quadrature, vectorised over datasets.
+
+Model: :math:`\theta \sim U(0,1)`, :math:`q_c \sim \mathrm{Beta}(a_c, b_c)`,
+:math:`k \sim \mathrm{Bin}(n, p)`, :math:`p = (1-q_0) + \theta(q_0+q_1-1)`, and stratified
+calibration counts, so that :math:`q_0 \mid \mathrm{cal} \sim \mathrm{Beta}(a_0+tn, b_0+fp)`
+and :math:`q_1 \mid \mathrm{cal} \sim \mathrm{Beta}(a_1+tp, b_1+fn)` a priori to the test data.
+
+Given :math:`(q_0, q_1)`, :math:`p` is linear in :math:`\theta`, so the :math:`\theta`
+integral of the binomial likelihood is closed-form:
+
+.. math::
+    \int_0^t \mathrm{Bin}(k\mid n, p(\theta))\,d\theta
+    = \frac{I_{p(t)}(k+1, n-k+1) - I_{1-q_0}(k+1, n-k+1)}{(n+1)(q_0+q_1-1)}
+
+with :math:`I` the regularised incomplete beta function.  The posterior CDF of
+:math:`\theta` is then a ratio of two integrals over :math:`(q_0, q_1)`, which a tensor
+Gauss-Legendre rule in the quantile space of the two Beta distributions evaluates
+(``nodes`` per axis, default 64; accuracy below).
+Quantiles come from vectorised bisection; the mean is closed-form per node.
+
+``better_than_chance=True`` drops the nodes with :math:`q_0 + q_1 \le 1` (the truncated
+prior); the indicator makes the integrand discontinuous, so the rule is then only as
+exact as the mass near the line :math:`q_0+q_1 = 1` is small.
+
+This is the reference NUTS is checked against, and what makes Bayesian coverage studies
+over thousands of datasets take seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import special, stats
+
+from judgebayes.schema import InputError, check_counts
+
+__all__ = ["ExactPosterior", "exact_posterior"]
+
+
+@dataclass(frozen=True)
+class ExactPosterior:
+    """Exact marginal posterior of theta for D datasets (arrays have a leading D axis)."""
+
+    k: np.ndarray
+    n: np.ndarray
+    lo: np.ndarray  # (D, G*G): 1 - q0 at each node
+    slope: np.ndarray  # (D, G*G): q0 + q1 - 1
+    weight: np.ndarray  # (D, G*G): quadrature weight / slope (0 where truncated)
+    z: np.ndarray  # (D,): normalising constant (up to 1/(n+1))
+    scalar: bool
+
+    def _out(self, x):
+        return float(x[0]) if self.scalar and np.ndim(x) == 1 else (x[0] if self.scalar else x)
+
+    def _g(self, t: np.ndarray) -> np.ndarray:
+        """Unnormalised CDF at t, shape (D, ...)."""
+        a = (self.k + 1)[:, None]
+        b = (self.n - self.k + 1)[:, None]
+        t = np.asarray(t, dtype=float)
+        extra = t.ndim - 1 if t.ndim else 0
+        shp = (slice(None), slice(None)) + (None,) * extra
+        tt = t[:, None, ...] if t.ndim else t
+        x = self.lo[shp] + tt * self.slope[shp]
+        inc = _beta_mass(a[shp], b[shp], self.lo[shp], x)
+        return (self.weight[shp] * inc).sum(1)
+
+    def cdf(self, t: Any) -> Any:
+        """P(theta <= t | data); ``t`` scalar, shape (D,) or (D, L)."""
+        t = np.asarray(t, dtype=float)
+        if t.ndim == 0:
+            t = np.full(self.k.shape, float(t))
+        z = self.z.reshape((-1,) + (1,) * (t.ndim - 1))
+        return self._out(np.clip(self._g(t) / z, 0.0, 1.0))
+
+    def pdf(self, t: Any) -> Any:
+        """Posterior density of theta at ``t`` (scalar or shape (D,))."""
+        t = np.broadcast_to(np.asarray(t, dtype=float), self.k.shape)
+        x = self.lo + t[:, None] * self.slope
+        a = (self.k + 1)[:, None]
+        b = (self.n - self.k + 1)[:, None]
+        dens = stats.beta.pdf(np.clip(x, 0, 1), a, b) * self.slope
+        return self._out((self.weight * dens).sum(1) / self.z)
+
+    def quantile(self, prob: Any, tol: float = 1e-10) -> Any:
+        """Posterior quantiles by vectorised bisection; ``prob`` scalar or shape (D,)."""
+        prob = np.broadcast_to(np.asarray(prob, dtype=float), self.k.shape)
+        lo = np.zeros(self.k.shape)
+        hi = np.ones(self.k.shape)
+        target = prob * self.z
+        for _ in range(int(np.ceil(np.log2(1 / tol)))):
+            mid = (lo + hi) / 2
+            below = self._g(mid) < target
+            lo = np.where(below, mid, lo)
+            hi = np.where(below, hi, mid)
+        return self._out((lo + hi) / 2)
+
+    def interval(self, alpha: float = 0.05) -> tuple[Any, Any]:
+        """Equal-tailed credible interval."""
+        return self.quantile(alpha / 2), self.quantile(1 - alpha / 2)
+
+    def mean(self) -> Any:
+        r"""Posterior mean, closed form per node.
+
+        With :math:`I'` the incomplete beta with parameters (k+2, n-k+1),
+        :math:`\int_0^1 \theta\,\mathrm{Bin}\,d\theta \propto \big[\tfrac{k+1}{n+2}(I'_{hi}-I'_{lo})
+        - (1-q_0)(I_{hi}-I_{lo})\big]/(q_0+q_1-1)^2`.
+        """
+        a = (self.k + 1)[:, None]
+        b = (self.n - self.k + 1)[:, None]
+        hi_x = self.lo + self.slope
+        m = (
+            a / (self.n + 2)[:, None] * _beta_mass(a + 1, b, self.lo, hi_x)
+            - self.lo * _beta_mass(a, b, self.lo, hi_x)
+        ) / self.slope
+        return self._out((self.weight * m).sum(1) / self.z)
+
+    def sample(self, size: int, random_seed: Any = None) -> np.ndarray:
+        """Independent posterior draws by inverse CDF, shape (D, size) (or (size,))."""
+        rng = np.random.default_rng(random_seed)
+        u = rng.random((self.k.size, size))
+        lo = np.zeros_like(u)
+        hi = np.ones_like(u)
+        target = u * self.z[:, None]
+        for _ in range(34):
+            mid = (lo + hi) / 2
+            below = self._g(mid) < target
+            lo = np.where(below, mid, lo)
+            hi = np.where(below, hi, mid)
+        out = (lo + hi) / 2
+        return out[0] if self.scalar else out
+
+
+def _beta_mass(a, b, x0, x1):
+    """P(x0 < X < x1) for X ~ Beta(a, b), signed (negative when x1 < x0), computed with the
+    upper-tail complement where the lower tail would cancel to zero.
+    """
+    x0, x1 = np.clip(x0, 0.0, 1.0), np.clip(x1, 0.0, 1.0)
+    upper = np.minimum(x0, x1) > a / (a + b)
+    low = special.betainc(a, b, x1) - special.betainc(a, b, x0)
+    high = special.betaincc(a, b, x0) - special.betaincc(a, b, x1)
+    return np.where(upper, high, low)
+
+
+def exact_posterior(
+    k: Any,
+    n: Any,
+    tp: Any,
+    m1: Any,
+    tn: Any,
+    m0: Any,
+    *,
+    q0_prior: tuple[float, float] = (1.0, 1.0),
+    q1_prior: tuple[float, float] = (1.0, 1.0),
+    better_than_chance: bool = False,
+    nodes: int = 64,
+) -> ExactPosterior:
+    """Exact posterior of theta in the stratified binary model, for one or many datasets.
+
+    Parameters
+    ----------
+    k, n, tp, m1, tn, m0 : int or array of shape (D,)
+        Test and calibration counts.
+    q0_prior, q1_prior : (float, float)
+        Beta priors of specificity and sensitivity (theta's prior is uniform).
+    better_than_chance : bool
+        Truncate the prior to q0 + q1 > 1.
+    nodes : int
+        Gauss-Legendre nodes per axis.  The theta CDF is a sigmoid in (q0, q1) as sharp
+        as the test set's binomial, so convergence is algebraic, not exponential:
+        credible bounds move by about 1e-5 from 64 to 128 nodes and by about 4e-4
+        from 16 to 64 (n = 1000, m0 = m1 = 100).  64 is the default for single data
+        sets; the coverage study uses fewer, and reports the error it measured.
+    """
+    scalar = np.ndim(k) == 0
+    k, n = check_counts("k", np.atleast_1d(k), np.atleast_1d(n), total_name="n")
+    tp, m1 = check_counts("tp", np.atleast_1d(tp), np.atleast_1d(m1), total_name="m1")
+    tn, m0 = check_counts("tn", np.atleast_1d(tn), np.atleast_1d(m0), total_name="m0")
+    k, n, tp, m1, tn, m0 = np.broadcast_arrays(k, n, tp, m1, tn, m0)
+    if np.any(n == 0):
+        raise InputError("n must be positive for the exact posterior", field="n", value=0)
+    x, w = np.polynomial.legendre.leggauss(int(nodes))
+    u, w = (x + 1) / 2, w / 2
+    q0 = stats.beta.ppf(u[None, :], (q0_prior[0] + tn)[:, None], (q0_prior[1] + m0 - tn)[:, None])
+    q1 = stats.beta.ppf(u[None, :], (q1_prior[0] + tp)[:, None], (q1_prior[1] + m1 - tp)[:, None])
+    g = int(nodes)
+    Q0 = np.repeat(q0, g, axis=1)  # (D, G*G): q0 varies slowest
+    Q1 = np.tile(q1, (1, g))
+    W = np.outer(w, w).ravel()[None, :]
+    slope = Q0 + Q1 - 1
+    keep = slope > 0 if better_than_chance else slope != 0
+    safe = np.where(keep, slope, 1.0)
+    lo = 1 - Q0
+    a, b = (k + 1)[:, None], (n - k + 1)[:, None]
+    weight = np.where(keep, W / safe, 0.0)
+    z = (weight * _beta_mass(a, b, lo, lo + safe)).sum(1)
+    if np.any(~(z > 0)):
+        i = int(np.argmax(~(z > 0)))
+        raise InputError(
+            f"the exact posterior of dataset {i} could not be normalised: its test count "
+            f"k={k[i]:g} of n={n[i]:g} is far outside what its calibration counts allow, "
+            "or (with better_than_chance) no quadrature node has q0 + q1 > 1; use NUTS",
+            field="k",
+            value=k[i],
+        )
+    return ExactPosterior(
+        k=k.astype(float),
+        n=n.astype(float),
+        lo=lo,
+        slope=safe,
+        weight=weight,
+        z=z,
+        scalar=scalar,
+    )

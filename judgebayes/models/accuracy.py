@@ -1,0 +1,300 @@
+r"""PyMC builders for accuracy under misclassification.  Builders never sample.
+
+Every builder takes validated counts and returns a fresh ``pm.Model`` with named dims.
+Observed counts enter through ``pm.Data`` containers with fixed names, so that one
+compiled model can be refitted on new data (nutpie ``with_data``) without recompiling.
+
+Binary model (variants a-c)
+---------------------------
+.. math::
+    \theta_s \sim \mathrm{Beta}(a_\theta, b_\theta),\quad
+    q_0 \sim \mathrm{Beta}(a_0, b_0),\quad q_1 \sim \mathrm{Beta}(a_1, b_1)
+
+    k_s \sim \mathrm{Binomial}(n_s,\ \theta_s q_1 + (1-\theta_s)(1-q_0))
+
+    tp \sim \mathrm{Binomial}(m_1, q_1),\qquad tn \sim \mathrm{Binomial}(m_0, q_0)
+
+Calibration design: ``"stratified"`` (m0, m1 fixed by design; the human labels say
+nothing about theta), ``"random"`` (a random sample of the test distribution of one
+system: additionally :math:`m_1 \sim \mathrm{Binomial}(m_0+m_1, \theta)`) or
+``"shifted"`` (a random sample of another distribution:
+:math:`m_1 \sim \mathrm{Binomial}(m_0+m_1, \theta_{cal})`, :math:`\theta_{cal}` its own
+parameter).  ``better_than_chance=True`` restricts the prior to :math:`q_0 + q_1 > 1`
+through the smooth map :math:`q_1 = u_1,\ q_0 = 1 - u_0 u_1` with
+:math:`u_0, u_1 \in (0, 1)` (Jacobian :math:`u_1`), keeping the Beta prior densities.
+
+Pooled strata (variant d)
+-------------------------
+.. math::
+    \mathrm{logit}\,q_{c,t} = \mu_c + \sigma_c z_{c,t},\quad z_{c,t}\sim N(0,1),\quad
+    \mu_c \sim N(\mu_0, s_0),\ \sigma_c \sim \mathrm{HalfNormal}(s_\sigma)
+
+    k_{s,t} \sim \mathrm{Binomial}(n_{s,t},\ \theta_{s,t} q_{1,t} + (1-\theta_{s,t})(1-q_{0,t})),
+    \qquad \theta_s = \sum_t w_{s,t}\theta_{s,t},\ w_{s,t} = n_{s,t}/\textstyle\sum_t n_{s,t}
+
+K-class judge (variant e)
+-------------------------
+.. math::
+    C_{k\cdot} \sim \mathrm{Dirichlet}(\mathbf 1),\quad
+    N^{cal}_{k\cdot} \sim \mathrm{Multinomial}(m_k, C_{k\cdot}),\quad
+    \pi_s \sim \mathrm{Dirichlet}(\alpha),\quad
+    y_{s\cdot} \sim \mathrm{Multinomial}(n_s, \pi_s^\top C)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+
+from judgebayes.schema import InputError
+
+__all__ = [
+    "DESIGNS",
+    "AccuracyPriors",
+    "binary_accuracy_model",
+    "multiclass_accuracy_model",
+    "stratified_accuracy_model",
+]
+
+DESIGNS = ("stratified", "random", "shifted")
+Design = Literal["stratified", "random", "shifted"]
+
+
+@dataclass(frozen=True)
+class AccuracyPriors:
+    """Prior settings.  Beta priors are ``(alpha, beta)`` pairs.
+
+    ``strata_mu`` (mean, sd) and ``strata_sigma`` (half-normal scale) are the
+    population prior of the logit rates in the pooled-strata model; ``prevalence`` is
+    the Dirichlet concentration of the K-class model (scalar: symmetric).
+    """
+
+    theta: tuple[float, float] = (1.0, 1.0)
+    q0: tuple[float, float] = (1.0, 1.0)
+    q1: tuple[float, float] = (1.0, 1.0)
+    theta_cal: tuple[float, float] = (1.0, 1.0)
+    strata_mu: tuple[float, float] = (1.0, 1.5)
+    strata_sigma: float = 1.0
+    prevalence: float = 1.0
+
+    def __post_init__(self):
+        for name in ("theta", "q0", "q1", "theta_cal", "strata_mu"):
+            a, b = getattr(self, name)
+            if name != "strata_mu" and not (a > 0 and b > 0):
+                raise InputError(
+                    f"prior {name} must have positive Beta parameters; got {(a, b)}",
+                    field=f"priors.{name}",
+                    value=(a, b),
+                )
+        if self.strata_mu[1] <= 0 or self.strata_sigma <= 0 or self.prevalence <= 0:
+            raise InputError(
+                "prior scales and concentrations must be positive",
+                field="priors",
+                value=(self.strata_mu, self.strata_sigma, self.prevalence),
+            )
+
+
+def _judge_rates(priors: AccuracyPriors, better_than_chance: bool):
+    """Specificity q0 and sensitivity q1 as model variables."""
+    (a0, b0), (a1, b1) = priors.q0, priors.q1
+    if not better_than_chance:
+        return pm.Beta("q0", a0, b0), pm.Beta("q1", a1, b1)
+    u0 = pm.Uniform("u0", 0.0, 1.0)
+    u1 = pm.Uniform("u1", 0.0, 1.0)
+    q1 = pm.Deterministic("q1", u1)
+    q0 = pm.Deterministic("q0", 1.0 - u0 * u1)
+    pm.Potential(
+        "q_prior",
+        pt.log(u1) + pm.logp(pm.Beta.dist(a0, b0), q0) + pm.logp(pm.Beta.dist(a1, b1), q1),
+    )
+    return q0, q1
+
+
+def binary_accuracy_model(
+    k: np.ndarray,
+    n: np.ndarray,
+    tp: int,
+    m1: int,
+    tn: int,
+    m0: int,
+    *,
+    systems: tuple[str, ...],
+    design: Design = "stratified",
+    priors: AccuracyPriors | None = None,
+    better_than_chance: bool = False,
+) -> pm.Model:
+    """Binary judge, one or several systems sharing one calibration set (variants a-c).
+
+    Parameters
+    ----------
+    k, n : array of int, shape (n_systems,)
+        Judged positive and judged in total, per system.
+    tp, m1, tn, m0 : int
+        Calibration confusion counts.
+    systems : tuple of str
+        Coordinate of the ``system`` dim.
+    design : {"stratified", "random", "shifted"}
+        Calibration design (module docstring); "random" needs exactly one system.
+    priors : AccuracyPriors
+    better_than_chance : bool
+        Restrict the prior to q0 + q1 > 1.
+
+    Returns
+    -------
+    pm.Model
+        Variables ``theta`` (dim ``system``), ``q0``, ``q1``, ``p`` (judge's positive rate,
+        dim ``system``), ``theta_cal`` for the shifted design; data ``k, n, tp, m1, tn,
+        m0``; observed ``k_obs, tp_obs, tn_obs`` (and ``m1_obs``).
+    """
+    priors = priors or AccuracyPriors()
+    if design not in DESIGNS:
+        raise InputError(
+            f"design must be one of {DESIGNS}; got {design!r}", field="design", value=design
+        )
+    if design == "random" and len(systems) != 1:
+        raise InputError(
+            "design='random' says the calibration set is a random sample of the test "
+            f"distribution, which is defined for one system; got {len(systems)} systems "
+            "(use 'shifted' or 'stratified')",
+            field="design",
+            value=design,
+        )
+    k = np.asarray(k, dtype=np.int64).reshape(len(systems))
+    n = np.asarray(n, dtype=np.int64).reshape(len(systems))
+    with pm.Model(coords={"system": list(systems)}) as model:
+        k_d = pm.Data("k", k, dims="system")
+        n_d = pm.Data("n", n, dims="system")
+        tp_d = pm.Data("tp", np.int64(tp))
+        m1_d = pm.Data("m1", np.int64(m1))
+        tn_d = pm.Data("tn", np.int64(tn))
+        m0_d = pm.Data("m0", np.int64(m0))
+        theta = pm.Beta("theta", *priors.theta, dims="system")
+        q0, q1 = _judge_rates(priors, better_than_chance)
+        p = pm.Deterministic("p", theta * q1 + (1 - theta) * (1 - q0), dims="system")
+        pm.Binomial("k_obs", n=n_d, p=p, observed=k_d, dims="system")
+        pm.Binomial("tp_obs", n=m1_d, p=q1, observed=tp_d)
+        pm.Binomial("tn_obs", n=m0_d, p=q0, observed=tn_d)
+        if design == "random":
+            pm.Binomial("m1_obs", n=m0_d + m1_d, p=theta[0], observed=m1_d)
+        elif design == "shifted":
+            theta_cal = pm.Beta("theta_cal", *priors.theta_cal)
+            pm.Binomial("m1_obs", n=m0_d + m1_d, p=theta_cal, observed=m1_d)
+    return model
+
+
+def stratified_accuracy_model(
+    k: np.ndarray,
+    n: np.ndarray,
+    tp: np.ndarray,
+    m1: np.ndarray,
+    tn: np.ndarray,
+    m0: np.ndarray,
+    *,
+    systems: tuple[str, ...],
+    strata: tuple[str, ...],
+    priors: AccuracyPriors | None = None,
+) -> pm.Model:
+    """Calibration strata with partially pooled judge rates (variant d).
+
+    Parameters
+    ----------
+    k, n : array of int, shape (n_systems, n_strata)
+        Test counts per system and stratum.
+    tp, m1, tn, m0 : array of int, shape (n_strata,)
+        Calibration counts per stratum (a stratum may lack one class: pooling fills in).
+
+    Returns
+    -------
+    pm.Model
+        ``theta`` (dim ``system``: accuracy over the test set's stratum shares),
+        ``theta_stratum`` (``system, stratum``), ``q0``/``q1`` (``stratum``), population
+        parameters ``mu_q0, sigma_q0, mu_q1, sigma_q1`` and non-centred ``z_q0, z_q1``.
+    """
+    priors = priors or AccuracyPriors()
+    shape = (len(systems), len(strata))
+    k = np.asarray(k, dtype=np.int64).reshape(shape)
+    n = np.asarray(n, dtype=np.int64).reshape(shape)
+    tot = n.sum(1, keepdims=True)
+    if np.any(tot == 0):
+        raise InputError("a system has no judged test items", field="n", value=0)
+    w = n / tot
+    coords = {"system": list(systems), "stratum": list(strata)}
+    with pm.Model(coords=coords) as model:
+        k_d = pm.Data("k", k, dims=("system", "stratum"))
+        n_d = pm.Data("n", n, dims=("system", "stratum"))
+        w_d = pm.Data("weights", w, dims=("system", "stratum"))
+        cal = {
+            nm: pm.Data(nm, np.asarray(v, dtype=np.int64).reshape(len(strata)), dims="stratum")
+            for nm, v in (("tp", tp), ("m1", m1), ("tn", tn), ("m0", m0))
+        }
+        rates = {}
+        for c in ("q0", "q1"):
+            mu = pm.Normal(f"mu_{c}", *priors.strata_mu)
+            sigma = pm.HalfNormal(f"sigma_{c}", priors.strata_sigma)
+            z = pm.Normal(f"z_{c}", 0.0, 1.0, dims="stratum")
+            rates[c] = pm.Deterministic(c, pm.math.invlogit(mu + sigma * z), dims="stratum")
+        q0, q1 = rates["q0"], rates["q1"]
+        theta_st = pm.Beta("theta_stratum", *priors.theta, dims=("system", "stratum"))
+        p = theta_st * q1[None, :] + (1 - theta_st) * (1 - q0[None, :])
+        pm.Binomial("k_obs", n=n_d, p=p, observed=k_d, dims=("system", "stratum"))
+        pm.Binomial("tp_obs", n=cal["m1"], p=q1, observed=cal["tp"], dims="stratum")
+        pm.Binomial("tn_obs", n=cal["m0"], p=q0, observed=cal["tn"], dims="stratum")
+        pm.Deterministic("theta", (theta_st * w_d).sum(axis=1), dims="system")
+    return model
+
+
+def multiclass_accuracy_model(
+    confusion: np.ndarray,
+    test: np.ndarray,
+    *,
+    classes: tuple[str, ...],
+    systems: tuple[str, ...],
+    priors: AccuracyPriors | None = None,
+) -> pm.Model:
+    """K-class judge: Dirichlet confusion rows and class prevalences (variant e).
+
+    Parameters
+    ----------
+    confusion : array of int, shape (K, K)
+        Calibration counts, rows = true (human) class, columns = judged class.
+    test : array of int, shape (n_systems, K)
+        Judged-class counts on the test set.
+
+    Returns
+    -------
+    pm.Model
+        ``prevalence`` (``system, true_class``), ``confusion_rates``
+        (``true_class, judged_class``), ``judged_rate`` (``system, judged_class``).
+    """
+    priors = priors or AccuracyPriors()
+    kk = len(classes)
+    confusion = np.asarray(confusion, dtype=np.int64).reshape(kk, kk)
+    test = np.asarray(test, dtype=np.int64).reshape(len(systems), kk)
+    coords = {"system": list(systems), "true_class": list(classes), "judged_class": list(classes)}
+    with pm.Model(coords=coords) as model:
+        cal_d = pm.Data("confusion_counts", confusion, dims=("true_class", "judged_class"))
+        test_d = pm.Data("test_counts", test, dims=("system", "judged_class"))
+        rates = pm.Dirichlet(
+            "confusion_rates", a=np.ones((kk, kk)), dims=("true_class", "judged_class")
+        )
+        pm.Multinomial(
+            "confusion_obs",
+            n=cal_d.sum(axis=1),
+            p=rates,
+            observed=cal_d,
+            dims=("true_class", "judged_class"),
+        )
+        prev = pm.Dirichlet(
+            "prevalence",
+            a=np.full((len(systems), kk), priors.prevalence),
+            dims=("system", "true_class"),
+        )
+        q = pm.Deterministic("judged_rate", pt.dot(prev, rates), dims=("system", "judged_class"))
+        pm.Multinomial(
+            "test_obs", n=test_d.sum(axis=1), p=q, observed=test_d, dims=("system", "judged_class")
+        )
+    return model

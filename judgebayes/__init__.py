@@ -64,9 +64,29 @@ _EXPORTS: dict[str, str] = {
     "monte_carlo_study": "judgebayes.simulate",
     # accuracy summaries
     "accuracy_table": "judgebayes.accuracy",
+    "AccuracyStudy": "judgebayes.accuracy",
+    "calibration_split": "judgebayes.accuracy",
+    "confusion_inversion": "judgebayes.inference.closed_form",
+    "MulticlassCounts": "judgebayes.schema",
+    "AccuracyFit": "judgebayes.compare",
+    "comparison_table": "judgebayes.compare",
+    "plot_forest": "judgebayes.compare",
+    "plot_intervals": "judgebayes.compare",
+    "ConvergenceWarning": "judgebayes.inference.sampling",
+    "Diagnostics": "judgebayes.inference.sampling",
+    "exact_posterior": "judgebayes.inference.exact",
 }
 
-_SUBMODULES = ("datasets", "inference", "models", "schema", "simulate", "accuracy", "cli")
+_SUBMODULES = (
+    "datasets",
+    "inference",
+    "models",
+    "schema",
+    "simulate",
+    "accuracy",
+    "compare",
+    "cli",
+)
 
 __all__ = [*sorted(_EXPORTS), "__version__"]
 

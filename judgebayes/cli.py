@@ -108,10 +108,13 @@ def _cmd_accuracy(args) -> str:
     table = accuracy_table(test, cal, alpha=args.alpha)
     rows = table.to_dict("records")
     level = f"{100 * (1 - args.alpha):g}%"
+    comparison, pairwise = _bayes_sections(test, cal, args)
     if args.format == "json":
         first = rows[0]
         return json.dumps(
             {
+                "comparison": [{k: _clean(v) for k, v in r.items()} for r in comparison],
+                "pairwise": [{k: _clean(v) for k, v in r.items()} for r in pairwise],
                 "alpha": args.alpha,
                 "calibration": {
                     "m0": int(first["m0"]),
@@ -161,7 +164,90 @@ def _cmd_accuracy(args) -> str:
         f"missing={first['calibration_n_missing']}"
     )
     notes = [f"note [{r['system']}]: {r['note']}" for r in rows if r["note"]]
-    return "\n".join([header, "", _render(rows, cols, args.format), *notes])
+    out = [header, "", _render(rows, cols, args.format), *notes]
+    if comparison:
+        ccols = [
+            ("system", "system"),
+            ("method", "method"),
+            ("estimate", "estimate"),
+            ("lower", f"{level} lo"),
+            ("upper", "hi"),
+            ("width", "width"),
+            ("r_hat", "r_hat"),
+            ("ess_bulk", "ess_bulk"),
+            ("divergences", "div"),
+            ("seconds", "seconds"),
+        ]
+        out += [
+            "",
+            "true accuracy by method (closed form: Lang-Reiczigel; Bayesian: "
+            "posterior mean, equal-tailed credible interval)",
+            "",
+            _render(comparison, ccols, args.format),
+        ]
+    if pairwise:
+        pcols = [
+            ("a", "system a"),
+            ("b", "system b"),
+            ("difference", "theta_a - theta_b"),
+            ("lower", f"{level} lo"),
+            ("upper", "hi"),
+            ("p_a_greater", "P(a > b)"),
+        ]
+        out += [
+            "",
+            f"pairwise comparison ({pairwise[0]['method']}, shared judge)",
+            "",
+            _render(pairwise, pcols, args.format),
+        ]
+    return "\n".join(out)
+
+
+_METHOD_CHOICES = {
+    "closed-form": ("closed_form",),
+    "laplace": ("laplace",),
+    "nuts": ("nuts",),
+    "all": ("closed_form", "laplace", "nuts"),
+}
+
+
+def _bayes_sections(test, cal, args) -> tuple[list[dict], list[dict]]:
+    """Comparison rows of the chosen methods and, for several systems, P(a > b)."""
+    import warnings
+
+    from judgebayes.accuracy import AccuracyStudy
+    from judgebayes.schema import JudgeNoBetterThanChanceError
+
+    methods = _METHOD_CHOICES[args.method]
+    if methods == ("closed_form",):
+        return [], []
+    study = AccuracyStudy(test, cal.pooled())
+    fits = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # library warnings are not CLI output
+        warnings.simplefilter(
+            "default",
+            category=__import__(
+                "judgebayes.inference.sampling", fromlist=["ConvergenceWarning"]
+            ).ConvergenceWarning,
+        )
+        for m in methods:
+            try:
+                fits.append(study.fit(m, random_seed=args.seed))
+            except JudgeNoBetterThanChanceError:
+                continue
+    comparison = study.compare(fits=fits, alpha=args.alpha).to_dict("records")
+    for f in fits:
+        if f.diagnostics is not None and not f.diagnostics.passed:
+            print(f"judgebayes accuracy: warning: {f.diagnostics.message()}", file=sys.stderr)
+    pairwise: list[dict] = []
+    sampled = [f for f in fits if not f.is_point]
+    if len(study.systems) > 1 and sampled:
+        best = sampled[-1]
+        pairwise = [
+            dict(r, method=best.method) for r in best.contrasts(args.alpha).to_dict("records")
+        ]
+    return comparison, pairwise
 
 
 # ------------------------------------------------------------------ plan
@@ -239,6 +325,13 @@ def _build_parser() -> _Parser:
     a.add_argument("--human", default="human", help="human label column (calibration file)")
     a.add_argument("--system", default=None, help="system column in the test file")
     a.add_argument("--positive", default=None, help="label value meaning 'correct'")
+    a.add_argument(
+        "--method",
+        choices=tuple(_METHOD_CHOICES),
+        default="all",
+        help="estimators to compare (default: all)",
+    )
+    a.add_argument("--seed", type=int, default=0, help="random seed of the Bayesian fits")
     common(a)
 
     pl = sub.add_parser("plan", help="calibration size for a target interval width")

@@ -118,6 +118,8 @@ class AccuracyFit:
         kind : {"equal_tailed", "hdi"}
             For sampling methods, quantiles or the highest-density interval (ArviZ).
             A point method returns its own interval (or the atom) for both kinds.
+        var : str, optional
+            Variable to summarise (default: the reported quantity).
 
         Returns
         -------

@@ -39,10 +39,12 @@ __all__ = [
     "JudgeNoBetterThanChanceError",
     "LabelError",
     "LengthMismatchError",
+    "MulticlassCounts",
     "NormalizedLabels",
     "TestCounts",
     "check_counts",
     "counts_from_calibration_frame",
+    "counts_from_multiclass_frames",
     "counts_from_test_frame",
     "normalize_labels",
 ]
@@ -387,6 +389,7 @@ class CalibrationCounts:
     n_missing: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
     strata: tuple[str, ...] = (ALL,)
     dim: str = "stratum"
+    allow_empty_classes: bool = False
 
     def __post_init__(self):
         arrs = {}
@@ -402,8 +405,25 @@ class CalibrationCounts:
                     value=a.shape,
                 )
             arrs[nm] = a
-        check_counts("tp", arrs["tp"], arrs["m1"], total_name="m1", allow_zero_total=False)
-        check_counts("tn", arrs["tn"], arrs["m0"], total_name="m0", allow_zero_total=False)
+        # a stratum may lack a class when its rates are pooled; the total never may
+        zero_ok = self.allow_empty_classes
+        check_counts("tp", arrs["tp"], arrs["m1"], total_name="m1", allow_zero_total=zero_ok)
+        check_counts("tn", arrs["tn"], arrs["m0"], total_name="m0", allow_zero_total=zero_ok)
+        if self.allow_empty_classes:
+            check_counts(
+                "tp",
+                arrs["tp"].sum(),
+                arrs["m1"].sum(),
+                total_name="m1 (all strata)",
+                allow_zero_total=False,
+            )
+            check_counts(
+                "tn",
+                arrs["tn"].sum(),
+                arrs["m0"].sum(),
+                total_name="m0 (all strata)",
+                allow_zero_total=False,
+            )
         check_counts("n_missing", arrs["n_missing"], np.inf, total_name="n_missing")
         for nm, a in arrs.items():
             object.__setattr__(self, nm, a.astype(np.int64))
@@ -503,6 +523,7 @@ def counts_from_calibration_frame(
     stratum: str | None = None,
     positive: Any = None,
     negative: Any = None,
+    allow_empty_classes: bool = False,
 ) -> CalibrationCounts:
     """Aggregate an item-level calibration frame (human label and judge verdict per row).
 
@@ -513,7 +534,8 @@ def counts_from_calibration_frame(
     Raises
     ------
     EmptyClassError
-        If a stratum has no truly positive or no truly negative example.
+        If a stratum has no truly positive or no truly negative example (with
+        ``allow_empty_classes=True``, for partially pooled strata: only if no stratum has).
     """
     _require_columns(df, {"human": human, "judge": judge, "stratum": stratum}, "calibration")
     if len(df) == 0:
@@ -533,8 +555,13 @@ def counts_from_calibration_frame(
         tp[i] = int(((hv == 1) & (jv == 1)).sum())
         tn[i] = int(((hv == 0) & (jv == 0)).sum())
         nm[i] = int((sel & miss).sum())
-    for i, s in enumerate(strata):
-        for cls_name, tot in (("truly positive (m1)", m1[i]), ("truly negative (m0)", m0[i])):
+    checks = (
+        [(ALL, m1.sum(), m0.sum())]
+        if allow_empty_classes
+        else list(zip(strata, m1, m0, strict=True))
+    )
+    for s, t1, t0 in checks:
+        for cls_name, tot in (("truly positive (m1)", t1), ("truly negative (m0)", t0)):
             if tot == 0:
                 where = "" if s == ALL else f" in {stratum} {s!r}"
                 raise EmptyClassError(
@@ -551,4 +578,125 @@ def counts_from_calibration_frame(
         n_missing=nm,
         strata=strata,
         dim=stratum or "stratum",
+        allow_empty_classes=allow_empty_classes,
+    )
+
+
+@dataclass(frozen=True)
+class MulticlassCounts:
+    """K-class judge: calibration confusion counts and judged-class counts on the test set.
+
+    Attributes
+    ----------
+    confusion : ndarray of int, shape (K, K)
+        Rows: true (human) class; columns: judged class.
+    test : ndarray of int, shape (n_systems, K)
+        Judged-class counts per system.
+    classes, systems : tuple of str
+    n_missing_test : ndarray of int, shape (n_systems,)
+    n_missing_calibration : int
+    """
+
+    confusion: np.ndarray
+    test: np.ndarray
+    classes: tuple[str, ...]
+    systems: tuple[str, ...] = (ALL,)
+    n_missing_test: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
+    n_missing_calibration: int = 0
+
+    def __post_init__(self):
+        kk = len(self.classes)
+        if kk < 2:
+            raise InputError("a K-class judge needs at least 2 classes", field="classes", value=kk)
+        conf = np.asarray(self.confusion)
+        test = np.atleast_2d(np.asarray(self.test))
+        if conf.shape != (kk, kk):
+            raise LengthMismatchError(
+                f"confusion has shape {conf.shape}, expected ({kk}, {kk})",
+                field="confusion",
+                value=conf.shape,
+            )
+        if test.shape != (len(self.systems), kk):
+            raise LengthMismatchError(
+                f"test has shape {test.shape}, expected ({len(self.systems)}, {kk})",
+                field="test",
+                value=test.shape,
+            )
+        for nm, arr in (("confusion", conf), ("test", test)):
+            check_counts(nm, arr, np.inf, total_name=f"{nm} total")
+        empty = np.flatnonzero(conf.sum(1) == 0)
+        if empty.size:
+            raise EmptyClassError(
+                f"the calibration set has no example of true class {self.classes[empty[0]]!r}",
+                field="confusion",
+                value=self.classes[empty[0]],
+            )
+        miss = np.broadcast_to(np.asarray(self.n_missing_test), (len(self.systems),))
+        object.__setattr__(self, "confusion", conf.astype(np.int64))
+        object.__setattr__(self, "test", test.astype(np.int64))
+        object.__setattr__(self, "n_missing_test", np.asarray(miss, dtype=np.int64))
+
+
+def _class_labels(series: pd.Series, classes: tuple[str, ...], column: str) -> np.ndarray:
+    """Index of each label in ``classes`` (-1 where missing); unknown labels raise."""
+    idx = {c: i for i, c in enumerate(classes)}
+    out = np.full(len(series), -1, dtype=np.int64)
+    unknown: dict[str, int] = {}
+    for i, v in enumerate(series.tolist()):
+        if _is_missing(v):
+            continue
+        key = str(v).strip()
+        if key.endswith(".0") and key[:-2].lstrip("-").isdigit():
+            key = key[:-2]
+        if key in idx:
+            out[i] = idx[key]
+        else:
+            unknown[key] = unknown.get(key, 0) + 1
+    if unknown:
+        val, cnt = max(unknown.items(), key=lambda t: t[1])
+        raise LabelError(column, val, cnt, f"one of the classes {list(classes)}")
+    return out
+
+
+def counts_from_multiclass_frames(
+    test_df: pd.DataFrame,
+    calibration_df: pd.DataFrame,
+    *,
+    judge: str = "judge",
+    human: str = "human",
+    system: str | None = None,
+    classes: Sequence[Any] | None = None,
+) -> MulticlassCounts:
+    """Aggregate item-level K-class frames; missing labels are counted and excluded.
+
+    ``classes`` defaults to the sorted labels seen in the calibration frame's human column.
+    """
+    _require_columns(calibration_df, {"human": human, "judge": judge}, "calibration")
+    _require_columns(test_df, {"judge": judge, "system": system}, "test")
+    if classes is None:
+        seen = calibration_df[human].dropna().astype(str).str.strip()
+        classes = tuple(sorted(set(seen)))
+    classes = tuple(str(c) for c in classes)
+    kk = len(classes)
+    h = _class_labels(calibration_df[human], classes, human)
+    j = _class_labels(calibration_df[judge], classes, judge)
+    ok = (h >= 0) & (j >= 0)
+    conf = np.zeros((kk, kk), np.int64)
+    np.add.at(conf, (h[ok], j[ok]), 1)
+    sys_lab = _group_labels(test_df, system)
+    systems = tuple(dict.fromkeys(sys_lab))
+    tj = _class_labels(test_df[judge], classes, judge)
+    test = np.zeros((len(systems), kk), np.int64)
+    miss = np.zeros(len(systems), np.int64)
+    for si, s in enumerate(systems):
+        sel = sys_lab == s
+        test[si] = np.bincount(tj[sel & (tj >= 0)], minlength=kk)
+        miss[si] = int((sel & (tj < 0)).sum())
+    return MulticlassCounts(
+        confusion=conf,
+        test=test,
+        classes=classes,
+        systems=systems,
+        n_missing_test=miss,
+        n_missing_calibration=int((~ok).sum()),
     )

@@ -93,11 +93,60 @@ def test_accuracy_text_formats(files, fmt):
         "system",
         "--format",
         fmt,
+        "--method",
+        "closed-form",
     )
     assert r.returncode == 0, r.stderr
     assert "alpha" in r.stdout and "beta" in r.stdout and "missing" in r.stdout
     if fmt == "markdown":
         assert "| system |" in r.stdout
+
+
+def test_accuracy_all_methods_with_pairwise_table(files):
+    d, *_ = files
+    r = run(
+        "accuracy",
+        d / "test.csv",
+        "--calibration",
+        d / "cal.csv",
+        "--judge",
+        "verdict",
+        "--human",
+        "gold",
+        "--system",
+        "system",
+        "--format",
+        "json",
+    )  # default: all
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    methods = {(c["method"], c["system"]) for c in out["comparison"]}
+    assert methods == {
+        (m, s) for m in ("closed_form", "laplace", "nuts") for s in ("alpha", "beta")
+    }
+    nuts = [c for c in out["comparison"] if c["method"] == "nuts"]
+    assert all(c["r_hat"] <= 1.01 and c["divergences"] == 0 for c in nuts)
+    pw = {(p["a"], p["b"]): p for p in out["pairwise"]}
+    # true accuracies 0.3 (alpha) and 0.6 (beta), 400 items each
+    assert pw[("beta", "alpha")]["p_a_greater"] > 0.95
+    assert pw[("beta", "alpha")]["p_a_greater"] + pw[("alpha", "beta")][
+        "p_a_greater"
+    ] == pytest.approx(1)
+    t = run(
+        "accuracy",
+        d / "test.csv",
+        "--calibration",
+        d / "cal.csv",
+        "--judge",
+        "verdict",
+        "--human",
+        "gold",
+        "--system",
+        "system",
+        "--method",
+        "laplace",
+    )
+    assert t.returncode == 0 and "P(a > b)" in t.stdout and "laplace" in t.stdout
 
 
 def _one_line_error(r, *needles):
@@ -176,6 +225,8 @@ def test_judge_no_better_than_chance_is_reported_not_crashed(files, tmp_path):
         "gold",
         "--format",
         "json",
+        "--method",
+        "closed-form",
     )
     assert r.returncode == 0, r.stderr
     rows = json.loads(r.stdout)["systems"]

@@ -39,6 +39,7 @@ __all__ = [
     "calibration_only_estimate",
     "clopper_pearson_interval",
     "conditional_calibration_estimate",
+    "confusion_inversion",
     "delta_method_variance",
     "difference_estimate",
     "judge_rates",
@@ -657,3 +658,62 @@ def point_estimators(
                 k, n, tp, m1, tn, m0, errors=errors
             ),
         }
+
+
+def confusion_inversion(
+    confusion: Any, test: Any, alpha: float = 0.05
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""K-class Rogan-Gladen: invert the estimated confusion matrix (delta-method interval).
+
+    With :math:`\hat C_{kj} = N^{cal}_{kj}/m_k` (rows: true class) and judged-class rates
+    :math:`\hat y = y/n`, :math:`E[\hat y] = C^\top\pi` gives
+    :math:`\hat\pi = (\hat C^\top)^{-1}\hat y`, and to first order
+
+    .. math::
+        \operatorname{Cov}(\hat\pi) = A^{-1}\Big[\Sigma_y + \sum_k \pi_k^2
+        \Sigma_{C_k}\Big]A^{-\top},\quad A = \hat C^\top,\
+        \Sigma_y = \frac{\operatorname{diag}(\hat y) - \hat y\hat y^\top}{n},\
+        \Sigma_{C_k} = \frac{\operatorname{diag}(\hat C_k) - \hat C_k\hat C_k^\top}{m_k}.
+
+    The Wald interval is truncated to [0, 1]; the raw estimate may leave the simplex
+    (reported as is, as the binary unclipped estimator is).
+
+    Parameters
+    ----------
+    confusion : array (K, K)
+        Calibration counts, rows true class, columns judged class.
+    test : array (S, K) or (K,)
+        Judged-class counts per system.
+    alpha : float
+        1 - confidence level.
+
+    Returns
+    -------
+    (estimate, lower, upper) : arrays of shape (S, K)
+    """
+    conf = np.asarray(confusion, dtype=float)
+    y = np.atleast_2d(np.asarray(test, dtype=float))
+    m = conf.sum(1)
+    if np.any(m == 0):
+        raise InputError("a true class has no calibration example", field="confusion", value=0)
+    c = conf / m[:, None]
+    a = c.T
+    if abs(np.linalg.det(a)) < 1e-12:
+        raise JudgeNoBetterThanChanceError(
+            "confusion_inversion: the estimated confusion matrix is singular, so the judge's "
+            "errors cannot be inverted"
+        )
+    ainv = np.linalg.inv(a)
+    z = z_value(alpha)
+    est, lo, hi = (np.empty_like(y) for _ in range(3))
+    for s in range(y.shape[0]):
+        n = y[s].sum()
+        yh = y[s] / n
+        pi = ainv @ yh
+        cov = (np.diag(yh) - np.outer(yh, yh)) / n
+        for k in range(len(m)):
+            cov = cov + pi[k] ** 2 * (np.diag(c[k]) - np.outer(c[k], c[k])) / m[k]
+        v = ainv @ cov @ ainv.T
+        se = np.sqrt(np.clip(np.diag(v), 0, None))
+        est[s], lo[s], hi[s] = pi, np.clip(pi - z * se, 0, 1), np.clip(pi + z * se, 0, 1)
+    return est, lo, hi

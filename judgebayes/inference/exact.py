@@ -117,18 +117,31 @@ class ExactPosterior:
         return self._out((self.weight * m).sum(1) / self.z)
 
     def sample(self, size: int, random_seed: Any = None) -> np.ndarray:
-        """Independent posterior draws by inverse CDF, shape (D, size) (or (size,))."""
+        """Independent draws from the quadrature mixture, shape (D, size) (or (size,)).
+
+        A node is drawn with probability proportional to its posterior mass, then theta
+        from its conditional: p ~ Beta(k+1, n-k+1) truncated to the node's range,
+        theta = (p - (1 - q0)) / (q0 + q1 - 1), by inverting the incomplete beta.
+        """
         rng = np.random.default_rng(random_seed)
-        u = rng.random((self.k.size, size))
-        lo = np.zeros_like(u)
-        hi = np.ones_like(u)
-        target = u * self.z[:, None]
-        for _ in range(34):
-            mid = (lo + hi) / 2
-            below = self._g(mid) < target
-            lo = np.where(below, mid, lo)
-            hi = np.where(below, hi, mid)
-        out = (lo + hi) / 2
+        a = self.k + 1
+        b = self.n - self.k + 1
+        out = np.empty((self.k.size, size))
+        for d in range(self.k.size):
+            lo, s = self.lo[d], self.slope[d]
+            mass = self.weight[d] * _beta_mass(a[d], b[d], lo, lo + s)
+            prob = np.clip(mass, 0, None)
+            j = rng.choice(prob.size, size=size, p=prob / prob.sum())
+            x0, x1 = np.clip(lo[j], 0, 1), np.clip(lo[j] + s[j], 0, 1)
+            u = rng.random(size)
+            upper = np.minimum(x0, x1) > a[d] / (a[d] + b[d])
+            # sample in the tail where the incomplete beta keeps its precision
+            c0, c1 = special.betaincc(a[d], b[d], x0), special.betaincc(a[d], b[d], x1)
+            pu = special.betainccinv(a[d], b[d], c0 + u * (c1 - c0))
+            i0, i1 = special.betainc(a[d], b[d], x0), special.betainc(a[d], b[d], x1)
+            pl = special.betaincinv(a[d], b[d], i0 + u * (i1 - i0))
+            p = np.where(upper, pu, pl)
+            out[d] = np.clip((p - lo[j]) / s[j], 0, 1)
         return out[0] if self.scalar else out
 
 

@@ -1,7 +1,8 @@
 r"""Laplace approximation of any judgebayes model, returned as InferenceData.
 
-Written once, generically, for every ``pm.Model`` a :class:`~judgebayes.inference.sampling.ModelSpec`
-builds.  In the unconstrained space :math:`u` (PyMC's value variables, Jacobian included)
+Written once, generically, for every ``pm.Model`` that a
+:class:`~judgebayes.inference.sampling.ModelSpec` builds.
+In the unconstrained space :math:`u` (PyMC's value variables, Jacobian included)
 
 .. math::
     \hat u = \arg\max_u \log p(u \mid y),\qquad

@@ -140,6 +140,7 @@ def binary_accuracy_model(
     design : {"stratified", "random", "shifted"}
         Calibration design (module docstring); "random" needs exactly one system.
     priors : AccuracyPriors
+        Prior settings (default Beta(1, 1) everywhere).
     better_than_chance : bool
         Restrict the prior to q0 + q1 > 1.
 
@@ -206,6 +207,10 @@ def stratified_accuracy_model(
         Test counts per system and stratum.
     tp, m1, tn, m0 : array of int, shape (n_strata,)
         Calibration counts per stratum (a stratum may lack one class: pooling fills in).
+    systems, strata : tuple of str
+        Coordinates of the ``system`` and ``stratum`` dims.
+    priors : AccuracyPriors
+        Prior settings (``strata_mu``, ``strata_sigma`` for the population).
 
     Returns
     -------
@@ -263,6 +268,10 @@ def multiclass_accuracy_model(
         Calibration counts, rows = true (human) class, columns = judged class.
     test : array of int, shape (n_systems, K)
         Judged-class counts on the test set.
+    classes, systems : tuple of str
+        Coordinates of the class dims and of ``system``.
+    priors : AccuracyPriors
+        ``prevalence`` is the symmetric Dirichlet concentration.
 
     Returns
     -------

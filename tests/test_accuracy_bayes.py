@@ -1,0 +1,250 @@
+"""Bayesian accuracy models: NUTS vs the exact reference, Laplace, recovery, the gate.
+
+Each model structure is compiled once per test session (the engines cache compiled
+models; the fixtures below reuse them), because compiling, not sampling, dominates time.
+"""
+
+import numpy as np
+import pytest
+
+import judgebayes as jb
+from judgebayes.inference.sampling import ConvergenceWarning
+from judgebayes.schema import EmptyClassError, InputError
+
+NUTS = dict(draws=1000, tune=1000, chains=4)
+
+
+@pytest.fixture(scope="session")
+def one_system():
+    study = jb.AccuracyStudy.from_counts(k=620, n=1000, tn=70, m0=100, tp=90, m1=100)
+    return study, study.fit("nuts", random_seed=11, **NUTS)
+
+
+@pytest.fixture(scope="session")
+def three_systems():
+    # counts at their expected values: recovery without sampling noise (a noisy shared
+    # calibration set shifts every system the same way, which is the model, not a failure)
+    truth = {"A": 0.5, "B": 0.6, "C": 0.8}
+    q0, q1, n = 0.8, 0.9, 4000
+    k = [round(n * (t * q1 + (1 - t) * (1 - q0))) for t in truth.values()]
+    study = jb.AccuracyStudy.from_counts(
+        k=k,
+        n=[n] * 3,
+        tn=round(400 * q0),
+        m0=400,
+        tp=round(400 * q1),
+        m1=400,
+        systems=list(truth),
+    )
+    return truth, study, study.fit("nuts", random_seed=3, **NUTS)
+
+
+def test_nuts_matches_exact(one_system):
+    study, fit = one_system
+    exact = study.fit("exact", random_seed=0)
+    ex = exact.interval(0.05).iloc[0]
+    nu = fit.interval(0.05).iloc[0]
+    # Monte-Carlo error of NUTS quantiles from ArviZ (mcse of the 2.5%/97.5% quantiles);
+    # 4 MCSE plus 2e-4 for the quadrature error of the exact reference (64 nodes)
+    import arviz as az
+
+    lo_se = float(
+        az.mcse(fit.idata, var_names=["theta"], method="quantile", prob=0.025)[
+            "theta"
+        ].values.item()
+    )
+    hi_se = float(
+        az.mcse(fit.idata, var_names=["theta"], method="quantile", prob=0.975)[
+            "theta"
+        ].values.item()
+    )
+    mean_se = float(az.mcse(fit.idata, var_names=["theta"], method="mean")["theta"].values.item())
+    assert abs(nu["lower"] - ex["lower"]) <= 4 * lo_se + 2e-4
+    assert abs(nu["upper"] - ex["upper"]) <= 4 * hi_se + 2e-4
+    assert abs(nu["estimate"] - ex["estimate"]) <= 4 * mean_se + 2e-4
+    assert fit.diagnostics.passed
+
+
+def test_compare_table_and_ppc(one_system):
+    study, fit = one_system
+    cf = study.fit("closed_form")
+    lap = study.fit("laplace", random_seed=0)
+    table = study.compare(fits=[cf, lap, fit])
+    assert list(table["method"]) == ["closed_form", "laplace", "nuts"]
+    assert set(jb.compare.COMPARISON_COLUMNS) == set(table.columns)
+    lr = jb.lang_reiczigel_interval(0.62, 0.7, 0.9, 1000, 100, 100)
+    assert table.loc[0, "lower"] == pytest.approx(lr.lower)
+    assert table.loc[2, "r_hat"] <= 1.01 and table.loc[2, "divergences"] == 0
+    # hdi and equal-tailed both work; a point method returns its own interval for both
+    assert cf.interval(kind="hdi").iloc[0]["lower"] == pytest.approx(lr.lower)
+    h = fit.interval(kind="hdi").iloc[0]
+    assert (
+        h["upper"] - h["lower"]
+        <= fit.interval().iloc[0].pipe(lambda r: r["upper"] - r["lower"]) + 1e-3
+    )
+    ppc = study.ppc(fit)
+    assert ppc.loc[0, "observed"] == 620 and ppc.loc[0, "p_value"] > 0.1
+    ax = jb.plot_forest([cf, lap, fit])
+    assert ax.get_title().startswith("theta")
+    jb.plot_intervals(table)
+
+
+def test_identical_seeds_identical_numbers(one_system):
+    study, fit = one_system
+    again = study.fit("nuts", random_seed=11, **NUTS)
+    np.testing.assert_array_equal(
+        again.idata.posterior["theta"].values, fit.idata.posterior["theta"].values
+    )
+    assert again.info["cache_hit"] is True  # refit on the compiled model
+    l1 = study.fit("laplace", random_seed=5).idata.posterior["theta"].values
+    l2 = study.fit("laplace", random_seed=5).idata.posterior["theta"].values
+    np.testing.assert_array_equal(l1, l2)
+
+
+def test_laplace_close_in_large_samples_different_at_boundary():
+    big = jb.AccuracyStudy.from_counts(k=6200, n=10_000, tn=1400, m0=2000, tp=1800, m1=2000)
+    ex = big.fit("exact", random_seed=0).interval().iloc[0]
+    la = big.fit("laplace", random_seed=0).interval().iloc[0]
+    # large samples: the posterior is close to normal; Laplace bounds agree to 0.005
+    assert abs(ex["lower"] - la["lower"]) < 0.005 and abs(ex["upper"] - la["upper"]) < 0.005
+    # boundary: naive rate below 1 - q0 puts theta at 0. The exact posterior piles up
+    # against 0 (lower bound ~1e-3); Laplace's logit-normal cannot reach 0 and its
+    # interval is centred too high, so its bounds differ by more than 0.01
+    edge = jb.AccuracyStudy.from_counts(k=280, n=1000, tn=70, m0=100, tp=90, m1=100)
+    ex = edge.fit("exact", random_seed=0).interval().iloc[0]
+    la = edge.fit("laplace", random_seed=0).interval().iloc[0]
+    assert ex["lower"] < 0.01
+    assert abs(la["upper"] - ex["upper"]) > 0.01 or abs(la["lower"] - ex["lower"]) > 0.01
+
+
+def test_several_systems_recovery_and_contrasts(three_systems):
+    truth, study, fit = three_systems
+    iv = fit.interval(0.01)
+    for s, t in truth.items():
+        assert iv.loc[s, "lower"] <= t <= iv.loc[s, "upper"]
+    con = fit.contrasts()
+    ca = con[(con["a"] == "C") & (con["b"] == "A")].iloc[0]
+    assert ca["p_a_greater"] > 0.99
+    best = fit.prob_best()
+    assert best.idxmax() == "C" and best.sum() == pytest.approx(1.0)
+    with pytest.raises(InputError):
+        study.fit("closed_form").contrasts()
+
+
+def test_strata_recovery():
+    rng = np.random.default_rng(8)
+    strata = ("short", "long")
+    q0 = {"short": 0.9, "long": 0.6}  # the judge is lenient on long answers
+    q1 = {"short": 0.9, "long": 0.95}
+    theta = {"short": 0.3, "long": 0.7}
+    n = {"short": 3000, "long": 1000}
+    k = [[rng.binomial(n[s], theta[s] * q1[s] + (1 - theta[s]) * (1 - q0[s])) for s in strata]]
+    cal = jb.CalibrationCounts(
+        tp=[rng.binomial(150, q1[s]) for s in strata],
+        m1=[150, 150],
+        tn=[rng.binomial(150, q0[s]) for s in strata],
+        m0=[150, 150],
+        strata=strata,
+    )
+    test = jb.TestCounts(k=k, n=[[n[s] for s in strata]], n_missing=[[0, 0]], strata=strata)
+    study = jb.AccuracyStudy(test, cal)
+    assert study.kind == "strata"
+    fit = study.fit("nuts", random_seed=2, target_accept=0.95, **NUTS)
+    true_overall = (3000 * 0.3 + 1000 * 0.7) / 4000
+    iv = fit.interval(0.01).iloc[0]
+    assert iv["lower"] <= true_overall <= iv["upper"]
+    assert fit.diagnostics.divergences == 0
+    cf = study.fit("closed_form").interval(0.01).iloc[0]
+    assert cf["lower"] <= true_overall <= cf["upper"]
+    # pooling everything into one confusion matrix mis-corrects (the invariance failure)
+    pooled = (
+        jb.AccuracyStudy(jb.TestCounts.from_arrays(int(np.sum(k)), 4000), cal.pooled())
+        .fit("closed_form")
+        .interval()
+        .iloc[0]
+    )
+    assert abs(pooled["estimate"] - true_overall) > abs(iv["estimate"] - true_overall)
+
+
+def test_multiclass_recovery():
+    rng = np.random.default_rng(5)
+    classes = ("bad", "ok", "good")
+    C = np.array([[0.8, 0.15, 0.05], [0.1, 0.7, 0.2], [0.02, 0.18, 0.8]])
+    pi = np.array([0.2, 0.3, 0.5])
+    conf = np.stack([rng.multinomial(200, C[i]) for i in range(3)])
+    test = rng.multinomial(5000, pi @ C)
+    study = jb.AccuracyStudy.from_multiclass_counts(conf, test, classes=classes)
+    fit = study.fit("nuts", random_seed=1, **NUTS)
+    iv = fit.interval(0.01)
+    for i, c in enumerate(classes):
+        assert iv.loc[("all", c), "lower"] <= pi[i] <= iv.loc[("all", c), "upper"]
+    cf = study.fit("closed_form").interval(0.01)
+    assert np.allclose(cf["estimate"].sum(), 1.0)
+    assert np.all(np.abs(cf["estimate"].values - iv["estimate"].values) < 0.05)
+
+
+def test_gate_fires_on_a_bad_fit(one_system):
+    study, _ = one_system
+    with pytest.warns(ConvergenceWarning, match="ESS"):
+        fit = study.fit("nuts", random_seed=0, draws=20, tune=10, chains=2)
+    assert not fit.diagnostics.passed
+    assert "ESS" in fit.diagnostics.message()
+
+
+def test_designs_random_and_shifted():
+    rand = jb.AccuracyStudy.from_counts(
+        k=620, n=1000, tn=70, m0=100, tp=90, m1=100, design="random"
+    )
+    m = rand.build_model()
+    assert "m1_obs" in m.named_vars and "theta_cal" not in m.named_vars
+    shifted = jb.AccuracyStudy.from_counts(
+        k=620, n=1000, tn=70, m0=100, tp=90, m1=100, design="shifted"
+    )
+    assert "theta_cal" in shifted.build_model().named_vars
+    # random design: the calibration's human labels (m1/m = 0.5) also inform theta
+    lap_r = rand.fit("laplace", random_seed=0).interval().iloc[0]
+    lap_s = (
+        jb.AccuracyStudy.from_counts(k=620, n=1000, tn=70, m0=100, tp=90, m1=100)
+        .fit("laplace", random_seed=0)
+        .interval()
+        .iloc[0]
+    )
+    assert lap_r["upper"] - lap_r["lower"] < lap_s["upper"] - lap_s["lower"]
+    with pytest.raises(InputError, match="one system"):
+        jb.AccuracyStudy.from_counts(
+            k=[1, 2], n=[10, 10], tn=7, m0=10, tp=9, m1=10, design="random"
+        )
+
+
+def test_better_than_chance_prior():
+    s = jb.AccuracyStudy.from_counts(
+        k=620, n=1000, tn=70, m0=100, tp=90, m1=100, better_than_chance=True
+    )
+    m = s.build_model()
+    assert {"u0", "u1", "q_prior"} <= set(m.named_vars)
+    lap = s.fit("laplace", random_seed=0).idata.posterior
+    assert float((lap["q0"] + lap["q1"]).min()) > 1
+    with pytest.raises(InputError, match="excludes the data"):
+        jb.AccuracyStudy.from_counts(
+            k=50, n=100, tn=20, m0=100, tp=30, m1=100, better_than_chance=True
+        )
+
+
+def test_bad_inputs():
+    import pandas as pd
+
+    with pytest.raises(EmptyClassError):
+        jb.AccuracyStudy.from_counts(k=5, n=10, tn=0, m0=0, tp=5, m1=10)
+    test = pd.DataFrame({"judge": [1, 0, 1], "len": ["short", "long", "huge"]})
+    cal = pd.DataFrame(
+        {"human": [1, 0, 1, 0], "judge": [1, 0, 0, 0], "len": ["short"] * 2 + ["long"] * 2}
+    )
+    with pytest.raises(InputError, match="'huge'"):
+        jb.AccuracyStudy.from_frames(test, cal, stratum="len")
+    s = jb.AccuracyStudy.from_counts(k=[1, 2], n=[10, 10], tn=7, m0=10, tp=9, m1=10)
+    with pytest.raises(InputError, match="one system"):
+        s.fit("exact")
+    with pytest.raises(InputError, match="method"):
+        s.fit("bootstrap")
+    with pytest.raises(InputError, match="kind"):
+        s.fit("closed_form").interval(kind="wide")

@@ -62,6 +62,8 @@ _EXPORTS: dict[str, str] = {
     "simulate_accuracy": "judgebayes.simulate",
     "accuracy_frames": "judgebayes.simulate",
     "monte_carlo_study": "judgebayes.simulate",
+    "bayesian_coverage_study": "judgebayes.simulate",
+    "sbc_ranks": "judgebayes.simulate",
     # accuracy summaries
     "accuracy_table": "judgebayes.accuracy",
     "AccuracyStudy": "judgebayes.accuracy",

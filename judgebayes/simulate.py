@@ -29,7 +29,9 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "SimulatedAccuracy",
     "accuracy_frames",
+    "bayesian_coverage_study",
     "monte_carlo_study",
+    "sbc_ranks",
     "simulate_accuracy",
 ]
 
@@ -318,3 +320,101 @@ def monte_carlo_study(
     if sweep_name == "theta_cal":
         ds.attrs["theta"] = float(np.asarray(theta))
     return ds
+
+
+def bayesian_coverage_study(
+    theta: Any,
+    q0: float,
+    q1: float,
+    n: int,
+    *,
+    m0: int,
+    m1: int,
+    reps: int = 1000,
+    alpha: float = 0.05,
+    nodes: int = 12,
+    random_seed: Any = None,
+) -> xr.Dataset:
+    """Frequentist coverage and width of the exact Bayesian credible interval next to the
+    Lang-Reiczigel interval, on the same simulated datasets (stratified calibration).
+
+    The Bayesian interval is the equal-tailed interval of the exact posterior
+    (:func:`judgebayes.inference.exact.exact_posterior`, uniform priors).  At theta = 0
+    and 1 an equal-tailed interval of a continuous posterior cannot contain the endpoint,
+    so its coverage there is 0 by construction.  ``nodes=12`` quadrature nodes per axis
+    keep 21 x 1000 datasets under a minute on 2 cores; its credible bounds differ from
+    the 64-node reference by up to about 1e-3 (n = 1000, m0 = m1 = 100).
+
+    Returns
+    -------
+    xarray.Dataset
+        dims ``(estimator, theta)`` with ``coverage``, ``coverage_mcse``, ``mean_width``.
+    """
+    import xarray as xr
+
+    from judgebayes.inference import closed_form as cf
+    from judgebayes.inference.exact import exact_posterior
+
+    thetas = np.atleast_1d(np.asarray(theta, float))
+    sim = simulate_accuracy(thetas, q0, q1, n, m0=m0, m1=m1, reps=reps, random_seed=random_seed)
+    truth = sim.theta.ravel()
+    ep = exact_posterior(sim.k.ravel(), n, sim.tp.ravel(), m1, sim.tn.ravel(), m0, nodes=nodes)
+    blo, bhi = ep.quantile(alpha / 2, tol=1e-6), ep.quantile(1 - alpha / 2, tol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cf.NotBetterThanChanceWarning)
+        lr = cf.lang_reiczigel_interval(
+            sim.k.ravel() / n,
+            sim.tn.ravel() / m0,
+            sim.tp.ravel() / m1,
+            n,
+            m0,
+            m1,
+            alpha,
+            errors="nan",
+        )
+    out = {}
+    for name, lo, hi in (("bayes_exact", blo, bhi), ("lang_reiczigel", lr.lower, lr.upper)):
+        cover = ((lo <= truth) & (truth <= hi)).reshape(thetas.size, -1)
+        cov = cover.mean(1)
+        out[name] = (
+            cov,
+            np.sqrt(cov * (1 - cov) / reps),
+            (hi - lo).reshape(thetas.size, -1).mean(1),
+        )
+    names = list(out)
+    ds = xr.Dataset(
+        {
+            v: (("estimator", "theta"), np.stack([out[m][i] for m in names]))
+            for i, v in enumerate(("coverage", "coverage_mcse", "mean_width"))
+        },
+        coords={"estimator": names, "theta": thetas},
+    )
+    ds.attrs.update(q0=q0, q1=q1, n=n, m0=m0, m1=m1, reps=reps, alpha=alpha, nodes=nodes)
+    return ds
+
+
+def sbc_ranks(
+    n_datasets: int,
+    n: int,
+    *,
+    m0: int,
+    m1: int,
+    n_draws: int = 99,
+    nodes: int = 32,
+    random_seed: Any = None,
+) -> np.ndarray:
+    """Simulation-based calibration of the binary model (uniform priors) by its exact
+    posterior: draw theta, q0, q1 from the prior, simulate data, and return the rank of
+    the true theta among ``n_draws`` posterior draws (uniform on 0..n_draws if the
+    posterior is calibrated).  Ranks come from the posterior CDF at the truth, u, as
+    Binomial(n_draws, u) draws, which has the same distribution as counting draws.
+    """
+    from judgebayes.inference.exact import exact_posterior
+
+    rng = np.random.default_rng(random_seed)
+    th, a0, a1 = rng.random(n_datasets), rng.random(n_datasets), rng.random(n_datasets)
+    k = rng.binomial(n, th * a1 + (1 - th) * (1 - a0))
+    tp, tn = rng.binomial(m1, a1), rng.binomial(m0, a0)
+    ep = exact_posterior(k, n, tp, m1, tn, m0, nodes=nodes)
+    u = np.clip(np.asarray(ep.cdf(th)), 0, 1)
+    return rng.binomial(n_draws, u)

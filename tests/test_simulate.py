@@ -137,3 +137,34 @@ def test_study_tidy_frame():
     assert set(df["estimator"]) >= {"lang_reiczigel", "naive_wilson", "difference"}
     assert len(df) == 2 * ds.sizes["estimator"]
     assert ds.attrs["reps"] == 200 and ds.attrs["design"] == "stratified"
+
+
+# ------------------------------------------------------------------ Bayesian coverage, SBC
+def test_bayesian_coverage_small():
+    reps = 150
+    ds = jb.bayesian_coverage_study(
+        [0.0, 0.3, 0.6, 1.0], Q0, Q1, N, m0=100, m1=100, reps=reps, nodes=12, random_seed=3
+    )
+    b = ds.coverage.sel(estimator="bayes_exact").values
+    # an equal-tailed interval of a continuous posterior never contains theta = 0 or 1
+    assert b[0] == 0.0 and b[-1] == 0.0
+    # interior: nominal 0.95 minus 4 Monte-Carlo SE (sqrt(.95 * .05 / 150) = 0.018)
+    assert np.all(b[1:3] >= 0.95 - 4 * np.sqrt(0.95 * 0.05 / reps))
+    lr = ds.coverage.sel(estimator="lang_reiczigel").values
+    assert lr[0] > 0.9 and lr[-1] > 0.9  # truncation at the boundary keeps the endpoint
+
+
+@pytest.mark.slow
+def test_bayesian_coverage_full():
+    reps = 1000
+    ds = jb.bayesian_coverage_study(THETAS, Q0, Q1, N, m0=100, m1=100, reps=reps, random_seed=4)
+    b = ds.coverage.sel(estimator="bayes_exact").values[1:-1]
+    mcse = np.sqrt(0.95 * 0.05 / reps)
+    assert b.min() >= 0.95 - 4 * mcse and b.max() <= 0.99 + 4 * mcse
+
+
+def test_sbc_ranks_are_uniform():
+    ranks = jb.sbc_ranks(1000, 200, m0=40, m1=40, n_draws=99, random_seed=7)
+    counts = np.bincount(ranks // 10, minlength=10)
+    # 10 bins of 100 expected; a calibrated posterior passes a chi-square test; p > 0.001
+    assert stats.chisquare(counts).pvalue > 1e-3

@@ -50,6 +50,8 @@ class ExactPosterior:
     weight: np.ndarray  # (D, G*G): quadrature weight / slope (0 where truncated)
     z: np.ndarray  # (D,): normalising constant (up to 1/(n+1))
     scalar: bool
+    upper: np.ndarray | None = None  # (D, G*G): integrate in the upper tail (precision)
+    c_lo: np.ndarray | None = None  # (D, G*G): I or 1 - I at the node's lower end
 
     def _out(self, x):
         return float(x[0]) if self.scalar and np.ndim(x) == 1 else (x[0] if self.scalar else x)
@@ -62,8 +64,15 @@ class ExactPosterior:
         extra = t.ndim - 1 if t.ndim else 0
         shp = (slice(None), slice(None)) + (None,) * extra
         tt = t[:, None, ...] if t.ndim else t
-        x = self.lo[shp] + tt * self.slope[shp]
-        inc = _beta_mass(a[shp], b[shp], self.lo[shp], x)
+        x = np.clip(self.lo[shp] + tt * self.slope[shp], 0.0, 1.0)
+        up = np.broadcast_to(self.upper[shp], x.shape)
+        aa, bb = np.broadcast_to(a[shp], x.shape), np.broadcast_to(b[shp], x.shape)
+        c = np.broadcast_to(self.c_lo[shp], x.shape)
+        inc = np.empty(x.shape)
+        # one incomplete-beta evaluation per node: the tail that keeps its precision
+        inc[up] = c[up] - special.betaincc(aa[up], bb[up], x[up])
+        lo_ = ~up
+        inc[lo_] = special.betainc(aa[lo_], bb[lo_], x[lo_]) - c[lo_]
         return (self.weight[shp] * inc).sum(1)
 
     def cdf(self, t: Any) -> Any:
@@ -83,7 +92,7 @@ class ExactPosterior:
         dens = stats.beta.pdf(np.clip(x, 0, 1), a, b) * self.slope
         return self._out((self.weight * dens).sum(1) / self.z)
 
-    def quantile(self, prob: Any, tol: float = 1e-10) -> Any:
+    def quantile(self, prob: Any, tol: float = 1e-9) -> Any:
         """Posterior quantiles by vectorised bisection; ``prob`` scalar or shape (D,)."""
         prob = np.broadcast_to(np.asarray(prob, dtype=float), self.k.shape)
         lo = np.zeros(self.k.shape)
@@ -208,6 +217,10 @@ def exact_posterior(
     a, b = (k + 1)[:, None], (n - k + 1)[:, None]
     weight = np.where(keep, W / safe, 0.0)
     z = (weight * _beta_mass(a, b, lo, lo + safe)).sum(1)
+    upper = (np.clip(lo, 0, 1) > a / (a + b)) & (safe > 0)
+    c_lo = np.where(
+        upper, special.betaincc(a, b, np.clip(lo, 0, 1)), special.betainc(a, b, np.clip(lo, 0, 1))
+    )
     if np.any(~(z > 0)):
         i = int(np.argmax(~(z > 0)))
         raise InputError(
@@ -225,4 +238,6 @@ def exact_posterior(
         weight=weight,
         z=z,
         scalar=scalar,
+        upper=upper,
+        c_lo=c_lo,
     )

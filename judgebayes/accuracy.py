@@ -573,22 +573,22 @@ class AccuracyStudy:
         cal = self.calibration.pooled()
         tp, m1, tn, m0 = (float(getattr(cal, a)[0]) for a in ("tp", "m1", "tn", "m0"))
         p = k / np.maximum(n, 1)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", cf.NotBetterThanChanceWarning)
-            ci = cf.lang_reiczigel_interval(
-                p, tn / m0, tp / m1, np.maximum(n, 1), m0, m1, errors="nan"
-            )
+
+        def lr(alpha):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", cf.NotBetterThanChanceWarning)
+                return cf.lang_reiczigel_interval(
+                    p, tn / m0, tp / m1, np.maximum(n, 1), m0, m1, alpha, errors="nan"
+                )
+
+        ci = lr(0.05)
         idata = self._point_idata(
             {"theta": np.atleast_1d(ci.estimate), "q0": tn / m0, "q1": tp / m1},
             {"theta": ["system"]},
         )
 
         def ifn(alpha):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", cf.NotBetterThanChanceWarning)
-                c2 = cf.lang_reiczigel_interval(
-                    p, tn / m0, tp / m1, np.maximum(n, 1), m0, m1, alpha, errors="nan"
-                )
+            c2 = lr(alpha)
             return np.atleast_1d(c2.lower), np.atleast_1d(c2.upper)
 
         return AccuracyFit(

@@ -23,6 +23,14 @@ def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([*_exe(), *map(str, args)], capture_output=True, text=True, timeout=300)
 
 
+def accuracy(d, *extra: str) -> subprocess.CompletedProcess:
+    """`judgebayes accuracy` on the fixture's files with its column names."""
+    return run(
+        "accuracy", d / "test.csv", "--calibration", d / "cal.csv",
+        "--judge", "verdict", "--human", "gold", *extra,
+    )  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("cli")
@@ -42,15 +50,8 @@ def files(tmp_path_factory):
 
 def test_accuracy_json_matches_library(files):
     d, test, cal = files
-    r = run(
-        "accuracy",
-        d / "test.csv",
-        "--calibration",
-        d / "cal.csv",
-        "--judge",
-        "verdict",
-        "--human",
-        "gold",
+    r = accuracy(
+        d,
         "--system",
         "system",
         "--format",
@@ -80,15 +81,8 @@ def test_accuracy_json_matches_library(files):
 @pytest.mark.parametrize("fmt", ["table", "markdown"])
 def test_accuracy_text_formats(files, fmt):
     d, *_ = files
-    r = run(
-        "accuracy",
-        d / "test.csv",
-        "--calibration",
-        d / "cal.csv",
-        "--judge",
-        "verdict",
-        "--human",
-        "gold",
+    r = accuracy(
+        d,
         "--system",
         "system",
         "--format",
@@ -104,15 +98,8 @@ def test_accuracy_text_formats(files, fmt):
 
 def test_accuracy_all_methods_with_pairwise_table(files):
     d, *_ = files
-    r = run(
-        "accuracy",
-        d / "test.csv",
-        "--calibration",
-        d / "cal.csv",
-        "--judge",
-        "verdict",
-        "--human",
-        "gold",
+    r = accuracy(
+        d,
         "--system",
         "system",
         "--format",
@@ -132,15 +119,8 @@ def test_accuracy_all_methods_with_pairwise_table(files):
     assert pw[("beta", "alpha")]["p_a_greater"] + pw[("alpha", "beta")][
         "p_a_greater"
     ] == pytest.approx(1)
-    t = run(
-        "accuracy",
-        d / "test.csv",
-        "--calibration",
-        d / "cal.csv",
-        "--judge",
-        "verdict",
-        "--human",
-        "gold",
+    t = accuracy(
+        d,
         "--system",
         "system",
         "--method",

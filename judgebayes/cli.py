@@ -293,6 +293,7 @@ def _cmd_demo(args) -> str:
         seed=args.seed,
         alpha=args.alpha,
         progress=None if args.format == "json" else sys.stderr,
+        bayes=not args.no_bayes,
     )
     if args.format == "json":
         return json.dumps(
@@ -346,6 +347,7 @@ def _build_parser() -> _Parser:
     d.add_argument("--evaluator", default="GPT-4")
     d.add_argument("--calibration-fraction", type=float, default=0.1)
     d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--no-bayes", action="store_true", help="closed form only (no NUTS)")
     common(d)
     return p
 

@@ -28,8 +28,14 @@ def run_demo(
     seed: int = 0,
     alpha: float = 0.05,
     progress: IO[str] | None = None,
+    bayes: bool = True,
 ) -> pd.DataFrame:
-    """One row per LLMBar subset: gold rate, naive rate and corrected estimate on the test part."""
+    """One row per LLMBar subset: gold rate, naive rate and corrected estimate on the test part.
+
+    With ``bayes=True`` each subset also gets the NUTS posterior mean and equal-tailed
+    credible interval of the binary model (uniform priors; the model is compiled once and
+    refitted per subset) and its convergence numbers.
+    """
     import numpy as np
     import pandas as pd
 
@@ -46,6 +52,8 @@ def run_demo(
         cc = counts_from_calibration_frame(cal, human="human", judge="judge")
         row = accuracy_table(tc, cc, alpha=alpha).iloc[0].to_dict()
         row.pop("system")
+        if bayes:
+            row.update(_bayes_row(tc, cc, alpha, seed))
         gold = test["human"].mean()
         rows.append(
             {
@@ -62,6 +70,30 @@ def run_demo(
             }
         )
     return pd.DataFrame(rows)
+
+
+def _bayes_row(tc, cc, alpha: float, seed: int) -> dict:
+    import warnings
+
+    from judgebayes.accuracy import AccuracyStudy
+    from judgebayes.inference.sampling import ConvergenceWarning
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*BLAS.*")
+        warnings.simplefilter("ignore", ConvergenceWarning)  # reported in the row instead
+        # calibration sets of 2-11 items per class leave a long ridge towards the mirror
+        # solution q0 + q1 < 1: a high target_accept keeps NUTS' steps small there
+        fit = AccuracyStudy(tc, cc).fit("nuts", random_seed=seed, target_accept=0.95)
+    iv = fit.interval(alpha).iloc[0]
+    d = fit.diagnostics
+    return {
+        "bayes": iv["estimate"],
+        "bayes_lower": iv["lower"],
+        "bayes_upper": iv["upper"],
+        "r_hat": d.r_hat_max,
+        "divergences": d.divergences,
+        "bayes_note": "" if d.passed else d.message(),
+    }
 
 
 def demo_text(res: pd.DataFrame, args: Any, render) -> str:
@@ -81,23 +113,43 @@ def demo_text(res: pd.DataFrame, args: Any, render) -> str:
         ("lower", f"{level} lo"),
         ("upper", "hi"),
     ]
+    if "bayes" in res:
+        cols += [
+            ("bayes", "NUTS mean"),
+            ("bayes_lower", "lo"),
+            ("bayes_upper", "hi"),
+            ("r_hat", "r_hat"),
+            ("divergences", "div"),
+        ]
     intro = (
         f"LLMBar, judge {args.evaluator} (plain prompt), target: P(output 1 is better).\n"
         f"Each subset: {args.calibration_fraction:.0%} of each gold class calibrates the judge "
         f"(seed {args.seed}); the rest is the test set.\n"
         "gold = true rate on the test set; naive = judge's raw rate; corrected = "
-        f"Rogan-Gladen with its Lang-Reiczigel {level} interval.\n"
+        f"Rogan-Gladen with its Lang-Reiczigel {level} interval; NUTS = posterior mean and "
+        f"{level} credible interval\nof the Bayesian model (uniform priors), which never "
+        "collapses at 0 or 1 and needs no clipping.\n"
     )
     notes = [f"note [{r['subset']}]: {r['note']}" for r in res.to_dict("records") if r["note"]]
+    notes += [
+        f"NUTS [{r['subset']}]: {r['bayes_note']}"
+        for r in res.to_dict("records")
+        if r.get("bayes_note")
+    ]
     ok = res["covered"].dropna()
     summary = (
         f"\nmean |naive - gold| = {res['naive_error'].abs().mean():.3f}; "
         f"mean |corrected - gold| = {res['corrected_error'].abs().mean():.3f}; "
-        f"intervals covering gold: {int(ok.sum())}/{len(ok)}. "
+        + (
+            f"mean |NUTS - gold| = {(res['bayes'] - res['gold']).abs().mean():.3f}; "
+            if "bayes" in res
+            else ""
+        )
+        + f"intervals covering gold (Lang-Reiczigel): {int(ok.sum())}/{len(ok)}. "
         "\nWith a few calibration items per class the estimated q0 + q1 - 1 is small and noisy, "
         "so the\ncorrection is noisy too: the interval width is the honest price of a small "
         "calibration set.\nThe naive rate looks good here only because gold is near 0.5, where "
-        "a judge with q0 ~ q1\nhas bias (2*theta - 1)(1 - q) ~ 0; `judgebayes plan` says how "
+        "a judge with q0 ~ q1\nhas bias (1 - 2*theta)(1 - q) ~ 0; `judgebayes plan` says how "
         "many labels a target width needs."
     )
     return "\n".join([intro, render(res.to_dict("records"), cols, args.format), *notes, summary])

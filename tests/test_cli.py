@@ -245,7 +245,10 @@ def test_demo_runs_on_bundled_data():
     assert llmeval["n_missing"] == 6  # the judge's unusable outputs are counted
     for row in out["rows"]:
         assert row["n"] + row["n_missing"] + row["m0"] + row["m1"] == row["items"]
-    t = run("demo")
+        # the Bayesian rows pass the convergence gate and bracket their own mean
+        assert row["r_hat"] <= 1.01 and row["divergences"] == 0 and row["bayes_note"] == ""
+        assert row["bayes_lower"] < row["bayes"] < row["bayes_upper"]
+    t = run("demo", "--no-bayes")
     assert t.returncode == 0 and "LLMBar_Natural" in t.stdout and "[8/8]" in t.stderr
 
 

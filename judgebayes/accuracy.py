@@ -678,13 +678,17 @@ class AccuracyStudy:
         kind: str = "equal_tailed",
         random_seed: int | None = 0,
         fits=None,
+        plot: bool = False,
         **kwargs,
-    ) -> pd.DataFrame:
+    ):
         """Fit each method and return the tidy comparison table (one row per method x system).
 
-        The fits are kept on ``self.last_fits`` for plots (:func:`judgebayes.compare.plot_forest`).
+        Per-method engine settings go in keyword arguments named after the method, e.g.
+        ``nuts={"target_accept": 0.95}``.  With ``plot=True`` returns ``(table, ax)``: the
+        table and the methods' forest plot (:func:`judgebayes.compare.plot_forest`).  The
+        fits are kept on ``self.last_fits``.
         """
-        from judgebayes.compare import comparison_table
+        from judgebayes.compare import comparison_table, plot_forest
 
         fits = (
             list(fits)
@@ -692,7 +696,10 @@ class AccuracyStudy:
             else [self.fit(m, random_seed=random_seed, **(kwargs.get(m, {}))) for m in methods]
         )
         self.last_fits = fits
-        return comparison_table(fits, alpha=alpha, kind=kind)
+        table = comparison_table(fits, alpha=alpha, kind=kind)
+        if plot:
+            return table, plot_forest(fits, alpha=alpha)
+        return table
 
     def ppc(self, fit, random_seed: int | None = 0) -> pd.DataFrame:
         """Posterior predictive check of the test counts: per system, the observed count,

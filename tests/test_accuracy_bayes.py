@@ -69,7 +69,8 @@ def test_compare_table_and_ppc(one_system):
     study, fit = one_system
     cf = study.fit("closed_form")
     lap = study.fit("laplace", random_seed=0)
-    table = study.compare(fits=[cf, lap, fit])
+    table, ax = study.compare(fits=[cf, lap, fit], plot=True)
+    assert ax.get_title().startswith("theta")
     assert list(table["method"]) == ["closed_form", "laplace", "nuts"]
     assert set(jb.compare.COMPARISON_COLUMNS) == set(table.columns)
     lr = jb.lang_reiczigel_interval(0.62, 0.7, 0.9, 1000, 100, 100)

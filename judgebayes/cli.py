@@ -213,9 +213,8 @@ _METHOD_CHOICES = {
 
 def _bayes_sections(test, cal, args) -> tuple[list[dict], list[dict]]:
     """Comparison rows of the chosen methods and, for several systems, P(a > b)."""
-    import warnings
-
     from judgebayes.accuracy import AccuracyStudy
+    from judgebayes.inference.sampling import quiet_engine_warnings
     from judgebayes.schema import JudgeNoBetterThanChanceError
 
     methods = _METHOD_CHOICES[args.method]
@@ -223,14 +222,7 @@ def _bayes_sections(test, cal, args) -> tuple[list[dict], list[dict]]:
         return [], []
     study = AccuracyStudy(test, cal.pooled())
     fits = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # library warnings are not CLI output
-        warnings.simplefilter(
-            "default",
-            category=__import__(
-                "judgebayes.inference.sampling", fromlist=["ConvergenceWarning"]
-            ).ConvergenceWarning,
-        )
+    with quiet_engine_warnings():  # gate failures are reported below, one line each
         for m in methods:
             try:
                 fits.append(study.fit(m, random_seed=args.seed))

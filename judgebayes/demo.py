@@ -73,14 +73,10 @@ def run_demo(
 
 
 def _bayes_row(tc, cc, alpha: float, seed: int) -> dict:
-    import warnings
-
     from judgebayes.accuracy import AccuracyStudy
-    from judgebayes.inference.sampling import ConvergenceWarning
+    from judgebayes.inference.sampling import quiet_engine_warnings
 
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*BLAS.*")
-        warnings.simplefilter("ignore", ConvergenceWarning)  # reported in the row instead
+    with quiet_engine_warnings():  # a failed gate is reported in the row instead
         # calibration sets of 2-11 items per class leave a long ridge towards the mirror
         # solution q0 + q1 < 1: a high target_accept keeps NUTS' steps small there
         fit = AccuracyStudy(tc, cc).fit("nuts", random_seed=seed, target_accept=0.95)

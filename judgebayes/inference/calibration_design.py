@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from judgebayes.inference.closed_form import _lr_parts, _out, _rate, _size, z_value
+from judgebayes.inference.closed_form import _lr_parts, _lr_se, _out, _rate, _size, z_value
 from judgebayes.schema import InputError, JudgeNoBetterThanChanceError
 
 __all__ = [
@@ -139,13 +139,8 @@ def interval_width(p: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any, alpha: fl
     pt, nt, q0t, q1t, m0t, m1t = _lr_parts(p, a0, a1, n, m0, m1, z)
     with np.errstate(divide="ignore", invalid="ignore"):
         tht = (pt + q0t - 1) / (q0t + q1t - 1)
-        var = (
-            pt * (1 - pt) / nt
-            + (1 - tht) ** 2 * q0t * (1 - q0t) / m0t
-            + tht**2 * q1t * (1 - q1t) / m1t
-        ) / (q0t + q1t - 1) ** 2
-        w = np.where(q0t + q1t > 1, 2 * z * np.sqrt(var), np.nan)
-    return _out(w)
+    se = _lr_se(pt, nt, q0t, q1t, m0t, m1t, tht)
+    return _out(np.where(q0t + q1t > 1, 2 * z * se, np.nan))
 
 
 @dataclass(frozen=True)

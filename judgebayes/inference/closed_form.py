@@ -333,9 +333,8 @@ def delta_method_variance(
     bad = _chance_mask(a0, a1, errors, "delta_method_variance")
     with np.errstate(invalid="ignore", divide="ignore"):
         th = (p + a0 - 1) / (a0 + a1 - 1)
-        v = (p * (1 - p) / n + (1 - th) ** 2 * a0 * (1 - a0) / m0 + th**2 * a1 * (1 - a1) / m1) / (
-            a0 + a1 - 1
-        ) ** 2
+    # Eq. 9 is the Eq. 6 standard error evaluated at the unadjusted quantities, squared
+    v = _lr_se(p, n, a0, a1, m0, m1, th) ** 2
     return _out(np.where(bad, np.nan, v))
 
 

@@ -133,24 +133,29 @@ class ExactPosterior:
         theta = (p - (1 - q0)) / (q0 + q1 - 1), by inverting the incomplete beta.
         """
         rng = np.random.default_rng(random_seed)
-        a = self.k + 1
-        b = self.n - self.k + 1
-        out = np.empty((self.k.size, size))
-        for d in range(self.k.size):
-            lo, s = self.lo[d], self.slope[d]
-            mass = self.weight[d] * _beta_mass(a[d], b[d], lo, lo + s)
-            prob = np.clip(mass, 0, None)
-            j = rng.choice(prob.size, size=size, p=prob / prob.sum())
-            x0, x1 = np.clip(lo[j], 0, 1), np.clip(lo[j] + s[j], 0, 1)
-            u = rng.random(size)
-            upper = np.minimum(x0, x1) > a[d] / (a[d] + b[d])
-            # sample in the tail where the incomplete beta keeps its precision
-            c0, c1 = special.betaincc(a[d], b[d], x0), special.betaincc(a[d], b[d], x1)
-            pu = special.betainccinv(a[d], b[d], c0 + u * (c1 - c0))
-            i0, i1 = special.betainc(a[d], b[d], x0), special.betainc(a[d], b[d], x1)
-            pl = special.betaincinv(a[d], b[d], i0 + u * (i1 - i0))
-            p = np.where(upper, pu, pl)
-            out[d] = np.clip((p - lo[j]) / s[j], 0, 1)
+        a = (self.k + 1)[:, None]
+        b = (self.n - self.k + 1)[:, None]
+        d, g = self.lo.shape
+        mass = np.clip(self.weight * _beta_mass(a, b, self.lo, self.lo + self.slope), 0, None)
+        # node per draw, for all datasets at once: searchsorted on row-offset cumulative sums
+        cum = np.cumsum(mass / mass.sum(1, keepdims=True), axis=1)
+        cum[:, -1] = 1.0
+        rows = np.arange(d)[:, None]
+        j = np.searchsorted((cum + rows).ravel(), (rng.random((d, size)) + rows).ravel())
+        j = np.minimum(j.reshape(d, size) - rows * g, g - 1)
+        lo, s = np.take_along_axis(self.lo, j, 1), np.take_along_axis(self.slope, j, 1)
+        x0, x1 = np.clip(lo, 0, 1), np.clip(lo + s, 0, 1)
+        u = rng.random((d, size))
+        up = np.take_along_axis(self.upper, j, 1)
+        a, b = np.broadcast_to(a, up.shape), np.broadcast_to(b, up.shape)
+        p = np.empty(up.shape)
+        # invert the incomplete beta in the tail that keeps its precision
+        c0, c1 = special.betaincc(a[up], b[up], x0[up]), special.betaincc(a[up], b[up], x1[up])
+        p[up] = special.betainccinv(a[up], b[up], c0 + u[up] * (c1 - c0))
+        lw = ~up
+        i0, i1 = special.betainc(a[lw], b[lw], x0[lw]), special.betainc(a[lw], b[lw], x1[lw])
+        p[lw] = special.betaincinv(a[lw], b[lw], i0 + u[lw] * (i1 - i0))
+        out = np.clip((p - lo) / s, 0, 1)
         return out[0] if self.scalar else out
 
 

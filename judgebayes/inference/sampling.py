@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,7 @@ __all__ = [
     "check_convergence",
     "clear_compile_cache",
     "convergence_diagnostics",
+    "quiet_engine_warnings",
     "sample_nuts",
 ]
 
@@ -39,6 +41,19 @@ ESS_MIN = 400
 
 class ConvergenceWarning(JudgeBayesWarning):
     """A NUTS fit failed the convergence gate (R-hat, ESS or divergences)."""
+
+
+@contextmanager
+def quiet_engine_warnings():
+    """For the CLI and the demo: silence PyTensor's BLAS notice and the gate's warning.
+
+    Callers that use it report ``fit.diagnostics`` themselves (one line per failed fit),
+    so a failed gate is still said, once, in their own format.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*BLAS.*")
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        yield
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,8 @@ format: $(BIN)/.installed
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/closed_form_coverage.py
 	$(BIN)/python benchmarks/import_time.py
+	$(BIN)/python benchmarks/paper_figures.py
+	$(BIN)/python benchmarks/bayes_accuracy.py --nodes 12
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info

@@ -77,6 +77,19 @@ _EXPORTS: dict[str, str] = {
     "ConvergenceWarning": "judgebayes.inference.sampling",
     "Diagnostics": "judgebayes.inference.sampling",
     "exact_posterior": "judgebayes.inference.exact",
+    # pairwise ranking
+    "PairwiseRanking": "judgebayes.ranking",
+    "RankingFit": "judgebayes.ranking",
+    "compare_loo": "judgebayes.ranking",
+    "compare_posteriors": "judgebayes.ranking",
+    "PairwiseData": "judgebayes.pairwise",
+    "IdentifiabilityWarning": "judgebayes.pairwise",
+    "identifiability_report": "judgebayes.pairwise",
+    "run_active": "judgebayes.inference.active",
+    "MatrixOracle": "judgebayes.inference.active",
+    "CallableOracle": "judgebayes.inference.active",
+    "simulate_bt_judge": "judgebayes.simulate",
+    "controlled_benchmark": "judgebayes.simulate",
 }
 
 _SUBMODULES = (
@@ -87,6 +100,8 @@ _SUBMODULES = (
     "simulate",
     "accuracy",
     "compare",
+    "pairwise",
+    "ranking",
     "cli",
 )
 

@@ -1,0 +1,190 @@
+r"""PyMC builders for naive and bias-aware Bradley-Terry models (never sample here).
+
+Verdict of comparison :math:`r` (first-shown item :math:`a`, second :math:`b`, judge
+:math:`j`):
+
+.. math::
+    \Pr(y_r = 1) = \sigma\big(\theta_a - \theta_b + c_j^\top (x_a - x_b) + \kappa_j\big),
+    \qquad \theta_i \sim N(0, 1/\lambda).
+
+Identifiability of :math:`\theta` (an additive constant is invisible to the verdicts)
+comes from its prior (``theta="prior"``, the paper's choice) or from a zero-sum
+constraint (``theta="zero_sum"``, ``pm.ZeroSumNormal``).  For an item-level covariate
+the coefficient is identified only because the prior makes :math:`\theta`
+independent of :math:`x`; see :func:`judgebayes.pairwise.identifiability_report`.
+
+Priors on the bias coefficients :math:`b = (c, \kappa)`:
+
+``"normal"``
+    :math:`b_m \sim N(0, 1/\lambda_b)` (fixed precision; 0.1 in the paper).
+``"hierarchical"``
+    :math:`b_m = \tau z_m`, :math:`z_m \sim N(0,1)`, :math:`\tau \sim
+    \text{Half-}N(s_\tau)` (one learned scale for the judge's biases).
+``"horseshoe"``
+    the regularized ("Finnish") horseshoe of Piironen & Vehtari (2017), non-centred:
+    :math:`b_m = z_m\,\tau\,\tilde\lambda_m`,
+    :math:`\tilde\lambda_m^2 = s^2\lambda_m^2 / (s^2 + \tau^2\lambda_m^2)`,
+    :math:`\lambda_m \sim \text{Half-Cauchy}(1)`, :math:`\tau \sim
+    \text{Half-}t_3(\tau_0)`, :math:`s^2 \sim \text{Inv-Gamma}(\nu/2, \nu s_0^2/2)`.
+
+With several judges, judge :math:`j`'s coefficients are
+:math:`b_j = \mu + \sigma \odot \delta_j`, :math:`\delta_j \sim N(0, I)`,
+:math:`\sigma_m \sim \text{Half-}N(0.5)`, and :math:`\mu` carries the prior above
+(partial pooling: a judge with few verdicts borrows the panel's biases).
+
+A tie counted as half a win enters through the log-likelihood
+:math:`y\log\sigma(\eta) + (1-y)\log\sigma(-\eta)` with :math:`y = 1/2`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["PRIORS", "bradley_terry_model", "bt_var_names"]
+
+PRIORS = ("none", "normal", "hierarchical", "horseshoe")
+
+
+def bt_var_names(prior: str, n_judges: int) -> tuple[str, ...]:
+    """Variables the convergence gate checks."""
+    if prior == "none":
+        return ("theta",)
+    names = ("theta", "b")
+    if n_judges > 1:
+        names += ("b_judge",)
+    return names
+
+
+def _bias_prior(pm, pt, prior: str, name: str, dims: str, hp: dict):
+    if prior == "normal":
+        return pm.Normal(name, 0.0, 1.0 / np.sqrt(hp["lam_b"]), dims=dims)
+    if prior == "hierarchical":
+        tau = pm.HalfNormal("tau_b", sigma=hp["tau_scale"])
+        z = pm.Normal(f"{name}_z", 0.0, 1.0, dims=dims)
+        return pm.Deterministic(name, tau * z, dims=dims)
+    if prior == "horseshoe":
+        tau = pm.HalfStudentT("tau_b", nu=3, sigma=hp["tau0"])
+        lam = pm.HalfCauchy(f"{name}_lambda", beta=1.0, dims=dims)
+        nu, s0 = hp["slab_df"], hp["slab_scale"]
+        c2 = pm.InverseGamma("slab_c2", alpha=nu / 2, beta=nu * s0**2 / 2)
+        lam_t = pt.sqrt(c2 * lam**2 / (c2 + tau**2 * lam**2))
+        z = pm.Normal(f"{name}_z", 0.0, 1.0, dims=dims)
+        return pm.Deterministic(name, z * tau * lam_t, dims=dims)
+    raise ValueError(f"unknown prior {prior!r}")
+
+
+def bradley_terry_model(
+    first,
+    second,
+    y,
+    X,
+    judge,
+    *,
+    items: tuple[str, ...],
+    covariates: tuple[str, ...] = (),
+    judges: tuple[str, ...] = ("judge",),
+    prior: str = "horseshoe",
+    position: bool = True,
+    theta: str = "prior",
+    half_ties: bool = False,
+    lam: float = 1.0,
+    lam_b: float = 0.1,
+    tau_scale: float = 1.0,
+    tau0: float = 1.0,
+    slab_scale: float = 2.0,
+    slab_df: float = 4.0,
+    judge_sd: float = 0.5,
+):
+    """Build the naive (``prior="none"``) or bias-aware Bradley-Terry model.
+
+    Parameters
+    ----------
+    first, second : array of int
+        Item indices in presentation order.
+    y : array of float
+        1 first won, 0 second won, 0.5 tie (with ``half_ties``).
+    X : array, shape (n, d)
+        Standardised covariate differences.
+    judge : array of int
+        Judge index per comparison.
+    items, covariates, judges : tuple of str
+        Coordinates.
+    prior : {"none", "normal", "hierarchical", "horseshoe"}
+        Bias prior; ``"none"`` is the naive model (c = kappa = 0).
+    position : bool
+        Include the position term kappa.
+    theta : {"prior", "zero_sum"}
+        How the additive constant of theta is identified.
+    half_ties : bool
+        Use the fractional log-likelihood (needed when ``y`` holds 0.5).
+    lam, lam_b : float
+        Prior precisions of theta and (``"normal"``) of the bias coefficients.
+    tau_scale : float
+        Half-normal scale of tau (``"hierarchical"``).
+    tau0, slab_scale, slab_df : float
+        Horseshoe global scale, slab scale and slab degrees of freedom.
+    judge_sd : float
+        Half-normal scale of the judges' spread around the shared coefficients.
+
+    Returns
+    -------
+    pm.Model
+        Named variables ``theta`` (item), ``b`` (bias coefficient: covariates then
+        ``position``), ``b_judge`` (judge x bias, several judges only) and the observed
+        ``y`` (comparison).
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    if prior not in PRIORS:
+        raise ValueError(f"prior must be one of {PRIORS}, got {prior!r}")
+    bias_names = [*covariates, *(["position"] if position else [])]
+    coords = {
+        "item": list(items),
+        "comparison": np.arange(len(np.asarray(first))),
+    }
+    if prior != "none" and bias_names:
+        coords["bias"] = bias_names
+        coords["judge"] = list(judges)
+    hp = {
+        "lam_b": lam_b,
+        "tau_scale": tau_scale,
+        "tau0": tau0,
+        "slab_scale": slab_scale,
+        "slab_df": slab_df,
+    }
+    with pm.Model(coords=coords) as model:
+        a = pm.Data("first", np.asarray(first, dtype=np.int64), dims="comparison")
+        bb = pm.Data("second", np.asarray(second, dtype=np.int64), dims="comparison")
+        yd = pm.Data("y_obs", np.asarray(y, dtype=float), dims="comparison")
+        if theta == "zero_sum":
+            th = pm.ZeroSumNormal("theta", sigma=1.0 / np.sqrt(lam), dims="item")
+        elif theta == "prior":
+            th = pm.Normal("theta", 0.0, 1.0 / np.sqrt(lam), dims="item")
+        else:
+            raise ValueError(f"theta must be 'prior' or 'zero_sum', got {theta!r}")
+        eta = th[a] - th[bb]
+        if prior != "none" and bias_names:
+            Xd = pm.Data("X", np.asarray(X, dtype=float).reshape(len(coords["comparison"]), -1))
+            F = Xd
+            if position:
+                F = pt.concatenate([Xd, pt.ones((Xd.shape[0], 1))], axis=1)
+            mu = _bias_prior(pm, pt, prior, "b", "bias", hp)
+            if len(judges) > 1:
+                jd = pm.Data("judge_idx", np.asarray(judge, dtype=np.int64), dims="comparison")
+                sd = pm.HalfNormal("b_judge_sd", sigma=judge_sd, dims="bias")
+                dz = pm.Normal("b_judge_z", 0.0, 1.0, dims=("judge", "bias"))
+                bj = pm.Deterministic("b_judge", mu + sd * dz, dims=("judge", "bias"))
+                eta = eta + pt.sum(F * bj[jd], axis=1)
+            else:
+                eta = eta + pt.dot(F, mu)
+        if half_ties:
+
+            def logp(value, eta_):
+                # log sigma(eta) = -log1pexp(-eta), stable in both tails
+                return -value * pm.math.log1pexp(-eta_) - (1 - value) * pm.math.log1pexp(eta_)
+
+            pm.CustomDist("y", eta, logp=logp, observed=yd, dims="comparison")
+        else:
+            pm.Bernoulli("y", logit_p=eta, observed=yd, dims="comparison")
+    return model

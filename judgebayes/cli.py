@@ -1,8 +1,9 @@
 """The ``judgebayes`` command.
 
 Sub-commands: ``accuracy`` (naive vs corrected accuracy from CSV files), ``plan``
-(calibration size for a target interval width) and ``demo`` (the main job on bundled
-LLMBar data).  Bad input prints one line on stderr and exits with status 2.
+(calibration size for a target interval width), ``rank`` (bias-aware Bradley-Terry,
+:mod:`judgebayes.cli_rank`, whose docstring has its JSON schema) and ``demo`` (the
+main job on bundled LLMBar data).  Bad input prints one line on stderr and exits with status 2.
 
 JSON output (``--format json``)
 -------------------------------
@@ -60,7 +61,10 @@ def _clean(v: Any) -> Any:
 def _render(rows: list[dict], columns: list[tuple[str, str]], fmt: str) -> str:
     head = [h for _, h in columns]
     body = [
-        [_fmt(r[c]) if c not in ("system", "subset", "note") else str(r[c]) for c, _ in columns]
+        [
+            _fmt(r[c]) if c not in ("system", "subset", "note", "item") else str(r[c])
+            for c, _ in columns
+        ]
         for r in rows
     ]
     if fmt == "markdown":
@@ -341,10 +345,20 @@ def _build_parser() -> _Parser:
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--no-bayes", action="store_true", help="closed form only (no NUTS)")
     common(d)
+
+    from judgebayes.cli_rank import add_rank_parser
+
+    add_rank_parser(sub, common)
     return p
 
 
-_COMMANDS = {"accuracy": _cmd_accuracy, "plan": _cmd_plan, "demo": _cmd_demo}
+def _cmd_rank(args) -> str:
+    from judgebayes.cli_rank import cmd_rank
+
+    return cmd_rank(args, _render, _clean)
+
+
+_COMMANDS = {"accuracy": _cmd_accuracy, "plan": _cmd_plan, "demo": _cmd_demo, "rank": _cmd_rank}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -360,7 +374,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(__version__)
             return 0
         if args.command is None:
-            raise CLIError("judgebayes: choose a command: accuracy, plan or demo (see --help)")
+            raise CLIError(
+                "judgebayes: choose a command: accuracy, plan, rank or demo (see --help)"
+            )
         out = _COMMANDS[args.command](args)
     except CLIError as exc:
         print(str(exc), file=sys.stderr)

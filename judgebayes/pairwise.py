@@ -471,6 +471,9 @@ class IdentifiabilityReport:
         (Prop. 2 (i)-(ii) of Xu et al.).
     problems : list of str
         Conditions that leave a parameter to the prior; empty when all is well.
+    position_confounding : float
+        Share of the position column explained by item differences (an R^2): about
+        N/n under random presentation order, 1 when kappa is not identified.
     """
 
     components: int
@@ -480,6 +483,7 @@ class IdentifiabilityReport:
     same_level: dict[str, int]
     cross_level: dict[str, int]
     problems: list[str]
+    position_confounding: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -495,8 +499,12 @@ def _components(n_items: int, first: np.ndarray, second: np.ndarray) -> int:
     return int(connected_components(g, directed=False)[0])
 
 
-def _in_span_of_differences(data: PairwiseData, col: np.ndarray) -> bool:
-    """Is ``col`` (one value per comparison) equal to ``D v`` for some item vector v?"""
+def _explained_by_differences(data: PairwiseData, col: np.ndarray) -> float:
+    """Share of ``col``'s sum of squares explained by item differences ``D v`` (an R^2).
+
+    1 means the column is a combination of item-difference columns, so its coefficient
+    is not identified by the likelihood at all.
+    """
     from scipy.sparse import csr_matrix
     from scipy.sparse.linalg import lsqr
 
@@ -507,7 +515,8 @@ def _in_span_of_differences(data: PairwiseData, col: np.ndarray) -> bool:
     D = csr_matrix((vals, (rows, cols)), shape=(n, N))
     sol = lsqr(D, col, atol=1e-12, btol=1e-12, iter_lim=20 * N + 200)[0]
     resid = col - D @ sol
-    return float(np.linalg.norm(resid)) <= 1e-6 * max(1.0, float(np.linalg.norm(col)))
+    total = float(col @ col)
+    return 1.0 - float(resid @ resid) / total if total > 0 else 1.0
 
 
 def identifiability_report(data: PairwiseData) -> IdentifiabilityReport:
@@ -533,12 +542,19 @@ def identifiability_report(data: PairwiseData) -> IdentifiabilityReport:
         )
     pairs_fwd = set(zip(data.first.tolist(), data.second.tolist(), strict=True))
     both = sum(1 for a, b in pairs_fwd if (b, a) in pairs_fwd and a < b)
-    pos_ok = not _in_span_of_differences(data, np.ones(data.n))
+    pos_r2 = _explained_by_differences(data, np.ones(data.n))
+    pos_ok = pos_r2 < 1 - 1e-9
     if not pos_ok:
         problems.append(
-            "presentation position is confounded with quality (no pair seen in both "
-            "orders and no cycle that separates them): kappa is set by its prior; "
+            "presentation position is confounded with quality (which items are shown "
+            "first explains the position term exactly): kappa is set by its prior; "
             "randomise the presentation order"
+        )
+    elif pos_r2 >= 0.5 and both == 0:
+        problems.append(
+            f"presentation order is not random ({100 * pos_r2:.0f}% of the position term "
+            "is explained by which items are shown first, and no pair is seen in both "
+            "orders): kappa is only weakly identified; randomise the presentation order"
         )
     cov_ok: dict[str, bool] = {}
     same: dict[str, int] = {}
@@ -553,7 +569,7 @@ def identifiability_report(data: PairwiseData) -> IdentifiabilityReport:
             )
             cov_ok[name] = False
             continue
-        cov_ok[name] = level == "comparison" and not _in_span_of_differences(data, col)
+        cov_ok[name] = level == "comparison" and _explained_by_differences(data, col) < 1 - 1e-9
         if level == "item" and data.item_X is not None:
             k = [c for c in data.covariates if data.scales[c][2] == "item"].index(name)
             xi = data.item_X[:, k]
@@ -571,7 +587,7 @@ def identifiability_report(data: PairwiseData) -> IdentifiabilityReport:
                             "through the covariate"
                         )
                         break
-    return IdentifiabilityReport(comps, pos_ok, cov_ok, both, same, cross, problems)
+    return IdentifiabilityReport(comps, pos_ok, cov_ok, both, same, cross, problems, pos_r2)
 
 
 def warn_identifiability(data: PairwiseData, *, position: bool = True) -> IdentifiabilityReport:

@@ -466,8 +466,9 @@ class SimulatedPairwise:
         return int(self.quality.size)
 
     def recall(self, selected) -> float:
-        """Top-k recall of a selected set: |selected & true top| / k."""
-        return len(set(np.asarray(selected).tolist()) & set(self.true_top.tolist())) / self.k
+        """Top-k recall of a selected set (indices or item ids): |selected & true top| / k."""
+        chosen = {int(v) for v in np.asarray(selected).tolist()}
+        return len(chosen & set(self.true_top.tolist())) / self.k
 
     def comparisons(self, pairs=None):
         """(first, second, y) for the given ordered pairs (default: all N(N-1))."""

@@ -9,7 +9,11 @@ Verdict of comparison :math:`r` (first-shown item :math:`a`, second :math:`b`, j
 
 Identifiability of :math:`\theta` (an additive constant is invisible to the verdicts)
 comes from its prior (``theta="prior"``, the paper's choice) or from a zero-sum
-constraint (``theta="zero_sum"``, ``pm.ZeroSumNormal``).  For an item-level covariate
+constraint (``theta="zero_sum"``, ``pm.ZeroSumNormal``).  Under ``"prior"`` the
+:math:`N(0, I/\lambda)` prior is sampled as its two independent parts, the mean
+:math:`\bar\theta \sim N(0, 1/(\lambda N))` and the centred vector (a
+``ZeroSumNormal`` with scale :math:`1/\sqrt\lambda`); the distribution is the same, but
+the direction the data cannot see no longer forms a narrow ridge for NUTS.  For an item-level covariate
 the coefficient is identified only because the prior makes :math:`\theta`
 independent of :math:`x`; see :func:`judgebayes.pairwise.identifiability_report`.
 
@@ -63,8 +67,14 @@ def _bias_prior(pm, pt, prior: str, name: str, dims: str, hp: dict):
         z = pm.Normal(f"{name}_z", 0.0, 1.0, dims=dims)
         return pm.Deterministic(name, tau * z, dims=dims)
     if prior == "horseshoe":
-        tau = pm.HalfStudentT("tau_b", nu=3, sigma=hp["tau0"])
-        lam = pm.HalfCauchy(f"{name}_lambda", beta=1.0, dims=dims)
+        # half-t scales as half-normal x sqrt(inverse-gamma) (Piironen & Vehtari 2017,
+        # App. C.1): the same distributions, with lighter funnels for NUTS
+        t1 = pm.HalfNormal("tau_b_hn", sigma=1.0)
+        t2 = pm.InverseGamma("tau_b_ig", alpha=1.5, beta=1.5)
+        tau = pm.Deterministic("tau_b", hp["tau0"] * t1 * pt.sqrt(t2))
+        l1 = pm.HalfNormal(f"{name}_lambda_hn", sigma=1.0, dims=dims)
+        l2 = pm.InverseGamma(f"{name}_lambda_ig", alpha=0.5, beta=0.5, dims=dims)
+        lam = pm.Deterministic(f"{name}_lambda", l1 * pt.sqrt(l2), dims=dims)
         nu, s0 = hp["slab_df"], hp["slab_scale"]
         c2 = pm.InverseGamma("slab_c2", alpha=nu / 2, beta=nu * s0**2 / 2)
         lam_t = pt.sqrt(c2 * lam**2 / (c2 + tau**2 * lam**2))
@@ -160,7 +170,13 @@ def bradley_terry_model(
         if theta == "zero_sum":
             th = pm.ZeroSumNormal("theta", sigma=1.0 / np.sqrt(lam), dims="item")
         elif theta == "prior":
-            th = pm.Normal("theta", 0.0, 1.0 / np.sqrt(lam), dims="item")
+            # N(0, I/lam) split exactly into its mean and its centred part: the mean is
+            # invisible to the verdicts, so the two are independent a posteriori and
+            # NUTS does not crawl along the ridge of the additive constant
+            n_items = len(items)
+            th_mean = pm.Normal("theta_mean", 0.0, 1.0 / np.sqrt(lam * n_items))
+            th_c = pm.ZeroSumNormal("theta_centred", sigma=1.0 / np.sqrt(lam), dims="item")
+            th = pm.Deterministic("theta", th_mean + th_c, dims="item")
         else:
             raise ValueError(f"theta must be 'prior' or 'zero_sum', got {theta!r}")
         eta = th[a] - th[bb]

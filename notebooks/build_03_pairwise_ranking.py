@@ -38,6 +38,8 @@ from judgebayes.inference.ranking_baselines import (
 from judgebayes.inference.topk import top_k_set
 
 warnings.filterwarnings("ignore", message=".*BLAS.*")
+# every NUTS fit below prints its own gate result (fit.diagnostics.message())
+warnings.simplefilter("ignore", jb.ConvergenceWarning)
 SMALL = os.environ.get("JUDGEBAYES_SMALL") == "1"
 DRAWS = 300 if SMALL else 1000
 NUTS = {"tune": 400 if SMALL else 1000}
@@ -146,7 +148,10 @@ plt.axvline(0, color="k", lw=0.5); plt.show()""",
         """## 5. Horseshoe vs Gaussian shrinkage on an unbiased judge
 
 The unbiased control (c* = kappa* = 0): shrinkage should pull both coefficients to zero
-and cost little recall.""",
+and cost little recall. This is the horseshoe's hard case for NUTS: with both coefficients
+near zero the global and local scales form a funnel, and at the default target_accept 0.99
+a few divergences remain (1-2 per 4,000 draws in our runs). We raise target_accept to 0.999
+and print the gate's verdict; the Gaussian and hierarchical priors have no such funnel.""",
     ),
     (
         "code",
@@ -157,7 +162,7 @@ fits = {
     "laplace/normal": rc.fit("laplace"),
     "laplace/hierarchical": rc.fit("laplace", "hierarchical"),
     "nuts/horseshoe": rc.fit("nuts", "horseshoe", random_seed=2, draws=DRAWS,
-                             nuts={**NUTS, "target_accept": 0.995}),
+                             nuts={"tune": 2 * NUTS["tune"], "target_accept": 0.999}),
 }
 print("horseshoe:", fits["nuts/horseshoe"].diagnostics.message())
 pd.DataFrame({

@@ -8,9 +8,9 @@ chains) and are vectorised over draws.
   :math:`0.5/\sqrt{S}` (0.013 with the paper's S = 1500).
 * Rank 1 is the best item; rank intervals are equal-tailed quantiles of the rank
   draws.
-* Groups: items sorted by their point estimate are cut between positions m and m+1
-  only when every item above beats every item below with posterior probability at
-  least ``level``; the items between two cuts cannot be separated at that level.
+* Groups (tiers): in the order of the point estimate, an item starts a new tier when
+  the current tier's leader beats it with posterior probability at least ``level``;
+  otherwise it joins that tier.
 """
 
 from __future__ import annotations
@@ -74,23 +74,25 @@ def prob_better(draws: np.ndarray) -> np.ndarray:
 def separable_groups(
     draws: np.ndarray, point: np.ndarray | None = None, level: float = 0.95
 ) -> list[np.ndarray]:
-    r"""Tiers of items that cannot be separated at ``level`` (best tier first).
+    r"""Tiers of items that cannot be separated from their tier's leader (best tier first).
 
-    A cut after position m of the point ordering is made iff
-    :math:`\min_{i \le m < j} \Pr(\theta_{(i)} > \theta_{(j)}) \ge` ``level``.
+    Items are taken in the order of the point estimate; the first item leads the first
+    tier, and each following item joins the current tier unless the leader beats it with
+    posterior probability at least ``level``, in which case it leads a new tier.  So every
+    tier's leader is separated at ``level`` from the next tier's leader, and no member of
+    a tier is separated from its leader.
     """
     draws = np.atleast_2d(np.asarray(draws, dtype=float))
     point = draws.mean(axis=0) if point is None else np.asarray(point, dtype=float)
     order = np.argsort(-point, kind="stable")
-    P = prob_better(draws)[np.ix_(order, order)]
-    N = order.size
-    groups, start = [], 0
-    for m in range(N - 1):
-        if P[: m + 1, m + 1 :].min() >= level:
-            groups.append(order[start : m + 1])
-            start = m + 1
-    groups.append(order[start:])
-    return groups
+    groups: list[list[int]] = [[int(order[0])]]
+    for i in order[1:]:
+        leader = groups[-1][0]
+        if np.mean(draws[:, leader] > draws[:, i]) >= level:
+            groups.append([int(i)])
+        else:
+            groups[-1].append(int(i))
+    return [np.asarray(g) for g in groups]
 
 
 def binary_entropy(p: np.ndarray) -> np.ndarray:

@@ -13,8 +13,8 @@ constraint (``theta="zero_sum"``, ``pm.ZeroSumNormal``).  Under ``"prior"`` the
 :math:`N(0, I/\lambda)` prior is sampled as its two independent parts, the mean
 :math:`\bar\theta \sim N(0, 1/(\lambda N))` and the centred vector (a
 ``ZeroSumNormal`` with scale :math:`1/\sqrt\lambda`); the distribution is the same, but
-the direction the data cannot see no longer forms a narrow ridge for NUTS.  For an item-level covariate
-the coefficient is identified only because the prior makes :math:`\theta`
+the direction the data cannot see no longer forms a narrow ridge for NUTS.  For an
+item-level covariate the coefficient is identified only because the prior makes :math:`\theta`
 independent of :math:`x`; see :func:`judgebayes.pairwise.identifiability_report`.
 
 Priors on the bias coefficients :math:`b = (c, \kappa)`:

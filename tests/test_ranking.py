@@ -551,3 +551,28 @@ def test_slow_budget_grid_ordering():
     se = lambda d: d.std(0, ddof=1) / np.sqrt(d.shape[0])  # noqa: E731
     assert np.all((t - rr).mean(0) >= -se(t - rr))
     assert np.all((t - g).mean(0)[:2] >= -se(t - g)[:2])
+
+
+def test_pymc_models_build_for_every_variant():
+    # several judges, per-comparison covariate, half-win ties: the graph and its dims
+    rng = np.random.default_rng(0)
+    a, b, y, *_ = _random_data(N=5, n=60, seed=2, ties=4)
+    cov = rng.normal(size=(60, 2))
+    r = PairwiseRanking.from_arrays(
+        a, b, y, n_items=5, comparison_covariates={"len": (cov[:, 0], cov[:, 1])},
+        judge=rng.integers(0, 3, 60), judges=("j0", "j1", "j2"), ties="half",
+    )  # fmt: skip
+    for prior in ("none", "normal", "hierarchical", "horseshoe"):
+        m = r.build_model(prior)
+        assert m.named_vars_to_dims["theta"] == ("item",)
+        if prior != "none":
+            assert m.named_vars_to_dims["b_judge"] == ("judge", "bias")
+            assert list(m.coords["bias"]) == ["len", "position"]
+        lp = m.point_logps()
+        assert all(np.isfinite(v) for v in lp.values())
+    # a tie contributes log sigma(eta)/2 + log sigma(-eta)/2: check the observed logp
+    m = r.build_model("none")
+    ip = m.initial_point()
+    ll = m.compile_fn(m.logp(vars=[m["y"]], sum=False)[0], inputs=m.value_vars)(ip)
+    # at the initial point theta = 0, so eta = 0 and every verdict contributes log(1/2)
+    np.testing.assert_allclose(ll, np.log(0.5), rtol=1e-12)

@@ -388,22 +388,20 @@ def pairwise_from_frames(
             )
     fi = np.array([index[v] for v in a], dtype=np.int64)
     si = np.array([index[v] for v in b], dtype=np.int64)
-    wl = w.fillna("").tolist()
-    y = np.empty(fi.size)
-    for r, (av, bv, wv) in enumerate(zip(a.tolist(), b.tolist(), wl, strict=True)):
-        if wv == av:
-            y[r] = 1.0
-        elif wv == bv:
-            y[r] = 0.0
-        elif wv.lower() in _TIE_WORDS:
-            y[r] = np.nan
-        else:
-            raise InputError(
-                f"column {winner!r}: winner {wv!r} in row {r} is neither shown item "
-                f"({av!r}, {bv!r}); leave it empty or write 'tie' for a tie",
-                field=winner,
-                value=wv,
-            )
+    wv = w.fillna("").to_numpy(dtype=object).astype(str)
+    av, bv = a.to_numpy(dtype=object).astype(str), b.to_numpy(dtype=object).astype(str)
+    is_tie = np.isin(np.char.lower(wv), list(_TIE_WORDS))
+    won_a, won_b = wv == av, wv == bv
+    bad = ~(won_a | won_b | is_tie)
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"column {winner!r}: winner {wv[r]!r} in row {r} is neither shown item "
+            f"({av[r]!r}, {bv[r]!r}); leave it empty or write 'tie' for a tie",
+            field=winner,
+            value=wv[r],
+        )
+    y = np.where(won_a, 1.0, np.where(won_b, 0.0, np.nan))
     if judge is None and "judge" in comparisons.columns:
         judge = "judge"
     judge_idx, judge_names = None, None

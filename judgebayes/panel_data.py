@@ -1,0 +1,410 @@
+r"""Generator x validator panels: validation and aggregation of cell, annotation and item tables.
+
+A panel holds, for every (generator i, validator j) cell, the number of the generator's
+outputs the validator judged (``n_judged``) and called valid (``n_valid``); for
+human-annotated generators the number of annotated outputs and how many humans found
+valid; optionally per-cell confusion counts (tp, fn, tn, fp) where the judged outputs
+were annotated; and optionally the item-level verdicts (for the ensembles and the
+item-level model).
+
+Input contracts
+---------------
+cells : generator, validator, n_judged, n_valid; optional tn, fp, fn, tp (annotated
+    generators), optional self (bool: the validator judged its own model's outputs),
+    optional n_missing (verdicts lost to malformed output).
+annotations : generator, n_annotated, n_valid_human.
+items : output, generator, validator, verdict, optional human — aggregated here;
+    verdict and human labels go through :func:`judgebayes.schema.normalize_labels`, a
+    missing verdict is counted in ``n_missing`` of its cell, never dropped silently.
+
+Missing cells are allowed (``n_judged = 0``).  Errors name the field and the value: a
+generator with no judged outputs, ``n_valid > n_judged``, an annotated generator absent
+from the cells, fewer than two validators, confusion counts that do not add up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from judgebayes.schema import CountError, InputError, normalize_labels
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["PanelData", "panel_from_arrays", "panel_from_frames", "panel_from_items"]
+
+
+@dataclass(frozen=True)
+class PanelData:
+    """Validated panel counts (arrays are generator x validator).
+
+    Attributes
+    ----------
+    generators, validators : tuple of str
+    n_judged, n_valid, n_missing : ndarray of int, shape (G, V)
+    tp, fn, tn, fp : ndarray of int, shape (G, V)
+        Confusion counts of the verdicts on human-annotated outputs (0 where there are
+        none).  Verdicts counted here are *not* also in the "unannotated" remainder
+        ``n_judged - (tp + fn + tn + fp)``.
+    n_annotated, n_valid_human : ndarray of int, shape (G,)
+        Human annotations per generator (0 when not annotated).
+    self_judge : ndarray of bool, shape (G, V)
+    items : DataFrame or None
+        Item-level verdicts (output, generator, validator, verdict in {0, 1, NaN},
+        human in {0, 1, NaN}) when the panel was built from items.
+    """
+
+    generators: tuple[str, ...]
+    validators: tuple[str, ...]
+    n_judged: np.ndarray
+    n_valid: np.ndarray
+    n_missing: np.ndarray
+    tp: np.ndarray
+    fn: np.ndarray
+    tn: np.ndarray
+    fp: np.ndarray
+    n_annotated: np.ndarray
+    n_valid_human: np.ndarray
+    self_judge: np.ndarray
+    items: Any = field(default=None, compare=False)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(G, V)."""
+        return self.n_judged.shape
+
+    @property
+    def annotated(self) -> np.ndarray:
+        """Indices of human-annotated generators."""
+        return np.flatnonzero(self.n_annotated > 0)
+
+    @property
+    def human_precision(self) -> np.ndarray:
+        """Human precision per generator (NaN when not annotated)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.n_annotated > 0, self.n_valid_human / self.n_annotated, np.nan)
+
+    @property
+    def rate(self) -> np.ndarray:
+        """Observed share of "valid" verdicts per cell (NaN for a missing cell)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.n_judged > 0, self.n_valid / self.n_judged, np.nan)
+
+    @property
+    def has_confusion(self) -> np.ndarray:
+        """Cells with confusion counts."""
+        return (self.tp + self.fn + self.tn + self.fp) > 0
+
+    def calibrate_on(self, generators: Sequence[int]) -> PanelData:
+        """The same panel with human information kept only for ``generators`` (indices).
+
+        Used by leave-s-out evaluation: the other generators' human counts and confusion
+        counts are hidden (their verdicts stay, as unannotated outputs).
+        """
+        keep = np.zeros(self.shape[0], dtype=bool)
+        keep[list(generators)] = True
+        z = np.zeros_like(self.tp)
+        hide = ~keep[:, None]
+        return replace(
+            self,
+            tp=np.where(hide, z, self.tp),
+            fn=np.where(hide, z, self.fn),
+            tn=np.where(hide, z, self.tn),
+            fp=np.where(hide, z, self.fp),
+            n_annotated=np.where(keep, self.n_annotated, 0),
+            n_valid_human=np.where(keep, self.n_valid_human, 0),
+            items=None
+            if self.items is None
+            else self.items.assign(
+                human=self.items["human"].where(
+                    self.items["generator"].isin([self.generators[i] for i in generators])
+                )
+            ),
+        )
+
+
+def _int_array(values, name: str, shape) -> np.ndarray:
+    arr = np.asarray(values, dtype=float)
+    if arr.shape != shape:
+        raise InputError(
+            f"{name} has shape {arr.shape}, expected {shape}", field=name, value=arr.shape
+        )
+    bad = ~np.isfinite(arr) | (arr < 0) | (arr != np.round(arr))
+    if bad.any():
+        v = arr[bad][0]
+        raise CountError(f"{name}: {v!r} is not a non-negative whole number", field=name, value=v)
+    return arr.astype(np.int64)
+
+
+def panel_from_arrays(
+    n_judged,
+    n_valid,
+    *,
+    generators: Sequence[str] | None = None,
+    validators: Sequence[str] | None = None,
+    n_annotated=None,
+    n_valid_human=None,
+    tp=None,
+    fn=None,
+    tn=None,
+    fp=None,
+    n_missing=None,
+    self_judge=None,
+    items=None,
+) -> PanelData:
+    """Validate panel arrays (generator x validator) and return :class:`PanelData`."""
+    nj = np.asarray(n_judged, dtype=float)
+    if nj.ndim != 2:
+        raise InputError(
+            f"n_judged must be 2-d (generator x validator), got {nj.shape}",
+            field="n_judged",
+            value=nj.shape,
+        )
+    G, V = nj.shape
+    shape = (G, V)
+    nj = _int_array(nj, "n_judged", shape)
+    nv = _int_array(n_valid, "n_valid", shape)
+    gens = tuple(str(g) for g in (generators if generators is not None else range(G)))
+    vals = tuple(str(v) for v in (validators if validators is not None else range(V)))
+    if len(gens) != G or len(vals) != V:
+        raise InputError(
+            "names do not match the array shape", field="generators", value=(len(gens), len(vals))
+        )
+    if V < 2:
+        raise InputError(
+            f"a panel needs at least two validators, got {V} ({list(vals)})",
+            field="validator",
+            value=V,
+        )
+    over = nv > nj
+    if over.any():
+        i, j = np.argwhere(over)[0]
+        raise CountError(
+            f"n_valid {nv[i, j]} > n_judged {nj[i, j]} for generator {gens[i]!r}, "
+            f"validator {vals[j]!r}",
+            field="n_valid",
+            value=int(nv[i, j]),
+        )
+    empty = nj.sum(axis=1) == 0
+    if empty.any():
+        g = gens[int(np.flatnonzero(empty)[0])]
+        raise InputError(
+            f"generator {g!r} has no judged outputs in any cell", field="generator", value=g
+        )
+    zero = np.zeros(shape, dtype=np.int64)
+    conf = [
+        zero if x is None else _int_array(x, name, shape)
+        for x, name in ((tp, "tp"), (fn, "fn"), (tn, "tn"), (fp, "fp"))
+    ]
+    tot = sum(conf)
+    bad = tot > nj
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise CountError(
+            f"confusion counts add to {tot[i, j]} > n_judged {nj[i, j]} for generator "
+            f"{gens[i]!r}, validator {vals[j]!r}",
+            field="tp",
+            value=int(tot[i, j]),
+        )
+    has = tot > 0
+    called_valid = conf[0] + conf[3]
+    rest_valid = nv - called_valid
+    rest_n = nj - tot
+    bad = has & ((rest_valid < 0) | (rest_valid > rest_n))
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise CountError(
+            f"confusion counts (tp + fp = {called_valid[i, j]}) do not fit n_valid "
+            f"{nv[i, j]} of n_judged {nj[i, j]} for generator {gens[i]!r}, validator "
+            f"{vals[j]!r}",
+            field="n_valid",
+            value=int(nv[i, j]),
+        )
+    # where every judged output was annotated, the verdicts must agree with n_valid
+    full = has & (tot == nj)
+    if np.any(full & (called_valid != nv)):
+        i, j = np.argwhere(full & (called_valid != nv))[0]
+        raise CountError(
+            f"tp + fp = {called_valid[i, j]} but n_valid = {nv[i, j]} for generator "
+            f"{gens[i]!r}, validator {vals[j]!r}",
+            field="n_valid",
+            value=int(nv[i, j]),
+        )
+    na = (
+        np.zeros(G, dtype=np.int64)
+        if n_annotated is None
+        else _int_array(n_annotated, "n_annotated", (G,))
+    )
+    nh = (
+        np.zeros(G, dtype=np.int64)
+        if n_valid_human is None
+        else _int_array(n_valid_human, "n_valid_human", (G,))
+    )
+    if np.any(nh > na):
+        g = int(np.flatnonzero(nh > na)[0])
+        raise CountError(
+            f"n_valid_human {nh[g]} > n_annotated {na[g]} for generator {gens[g]!r}",
+            field="n_valid_human",
+            value=int(nh[g]),
+        )
+    nm = zero if n_missing is None else _int_array(n_missing, "n_missing", shape)
+    sj = np.zeros(shape, dtype=bool) if self_judge is None else np.asarray(self_judge, dtype=bool)
+    return PanelData(gens, vals, nj, nv, nm, *conf, na, nh, sj, items)
+
+
+def _require(df, cols, what):
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise InputError(
+            f"{what} has no column {missing[0]!r} (columns: {list(df.columns)})",
+            field=missing[0],
+            value=None,
+        )
+
+
+def panel_from_frames(cells: pd.DataFrame, annotations: pd.DataFrame | None = None) -> PanelData:
+    """Build a panel from the cell table and the annotation table (see module docstring)."""
+    import pandas as pd
+
+    _require(cells, ["generator", "validator", "n_judged", "n_valid"], "cells")
+    c = cells.copy()
+    c["generator"] = c["generator"].astype(str)
+    c["validator"] = c["validator"].astype(str)
+    dup = c.duplicated(["generator", "validator"])
+    if dup.any():
+        r = c[dup].iloc[0]
+        raise InputError(
+            f"cells: duplicate cell ({r['generator']!r}, {r['validator']!r})",
+            field="generator",
+            value=r["generator"],
+        )
+    gens = tuple(dict.fromkeys(c["generator"]))
+    vals = tuple(dict.fromkeys(c["validator"]))
+    gi = c["generator"].map({g: i for i, g in enumerate(gens)}).to_numpy()
+    vi = c["validator"].map({v: i for i, v in enumerate(vals)}).to_numpy()
+    G, V = len(gens), len(vals)
+
+    def grid(col, default=0.0):
+        out = np.full((G, V), default, dtype=float)
+        if col in c.columns:
+            vals_ = pd.to_numeric(c[col], errors="coerce").to_numpy(float)
+            bad = ~np.isfinite(vals_)
+            if col in ("n_judged", "n_valid") and bad.any():
+                raise CountError(
+                    f"cells column {col!r}: missing or non-numeric value in row "
+                    f"{int(np.flatnonzero(bad)[0])}",
+                    field=col,
+                    value=None,
+                )
+            out[gi, vi] = np.where(bad, 0.0, vals_)
+        return out
+
+    n_judged, n_valid = grid("n_judged"), grid("n_valid")
+    conf = {k: grid(k) for k in ("tp", "fn", "tn", "fp")}
+    self_judge = None
+    if "self" in c.columns:
+        self_judge = np.zeros((G, V), dtype=bool)
+        self_judge[gi, vi] = c["self"].astype(bool).to_numpy()
+    na = np.zeros(G)
+    nh = np.zeros(G)
+    if annotations is not None:
+        _require(annotations, ["generator", "n_annotated", "n_valid_human"], "annotations")
+        for _, r in annotations.iterrows():
+            g = str(r["generator"])
+            if g not in gens:
+                raise InputError(
+                    f"annotations: generator {g!r} is not in the cells table",
+                    field="generator",
+                    value=g,
+                )
+            na[gens.index(g)] = r["n_annotated"]
+            nh[gens.index(g)] = r["n_valid_human"]
+    return panel_from_arrays(
+        n_judged, n_valid, generators=gens, validators=vals, n_annotated=na, n_valid_human=nh,
+        n_missing=grid("n_missing"), self_judge=self_judge, **conf,
+    )  # fmt: skip
+
+
+def panel_from_items(
+    items: pd.DataFrame,
+    *,
+    output: str = "output",
+    generator: str = "generator",
+    validator: str = "validator",
+    verdict: str = "verdict",
+    human: str | None = "human",
+    positive: Any = None,
+) -> PanelData:
+    """Aggregate an item-level table (one row per output x validator) into a panel.
+
+    A missing verdict counts in ``n_missing`` of its cell.  An output with a human label
+    contributes to the generator's annotation counts once (not once per validator) and
+    its verdicts to the cell's confusion counts.  Each (output, validator) pair may
+    appear once.
+    """
+    _require(items, [output, generator, validator, verdict], "items")
+    df = items[[output, generator, validator, verdict]].copy()
+    df.columns = ["output", "generator", "validator", "verdict"]
+    for col in ("output", "generator", "validator"):
+        df[col] = df[col].astype(str)
+    df["verdict"] = normalize_labels(items[verdict], column=verdict, positive=positive).values
+    has_h = human is not None and human in items.columns
+    df["human"] = (
+        normalize_labels(items[human], column=human, positive=positive).values if has_h else np.nan
+    )
+    dup = df.duplicated(["output", "validator"])
+    if dup.any():
+        r = df[dup].iloc[0]
+        raise InputError(
+            f"items: output {r['output']!r} judged twice by validator {r['validator']!r}",
+            field=output,
+            value=r["output"],
+        )
+    per_out = df.groupby("output")["generator"].nunique()
+    if (per_out > 1).any():
+        o = per_out[per_out > 1].index[0]
+        raise InputError(
+            f"items: output {o!r} belongs to several generators", field=output, value=o
+        )
+    hum = df.groupby("output")["human"].agg(
+        lambda s: s.dropna().iloc[0] if s.notna().any() else np.nan
+    )
+    conflict = df.dropna(subset=["human"]).groupby("output")["human"].nunique() > 1
+    if conflict.any():
+        o = conflict[conflict].index[0]
+        raise InputError(f"items: output {o!r} has conflicting human labels", field=human, value=o)
+    df["human"] = df["output"].map(hum)
+    gens = tuple(dict.fromkeys(df["generator"]))
+    vals = tuple(dict.fromkeys(df["validator"]))
+    G, V = len(gens), len(vals)
+    gi = df["generator"].map({g: i for i, g in enumerate(gens)}).to_numpy()
+    vi = df["validator"].map({v: i for i, v in enumerate(vals)}).to_numpy()
+    y = df["verdict"].to_numpy(float)
+    h = df["human"].to_numpy(float)
+    ok = ~np.isnan(y)
+
+    def count(mask):
+        out = np.zeros((G, V))
+        np.add.at(out, (gi[mask], vi[mask]), 1)
+        return out
+
+    n_judged = count(ok)
+    n_valid = count(ok & (y == 1))
+    n_missing = count(~ok)
+    tp = count(ok & (h == 1) & (y == 1))
+    fn = count(ok & (h == 1) & (y == 0))
+    tn = count(ok & (h == 0) & (y == 0))
+    fp = count(ok & (h == 0) & (y == 1))
+    outs = df.drop_duplicates("output")
+    og = outs["generator"].map({g: i for i, g in enumerate(gens)}).to_numpy()
+    oh = outs["human"].to_numpy(float)
+    na = np.bincount(og[~np.isnan(oh)], minlength=G)
+    nh = np.bincount(og[oh == 1], minlength=G)
+    return panel_from_arrays(
+        n_judged, n_valid, generators=gens, validators=vals, n_annotated=na, n_valid_human=nh,
+        tp=tp, fn=fn, tn=tn, fp=fp, n_missing=n_missing, items=df,
+    )  # fmt: skip

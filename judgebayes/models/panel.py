@@ -1,0 +1,246 @@
+r"""PyMC builders for generator x validator panels (never sample here).
+
+Cell model (:func:`panel_cell_model`).  Generator precision and validator rates on the
+logit scale, all non-centred:
+
+.. math::
+    \operatorname{logit} g_i &= \mu_g + \sigma_g z_i, \\
+    \operatorname{logit} v^+_{ij} &= \mu_+ + \sigma_+ a_j + \tau_+ e_{ij}
+        + \delta_+ s_{ij}, \\
+    \operatorname{logit} v^-_{ij} &= \mu_- + \sigma_- b_j + \tau_- f_{ij}
+        + \delta_- s_{ij}, \\
+    p_{ij} &= g_i v^+_{ij} + (1 - g_i)(1 - v^-_{ij}),
+
+with :math:`z, a, b, e, f \sim N(0, 1)`; :math:`(\mu_\pm, \sigma_\pm)` are the panel's
+population of validators (so a panel learns "validators are agreeable" and a new
+validator borrows strength); :math:`\tau_\pm` are the spreads of the generator-level
+deviations of the validator rates (``rate_shift=True``), learned from annotated
+generators, whose confusion counts observe :math:`v^\pm_{ij}` directly; :math:`s_{ij}`
+flags self-judgement (``self_shift=True``).  Priors: :math:`\mu_g \sim N(2, 1.5)`,
+:math:`\mu_+ \sim N(2, 1.5)`, :math:`\mu_- \sim N(0, 1.5)`, :math:`\sigma \sim
+\text{Half-}N(1)`, :math:`\tau \sim \text{Half-}N(0.5)`, :math:`\delta \sim N(0, 1)`.
+
+Likelihood, each verdict counted once:
+
+* human annotations: :math:`h_i \sim \text{Bin}(n^{ann}_i, g_i)`;
+* verdicts on annotated outputs: :math:`tp_{ij} \sim \text{Bin}(tp_{ij} + fn_{ij},
+  v^+_{ij})`, :math:`tn_{ij} \sim \text{Bin}(tn_{ij} + fp_{ij}, v^-_{ij})`;
+* the remaining verdicts: :math:`k_{ij} \sim \text{Bin}(n_{ij}, p_{ij})`, or
+  Beta-Binomial with mean :math:`p_{ij}` and concentration :math:`\phi`
+  (``overdispersion=True``, :math:`\log\phi \sim N(\log 50, 1.5)`), because one hard
+  output fools many validators at once.
+
+Missing verdicts and missing cells need no imputation: they are absent from the counts.
+
+Item-level model (:func:`panel_item_model`): the true label of each output
+:math:`c_o \sim \text{Bernoulli}(g_{i(o)})` is summed out (Dawid-Skene), observed where a
+human annotated it; verdict :math:`y_{oj}` has :math:`\Pr(y = 1 \mid c = 1) = v^+_{ij}`
+and :math:`\Pr(y = 0 \mid c = 0) = \sigma(\operatorname{logit} v^-_{ij} - d_o)` with an
+optional difficulty :math:`d_o \sim N(0, \sigma_d^2)` shared by all validators.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["panel_cell_model", "panel_item_model", "panel_var_names"]
+
+
+def panel_var_names() -> tuple[str, ...]:
+    """Variables the convergence gate checks."""
+    return ("g", "tpr", "tnr")
+
+
+def _rates(pm, pt, G, V, self_mask, rate_shift, self_shift):
+    mu_g = pm.Normal("mu_g", 2.0, 1.5)
+    sd_g = pm.HalfNormal("sigma_g", 1.0)
+    z = pm.Normal("g_z", 0.0, 1.0, dims="generator")
+    g = pm.Deterministic("g", pm.math.sigmoid(mu_g + sd_g * z), dims="generator")
+    mu_p = pm.Normal("mu_tpr", 2.0, 1.5)
+    mu_n = pm.Normal("mu_tnr", 0.0, 1.5)
+    sd_p = pm.HalfNormal("sigma_tpr", 1.0)
+    sd_n = pm.HalfNormal("sigma_tnr", 1.0)
+    a = pm.Normal("tpr_z", 0.0, 1.0, dims="validator")
+    b = pm.Normal("tnr_z", 0.0, 1.0, dims="validator")
+    lp_j = mu_p + sd_p * a
+    ln_j = mu_n + sd_n * b
+    pm.Deterministic("tpr", pm.math.sigmoid(lp_j), dims="validator")
+    pm.Deterministic("tnr", pm.math.sigmoid(ln_j), dims="validator")
+    lp = pt.broadcast_to(lp_j[None, :], (G, V))
+    ln = pt.broadcast_to(ln_j[None, :], (G, V))
+    if rate_shift:
+        tau_p = pm.HalfNormal("tau_tpr", 0.5)
+        tau_n = pm.HalfNormal("tau_tnr", 0.5)
+        e = pm.Normal("tpr_dev_z", 0.0, 1.0, dims=("generator", "validator"))
+        f = pm.Normal("tnr_dev_z", 0.0, 1.0, dims=("generator", "validator"))
+        lp = lp + tau_p * e
+        ln = ln + tau_n * f
+    if self_shift:
+        s = pm.Data(
+            "self_mask", np.asarray(self_mask, dtype=float), dims=("generator", "validator")
+        )
+        d_p = pm.Normal("self_tpr_shift", 0.0, 1.0)
+        d_n = pm.Normal("self_tnr_shift", 0.0, 1.0)
+        lp = lp + d_p * s
+        ln = ln + d_n * s
+    return g, lp, ln
+
+
+def panel_cell_model(
+    n_rest,
+    k_rest,
+    tp,
+    pos,
+    tn,
+    neg,
+    n_annotated,
+    n_valid_human,
+    self_mask,
+    *,
+    generators: tuple[str, ...],
+    validators: tuple[str, ...],
+    rate_shift: bool = True,
+    overdispersion: bool = False,
+    self_shift: bool = False,
+):
+    """Build the cell model (see the module docstring).
+
+    Parameters
+    ----------
+    n_rest, k_rest : array (G, V)
+        Verdicts on outputs without a human label: judged and called valid.
+    tp, pos, tn, neg : array (G, V)
+        Verdicts on human-annotated outputs: true positives out of positives, true
+        negatives out of negatives.
+    n_annotated, n_valid_human : array (G,)
+        Human annotations per generator.
+    self_mask : array (G, V) of bool
+        Self-judgement cells.
+    generators, validators : tuple of str
+        Coordinates.
+    rate_shift : bool
+        Generator-level deviations of the validator rates.
+    overdispersion : bool
+        Beta-binomial instead of binomial for the remaining verdicts.
+    self_shift : bool
+        A shift of the validator's rates on its own model's outputs.
+
+    Returns
+    -------
+    pm.Model
+        ``g`` (generator), ``tpr``/``tnr`` (validator, population-level rates of each
+        validator), ``tpr_cell``/``tnr_cell`` (generator x validator) and the observed
+        ``human``, ``tp_obs``, ``tn_obs``, ``cells``.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    G, V = len(generators), len(validators)
+    coords = {"generator": list(generators), "validator": list(validators)}
+    with pm.Model(coords=coords) as model:
+        d = {
+            name: pm.Data(name, np.asarray(val, dtype=np.int64), dims=dims)
+            for name, val, dims in (
+                ("n_rest", n_rest, ("generator", "validator")),
+                ("k_rest", k_rest, ("generator", "validator")),
+                ("tp", tp, ("generator", "validator")),
+                ("pos", pos, ("generator", "validator")),
+                ("tn", tn, ("generator", "validator")),
+                ("neg", neg, ("generator", "validator")),
+                ("n_annotated", n_annotated, "generator"),
+                ("n_valid_human", n_valid_human, "generator"),
+            )
+        }
+        g, lp, ln = _rates(pm, pt, G, V, self_mask, rate_shift, self_shift)
+        vp = pm.Deterministic("tpr_cell", pm.math.sigmoid(lp), dims=("generator", "validator"))
+        vn = pm.Deterministic("tnr_cell", pm.math.sigmoid(ln), dims=("generator", "validator"))
+        p = g[:, None] * vp + (1 - g[:, None]) * (1 - vn)
+        p = pt.clip(p, 1e-9, 1 - 1e-9)
+        pm.Binomial("human", n=d["n_annotated"], p=g, observed=d["n_valid_human"], dims="generator")
+        pm.Binomial("tp_obs", n=d["pos"], p=vp, observed=d["tp"], dims=("generator", "validator"))
+        pm.Binomial("tn_obs", n=d["neg"], p=vn, observed=d["tn"], dims=("generator", "validator"))
+        if overdispersion:
+            log_phi = pm.Normal("log_phi", np.log(50.0), 1.5)
+            phi = pt.exp(log_phi)
+            pm.BetaBinomial(
+                "cells", n=d["n_rest"], alpha=p * phi, beta=(1 - p) * phi,
+                observed=d["k_rest"], dims=("generator", "validator"),
+            )  # fmt: skip
+        else:
+            pm.Binomial(
+                "cells", n=d["n_rest"], p=p, observed=d["k_rest"], dims=("generator", "validator")
+            )
+    return model
+
+
+def panel_item_model(
+    out_gen,
+    y_out,
+    y_val,
+    y,
+    human,
+    self_mask,
+    *,
+    generators: tuple[str, ...],
+    validators: tuple[str, ...],
+    n_outputs: int,
+    rate_shift: bool = True,
+    self_shift: bool = False,
+    difficulty: bool = False,
+):
+    """Build the item-level (Dawid-Skene) model.
+
+    Parameters
+    ----------
+    out_gen : array (n_outputs,) of int
+        Generator of each output.
+    y_out, y_val, y : arrays (n_verdicts,)
+        Output index, validator index and verdict (0/1) of each non-missing verdict.
+    human : array (n_outputs,)
+        1, 0, or -1 where no human label exists.
+    self_mask : array (G, V) of bool
+        Self-judgement cells.
+    generators, validators : tuple of str
+        Coordinates.
+    n_outputs : int
+        Number of outputs.
+    rate_shift, self_shift : bool
+        As in :func:`panel_cell_model`.
+    difficulty : bool
+        Add a per-output difficulty on the TNR, shared by all validators.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    G, V = len(generators), len(validators)
+    coords = {"generator": list(generators), "validator": list(validators)}
+    if difficulty:
+        coords["output"] = np.arange(n_outputs)
+    with pm.Model(coords=coords) as model:
+        og = pm.Data("out_gen", np.asarray(out_gen, dtype=np.int64))
+        yo = pm.Data("y_out", np.asarray(y_out, dtype=np.int64))
+        yv = pm.Data("y_val", np.asarray(y_val, dtype=np.int64))
+        yy = pm.Data("y", np.asarray(y, dtype=float))
+        hh = pm.Data("human_label", np.asarray(human, dtype=float))
+        g, lp, ln = _rates(pm, pt, G, V, self_mask, rate_shift, self_shift)
+        pm.Deterministic("tpr_cell", pm.math.sigmoid(lp), dims=("generator", "validator"))
+        pm.Deterministic("tnr_cell", pm.math.sigmoid(ln), dims=("generator", "validator"))
+        gi = og[yo]
+        lp_r = lp[gi, yv]
+        ln_r = ln[gi, yv]
+        if difficulty:
+            sd_d = pm.HalfNormal("sigma_difficulty", 1.0)
+            dz = pm.Normal("difficulty_z", 0.0, 1.0, dims="output")
+            ln_r = ln_r - sd_d * dz[yo]
+        # log P(y | c = 1) and log P(y | c = 0), then summed per output
+        l1 = yy * -pt.softplus(-lp_r) + (1 - yy) * -pt.softplus(lp_r)
+        l0 = yy * -pt.softplus(ln_r) + (1 - yy) * -pt.softplus(-ln_r)
+        L1 = pt.inc_subtensor(pt.zeros(n_outputs)[yo], l1)
+        L0 = pt.inc_subtensor(pt.zeros(n_outputs)[yo], l0)
+        lg = pt.log(g)[og]
+        l1g = pt.log1p(-g)[og]
+        a1 = lg + L1
+        a0 = l1g + L0
+        ll = pt.switch(pt.eq(hh, 1.0), a1, pt.switch(pt.eq(hh, 0.0), a0, pt.logaddexp(a1, a0)))
+        pm.Potential("items", ll.sum())
+    return model

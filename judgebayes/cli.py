@@ -1,7 +1,8 @@
 """The ``judgebayes`` command.
 
 Sub-commands: ``accuracy`` (naive vs corrected accuracy from CSV files), ``plan``
-(calibration size for a target interval width), ``rank`` (bias-aware Bradley-Terry,
+(calibration size for a target interval width), ``panel`` (generator precision from a
+validator panel, :mod:`judgebayes.cli_panel`), ``rank`` (bias-aware Bradley-Terry,
 :mod:`judgebayes.cli_rank`, whose docstring has its JSON schema) and ``demo`` (the
 main job on bundled LLMBar data).  Bad input prints one line on stderr and exits with status 2.
 
@@ -346,10 +347,18 @@ def _build_parser() -> _Parser:
     d.add_argument("--no-bayes", action="store_true", help="closed form only (no NUTS)")
     common(d)
 
+    from judgebayes.cli_panel import add_panel_parser
     from judgebayes.cli_rank import add_rank_parser
 
     add_rank_parser(sub, common)
+    add_panel_parser(sub, common)
     return p
+
+
+def _cmd_panel(args) -> str:
+    from judgebayes.cli_panel import cmd_panel
+
+    return cmd_panel(args, _render, _clean)
 
 
 def _cmd_rank(args) -> str:
@@ -358,7 +367,13 @@ def _cmd_rank(args) -> str:
     return cmd_rank(args, _render, _clean)
 
 
-_COMMANDS = {"accuracy": _cmd_accuracy, "plan": _cmd_plan, "demo": _cmd_demo, "rank": _cmd_rank}
+_COMMANDS = {
+    "accuracy": _cmd_accuracy,
+    "plan": _cmd_plan,
+    "demo": _cmd_demo,
+    "rank": _cmd_rank,
+    "panel": _cmd_panel,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -375,7 +390,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command is None:
             raise CLIError(
-                "judgebayes: choose a command: accuracy, plan, rank or demo (see --help)"
+                "judgebayes: choose a command: accuracy, plan, rank, panel or demo (see --help)"
             )
         out = _COMMANDS[args.command](args)
     except CLIError as exc:

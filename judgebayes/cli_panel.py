@@ -1,0 +1,147 @@
+"""The ``judgebayes panel`` sub-command (generator precision from a validator panel).
+
+Input: a cell table (generator, validator, n_judged, n_valid [, tn, fp, fn, tp, self,
+n_missing]) with ``--annotations`` (generator, n_annotated, n_valid_human), or an
+item-level table with ``--items`` (output, generator, validator, verdict [, human]).
+
+JSON output (``--format json``): ``{"alpha", "methods": [...], "generators":
+[{"generator", "human", "n_judged", "n_missing", "<method>", "<method>_lower",
+"<method>_upper", ...}], "validators": [{"validator", "<method>_tpr", "<method>_tnr",
+...}], "diagnostics": {"<method>": {"r_hat_max", "ess_bulk_min", "ess_tail_min",
+"divergences", "passed"}}}`` (NaN written as null; interval columns only for Bayesian
+methods).  The validator mean is always reported.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["add_panel_parser", "cmd_panel"]
+
+_CHOICES = {
+    "validator-mean": "validator_mean",
+    "regression": "regression",
+    "plug-in": "plug_in",
+    "best-individual": "best_individual",
+    "majority": "majority",
+    "veto": "veto",
+    "laplace": "laplace",
+    "nuts": "nuts",
+}
+
+
+def add_panel_parser(sub, common) -> None:
+    """Register ``panel``."""
+    p = sub.add_parser("panel", help="generator precision from a generator x validator panel")
+    p.add_argument("cells", help="CSV of cells (or of item-level verdicts with --items)")
+    p.add_argument("--annotations", default=None, help="CSV: generator, n_annotated, n_valid_human")
+    p.add_argument("--items", action="store_true", help="the CSV holds item-level verdicts")
+    p.add_argument(
+        "--method",
+        action="append",
+        choices=tuple(_CHOICES),
+        default=None,
+        help="method(s) to run (repeatable; default: regression)",
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--draws", type=int, default=1000)
+    common(p)
+
+
+def cmd_panel(args, render, clean) -> str:
+    """Run the panel methods and format the result."""
+    import numpy as np
+
+    from judgebayes.cli import _read_csv
+    from judgebayes.inference.sampling import quiet_engine_warnings
+    from judgebayes.panel import ValidatorPanel
+
+    df = _read_csv(args.cells, "items" if args.items else "cells")
+    if args.items:
+        panel = ValidatorPanel.from_items(df)
+    else:
+        ann = _read_csv(args.annotations, "annotations") if args.annotations else None
+        panel = ValidatorPanel.from_frames(df, ann)
+    d = panel.data
+    methods = ["validator_mean"] + [
+        _CHOICES[m] for m in (args.method or ["regression"]) if _CHOICES[m] != "validator_mean"
+    ]
+    fits = {}
+    with quiet_engine_warnings():
+        for m in methods:
+            fits[m] = panel.fit(m, random_seed=args.seed, draws=args.draws)
+    human = d.human_precision
+    rows: list[dict[str, Any]] = []
+    for i, g in enumerate(d.generators):
+        r: dict[str, Any] = {
+            "generator": g,
+            "human": float(human[i]),
+            "n_judged": int(d.n_judged[i].sum()),
+            "n_missing": int(d.n_missing[i].sum()),
+        }
+        for m, f in fits.items():
+            r[m] = float(f.estimate[i])
+            if f.draws is not None:
+                iv = f.interval(args.alpha)
+                r[f"{m}_lower"] = float(iv["lower"].iloc[i])
+                r[f"{m}_upper"] = float(iv["upper"].iloc[i])
+        rows.append(r)
+    vrows = []
+    for j, v in enumerate(d.validators):
+        r = {"validator": v}
+        for m, f in fits.items():
+            if f.tpr is not None:
+                r[f"{m}_tpr"] = float(f.tpr[j])
+                r[f"{m}_tnr"] = float(f.tnr[j])
+        vrows.append(r)
+    diags = {m: f.diagnostics for m, f in fits.items() if f.diagnostics is not None}
+    if args.format == "json":
+        return json.dumps(
+            {
+                "alpha": args.alpha,
+                "methods": methods,
+                "generators": [{k: clean(v) for k, v in r.items()} for r in rows],
+                "validators": [{k: clean(v) for k, v in r.items()} for r in vrows],
+                "diagnostics": {
+                    m: {
+                        "r_hat_max": clean(dg.r_hat_max),
+                        "ess_bulk_min": clean(dg.ess_bulk_min),
+                        "ess_tail_min": clean(dg.ess_tail_min),
+                        "divergences": int(dg.divergences),
+                        "passed": bool(dg.passed),
+                    }
+                    for m, dg in diags.items()
+                },
+            },
+            indent=2,
+        )
+    level = f"{100 * (1 - args.alpha):g}%"
+    cols = [("system", "generator"), ("human", "human"), ("n_judged", "judged"),
+            ("n_missing", "missing")]  # fmt: skip
+    for m, f in fits.items():
+        cols.append((m, m.replace("_", " ")))
+        if f.draws is not None:
+            cols += [(f"{m}_lower", "lower"), (f"{m}_upper", "upper")]
+    out = [
+        f"{len(d.generators)} generators x {len(d.validators)} validators; "
+        f"{int(d.n_judged.sum())} verdicts, {int(d.n_missing.sum())} missing "
+        f"({100 * d.n_missing.sum() / max(1, d.n_missing.sum() + d.n_judged.sum()):.1f}%); "
+        f"{d.annotated.size} annotated generator(s); intervals {level}",
+        "",
+        render([dict(r, system=r["generator"]) for r in rows], cols, args.format),
+    ]
+    vcols = [(k, k.replace("_", " ")) for k in vrows[0] if k != "validator"]
+    if vcols:
+        out += [
+            "",
+            "validator rates",
+            render([dict(r, system=r["validator"]) for r in vrows],
+                   [("system", "validator"), *vcols], args.format),
+        ]  # fmt: skip
+    for m, dg in diags.items():
+        if not dg.passed:
+            out.append(f"warning ({m}): {dg.message()}")
+    if np.all(np.isnan(human)):
+        out.append("note: no annotated generator; every estimate rests on the validators alone")
+    return "\n".join(out)

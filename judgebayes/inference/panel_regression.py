@@ -64,6 +64,26 @@ def _rms_and_grad(d: np.ndarray, mask: np.ndarray):
     return r, np.where(r[:, None] > 0, dm / (m * safe[:, None]), 0.0)
 
 
+def _profile_g(g, vp, vn, P, obs, iters: int = 50):
+    """Exact minimiser over g in [0, 1] of each row's cross-entropy, given the rates."""
+    a = vp[:, None, :] + vn[:, None, :] - 1  # (R, 1, V)
+    b = 1 - vn[:, None, :]
+    Pz = np.where(obs, P, 0.0)[None]
+    w = obs[None].astype(float)
+    g = g.copy()
+    for _ in range(iters):
+        p = np.clip(g[:, :, None] * a + b, _EPS, 1 - _EPS)
+        d1 = -(w * (Pz / p - (1 - Pz) / (1 - p)) * a).sum(-1)
+        d2 = (w * (Pz / p**2 + (1 - Pz) / (1 - p) ** 2) * a * a).sum(-1)
+        step = d1 / np.maximum(d2, 1e-12)
+        new = np.clip(g - step, 0.0, 1.0)
+        if np.max(np.abs(new - g)) < 1e-12:
+            g = new
+            break
+        g = new
+    return g
+
+
 def regression_loss(x: np.ndarray, P, obs, H, g_hat, tpr, tnr, lam=(2.0, 1.0, 10.0)):
     """Loss and gradient for a batch of parameter vectors ``x`` (R, G + 2V)."""
     G, V = P.shape
@@ -118,6 +138,8 @@ def fit_regression(
     maxiter: int = 15000,
     ftol: float = 1e-10,
     gtol: float = 1e-6,
+    polish: int = 2,
+    stage_iter: int = 300,
 ) -> RegressionResult:
     """Fit the regression with vectorised restarts (see the module docstring).
 
@@ -126,6 +148,15 @@ def fit_regression(
     tighter tolerances keep lowering it slowly (1e-12/1e-8 with 30 correction pairs
     lowered the mean loss of the leave-s-out fits by 1% at 15x the time); the defaults
     match scipy's per-restart defaults in spirit and the paper's pipeline.
+
+    The RMS terms are not differentiable where a block fits its calibration values
+    exactly, and L-BFGS-B's line search stalls near such kinks with the un-annotated
+    generators' precisions far from their optimum (on noise-free data: held-out error
+    0.064 with the validator rates exact to 3e-5).  ``polish`` rounds of an exact
+    profile step fix this: given the validator rates, each un-annotated generator's
+    precision is the minimiser of a one-dimensional convex cross-entropy (Newton's
+    method, vectorised over restarts and generators), and L-BFGS-B is restarted from
+    there.  The objective is the paper's; only the optimiser is better.
     """
     from scipy import optimize
 
@@ -144,15 +175,26 @@ def fit_regression(
         loss, grad = regression_loss(flat.reshape(restarts, n), P, obs, H, g_hat, tpr, tnr, lam)
         return float(loss.sum()), grad.ravel()
 
-    res = optimize.minimize(
-        f,
-        x0.ravel(),
-        jac=True,
-        method="L-BFGS-B",
-        bounds=[(0.0, 1.0)] * x0.size,
-        options={"maxiter": maxiter, "maxfun": 2 * maxiter, "ftol": ftol, "gtol": gtol},
-    )
-    X = res.x.reshape(restarts, n)
+    free = np.setdiff1d(np.arange(G), H)
+    x = x0.ravel()
+    nit = 0
+    for rnd in range(polish + 1):
+        # early rounds only need to bring the rates near their optimum before a profile
+        # step; the last round runs to convergence
+        mi = maxiter if rnd == polish else min(maxiter, stage_iter)
+        res = optimize.minimize(
+            f,
+            x,
+            jac=True,
+            method="L-BFGS-B",
+            bounds=[(0.0, 1.0)] * x0.size,
+            options={"maxiter": mi, "maxfun": 2 * mi, "ftol": ftol, "gtol": gtol},
+        )
+        nit += int(res.nit)
+        X = res.x.reshape(restarts, n)
+        if polish and free.size:
+            X[:, free] = _profile_g(X[:, free], X[:, G : G + V], X[:, G + V :], P[free], obs[free])
+        x = X.ravel()
     losses, _ = regression_loss(X, P, obs, H, g_hat, tpr, tnr, lam)
     best = int(np.argmin(losses))
     x = X[best]

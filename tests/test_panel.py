@@ -1,0 +1,363 @@
+"""Generator x validator panels: data contract, regression, ensembles, Bayesian model, CLI."""
+
+import itertools
+import json
+import subprocess
+import sys
+from math import comb
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from judgebayes.inference import ensembles as ens
+from judgebayes.inference.panel_regression import fit_regression, regression_loss
+from judgebayes.panel import ValidatorPanel
+from judgebayes.panel_data import panel_from_arrays, panel_from_items
+from judgebayes.schema import CountError, InputError
+from judgebayes.simulate import simulate_panel
+
+
+@pytest.fixture(scope="module")
+def sim():
+    return simulate_panel(seed=3, n_outputs=200)
+
+
+# ------------------------------------------------------------------ data contract
+def test_items_aggregate_with_missing_verdicts_counted():
+    items = pd.DataFrame(
+        {
+            "output": ["a", "a", "a", "b", "b", "b", "c", "c", "c"],
+            "generator": ["G1"] * 6 + ["G2"] * 3,
+            "validator": ["V1", "V2", "V3"] * 3,
+            "verdict": ["valid", "invalid", None, "valid", "valid", "valid", "no", "yes", ""],
+            "human": ["valid", "valid", "valid", "invalid", None, "invalid", None, None, None],
+        }
+    )
+    d = panel_from_items(items)
+    assert d.generators == ("G1", "G2") and d.validators == ("V1", "V2", "V3")
+    np.testing.assert_array_equal(d.n_judged, [[2, 2, 1], [1, 1, 0]])
+    np.testing.assert_array_equal(d.n_valid, [[2, 1, 1], [0, 1, 0]])
+    np.testing.assert_array_equal(d.n_missing, [[0, 0, 1], [0, 0, 1]])
+    # output a is valid (human), b invalid: each counted once for the annotation
+    np.testing.assert_array_equal(d.n_annotated, [2, 0])
+    np.testing.assert_array_equal(d.n_valid_human, [1, 0])
+    np.testing.assert_array_equal(d.tp, [[1, 0, 0], [0, 0, 0]])
+    np.testing.assert_array_equal(d.fn, [[0, 1, 0], [0, 0, 0]])
+    np.testing.assert_array_equal(d.fp, [[1, 1, 1], [0, 0, 0]])
+    np.testing.assert_array_equal(d.tn, [[0, 0, 0], [0, 0, 0]])
+    assert np.isnan(d.rate[1, 2])  # a missing cell
+
+
+def test_bad_inputs_are_named():
+    nj = np.array([[10, 10], [10, 10]])
+    nv = np.array([[9, 8], [7, 6]])
+    with pytest.raises(CountError, match="n_valid 11 > n_judged 10") as e:
+        panel_from_arrays(nj, np.array([[11, 8], [7, 6]]))
+    assert e.value.field == "n_valid"
+    with pytest.raises(InputError, match="no judged outputs"):
+        panel_from_arrays(np.array([[10, 10], [0, 0]]), np.array([[9, 8], [0, 0]]))
+    with pytest.raises(InputError, match="at least two validators"):
+        panel_from_arrays(nj[:, :1], nv[:, :1])
+    cells = pd.DataFrame(
+        {"generator": ["A", "A", "B", "B"], "validator": ["x", "y", "x", "y"],
+         "n_judged": [10, 10, 10, 10], "n_valid": [9, 8, 7, 6]}
+    )  # fmt: skip
+    ann = pd.DataFrame({"generator": ["C"], "n_annotated": [10], "n_valid_human": [9]})
+    with pytest.raises(InputError, match="generator 'C' is not in the cells table"):
+        ValidatorPanel.from_frames(cells, ann)
+    with pytest.raises(CountError, match="n_valid_human"):
+        ValidatorPanel.from_frames(cells, ann.assign(generator="A", n_valid_human=11))
+    with pytest.raises(CountError, match="confusion counts"):
+        ValidatorPanel.from_frames(cells.assign(tp=[9, 0, 0, 0], fp=[5, 0, 0, 0]))
+
+
+def test_missing_cells_need_no_imputation(sim):
+    d = sim.panel()
+    nj = d.n_judged.copy()
+    nv = d.n_valid.copy()
+    nj[0, :5] = 0
+    nv[0, :5] = 0
+    p = ValidatorPanel.from_arrays(
+        nj, nv, generators=d.generators, validators=d.validators,
+        n_annotated=d.n_annotated, n_valid_human=d.n_valid_human,
+    )  # fmt: skip
+    r = p.fit("regression", random_seed=0)
+    assert np.all(np.isfinite(r.estimate))
+    vm = p.fit("validator_mean")
+    np.testing.assert_allclose(vm.estimate[0], np.mean(nv[0, 5:] / nj[0, 5:]))
+
+
+# ------------------------------------------------------------------ regression
+def _loss_loop(x, P, obs, H, g_hat, tpr, tnr, lam=(2.0, 1.0, 10.0)):
+    # the paper's Eqs. 2-3 written out cell by cell (independent reference)
+    G, V = P.shape
+    g, vp, vn = x[:G], x[G : G + V], x[G + V :]
+    tot, C = 0.0, 0
+    for i in range(G):
+        for j in range(V):
+            if obs[i, j]:
+                ph = min(max(g[i] * vp[j] + (1 - g[i]) * (1 - vn[j]), 1e-9), 1 - 1e-9)
+                tot -= P[i, j] * np.log(ph) + (1 - P[i, j]) * np.log(1 - ph)
+                C += 1
+    loss = tot / C
+    if len(H):
+        loss += lam[0] * np.sqrt(
+            np.mean([(g[i] - gh) ** 2 for i, gh in zip(H, g_hat, strict=True)])
+        )
+        ok = np.isfinite(tpr)
+        loss += lam[1] * np.sqrt(np.mean((vp[ok] - tpr[ok]) ** 2))
+        ok = np.isfinite(tnr)
+        loss += lam[2] * np.sqrt(np.mean((vn[ok] - tnr[ok]) ** 2))
+    return loss
+
+
+def test_regression_gradient_and_scipy_reference():
+    from scipy import optimize
+
+    from judgebayes.inference.panel_regression import calibration_targets
+
+    small = simulate_panel(5, 4, n_outputs=150, n_annotated=3, seed=1).panel()
+    P, obs = small.rate, small.n_judged > 0
+    H, g_hat, tpr, tnr = calibration_targets(small)
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0.2, 0.95, 5 + 8)
+    loss, grad = regression_loss(x[None], P, obs, H, g_hat, tpr, tnr)
+    assert loss[0] == pytest.approx(_loss_loop(x, P, obs, H, g_hat, tpr, tnr), rel=1e-12)
+    h = 1e-6
+    args = (P, obs, H, g_hat, tpr, tnr)
+    fd = [
+        (_loss_loop(x + h * e, *args) - _loss_loop(x - h * e, *args)) / (2 * h)
+        for e in np.eye(x.size)
+    ]
+    np.testing.assert_allclose(grad[0], fd, atol=1e-6)
+    # direct scipy reference: finite-difference L-BFGS-B, one restart at a time, keep best
+    ours = fit_regression(small, restarts=5, seed=2)
+    rng = np.random.default_rng(2)
+    rowmean = np.nanmean(np.where(obs, P, np.nan), axis=1)
+    best = np.inf
+    for _ in range(5):
+        x0 = np.concatenate([rowmean, 1 - rng.uniform(0, 0.1, 8)])
+        r = optimize.minimize(
+            _loss_loop, x0, args=(P, obs, H, g_hat, tpr, tnr), method="L-BFGS-B",
+            bounds=[(0, 1)] * x0.size, options={"ftol": 1e-13, "gtol": 1e-9, "maxiter": 20000},
+        )  # fmt: skip
+        best = min(best, r.fun)
+    # the stacked analytic fit reaches the reference optimum (to optimiser tolerance)
+    assert ours.loss <= best + 1e-4
+    assert ours.loss == pytest.approx(
+        _loss_loop(np.r_[ours.g, ours.tpr, ours.tnr], P, obs, H, g_hat, tpr, tnr)
+    )
+
+
+def test_regression_recovers_truth_with_constant_rates():
+    s = simulate_panel(seed=7, rate_shift=0.0, difficulty_sd=0.0, n_outputs=1000)
+    p = ValidatorPanel(s.panel())
+    A = p.data.annotated
+    errs = []
+    for held in A:
+        f = p.fit("regression", data=p.data.calibrate_on(np.setdiff1d(A, [held])), random_seed=0)
+        errs.append(abs(f.estimate[held] - s.precision[held]))
+    # the cells carry g only through Youden's J = TPR + TNR - 1 ~ 0.26: the sd of the
+    # validator mean over 14 x 1,000 verdicts (~0.0022) becomes ~0.009 in g; 5 sd for the
+    # worst of six held-out generators, 2.5 sd for their mean
+    assert max(errs) < 0.05 and np.mean(errs) < 0.025, errs
+
+
+# ------------------------------------------------------------------ ensembles
+def test_votes_treat_missing_votes_as_the_paper_says():
+    items = pd.DataFrame(
+        {
+            "output": np.repeat(["a", "b"], 4),
+            "generator": ["G"] * 4 + ["H"] * 4,
+            "validator": ["v1", "v2", "v3", "v4"] * 2,
+            # a: 2 valid, 1 invalid, 1 missing; b: 1 valid, 3 invalid
+            "verdict": [
+                "valid",
+                "valid",
+                "invalid",
+                None,
+                "valid",
+                "invalid",
+                "invalid",
+                "invalid",
+            ],
+        }
+    )
+    d = panel_from_items(items, human=None)
+    # majority with t = 3 needs 3 valid votes: the missing vote counts against a
+    assert ens.vote(d, "majority", 3).tolist() == [0.0, 0.0]
+    assert ens.vote(d, "majority", 2).tolist() == [1.0, 0.0]
+    # veto with t = 2 needs 2 invalid votes: the missing vote counts for a
+    assert ens.vote(d, "veto", 2).tolist() == [1.0, 0.0]
+    assert ens.vote(d, "veto", 4).tolist() == [1.0, 1.0]
+
+
+def test_plug_in_rogan_gladen_is_exact_on_expected_counts():
+    g = np.array([0.9, 0.8, 0.95])
+    vp = np.array([0.97, 0.9, 0.99])
+    vn = np.array([0.3, 0.5, 0.2])
+    n = 10_000
+    P = g[:, None] * vp + (1 - g[:, None]) * (1 - vn)
+    pos = np.round(np.outer(g * n, np.ones(3)))
+    neg = n - pos
+    tp = np.round(pos * vp)
+    tn = np.round(neg * vn)
+    d = panel_from_arrays(
+        np.full((3, 3), n), np.round(P * n), n_annotated=[n, 0, 0], n_valid_human=[pos[0, 0], 0, 0],
+        tp=np.where([[1], [0], [0]], tp, 0), fn=np.where([[1], [0], [0]], pos - tp, 0),
+        tn=np.where([[1], [0], [0]], tn, 0), fp=np.where([[1], [0], [0]], neg - tn, 0),
+    )  # fmt: skip
+    np.testing.assert_allclose(ens.plug_in_rogan_gladen(d), g, atol=2e-4)
+
+
+def test_baseline_methods_and_thresholds(sim):
+    p = ValidatorPanel(sim.panel())
+    for m in ("validator_mean", "best_individual", "majority", "super_majority", "veto", "plug_in"):
+        f = p.fit(m)
+        assert f.estimate.shape == (14,) and np.all((f.estimate >= 0) & (f.estimate <= 1))
+    A = p.data.annotated
+    t = p.fit("veto").info["threshold"]
+    errs = {
+        tt: np.max(np.abs(ens.vote(p.data, "veto", tt)[A] - p.data.human_precision[A]))
+        for tt in range(1, 15)
+    }
+    assert errs[t] == min(errs.values())
+
+
+# ------------------------------------------------------------------ leave-s-out
+def test_cross_validate_bookkeeping(sim):
+    p = ValidatorPanel(sim.panel())
+    cv = p.cross_validate(s=range(6), methods=("validator_mean", "veto"))
+    assert list(cv["n_subsets"][cv.method == "veto"]) == [comb(6, k) for k in range(6)]
+    # the validator mean ignores annotations: the same MaxAE for every subset size's mean
+    vm = cv[cv.method == "validator_mean"]
+    A = p.data.annotated
+    full = np.max(np.abs(ens.validator_mean(p.data)[A] - p.data.human_precision[A]))
+    assert vm["worst_maxae"].max() == pytest.approx(full)
+    sub = p.data.calibrate_on(A[:2])
+    assert np.array_equal(sub.annotated, A[:2])
+    assert sub.tp[A[2:]].sum() == 0 and sub.n_judged.sum() == p.data.n_judged.sum()
+    with pytest.raises(InputError, match="s must be"):
+        p.cross_validate(s=[6], methods=("veto",))
+
+
+def test_paper_ordering_individual_majority_veto_regression():
+    # constant-rate panel (the regression's assumption) at the paper's scale
+    s = simulate_panel(seed=11, rate_shift=0.0, n_outputs=700, difficulty_sd=0.5)
+    p = ValidatorPanel(s.panel())
+    cv = p.cross_validate(
+        s=[2, 3], methods=("best_individual", "majority", "veto", "regression", "validator_mean")
+    ).set_index(["method", "s"])["mean_maxae"]
+    for k in (2, 3):
+        assert cv[("regression", k)] < cv[("veto", k)] <= cv[("majority", k)] + 1e-9
+        assert cv[("veto", k)] < cv[("best_individual", k)]
+
+
+# ------------------------------------------------------------------ Bayesian (real sampling)
+@pytest.fixture(scope="module")
+def bayes_fits():
+    s = simulate_panel(10, 8, seed=5, rate_shift=0.6, n_outputs=600, n_annotated=5)
+    p = ValidatorPanel(s.panel())
+    A = p.data.annotated
+    d = p.data.calibrate_on(A[1:])
+    kw = {
+        "draws": 500,
+        "nuts": {"chains": 2, "tune": 600},
+        "random_seed": 0,
+        "log_likelihood": True,
+    }
+    pooled = p.fit("nuts", variant="pooled", data=d, **kw)
+    hier = p.fit("nuts", variant="hierarchical", data=d, **kw)
+    return s, p, A[0], pooled, hier
+
+
+def test_bayesian_held_out_generator_honest_width(bayes_fits):
+    s, p, held, pooled, hier = bayes_fits
+    assert pooled.diagnostics.divergences == 0 and hier.diagnostics.divergences == 0
+    ip = pooled.interval(0.1).iloc[held]
+    ih = hier.interval(0.1).iloc[held]
+    # generator-dependent validator rates: the full model is (much) less sure about a
+    # held-out generator than the constant-rate model, and its interval holds the truth
+    assert (ih.upper - ih.lower) > 1.5 * (ip.upper - ip.lower)
+    assert ih.lower <= s.precision[held] <= ih.upper
+    # annotated generators are pinned by their human counts in both models
+    ann = p.data.annotated[1:]
+    hum = p.data.human_precision[ann]
+    assert np.all(np.abs(hier.estimate[ann] - hum) < 0.03)
+
+
+def test_loo_compares_panel_variants(bayes_fits):
+    import arviz as az
+
+    _, _, _, pooled, hier = bayes_fits
+    cmp = az.compare({"pooled": pooled.idata, "hierarchical": hier.idata}, ic="loo")
+    assert set(cmp.index) == {"pooled", "hierarchical"}
+    # the simulated rates shift by generator: the hierarchical variant predicts better
+    assert cmp.index[0] == "hierarchical"
+
+
+def test_laplace_only_for_pooled_variant(sim):
+    p = ValidatorPanel(sim.panel())
+    with pytest.raises(InputError, match="variant='pooled'"):
+        p.fit("laplace", variant="hierarchical")
+
+
+# ------------------------------------------------------------------ CLI
+def _cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "judgebayes", *map(str, args)], capture_output=True, text=True
+    )
+
+
+def test_cli_panel_items_and_cells(tmp_path, sim):
+    sim.items.to_csv(tmp_path / "items.csv", index=False)
+    out = _cli("panel", tmp_path / "items.csv", "--items", "--method", "veto", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    js = json.loads(out.stdout)
+    assert js["methods"] == ["validator_mean", "veto"] and len(js["generators"]) == 14
+    d = sim.panel()
+    np.testing.assert_allclose(
+        [r["validator_mean"] for r in js["generators"]], ens.validator_mean(d), rtol=1e-12
+    )
+    assert sum(r["n_missing"] for r in js["generators"]) == d.n_missing.sum() > 0
+    cells = pd.DataFrame(
+        [
+            {
+                "generator": g,
+                "validator": v,
+                "n_judged": d.n_judged[i, j],
+                "n_valid": d.n_valid[i, j],
+            }
+            for (i, g), (j, v) in itertools.product(
+                enumerate(d.generators), enumerate(d.validators)
+            )
+        ]
+    )
+    cells.to_csv(tmp_path / "cells.csv", index=False)
+    tab = _cli("panel", tmp_path / "cells.csv", "--method", "regression")
+    assert tab.returncode == 0 and "validator mean" in tab.stdout and "regression" in tab.stdout
+    bad = cells.assign(n_valid=cells.n_judged + 1)
+    bad.to_csv(tmp_path / "bad.csv", index=False)
+    err = _cli("panel", tmp_path / "bad.csv")
+    assert err.returncode == 2 and "n_valid" in err.stderr
+    assert len(err.stderr.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------ slow tier
+@pytest.mark.slow
+def test_slow_constant_rate_model_undercovers_where_full_model_covers():
+    # 3 panels x 6 held-out generators (s = 5), rates that shift by generator (0.6 logit)
+    cover = {"pooled": [], "hierarchical": []}
+    for seed in range(3):
+        s = simulate_panel(seed=seed, rate_shift=0.6, n_outputs=1000)
+        p = ValidatorPanel(s.panel())
+        for variant in cover:
+            cv = p.cross_validate(
+                s=[5], methods=("nuts",), truth=s.precision, variant=variant, draws=500,
+                nuts={"chains": 2, "tune": 500},
+            )  # fmt: skip
+            cover[variant].append(cv["coverage"].iloc[0])
+    # 18 held-out intervals per variant at 90%: binomial sd ~0.07
+    assert np.mean(cover["hierarchical"]) >= 0.75
+    assert np.mean(cover["pooled"]) < np.mean(cover["hierarchical"]) - 0.15

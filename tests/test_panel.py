@@ -262,8 +262,8 @@ def bayes_fits():
     A = p.data.annotated
     d = p.data.calibrate_on(A[1:])
     kw = {
-        "draws": 500,
-        "nuts": {"chains": 2, "tune": 600},
+        "draws": 1000,
+        "nuts": {"chains": 2, "tune": 800},
         "random_seed": 0,
         "log_likelihood": True,
     }
@@ -348,16 +348,26 @@ def test_cli_panel_items_and_cells(tmp_path, sim):
 @pytest.mark.slow
 def test_slow_constant_rate_model_undercovers_where_full_model_covers():
     # 3 panels x 6 held-out generators (s = 5), rates that shift by generator (0.6 logit)
+    import warnings
+
+    from judgebayes.inference.sampling import ConvergenceWarning
+
     cover = {"pooled": [], "hierarchical": []}
+    width = {"pooled": [], "hierarchical": []}
     for seed in range(3):
         s = simulate_panel(seed=seed, rate_shift=0.6, n_outputs=1000)
         p = ValidatorPanel(s.panel())
         for variant in cover:
-            cv = p.cross_validate(
-                s=[5], methods=("nuts",), truth=s.precision, variant=variant, draws=500,
-                nuts={"chains": 2, "tune": 500},
-            )  # fmt: skip
+            with warnings.catch_warnings():
+                # a coverage study: a fit that misses the gate still counts (and is rare)
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                cv = p.cross_validate(
+                    s=[5], methods=("nuts",), truth=s.precision, variant=variant, draws=1000,
+                    nuts={"chains": 2, "tune": 800},
+                )  # fmt: skip
             cover[variant].append(cv["coverage"].iloc[0])
+            width[variant].append(cv["mean_width"].iloc[0])
+    print("coverage", cover, "width", width)
     # 18 held-out intervals per variant at 90%: binomial sd ~0.07
     assert np.mean(cover["hierarchical"]) >= 0.75
     assert np.mean(cover["pooled"]) < np.mean(cover["hierarchical"]) - 0.15

@@ -35,6 +35,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/paper_figures.py
 	$(BIN)/python benchmarks/bayes_accuracy.py --nodes 12
 	$(BIN)/python benchmarks/ranking.py
+	$(BIN)/python benchmarks/panel.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info

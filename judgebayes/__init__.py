@@ -90,6 +90,11 @@ _EXPORTS: dict[str, str] = {
     "CallableOracle": "judgebayes.inference.active",
     "simulate_bt_judge": "judgebayes.simulate",
     "controlled_benchmark": "judgebayes.simulate",
+    # validator panels
+    "ValidatorPanel": "judgebayes.panel",
+    "PanelFit": "judgebayes.panel",
+    "PanelData": "judgebayes.panel_data",
+    "simulate_panel": "judgebayes.simulate",
 }
 
 _SUBMODULES = (
@@ -102,6 +107,8 @@ _SUBMODULES = (
     "compare",
     "pairwise",
     "ranking",
+    "panel",
+    "panel_data",
     "cli",
 )
 

@@ -5,20 +5,22 @@ logit scale, all non-centred:
 
 .. math::
     \operatorname{logit} g_i &= \mu_g + \sigma_g z_i, \\
-    \operatorname{logit} v^+_{ij} &= \mu_+ + \sigma_+ a_j + \tau_+ e_{ij}
+    \operatorname{logit} v^+_{ij} &= \mu_+ + \sigma_+ a_j + \omega_+ u_i + \tau_+ e_{ij}
         + \delta_+ s_{ij}, \\
-    \operatorname{logit} v^-_{ij} &= \mu_- + \sigma_- b_j + \tau_- f_{ij}
+    \operatorname{logit} v^-_{ij} &= \mu_- + \sigma_- b_j + \omega_- w_i + \tau_- f_{ij}
         + \delta_- s_{ij}, \\
     p_{ij} &= g_i v^+_{ij} + (1 - g_i)(1 - v^-_{ij}),
 
-with :math:`z, a, b, e, f \sim N(0, 1)`; :math:`(\mu_\pm, \sigma_\pm)` are the panel's
+with :math:`z, a, b, u, w, e, f \sim N(0, 1)`; :math:`(\mu_\pm, \sigma_\pm)` are the panel's
 population of validators (so a panel learns "validators are agreeable" and a new
-validator borrows strength); :math:`\tau_\pm` are the spreads of the generator-level
-deviations of the validator rates (``rate_shift=True``), learned from annotated
-generators, whose confusion counts observe :math:`v^\pm_{ij}` directly; :math:`s_{ij}`
+validator borrows strength); :math:`\omega_\pm` and :math:`\tau_\pm` are the spreads
+of the generator-level deviations of the validator rates (``rate_shift=True``): one
+shared by all validators on a generator's outputs (its mistakes are easier or harder to
+catch) and one per cell, learned from annotated generators, whose confusion counts
+observe :math:`v^\pm_{ij}` directly; :math:`s_{ij}`
 flags self-judgement (``self_shift=True``).  Priors: :math:`\mu_g \sim N(2, 1.5)`,
 :math:`\mu_+ \sim N(2, 1.5)`, :math:`\mu_- \sim N(0, 1.5)`, :math:`\sigma \sim
-\text{Half-}N(1)`, :math:`\tau \sim \text{Half-}N(0.5)`, :math:`\delta \sim N(0, 1)`.
+\text{Half-}N(1)`, :math:`\omega, \tau \sim \text{Half-}N(0.5)`, :math:`\delta \sim N(0, 1)`.
 
 Likelihood, each verdict counted once:
 
@@ -69,12 +71,18 @@ def _rates(pm, pt, G, V, self_mask, rate_shift, self_shift):
     lp = pt.broadcast_to(lp_j[None, :], (G, V))
     ln = pt.broadcast_to(ln_j[None, :], (G, V))
     if rate_shift:
+        # a shift shared by every validator on one generator's outputs (its mistakes are
+        # easier or harder to catch) plus a cell-level one
+        tau_gp = pm.HalfNormal("tau_gen_tpr", 0.5)
+        tau_gn = pm.HalfNormal("tau_gen_tnr", 0.5)
+        u = pm.Normal("tpr_gen_z", 0.0, 1.0, dims="generator")
+        w = pm.Normal("tnr_gen_z", 0.0, 1.0, dims="generator")
         tau_p = pm.HalfNormal("tau_tpr", 0.5)
         tau_n = pm.HalfNormal("tau_tnr", 0.5)
         e = pm.Normal("tpr_dev_z", 0.0, 1.0, dims=("generator", "validator"))
         f = pm.Normal("tnr_dev_z", 0.0, 1.0, dims=("generator", "validator"))
-        lp = lp + tau_p * e
-        ln = ln + tau_n * f
+        lp = lp + tau_gp * u[:, None] + tau_p * e
+        ln = ln + tau_gn * w[:, None] + tau_n * f
     if self_shift:
         s = pm.Data(
             "self_mask", np.asarray(self_mask, dtype=float), dims=("generator", "validator")

@@ -280,7 +280,16 @@ def test_bayesian_held_out_generator_honest_width(bayes_fits):
     # generator-dependent validator rates: the full model is (much) less sure about a
     # held-out generator than the constant-rate model, and its interval holds the truth
     assert (ih.upper - ih.lower) > 1.5 * (ip.upper - ip.lower)
-    assert ih.lower <= s.precision[held] <= ih.upper
+    # one held-out generator is one draw from a 90% interval's coverage, so the test asks
+    # only what a single case can show: the truth is plausible under the full model (two-
+    # sided tail probability >= 1%); the coverage contrast with constant rates is the slow
+    # test's (18 held-out generators)
+    tail = {
+        k: 2 * min(np.mean(f.draws[:, held] < s.precision[held]),
+                   np.mean(f.draws[:, held] > s.precision[held]))
+        for k, f in (("pooled", pooled), ("hier", hier))
+    }  # fmt: skip
+    assert tail["hier"] >= 0.01, tail
     # annotated generators are pinned by their human counts in both models
     ann = p.data.annotated[1:]
     hum = p.data.human_precision[ann]

@@ -45,6 +45,7 @@ __all__ = [
     "IdentifiabilityReport",
     "IdentifiabilityWarning",
     "PairwiseData",
+    "difference_matrix",
     "identifiability_report",
     "pairwise_from_arrays",
     "pairwise_from_frames",
@@ -497,21 +498,26 @@ def _components(n_items: int, first: np.ndarray, second: np.ndarray) -> int:
     return int(connected_components(g, directed=False)[0])
 
 
+def difference_matrix(data: PairwiseData):
+    """Sparse (n, n_items) matrix with +1 at the first-shown and -1 at the second item."""
+    from scipy.sparse import csr_matrix
+
+    n = data.n
+    rows = np.repeat(np.arange(n), 2)
+    cols = np.column_stack([data.first, data.second]).ravel()
+    return csr_matrix((np.tile([1.0, -1.0], n), (rows, cols)), shape=(n, data.n_items))
+
+
 def _explained_by_differences(data: PairwiseData, col: np.ndarray) -> float:
     """Share of ``col``'s sum of squares explained by item differences ``D v`` (an R^2).
 
     1 means the column is a combination of item-difference columns, so its coefficient
     is not identified by the likelihood at all.
     """
-    from scipy.sparse import csr_matrix
     from scipy.sparse.linalg import lsqr
 
-    n, N = data.n, data.n_items
-    rows = np.repeat(np.arange(n), 2)
-    cols = np.column_stack([data.first, data.second]).ravel()
-    vals = np.tile([1.0, -1.0], n)
-    D = csr_matrix((vals, (rows, cols)), shape=(n, N))
-    sol = lsqr(D, col, atol=1e-12, btol=1e-12, iter_lim=20 * N + 200)[0]
+    D = difference_matrix(data)
+    sol = lsqr(D, col, atol=1e-12, btol=1e-12, iter_lim=20 * data.n_items + 200)[0]
     resid = col - D @ sol
     total = float(col @ col)
     return 1.0 - float(resid @ resid) / total if total > 0 else 1.0

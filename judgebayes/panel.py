@@ -195,7 +195,7 @@ class ValidatorPanel:
 
     def _bayes(self, method, data, variant, seed, draws, nuts, log_likelihood, difficulty):
         from judgebayes.inference.laplace import fit_laplace
-        from judgebayes.inference.sampling import sample_nuts
+        from judgebayes.inference.sampling import add_log_likelihood, sample_nuts
 
         if method == "laplace" and VARIANTS.get(variant, {}).get("rate_shift"):
             raise InputError(
@@ -217,15 +217,7 @@ class ValidatorPanel:
             opts.update(nuts or {})
             idata, diag, info = sample_nuts(spec, random_seed=seed, draws=draws, **opts)
             if log_likelihood and method == "nuts":
-                import warnings
-
-                import pymc as pm
-
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", UserWarning)
-                    pm.compute_log_likelihood(
-                        idata, var_names=["cells"], model=spec.build(), progressbar=False
-                    )
+                add_log_likelihood(idata, spec, ["cells"])
         post = idata.posterior
         g = post["g"].values.reshape(-1, len(self.data.generators))
         info = dict(info)

@@ -71,6 +71,9 @@ class PanelData:
     n_valid_human: np.ndarray
     self_judge: np.ndarray
     items: Any = field(default=None, compare=False)
+    #: memo of derived quantities that human labels do not change (vote counts); kept by
+    #: :meth:`calibrate_on`, so leave-s-out does not recount the verdicts per subset
+    cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def shape(self) -> tuple[int, int]:

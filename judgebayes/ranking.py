@@ -447,7 +447,7 @@ class PairwiseRanking:
     def _fit_nuts(
         self, prior, position, draws, seed, lam, lam_b, hyper, nuts, loglik
     ) -> RankingFit:
-        from judgebayes.inference.sampling import sample_nuts
+        from judgebayes.inference.sampling import add_log_likelihood, sample_nuts
 
         extra = dict(hyper)
         if prior == "normal":
@@ -457,11 +457,7 @@ class PairwiseRanking:
         opts.update(nuts)
         idata, diag, info = sample_nuts(spec, random_seed=seed, draws=draws, **opts)
         if loglik:
-            import pymc as pm
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                pm.compute_log_likelihood(idata, model=spec.build(), progressbar=False)
+            add_log_likelihood(idata, spec)
         point = idata.posterior["theta"].mean(("chain", "draw")).values
         return RankingFit(
             "nuts",

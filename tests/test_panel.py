@@ -2,8 +2,6 @@
 
 import itertools
 import json
-import subprocess
-import sys
 from math import comb
 
 import numpy as np
@@ -16,6 +14,7 @@ from judgebayes.panel import ValidatorPanel
 from judgebayes.panel_data import panel_from_arrays, panel_from_items
 from judgebayes.schema import CountError, InputError
 from judgebayes.simulate import simulate_panel
+from tests.test_cli import run
 
 
 @pytest.fixture(scope="module")
@@ -313,15 +312,11 @@ def test_laplace_only_for_pooled_variant(sim):
 
 
 # ------------------------------------------------------------------ CLI
-def _cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "judgebayes", *map(str, args)], capture_output=True, text=True
-    )
 
 
 def test_cli_panel_items_and_cells(tmp_path, sim):
     sim.items.to_csv(tmp_path / "items.csv", index=False)
-    out = _cli("panel", tmp_path / "items.csv", "--items", "--method", "veto", "--format", "json")
+    out = run("panel", tmp_path / "items.csv", "--items", "--method", "veto", "--format", "json")
     assert out.returncode == 0, out.stderr
     js = json.loads(out.stdout)
     assert js["methods"] == ["validator_mean", "veto"] and len(js["generators"]) == 14
@@ -344,11 +339,11 @@ def test_cli_panel_items_and_cells(tmp_path, sim):
         ]
     )
     cells.to_csv(tmp_path / "cells.csv", index=False)
-    tab = _cli("panel", tmp_path / "cells.csv", "--method", "regression")
+    tab = run("panel", tmp_path / "cells.csv", "--method", "regression")
     assert tab.returncode == 0 and "validator mean" in tab.stdout and "regression" in tab.stdout
     bad = cells.assign(n_valid=cells.n_judged + 1)
     bad.to_csv(tmp_path / "bad.csv", index=False)
-    err = _cli("panel", tmp_path / "bad.csv")
+    err = run("panel", tmp_path / "bad.csv")
     assert err.returncode == 2 and "n_valid" in err.stderr
     assert len(err.stderr.strip().splitlines()) == 1
 

@@ -6,8 +6,6 @@ sampling error of the draws (stated at each assertion).
 """
 
 import json
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -38,6 +36,7 @@ from judgebayes.pairwise import (
 from judgebayes.ranking import PairwiseRanking
 from judgebayes.schema import InputError
 from judgebayes.simulate import controlled_benchmark, simulate_bt_judge
+from tests.test_cli import run
 
 
 def _random_data(N=12, n=600, seed=0, c=0.8, kappa=0.4, ties=0):
@@ -419,16 +418,10 @@ def _write_csvs(tmp_path, sim):
     return tmp_path / "c.csv", tmp_path / "i.csv"
 
 
-def _cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "judgebayes", *map(str, args)], capture_output=True, text=True
-    )
-
-
 def test_cli_rank_json_and_table(tmp_path):
     sim = controlled_benchmark(seed=0)
     c, i = _write_csvs(tmp_path, sim)
-    out = _cli("rank", c, "--items", i, "--covariate", "verbose", "--k", "5", "--format", "json")
+    out = run("rank", c, "--items", i, "--covariate", "verbose", "--k", "5", "--format", "json")
     assert out.returncode == 0, out.stderr
     js = json.loads(out.stdout)
     assert js["n_comparisons"] == 870 and js["k"] == 5 and len(js["top_k"]) == 5
@@ -437,7 +430,7 @@ def test_cli_rank_json_and_table(tmp_path):
     # the CLI's top set is the API's
     r = PairwiseRanking.from_frames(pd.read_csv(c), pd.read_csv(i), covariates=["verbose"])
     assert js["top_k"] == r.fit("laplace", random_seed=0).point_top_k(5)
-    tab = _cli("rank", c, "--items", i, "--covariate", "verbose", "--method", "naive")
+    tab = run("rank", c, "--items", i, "--covariate", "verbose", "--method", "naive")
     assert tab.returncode == 0 and "point top 5" in tab.stdout
 
 
@@ -450,7 +443,7 @@ def test_cli_rank_json_and_table(tmp_path):
 )
 def test_cli_rank_bad_input(tmp_path, extra, needle):
     c, i = _write_csvs(tmp_path, controlled_benchmark(seed=0))
-    out = _cli("rank", c, "--items", i, *extra)
+    out = run("rank", c, "--items", i, *extra)
     assert out.returncode == 2
     assert needle in out.stderr and len(out.stderr.strip().splitlines()) == 1
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from judgebayes.pairwise import POSITION, PairwiseData
+from judgebayes.pairwise import POSITION, PairwiseData, difference_matrix
 from judgebayes.schema import InputError, JudgeBayesError
 
 __all__ = [
@@ -120,11 +120,7 @@ def bt_design(
     if bias and not lam_b > 0:
         raise InputError(f"lam_b must be > 0, got {lam_b!r}", field="lam_b", value=lam_b)
     n, N = data.n, data.n_items
-    rows = np.repeat(np.arange(n), 2)
-    cols = np.column_stack([data.first, data.second]).ravel()
-    vals = np.tile([1.0, -1.0], n)
-    D = sparse.csr_matrix((vals, (rows, cols)), shape=(n, N))
-    blocks = [D]
+    blocks = [difference_matrix(data)]
     prec = [np.full(N, float(lam))]
     names: list[str] = []
     level: list[str] = []

@@ -51,6 +51,8 @@ def individual(panel: PanelData) -> np.ndarray:
 
 def vote_counts(panel: PanelData):
     """(generator index per output, k_valid, k_invalid) from the item-level verdicts."""
+    if "votes" in panel.cache:
+        return panel.cache["votes"]
     if panel.items is None:
         raise InputError(
             "voting ensembles need item-level verdicts (build the panel from items)",
@@ -66,6 +68,7 @@ def vote_counts(panel: PanelData):
     gmap = {g: i for i, g in enumerate(panel.generators)}
     gen = np.empty(n_out, dtype=np.int64)
     gen[outputs] = df["generator"].map(gmap).to_numpy()
+    panel.cache["votes"] = (gen, kv, ki)
     return gen, kv, ki
 
 

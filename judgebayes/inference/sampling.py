@@ -28,6 +28,7 @@ __all__ = [
     "ConvergenceWarning",
     "Diagnostics",
     "ModelSpec",
+    "add_log_likelihood",
     "check_convergence",
     "clear_compile_cache",
     "convergence_diagnostics",
@@ -332,3 +333,13 @@ def sample_nuts(
             "target_accept": target_accept,
         },
     )
+
+
+def add_log_likelihood(idata, spec: ModelSpec, var_names: list[str] | None = None):
+    """Add the pointwise log-likelihood of ``spec``'s observed variables (for LOO)."""
+    import pymc as pm
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        pm.compute_log_likelihood(idata, var_names=var_names, model=spec.build(), progressbar=False)
+    return idata

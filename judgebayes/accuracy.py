@@ -94,6 +94,29 @@ def accuracy_table(
     )
 
 
+def calibration_mask(
+    human: np.ndarray, fraction: float, rng: np.random.Generator, *, stratify: bool = True
+) -> np.ndarray:
+    """Boolean calibration membership of one random split (the rule of
+    :func:`calibration_split`; no checks).  Missing labels (not 0/1) are never drawn.
+    """
+    h = np.asarray(human)
+    idx = np.arange(h.size)
+    cal_pos: list[np.ndarray] = []
+    if stratify:
+        for cls in (0, 1):
+            members = idx[h == cls]
+            size = int(np.clip(np.floor(fraction * members.size + 0.5), 1, members.size - 1))
+            cal_pos.append(rng.choice(members, size=size, replace=False))
+    else:
+        members = idx[(h == 0) | (h == 1)]
+        size = int(np.floor(fraction * members.size + 0.5))
+        cal_pos.append(rng.choice(members, size=size, replace=False))
+    is_cal = np.zeros(h.size, bool)
+    is_cal[np.concatenate(cal_pos)] = True
+    return is_cal
+
+
 def calibration_split(
     items: pd.DataFrame,
     fraction: float,
@@ -115,27 +138,18 @@ def calibration_split(
             field="fraction",
             value=fraction,
         )
-    rng = np.random.default_rng(random_seed)
-    idx = np.arange(len(items))
     h = items[human].to_numpy()
-    cal_pos: list[int] = []
     if stratify:
         for cls in (0, 1):
-            members = idx[h == cls]
-            if members.size < 2:
+            size = int((h == cls).sum())
+            if size < 2:
                 raise InputError(
-                    f"column {human!r}: class {cls} has {members.size} item(s); a stratified "
+                    f"column {human!r}: class {cls} has {size} item(s); a stratified "
                     "split needs at least 2",
                     field=human,
                     value=cls,
                 )
-            size = int(np.clip(np.floor(fraction * members.size + 0.5), 1, members.size - 1))
-            cal_pos.extend(rng.choice(members, size=size, replace=False).tolist())
-    else:
-        size = int(np.floor(fraction * len(items) + 0.5))
-        cal_pos = rng.choice(idx, size=size, replace=False).tolist()
-    is_cal = np.zeros(len(items), bool)
-    is_cal[cal_pos] = True
+    is_cal = calibration_mask(h, fraction, np.random.default_rng(random_seed), stratify=stratify)
     return items[~is_cal].reset_index(drop=True), items[is_cal].reset_index(drop=True)
 
 

@@ -78,10 +78,32 @@ def _functions(spec: ModelSpec) -> tuple[_LaplaceFns, bool]:
     return fns, False
 
 
+def _blocks(info, size: int) -> list[np.ndarray]:
+    """Indices of the raveled vector that share position ``r`` of a trailing axis."""
+    offsets, start = [], 0
+    for entry in info:
+        shape = entry[1]
+        count = int(np.prod(shape))
+        if not shape or shape[-1] != size:
+            raise LaplaceError(f"block_size={size}: a variable has shape {shape}")
+        offsets.append(start + np.arange(count).reshape(-1, size))
+        start += count
+    return [np.concatenate([o[:, r] for o in offsets]) for r in range(size)]
+
+
 def fit_laplace(
-    spec: ModelSpec, *, draws: int = 4000, random_seed: int | None = None
+    spec: ModelSpec,
+    *,
+    draws: int = 4000,
+    random_seed: int | None = None,
+    block_size: int | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """MAP + Laplace posterior of ``spec``'s model as ``arviz.InferenceData``.
+
+    With ``block_size=B`` the model is taken to be ``B`` independent problems along the
+    trailing axis of every variable (e.g. the split protocol's batched model): the
+    Hessian is used block by block, and a block whose Hessian is not negative definite
+    gets NaN draws (listed in ``info["failed_blocks"]``) instead of failing the fit.
 
     Returns
     -------
@@ -115,17 +137,28 @@ def fit_laplace(
         raise LaplaceError(f"MAP search failed: {res.message}")
     hess = np.atleast_2d(np.asarray(fns.d2logp(point(res.x)), dtype=float))
     prec = -(hess + hess.T) / 2
-    try:
-        chol = np.linalg.cholesky(prec)
-    except np.linalg.LinAlgError:
-        raise LaplaceError(
-            "the Hessian at the mode is not negative definite: the posterior is flat or "
-            "the mode lies on a boundary of the unconstrained space; use method='nuts'"
-        ) from None
     rng = np.random.default_rng(random_seed)
     z = rng.standard_normal((draws, res.x.size))
-    # u = mode + L^{-T} z has covariance (L L^T)^{-1} = prec^{-1}
-    u = res.x + np.linalg.solve(chol.T, z.T).T
+    failed: list[int] = []
+    if block_size is None:
+        try:
+            chol = np.linalg.cholesky(prec)
+        except np.linalg.LinAlgError:
+            raise LaplaceError(
+                "the Hessian at the mode is not negative definite: the posterior is flat or "
+                "the mode lies on a boundary of the unconstrained space; use method='nuts'"
+            ) from None
+        # u = mode + L^{-T} z has covariance (L L^T)^{-1} = prec^{-1}
+        u = res.x + np.linalg.solve(chol.T, z.T).T
+    else:
+        u = np.empty_like(z)
+        for r, idx in enumerate(_blocks(fns.info, block_size)):
+            try:
+                chol = np.linalg.cholesky(prec[np.ix_(idx, idx)])
+                u[:, idx] = res.x[idx] + np.linalg.solve(chol.T, z[:, idx].T).T
+            except np.linalg.LinAlgError:
+                u[:, idx] = np.nan
+                failed.append(r)
     cols: dict[str, list] = {nm: [] for nm in fns.out_names}
     for row in u:
         vals = fns.expand(*[point(row)[v.name] for v in model.value_vars])
@@ -145,4 +178,5 @@ def fit_laplace(
             "message": str(res.message),
         },
         "draws": draws,
+        "failed_blocks": failed,
     }

@@ -32,6 +32,13 @@ Pooled strata (variant d)
     k_{s,t} \sim \mathrm{Binomial}(n_{s,t},\ \theta_{s,t} q_{1,t} + (1-\theta_{s,t})(1-q_{0,t})),
     \qquad \theta_s = \sum_t w_{s,t}\theta_{s,t},\ w_{s,t} = n_{s,t}/\textstyle\sum_t n_{s,t}
 
+Independent replicates (split protocol)
+---------------------------------------
+The binary model (one system, stratified design) repeated along a ``split`` dim with
+nothing shared: :math:`\theta_r, q_{0,r}, q_{1,r}` independent for every replicate
+:math:`r`.  The joint posterior is the product of the per-replicate posteriors, so one
+NUTS run (or one Laplace fit) gives every replicate's posterior at once.
+
 K-class judge (variant e)
 -------------------------
 .. math::
@@ -55,6 +62,7 @@ from judgebayes.schema import InputError
 __all__ = [
     "DESIGNS",
     "AccuracyPriors",
+    "batched_accuracy_model",
     "binary_accuracy_model",
     "multiclass_accuracy_model",
     "stratified_accuracy_model",
@@ -184,6 +192,58 @@ def binary_accuracy_model(
         elif design == "shifted":
             theta_cal = pm.Beta("theta_cal", *priors.theta_cal)
             pm.Binomial("m1_obs", n=m0_d + m1_d, p=theta_cal, observed=m1_d)
+    return model
+
+
+def batched_accuracy_model(
+    k: np.ndarray,
+    n: np.ndarray,
+    tp: np.ndarray,
+    m1: np.ndarray,
+    tn: np.ndarray,
+    m0: np.ndarray,
+    *,
+    splits: tuple[str, ...],
+    priors: AccuracyPriors | None = None,
+) -> pm.Model:
+    r"""Independent binary accuracy problems along a ``split`` dim (split protocol).
+
+    .. math::
+        \theta_r \sim \mathrm{Beta}(a_\theta, b_\theta),\ q_{0,r} \sim \mathrm{Beta}(a_0, b_0),
+        \ q_{1,r} \sim \mathrm{Beta}(a_1, b_1)
+
+        k_r \sim \mathrm{Bin}(n_r, \theta_r q_{1,r} + (1-\theta_r)(1-q_{0,r})),\quad
+        tp_r \sim \mathrm{Bin}(m_{1,r}, q_{1,r}),\quad tn_r \sim \mathrm{Bin}(m_{0,r}, q_{0,r})
+
+    Parameters
+    ----------
+    k, n, tp, m1, tn, m0 : array of int, shape (n_splits,)
+        Test and calibration counts of every replicate.
+    splits : tuple of str
+        Coordinate of the ``split`` dim.
+    priors : AccuracyPriors
+        Beta priors of theta, q0, q1 (default uniform).
+
+    Returns
+    -------
+    pm.Model
+        ``theta, q0, q1, p`` with dim ``split``.
+    """
+    priors = priors or AccuracyPriors()
+    size = len(splits)
+    arrs = {
+        nm: np.asarray(v, dtype=np.int64).reshape(size)
+        for nm, v in (("k", k), ("n", n), ("tp", tp), ("m1", m1), ("tn", tn), ("m0", m0))
+    }
+    with pm.Model(coords={"split": list(splits)}) as model:
+        d = {nm: pm.Data(nm, v, dims="split") for nm, v in arrs.items()}
+        theta = pm.Beta("theta", *priors.theta, dims="split")
+        q0 = pm.Beta("q0", *priors.q0, dims="split")
+        q1 = pm.Beta("q1", *priors.q1, dims="split")
+        p = pm.Deterministic("p", theta * q1 + (1 - theta) * (1 - q0), dims="split")
+        pm.Binomial("k_obs", n=d["n"], p=p, observed=d["k"], dims="split")
+        pm.Binomial("tp_obs", n=d["m1"], p=q1, observed=d["tp"], dims="split")
+        pm.Binomial("tn_obs", n=d["m0"], p=q0, observed=d["tn"], dims="split")
     return model
 
 

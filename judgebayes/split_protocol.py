@@ -1,0 +1,411 @@
+r"""Repeated calibration/test splits of a fully labelled item set (Lee et al.'s protocol).
+
+When every item carries both a judge verdict and a gold label, the gold rate of any test
+part is known, so an estimator can be checked on real data: draw a calibration part
+(``calibration_fraction`` of the items), use only its gold labels to estimate the judge's
+specificity :math:`q_0` and sensitivity :math:`q_1`, correct the judge's rate on the rest,
+and compare with the rest's gold rate.  Over ``n_splits`` seeded splits this gives
+
+* the mean bias of the naive rate :math:`\hat p - \theta_{test}` and of each corrected
+  estimate,
+* the coverage and mean width of each interval: Lang-Reiczigel (closed form), the Laplace
+  interval and the NUTS credible interval of the binary model (uniform priors).
+
+All splits of one group are fitted at once: the Bayesian model is the binary model
+repeated along a ``split`` dim with nothing shared
+(:func:`judgebayes.models.accuracy.batched_accuracy_model`), whose posterior is the product
+of the per-split posteriors, so one NUTS run or one Laplace fit covers every split.
+
+The truth of a split is the gold rate of its test items that have a judge verdict (the
+quantity the corrected estimate targets); items without a verdict take part in no split
+and are counted per group.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any
+
+import numpy as np
+
+from judgebayes.accuracy import calibration_mask
+from judgebayes.schema import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["SPLIT_METHODS", "SplitProtocolResult", "split_masks", "split_protocol"]
+
+SPLIT_METHODS = ("closed_form", "laplace", "nuts")
+_LABELS = {
+    "naive": "naive rate",
+    "closed_form": "Rogan-Gladen + Lang-Reiczigel",
+    "laplace": "Laplace",
+    "nuts": "NUTS",
+}
+
+
+def split_masks(
+    human: np.ndarray,
+    n_splits: int,
+    calibration_fraction: float,
+    seed: int = 0,
+    *,
+    stratify: bool = True,
+) -> np.ndarray:
+    """Calibration membership of every split, shape ``(n_splits, n_items)``.
+
+    Split ``s`` is drawn with ``numpy.random.default_rng([seed, s])``, so any one split can
+    be reproduced alone.  With ``stratify=True`` each gold class gives
+    ``round(calibration_fraction * size)`` items, at least 1 and at most ``size - 1``.
+    """
+    h = np.asarray(human)
+    return np.stack(
+        [
+            calibration_mask(
+                h, calibration_fraction, np.random.default_rng([seed, s]), stratify=stratify
+            )
+            for s in range(n_splits)
+        ]
+    )
+
+
+@dataclass(frozen=True)
+class SplitProtocolResult:
+    r"""Per-split estimates (``splits``, long format) and the settings that made them.
+
+    ``splits`` has one row per group x split x method (``naive`` included) with
+    ``estimate, lower, upper, truth, n, m0, m1, defined`` (False where the closed form is
+    undefined: calibration :math:`\hat q_0 + \hat q_1 \le 1`); ``groups`` one row per
+    group with item counts, missing verdicts and the NUTS/Laplace run records.
+    """
+
+    splits: pd.DataFrame
+    groups: pd.DataFrame
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> pd.DataFrame:
+        """Per group x method: mean bias, mean absolute error, coverage, mean width.
+
+        ``coverage`` and ``width`` are over the splits where the method gives an interval
+        (``n_defined``); the naive rate has no interval.
+        """
+        d = self.splits.assign(
+            err=self.splits["estimate"] - self.splits["truth"],
+            width=self.splits["upper"] - self.splits["lower"],
+            covered=(
+                (self.splits["lower"] <= self.splits["truth"])
+                & (self.splits["truth"] <= self.splits["upper"])
+            ).astype(float),
+        )
+        d.loc[~d["defined"] | d["lower"].isna(), ["width", "covered"]] = np.nan
+        keys = ["group", "method"]
+        out = (
+            d.groupby(keys, sort=False)
+            .agg(
+                n_splits=("split", "size"),
+                n_defined=("defined", "sum"),
+                bias=("err", "mean"),
+                mae=("err", lambda e: float(np.nanmean(np.abs(e)))),
+                coverage=("covered", "mean"),
+                width=("width", "mean"),
+            )
+            .reset_index()
+        )
+        out.loc[out["method"] == "naive", ["coverage", "width"]] = np.nan
+        return out
+
+    def table(self) -> pd.DataFrame:
+        """One row per group: naive bias, then bias / coverage / width per method."""
+        s = self.summary()
+        g = self.groups.set_index("group")
+        rows = []
+        for grp, part in s.groupby("group", sort=False):
+            r: dict[str, Any] = {"group": grp, "items": int(g.loc[grp, "n_items"])}
+            r["missing"] = int(g.loc[grp, "n_missing"])
+            for rec in part.to_dict("records"):
+                m = rec["method"]
+                r[f"{m}_bias"] = rec["bias"]
+                if m != "naive":
+                    r[f"{m}_coverage"] = rec["coverage"]
+                    r[f"{m}_width"] = rec["width"]
+                if m == "closed_form":
+                    r["closed_form_undefined"] = int(rec["n_splits"] - rec["n_defined"])
+            if "nuts_r_hat" in g.columns:
+                r["nuts_r_hat"] = g.loc[grp, "nuts_r_hat"]
+                r["nuts_divergences"] = int(g.loc[grp, "nuts_divergences"])
+            rows.append(r)
+        import pandas as pd
+
+        return pd.DataFrame(rows)
+
+
+def _group_counts(h: np.ndarray, j: np.ndarray, masks: np.ndarray) -> dict[str, np.ndarray]:
+    cal, test = masks, ~masks
+    pos, neg, jp = h == 1, h == 0, j == 1
+    return {
+        "m0": (cal & neg).sum(1),
+        "tn": (cal & neg & ~jp).sum(1),
+        "m1": (cal & pos).sum(1),
+        "tp": (cal & pos & jp).sum(1),
+        "n": test.sum(1),
+        "k": (test & jp).sum(1),
+        "truth": (test & pos).sum(1) / test.sum(1),
+    }
+
+
+def _validate(items, judge: str, human: str, group: str | None, fraction, n_splits) -> None:
+    for col in (judge, human) + ((group,) if group else ()):
+        if col not in items.columns:
+            raise InputError(
+                f"column {col!r} not found; columns are {list(items.columns)}",
+                field=col,
+                value=None,
+            )
+    if not 0 < float(fraction) < 1:
+        raise InputError(
+            f"calibration_fraction must lie in (0, 1); got {fraction!r}",
+            field="calibration_fraction",
+            value=fraction,
+        )
+    if int(n_splits) < 1:
+        raise InputError(
+            f"n_splits must be at least 1; got {n_splits!r}", field="n_splits", value=n_splits
+        )
+    for col in (judge, human):
+        v = items[col].dropna()
+        bad = ~v.isin([0, 1])
+        if bad.any():
+            raise InputError(
+                f"column {col!r} must hold 0/1 labels (missing allowed); found {v[bad].iloc[0]!r}",
+                field=col,
+                value=v[bad].iloc[0],
+            )
+
+
+def split_protocol(
+    items: pd.DataFrame,
+    *,
+    judge: str = "judge",
+    human: str = "human",
+    group: str | None = None,
+    n_splits: int = 100,
+    calibration_fraction: float = 0.1,
+    seed: int = 0,
+    methods: tuple[str, ...] = SPLIT_METHODS,
+    alpha: float = 0.05,
+    stratify: bool = True,
+    priors: Any = None,
+    nuts: dict[str, Any] | None = None,
+    laplace: dict[str, Any] | None = None,
+    progress: IO[str] | None = None,
+) -> SplitProtocolResult:
+    r"""Run the repeated-split protocol on an item-level frame of judge and gold labels.
+
+    Parameters
+    ----------
+    items : DataFrame
+        One row per item: ``judge`` (0/1, missing allowed) and ``human`` (gold 0/1)
+        columns, optionally a ``group`` column (each group gets its own splits).
+    judge, human, group : str
+        Column names.
+    n_splits : int
+        Number of random splits per group.
+    calibration_fraction : float
+        Share of the (judged) items in each calibration part, per gold class when
+        ``stratify`` (at least one item of each class).
+    seed : int
+        Split ``s`` of group number ``g`` uses ``default_rng([seed, s])`` on that group's
+        judged items; the engines are seeded with ``seed + g``.
+    methods : tuple of str
+        Any of "closed_form" (Rogan-Gladen, Lang-Reiczigel interval), "laplace", "nuts".
+    alpha : float
+        Intervals are ``1 - alpha`` (equal-tailed for the Bayesian ones).
+    stratify : bool
+        Stratify the calibration draw by gold class (default) or draw a simple random
+        sample as Lee et al. did (then a split may lack a class: such splits are undefined
+        for every method and counted).
+    priors : AccuracyPriors, optional
+        Beta priors of the Bayesian model (default uniform).
+    nuts, laplace : dict, optional
+        Engine settings (NUTS: ``draws, tune, chains, target_accept``; Laplace:
+        ``draws``).
+    progress : file, optional
+        Where to print one line per group.
+
+    Returns
+    -------
+    SplitProtocolResult
+    """
+    import pandas as pd
+
+    from judgebayes.inference import closed_form as cf
+
+    _validate(items, judge, human, group, calibration_fraction, n_splits)
+    unknown = [m for m in methods if m not in SPLIT_METHODS]
+    if unknown:
+        raise InputError(
+            f"unknown method {unknown[0]!r}; choose from {list(SPLIT_METHODS)}",
+            field="methods",
+            value=unknown[0],
+        )
+    nuts = {"target_accept": 0.95, **(nuts or {})}
+    groups = list(pd.unique(items[group])) if group else ["all"]
+    rows, grows = [], []
+    for gi, g in enumerate(groups):
+        part = items[items[group] == g] if group else items
+        h_all = part[human].to_numpy(float)
+        j_all = part[judge].to_numpy(float)
+        ok = ~np.isnan(j_all) & ~np.isnan(h_all)
+        h, j = h_all[ok].astype(int), j_all[ok].astype(int)
+        if stratify and min((h == 0).sum(), (h == 1).sum()) < 2:
+            raise InputError(
+                f"group {g!r}: a stratified split needs at least 2 judged items of each gold "
+                f"class; got {(h == 0).sum()} and {(h == 1).sum()}",
+                field=group or human,
+                value=g,
+            )
+        t0 = time.perf_counter()
+        masks = split_masks(h, n_splits, calibration_fraction, seed, stratify=stratify)
+        c = _group_counts(h, j, masks)
+        defined = (c["m0"] > 0) & (c["m1"] > 0) & (c["n"] > 0)
+        base = {
+            "group": g,
+            "split": np.arange(n_splits),
+            "truth": c["truth"],
+            "n": c["n"],
+            "m0": c["m0"],
+            "m1": c["m1"],
+        }
+        p_hat = c["k"] / np.maximum(c["n"], 1)
+        rows.append(
+            pd.DataFrame(
+                {
+                    **base,
+                    "method": "naive",
+                    "estimate": p_hat,
+                    "lower": np.nan,
+                    "upper": np.nan,
+                    "defined": True,
+                }
+            )
+        )
+        grec: dict[str, Any] = {
+            "group": g,
+            "n_items": len(part),
+            "n_missing": int((~ok).sum()),
+            "n_judged": int(ok.sum()),
+        }
+        m0, m1 = np.maximum(c["m0"], 1), np.maximum(c["m1"], 1)
+        q0h, q1h = c["tn"] / m0, c["tp"] / m1
+        if "closed_form" in methods:
+            with warnings.catch_warnings(), np.errstate(invalid="ignore"):
+                # splits with q0 + q1 <= 1 are NaN here and counted as undefined
+                warnings.simplefilter("ignore", cf.NotBetterThanChanceWarning)
+                iv = cf.lang_reiczigel_interval(
+                    p_hat, q0h, q1h, np.maximum(c["n"], 1), m0, m1, alpha, errors="nan"
+                )
+            ok_cf = defined & ~np.isnan(np.asarray(iv.estimate, float))
+            rows.append(
+                pd.DataFrame(
+                    {
+                        **base,
+                        "method": "closed_form",
+                        "estimate": iv.estimate,
+                        "lower": iv[0],
+                        "upper": iv[1],
+                        "defined": ok_cf,
+                    }
+                )
+            )
+        bayes = [m for m in methods if m in ("laplace", "nuts")]
+        if bayes:
+            spec = _batched_spec(c, defined, priors, q0h, q1h, p_hat)
+            for m in bayes:
+                draws, rec = _run_engine(m, spec, seed + gi, nuts, laplace)
+                grec.update({f"{m}_{k}": v for k, v in rec.items()})
+                lo = np.quantile(draws, alpha / 2, axis=0)
+                hi = np.quantile(draws, 1 - alpha / 2, axis=0)
+                ok_m = defined & np.isfinite(lo)
+                rows.append(
+                    pd.DataFrame(
+                        {
+                            **base,
+                            "method": m,
+                            "estimate": draws.mean(0),
+                            "lower": lo,
+                            "upper": hi,
+                            "defined": ok_m,
+                        }
+                    )
+                )
+        grec["seconds"] = time.perf_counter() - t0
+        grows.append(grec)
+        if progress is not None:
+            print(
+                f"  [{gi + 1}/{len(groups)}] {g}: {n_splits} splits, {grec['seconds']:.1f} s",
+                file=progress,
+                flush=True,
+            )
+    splits = pd.concat(rows, ignore_index=True)
+    bad = ~splits["defined"]
+    splits.loc[bad, ["estimate", "lower", "upper"]] = np.nan
+    settings = {
+        "n_splits": int(n_splits),
+        "calibration_fraction": float(calibration_fraction),
+        "seed": int(seed),
+        "alpha": float(alpha),
+        "stratify": bool(stratify),
+        "methods": list(methods),
+        "nuts": nuts,
+    }
+    return SplitProtocolResult(splits, pd.DataFrame(grows), settings)
+
+
+def _batched_spec(c, defined, priors, q0h, q1h, p_hat):
+    from judgebayes.inference.sampling import ModelSpec
+    from judgebayes.models.accuracy import batched_accuracy_model
+
+    size = c["n"].size
+    data = {k: np.where(defined, c[k], 0) for k in ("k", "n", "tp", "m1", "tn", "m0")}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        th = (p_hat + q0h - 1) / (q0h + q1h - 1)
+    # start every split at its moment estimates where they make sense (module sampling)
+    good = q0h + q1h > 1.05
+    init = {
+        "theta": np.where(good, np.clip(np.nan_to_num(th, nan=0.5), 0.05, 0.95), 0.5),
+        "q0": np.where(good, np.clip(q0h, 0.05, 0.95), 0.75),
+        "q1": np.where(good, np.clip(q1h, 0.05, 0.95), 0.75),
+    }
+    structure = {"splits": tuple(str(i) for i in range(size)), "priors": priors}
+    return ModelSpec(batched_accuracy_model, data, structure, ("theta", "q0", "q1"), init)
+
+
+def _run_engine(method, spec, seed, nuts, laplace) -> tuple[np.ndarray, dict[str, Any]]:
+    """(theta draws of shape (S, n_splits), run record)."""
+    if method == "laplace":
+        from judgebayes.inference.laplace import fit_laplace
+
+        size = len(spec.structure["splits"])
+        idata, info = fit_laplace(
+            spec, random_seed=seed, block_size=size, **{"draws": 2000, **(laplace or {})}
+        )
+        th = idata.posterior["theta"].values
+        return th.reshape(-1, th.shape[-1]), {
+            "seconds": info["seconds"],
+            "failed": len(info["failed_blocks"]),
+        }
+    from judgebayes.inference.sampling import quiet_engine_warnings, sample_nuts
+
+    with quiet_engine_warnings():  # the gate's verdict is recorded per group instead
+        idata, diag, info = sample_nuts(spec, random_seed=seed, **nuts)
+    th = idata.posterior["theta"].values
+    return th.reshape(-1, th.shape[-1]), {
+        "r_hat": diag.r_hat_max,
+        "ess_bulk": diag.ess_bulk_min,
+        "divergences": diag.divergences,
+        "passed": diag.passed,
+        "seconds": info["sample_seconds"] + info["compile_seconds"],
+    }

@@ -3,8 +3,9 @@
 Sub-commands: ``accuracy`` (naive vs corrected accuracy from CSV files), ``plan``
 (calibration size for a target interval width), ``panel`` (generator precision from a
 validator panel, :mod:`judgebayes.cli_panel`), ``rank`` (bias-aware Bradley-Terry,
-:mod:`judgebayes.cli_rank`, whose docstring has its JSON schema) and ``demo`` (the
-main job on bundled LLMBar data).  Bad input prints one line on stderr and exits with status 2.
+:mod:`judgebayes.cli_rank`, whose docstring has its JSON schema), ``report`` (a written
+markdown/HTML accuracy report, :mod:`judgebayes.cli_report`) and ``demo`` (the main job
+on bundled data).  Bad input prints one line on stderr and exits with status 2.
 
 JSON output (``--format json``)
 -------------------------------
@@ -12,7 +13,8 @@ JSON output (``--format json``)
 "systems": [{"system", "n", "n_missing", "k", "naive", "naive_lower", "naive_upper",
 "estimate", "lower", "upper", "degenerate", "note"}, ...]}`` (NaN written as null).
 ``plan``: ``{"plans": [CalibrationPlan fields, ...]}`` with ``n`` null when infinite.
-``demo``: ``{"evaluator", "calibration_fraction", "seed", "rows": [...]}``.
+``demo``: ``{"evaluator", "calibration_fraction", "seed", "rows": [...], "judge_bias":
+[...] | null, "agreement": [...] | null, "report": str | null}``.
 """
 
 from __future__ import annotations
@@ -289,16 +291,29 @@ def _cmd_demo(args) -> str:
         calibration_fraction=args.calibration_fraction,
         seed=args.seed,
         alpha=args.alpha,
-        progress=None if args.format == "json" else sys.stderr,
+        progress=sys.stderr,
         bayes=not args.no_bayes,
+        bias=None if args.no_bias else args.bias_method,
+        report=None if args.report in ("", "none") else args.report,
     )
     if args.format == "json":
+
+        def recs(df):
+            return (
+                None
+                if df is None
+                else [{k: _clean(v) for k, v in r.items()} for r in df.to_dict("records")]
+            )
+
         return json.dumps(
             {
                 "evaluator": args.evaluator,
                 "calibration_fraction": args.calibration_fraction,
                 "seed": args.seed,
-                "rows": [{k: _clean(v) for k, v in r.items()} for r in res.to_dict("records")],
+                "rows": recs(res.accuracy),
+                "judge_bias": recs(res.bias),
+                "agreement": recs(res.agreement),
+                "report": None if res.report is None else str(res.report.path),
             },
             indent=2,
         )
@@ -340,18 +355,27 @@ def _build_parser() -> _Parser:
     pl.add_argument("--n", type=float, default=None, help="test-set size (default: infinite)")
     common(pl)
 
-    d = sub.add_parser("demo", help="naive vs corrected accuracy on bundled LLMBar data")
+    d = sub.add_parser("demo", help="the main job on bundled LLMBar data, with a report")
     d.add_argument("--evaluator", default="GPT-4")
     d.add_argument("--calibration-fraction", type=float, default=0.1)
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--no-bayes", action="store_true", help="closed form only (no NUTS)")
+    d.add_argument("--no-bias", action="store_true", help="skip the judge-bias part")
+    d.add_argument("--bias-method", choices=("nuts", "laplace"), default="nuts")
+    d.add_argument(
+        "--report",
+        default="judgebayes-demo/report.md",
+        help="report file (.md or .html); 'none' writes none",
+    )
     common(d)
 
     from judgebayes.cli_panel import add_panel_parser
     from judgebayes.cli_rank import add_rank_parser
+    from judgebayes.cli_report import add_report_parser
 
     add_rank_parser(sub, common)
     add_panel_parser(sub, common)
+    add_report_parser(sub, common)
     return p
 
 
@@ -367,12 +391,19 @@ def _cmd_rank(args) -> str:
     return cmd_rank(args, _render, _clean)
 
 
+def _cmd_report(args) -> str:
+    from judgebayes.cli_report import cmd_report
+
+    return cmd_report(args, _render, _clean)
+
+
 _COMMANDS = {
     "accuracy": _cmd_accuracy,
     "plan": _cmd_plan,
     "demo": _cmd_demo,
     "rank": _cmd_rank,
     "panel": _cmd_panel,
+    "report": _cmd_report,
 }
 
 
@@ -390,7 +421,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command is None:
             raise CLIError(
-                "judgebayes: choose a command: accuracy, plan, rank, panel or demo (see --help)"
+                "judgebayes: choose a command: accuracy, plan, rank, panel, report or demo "
+                "(see --help)"
             )
         out = _COMMANDS[args.command](args)
     except CLIError as exc:

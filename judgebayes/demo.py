@@ -1,15 +1,21 @@
-"""The main job on bundled data: naive vs corrected "output 1 is better" on LLMBar.
+"""The main job on bundled data (``judgebayes demo`` / ``make demo``).
 
-For each LLMBar subset judged by one evaluator with its plain prompt, the items are
-split into a calibration part (``calibration_fraction`` of each gold class, at least one
-each) and a test part.  The calibration part's gold labels estimate the judge's
-specificity and sensitivity; on the test part the judge's naive rate is compared with
-the Rogan-Gladen estimate, its Lang-Reiczigel interval, and the gold rate the judge is
-trying to estimate.
+1. Accuracy: for each LLMBar subset judged by one evaluator with its plain prompt, the
+   items are split into a calibration part (``calibration_fraction`` of each gold class,
+   at least one each) and a test part.  The calibration part's gold labels estimate the
+   judge's specificity and sensitivity; on the test part the judge's naive rate is
+   compared with the Rogan-Gladen estimate and its Lang-Reiczigel interval, the Laplace
+   interval and the NUTS credible interval, and the gold rate the judge is trying to
+   estimate.
+2. Judge bias: every LLMBar judge's length and position coefficients on the five LLMBar
+   subsets judged in both orders (:mod:`judgebayes.judge_bias`; NUTS with the horseshoe by
+   default), and the cross-validated agreement with gold before and after correction.
+3. A written report (markdown, figures as PNG) with both.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from judgebayes.accuracy import accuracy_table, calibration_split
@@ -19,7 +25,17 @@ from judgebayes.schema import counts_from_calibration_frame, counts_from_test_fr
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["demo_text", "run_demo"]
+__all__ = ["DemoResult", "demo_text", "run_accuracy_demo", "run_demo"]
+
+
+@dataclass
+class DemoResult:
+    """The demo's tables and, when written, its report."""
+
+    accuracy: pd.DataFrame
+    bias: pd.DataFrame | None = None
+    agreement: pd.DataFrame | None = None
+    report: Any = None
 
 
 def run_demo(
@@ -29,12 +45,140 @@ def run_demo(
     alpha: float = 0.05,
     progress: IO[str] | None = None,
     bayes: bool = True,
-) -> pd.DataFrame:
-    """One row per LLMBar subset: gold rate, naive rate and corrected estimate on the test part.
+    bias: str | None = "nuts",
+    report: str | None = None,
+) -> DemoResult:
+    """Run the main job: accuracy per LLMBar subset, the judge-bias table, a report.
 
-    With ``bayes=True`` each subset also gets the NUTS posterior mean and equal-tailed
-    credible interval of the binary model (uniform priors; the model is compiled once and
-    refitted per subset) and its convergence numbers.
+    Parameters
+    ----------
+    evaluator, calibration_fraction, seed, alpha
+        As in :func:`run_accuracy_demo`.
+    progress : file, optional
+        Where to print progress lines.
+    bayes : bool
+        Laplace and NUTS beside the closed form in the accuracy part.
+    bias : {"nuts", "laplace"} or None
+        Engine of the judge-bias part (None: skip it).
+    report : str, optional
+        Report path (``.md`` or ``.html``); None writes none.
+    """
+    say = (lambda m: print(m, file=progress, flush=True)) if progress else (lambda m: None)
+    say(f"accuracy of {evaluator} on the {len(LLMBAR_SUBSETS)} LLMBar subsets")
+    acc = run_accuracy_demo(evaluator, calibration_fraction, seed, alpha, progress, bayes)
+    res = DemoResult(acc)
+    if bias is not None:
+        from judgebayes.datasets import LLMBAR_EVALUATORS
+
+        say(f"judge bias of {len(LLMBAR_EVALUATORS)} judges (both orders, {bias})")
+        res.bias, res.agreement = _bias_part(bias, seed, alpha, say)
+    if report is not None:
+        say(f"writing the report to {report}")
+        res.report = _write_report(res, report, evaluator, calibration_fraction, seed, alpha)
+    return res
+
+
+def _bias_part(method: str, seed: int, alpha: float, say):
+    import pandas as pd
+
+    from judgebayes.datasets import LLMBAR_EVALUATORS, llmbar_both_orders
+    from judgebayes.inference.sampling import quiet_engine_warnings
+    from judgebayes.judge_bias import (
+        LLMBAR_BIAS_SUBSETS,
+        cross_validated_agreement,
+        fit_judge_bias,
+        judge_bias_table,
+    )
+
+    fits, agree = {}, []
+    kw = {"draws": 500} if method == "nuts" else {}
+    for i, ev in enumerate(LLMBAR_EVALUATORS):
+        say(f"  [{i + 1}/{len(LLMBAR_EVALUATORS)}] {ev}")
+        v = llmbar_both_orders(ev)
+        v = v[v["subset"].isin(LLMBAR_BIAS_SUBSETS)]
+        with quiet_engine_warnings():  # the gate's numbers are in the table
+            fits[ev] = fit_judge_bias(v, method, random_seed=seed, **kw)
+        a = cross_validated_agreement(v, seed=seed)
+        agree.append(a[a["subset"] == "all"].assign(judge=ev))
+    table = judge_bias_table(fits, alpha)
+    agreement = pd.concat(agree, ignore_index=True).drop(columns="subset")
+    return table, agreement[["judge", *[c for c in agreement.columns if c != "judge"]]]
+
+
+def _write_report(res: DemoResult, path, evaluator, fraction, seed, alpha):
+    from judgebayes.judge_bias import plot_bias_forest
+    from judgebayes.report import Report
+
+    level = f"{100 * (1 - alpha):g}%"
+    r = Report("judgebayes demo: LLM judges on LLMBar")
+    r.heading("Accuracy under misclassification")
+    r.text(
+        f"Judge {evaluator} (plain prompt), target P(output 1 is better). In each subset "
+        f"{fraction:.0%} of each gold class calibrates the judge (seed {seed}); the rest is "
+        "the test set, whose gold rate (`gold`) the estimates are compared with. "
+        f"closed form: Rogan-Gladen with the Lang-Reiczigel {level} interval; Laplace and "
+        f"NUTS: the Bayesian model (uniform priors), mean and {level} interval."
+    )
+    cols = ["subset", "items", "n", "n_missing", "m0", "m1", "gold", "naive", "estimate"]
+    cols += ["lower", "upper", "laplace", "laplace_lower", "laplace_upper"]
+    cols += ["bayes", "bayes_lower", "bayes_upper", "r_hat", "divergences"]
+    r.table("accuracy", res.accuracy[[c for c in cols if c in res.accuracy]])
+    if "bayes" in res.accuracy:
+        r.figure("accuracy", _accuracy_figure(res.accuracy, level), "Estimates per subset")
+    if res.bias is not None:
+        r.heading("Judge bias (both presentation orders)")
+        r.text(
+            "Per judge, the bias-aware pairwise model of 'judge picks the output shown "
+            "first' on the gold label (a discrimination per subset), the length difference "
+            "(log2 words, standardised) and the first position, on the five LLMBar subsets."
+        )
+        r.table("judge_bias", res.bias)
+        ax = plot_bias_forest(res.bias)
+        r.figure("judge_bias", ax.figure, f"Length and position coefficients ({level})")
+        r.text(
+            "Agreement with gold, 5-fold cross-validated by instance: single verdicts, the "
+            "order-averaged verdict, the bias-aware model's posterior decision, and the "
+            "ranking paper's logistic correction."
+        )
+        r.table("agreement", res.agreement)
+    return r.write(path)
+
+
+def _accuracy_figure(acc, level):
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(7, 0.6 * len(acc) + 1))
+    y = np.arange(len(acc))[::-1]
+    spec = [("lower", "upper", "estimate", "closed form", -0.2),
+            ("laplace_lower", "laplace_upper", "laplace", "Laplace", 0.0),
+            ("bayes_lower", "bayes_upper", "bayes", "NUTS", 0.2)]  # fmt: skip
+    for i, (lo, hi, est, name, dy) in enumerate(spec):
+        if est not in acc:
+            continue
+        ax.hlines(y + dy, acc[lo], acc[hi], color=f"C{i}", label=name)
+        ax.plot(acc[est], y + dy, "o", color=f"C{i}", ms=4)
+    ax.plot(acc["gold"], y, "k|", ms=14, label="gold")
+    ax.plot(acc["naive"], y, "x", color="0.4", label="naive")
+    ax.set_yticks(y, acc["subset"])
+    ax.set_xlabel(f"P(output 1 is better), {level} intervals")
+    ax.legend(fontsize=8, loc="best")
+    return fig
+
+
+def run_accuracy_demo(
+    evaluator: str = "GPT-4",
+    calibration_fraction: float = 0.1,
+    seed: int = 0,
+    alpha: float = 0.05,
+    progress: IO[str] | None = None,
+    bayes: bool = True,
+) -> pd.DataFrame:
+    """One row per LLMBar subset: gold rate, naive rate and corrected estimates on the test part.
+
+    With ``bayes=True`` each subset also gets the Laplace interval and the NUTS posterior
+    mean and equal-tailed credible interval of the binary model (uniform priors; each
+    model is compiled once and refitted per subset) and NUTS's convergence numbers.
     """
     import numpy as np
     import pandas as pd
@@ -43,7 +187,7 @@ def run_demo(
     rows = []
     for i, subset in enumerate(LLMBAR_SUBSETS):
         if progress is not None:
-            print(f"[{i + 1}/{len(LLMBAR_SUBSETS)}] {subset}", file=progress, flush=True)
+            print(f"  [{i + 1}/{len(LLMBAR_SUBSETS)}] {subset}", file=progress, flush=True)
         sub = items[items["subset"] == subset]
         test, cal = calibration_split(
             sub, calibration_fraction, random_seed=np.random.default_rng([seed, i])
@@ -73,16 +217,27 @@ def run_demo(
 
 
 def _bayes_row(tc, cc, alpha: float, seed: int) -> dict:
+    import numpy as np
+
     from judgebayes.accuracy import AccuracyStudy
+    from judgebayes.inference.laplace import LaplaceError
     from judgebayes.inference.sampling import quiet_engine_warnings
 
+    study = AccuracyStudy(tc, cc)
     with quiet_engine_warnings():  # a failed gate is reported in the row instead
         # calibration sets of 2-11 items per class leave a long ridge towards the mirror
         # solution q0 + q1 < 1: a high target_accept keeps NUTS' steps small there
-        fit = AccuracyStudy(tc, cc).fit("nuts", random_seed=seed, target_accept=0.95)
+        fit = study.fit("nuts", random_seed=seed, target_accept=0.95)
+    try:
+        lap = study.fit("laplace", random_seed=seed).interval(alpha).iloc[0]
+    except LaplaceError:
+        lap = {"estimate": np.nan, "lower": np.nan, "upper": np.nan}
     iv = fit.interval(alpha).iloc[0]
     d = fit.diagnostics
     return {
+        "laplace": lap["estimate"],
+        "laplace_lower": lap["lower"],
+        "laplace_upper": lap["upper"],
         "bayes": iv["estimate"],
         "bayes_lower": iv["lower"],
         "bayes_upper": iv["upper"],
@@ -92,8 +247,9 @@ def _bayes_row(tc, cc, alpha: float, seed: int) -> dict:
     }
 
 
-def demo_text(res: pd.DataFrame, args: Any, render) -> str:
+def demo_text(result: DemoResult, args: Any, render) -> str:
     """Human-readable demo output."""
+    res = result.accuracy
     level = f"{100 * (1 - args.alpha):g}%"
     cols = [
         ("subset", "subset"),
@@ -111,6 +267,8 @@ def demo_text(res: pd.DataFrame, args: Any, render) -> str:
     ]
     if "bayes" in res:
         cols += [
+            ("laplace_lower", "Laplace lo"),
+            ("laplace_upper", "hi"),
             ("bayes", "NUTS mean"),
             ("bayes_lower", "lo"),
             ("bayes_upper", "hi"),
@@ -122,8 +280,9 @@ def demo_text(res: pd.DataFrame, args: Any, render) -> str:
         f"Each subset: {args.calibration_fraction:.0%} of each gold class calibrates the judge "
         f"(seed {args.seed}); the rest is the test set.\n"
         "gold = true rate on the test set; naive = judge's raw rate; corrected = "
-        f"Rogan-Gladen with its Lang-Reiczigel {level} interval; NUTS = posterior mean and "
-        f"{level} credible interval\nof the Bayesian model (uniform priors), which never "
+        f"Rogan-Gladen with its Lang-Reiczigel {level} interval; Laplace = normal "
+        "approximation at the mode (logit scale);\nNUTS = posterior mean and "
+        f"{level} credible interval of the Bayesian model (uniform priors), which never "
         "collapses at 0 or 1 and needs no clipping.\n"
     )
     notes = [f"note [{r['subset']}]: {r['note']}" for r in res.to_dict("records") if r["note"]]
@@ -148,4 +307,33 @@ def demo_text(res: pd.DataFrame, args: Any, render) -> str:
         "a judge with q0 ~ q1\nhas bias (1 - 2*theta)(1 - q) ~ 0; `judgebayes plan` says how "
         "many labels a target width needs."
     )
-    return "\n".join([intro, render(res.to_dict("records"), cols, args.format), *notes, summary])
+    parts = [intro, render(res.to_dict("records"), cols, args.format), *notes, summary]
+    if result.bias is not None:
+        b = result.bias
+        parts.append(
+            "\nJudge bias on the five LLMBar subsets, both presentation orders "
+            f"({b['method'].iloc[0]}; {level} intervals; length per standardised log2 words):"
+        )
+        show = b[b["coefficient"].isin(["length", "position"])].to_dict("records")
+        bcols = [("subset", "judge"), ("note", "coefficient"), ("estimate", "estimate")]
+        bcols += [("lower", "lo"), ("upper", "hi"), ("p_positive", "P(>0)")]
+        if "r_hat" in b:
+            bcols += [("r_hat", "r_hat"), ("divergences", "div")]
+        rows = [dict(r, subset=r["judge"], note=r["coefficient"]) for r in show]
+        parts.append(render(rows, bcols, args.format))
+        parts.append(
+            "\nAgreement with gold, 5-fold cross-validated: single verdicts, order-averaged, "
+            "after the bias-aware correction, after the paper's logistic correction:"
+        )
+        acols = [("subset", "judge"), ("verdict_agreement", "verdicts")]
+        acols += [("order_averaged", "order-avg"), ("bias_aware", "bias-aware")]
+        acols += [("logistic", "logistic"), ("prefers_longer", "judge longer")]
+        acols += [("gold_longer", "gold longer")]
+        arows = [dict(r, subset=r["judge"]) for r in result.agreement.to_dict("records")]
+        parts.append(render(arows, acols, args.format))
+    if result.report is not None:
+        parts.append(
+            f"\nreport: {result.report.path} ({len(result.report.figures)} figures in "
+            f"{result.report.path.parent / (result.report.path.stem + '_figures')})"
+        )
+    return "\n".join(parts)

@@ -91,7 +91,7 @@ def bias_comparisons(verdicts: pd.DataFrame, *, by_subset: bool = True) -> pd.Da
     -------
     DataFrame
         The pairwise contract with items ``gold``/``other`` roles: ``first, second,
-        winner, length_first, length_second`` (:math:`\\log_2(1 + \\text{words})`) plus
+        winner, length_first, length_second`` (:math:`\log_2(1 + \text{words})`) plus
         ``subset, idx, order``.  Verdicts the judge did not give are dropped and counted
         in ``attrs["n_missing"]``.
     """
@@ -169,10 +169,10 @@ def fit_judge_bias(
 def judge_bias_table(fits: dict[str, RankingFit], alpha: float = 0.05) -> pd.DataFrame:
     r"""One row per judge x coefficient: discrimination, length, position.
 
-    ``length`` is per standardised unit of :math:`\\log_2(1+\\text{words})` and
+    ``length`` is per standardised unit of :math:`\log_2(1+\text{words})` and
     ``per_raw_unit`` per doubling of the length; ``discrimination`` (one row per subset
     when fitted by subset, named ``discrimination:<subset>``) is
-    :math:`\\theta_{gold} - \\theta_{other}`.
+    :math:`\theta_{gold} - \theta_{other}`.
     """
     import pandas as pd
 

@@ -1,0 +1,81 @@
+"""The ``judgebayes report`` sub-command: a written accuracy report from CSV files.
+
+Reads the same files as ``judgebayes accuracy`` (test items with a judge verdict;
+calibration items with a judge verdict and a human label), fits every chosen method and
+writes a markdown (``--out report.md``) or self-contained HTML (``--out report.html``)
+report with PNG figures in ``<stem>_figures/`` beside it.  Stdout gets a short summary.
+
+JSON output (``--format json``): ``{"report": str (path), "report_format": "markdown" |
+"html", "figures": [str (path), ...], "tables": {"data": [row, ...], "comparison": [row,
+...], "diagnostics": [row, ...], "ppc": [row, ...], "settings": [row, ...]}}``, each row a
+dict of the table's columns (NaN written as null; ``ppc`` absent without NUTS).
+"""
+
+from __future__ import annotations
+
+import json
+
+__all__ = ["add_report_parser", "cmd_report"]
+
+
+def add_report_parser(sub, common) -> None:
+    """Register ``report`` on the sub-parser collection."""
+    r = sub.add_parser("report", help="write a markdown or HTML accuracy report")
+    r.add_argument("test", help="CSV of test items: one judge verdict per row")
+    r.add_argument("--calibration", required=True, help="CSV of human-labelled items")
+    r.add_argument("--out", required=True, help="report file: .md (markdown) or .html")
+    r.add_argument("--judge", default="judge", help="verdict column (both files)")
+    r.add_argument("--human", default="human", help="human label column (calibration file)")
+    r.add_argument("--system", default=None, help="system column in the test file")
+    r.add_argument("--positive", default=None, help="label value meaning 'correct'")
+    r.add_argument(
+        "--method",
+        choices=("closed_form", "laplace", "nuts", "all"),
+        default="all",
+        help="estimators to report (default: all)",
+    )
+    r.add_argument("--title", default="Judge accuracy report")
+    r.add_argument("--seed", type=int, default=0, help="random seed of the Bayesian fits")
+    common(r)
+
+
+def cmd_report(args, render, clean) -> str:
+    """Write the report and summarise it."""
+    from judgebayes.accuracy import AccuracyStudy
+    from judgebayes.cli import _read_csv
+    from judgebayes.report import accuracy_report
+
+    test_df = _read_csv(args.test, "test")
+    cal_df = _read_csv(args.calibration, "calibration")
+    study = AccuracyStudy.from_frames(
+        test_df,
+        cal_df,
+        judge=args.judge,
+        human=args.human,
+        system=args.system,
+        positive=args.positive,
+    )
+    methods = ("closed_form", "laplace", "nuts") if args.method == "all" else (args.method,)
+    files = accuracy_report(
+        study, args.out, methods=methods, alpha=args.alpha, random_seed=args.seed, title=args.title
+    )
+    kind = "html" if files.path.suffix.lower() in (".html", ".htm") else "markdown"
+    if args.format == "json":
+        return json.dumps(
+            {
+                "report": str(files.path),
+                "report_format": kind,
+                "figures": [str(p) for p in files.figures],
+                "tables": {
+                    name: [{k: clean(v) for k, v in r.items()} for r in df.to_dict("records")]
+                    for name, df in files.tables.items()
+                },
+            },
+            indent=2,
+        )
+    comp = files.tables["comparison"].to_dict("records")
+    cols = [("method", "method"), ("system", "system"), ("estimate", "estimate")]
+    cols += [("lower", "lower"), ("upper", "upper"), ("r_hat", "r_hat")]
+    cols += [("divergences", "div")]
+    head = f"wrote {files.path} ({kind}) and {len(files.figures)} figure(s)"
+    return head + "\n\n" + render(comp, cols, args.format)

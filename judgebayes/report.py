@@ -1,0 +1,334 @@
+"""Self-contained written reports: markdown or HTML with tables and PNG figures.
+
+:class:`Report` collects headings, paragraphs, tables (DataFrames) and matplotlib
+figures and writes them as
+
+* markdown: ``<name>.md`` with pipe tables, and the figures as PNG files in
+  ``<name>_figures/`` beside it (linked relatively, so the folder can be moved or zipped);
+* HTML: one ``<name>.html`` file with the figures embedded as base64 PNG (it opens
+  anywhere with nothing else), and the same PNG files written beside it.
+
+:func:`accuracy_report` writes the standard report of an
+:class:`~judgebayes.accuracy.AccuracyStudy`: the data, the comparison table of every
+method's estimate and interval, the NUTS convergence diagnostics from ArviZ
+(``az.summary`` and divergences), the posterior predictive check, and figures (intervals
+by method, NUTS posterior and trace).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from judgebayes.schema import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["REPORT_FORMATS", "Report", "ReportFiles", "accuracy_report", "markdown_table"]
+
+REPORT_FORMATS = ("markdown", "html")
+
+
+def _cell(v: Any, digits: int) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return "-" if math.isnan(v) else f"{v:.{digits}f}"
+    if hasattr(v, "item"):
+        return _cell(v.item(), digits)
+    return str(v).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(df: pd.DataFrame, digits: int = 3, index: bool = False) -> str:
+    """A pipe table (GitHub-flavoured markdown) of ``df``; floats to ``digits`` places."""
+    d = df.reset_index() if index else df
+    head = [str(c) for c in d.columns]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    for row in d.itertuples(index=False):
+        lines.append("| " + " | ".join(_cell(v, digits) for v in row) + " |")
+    return "\n".join(lines)
+
+
+@dataclass
+class ReportFiles:
+    """What :meth:`Report.write` wrote: the report, the PNG figures, the tables."""
+
+    path: Path
+    figures: list[Path]
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+
+class Report:
+    """An ordered list of report blocks, written as markdown or HTML.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> r = Report("Example")
+    >>> r.heading("Numbers")
+    >>> r.table("numbers", pd.DataFrame({"a": [1.0, 2.5]}))
+    >>> print(r.to_markdown().splitlines()[4])
+    | 1.000 |
+    """
+
+    def __init__(self, title: str):
+        self.title = title
+        self.blocks: list[tuple[str, Any]] = []
+        self.tables: dict[str, pd.DataFrame] = {}
+
+    def heading(self, text: str, level: int = 2) -> None:
+        """A section heading."""
+        self.blocks.append(("heading", (level, text)))
+
+    def text(self, text: str) -> None:
+        """A paragraph (markdown inline syntax; escaped in HTML)."""
+        self.blocks.append(("text", text))
+
+    def table(self, name: str, df: pd.DataFrame, caption: str = "", digits: int = 3) -> None:
+        """A table; ``name`` keys it in :attr:`tables` and the JSON output."""
+        self.tables[name] = df
+        self.blocks.append(("table", (name, df, caption, digits)))
+
+    def figure(self, name: str, fig, caption: str = "") -> None:
+        """A matplotlib figure, saved as ``<name>.png`` (and closed)."""
+        import io
+
+        import matplotlib.pyplot as plt
+
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+        plt.close(fig)
+        self.blocks.append(("figure", (name, buf.getvalue(), caption)))
+
+    # ------------------------------------------------------------------ output
+    def to_markdown(self, figure_dir: str = "figures") -> str:
+        """The report as markdown (figures linked under ``figure_dir``)."""
+        out = [f"# {self.title}", ""]
+        for kind, val in self.blocks:
+            if kind == "heading":
+                out += ["#" * val[0] + " " + val[1], ""]
+            elif kind == "text":
+                out += [val, ""]
+            elif kind == "table":
+                name, df, caption, digits = val
+                if caption:
+                    out += [f"*{caption}*", ""]
+                out += [markdown_table(df, digits), ""]
+            else:
+                name, _, caption = val
+                out += [f"![{caption or name}]({figure_dir}/{name}.png)", ""]
+                if caption:
+                    out += [f"*{caption}*", ""]
+        return "\n".join(out)
+
+    def to_html(self) -> str:
+        """The report as one self-contained HTML page (figures embedded)."""
+        esc = html.escape
+        out = [
+            "<!DOCTYPE html>",
+            '<html><head><meta charset="utf-8">',
+            f"<title>{esc(self.title)}</title>",
+            "<style>body{font-family:sans-serif;max-width:72em;margin:2em auto;}"
+            "table{border-collapse:collapse;font-size:90%;margin:1em 0;}"
+            "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;}"
+            "img{max-width:100%;}</style></head><body>",
+            f"<h1>{esc(self.title)}</h1>",
+        ]
+        for kind, val in self.blocks:
+            if kind == "heading":
+                out.append(f"<h{val[0]}>{esc(val[1])}</h{val[0]}>")
+            elif kind == "text":
+                out.append(f"<p>{esc(val)}</p>")
+            elif kind == "table":
+                name, df, caption, digits = val
+                body = df.to_html(
+                    index=False,
+                    float_format=lambda x, d=digits: "-" if math.isnan(x) else f"{x:.{d}f}",
+                    border=0,
+                )
+                cap = f"<p><em>{esc(caption)}</em></p>" if caption else ""
+                out.append(f'<div class="table" id="{esc(name)}">{cap}{body}</div>')
+            else:
+                name, png, caption = val
+                b64 = base64.b64encode(png).decode("ascii")
+                out.append(
+                    f'<figure><img alt="{esc(caption or name)}" src="data:image/png;base64,{b64}">'
+                    + (f"<figcaption>{esc(caption)}</figcaption>" if caption else "")
+                    + "</figure>"
+                )
+        out.append("</body></html>")
+        return "\n".join(out)
+
+    def write(self, path: str | Path, format: str | None = None) -> ReportFiles:
+        """Write the report to ``path``; PNG figures go to ``<stem>_figures/`` beside it.
+
+        ``format`` is "markdown" or "html"; by default it follows the suffix (``.html``
+        / ``.htm`` -> HTML, anything else markdown).
+        """
+        path = Path(path)
+        if format is None:
+            format = "html" if path.suffix.lower() in (".html", ".htm") else "markdown"
+        if format not in REPORT_FORMATS:
+            raise InputError(
+                f"report format must be one of {REPORT_FORMATS}; got {format!r}",
+                field="format",
+                value=format,
+            )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig_dir = path.parent / f"{path.stem}_figures"
+        figures = []
+        for kind, val in self.blocks:
+            if kind == "figure":
+                fig_dir.mkdir(exist_ok=True)
+                p = fig_dir / f"{val[0]}.png"
+                p.write_bytes(val[1])
+                figures.append(p)
+        text = self.to_html() if format == "html" else self.to_markdown(fig_dir.name)
+        path.write_text(text, encoding="utf-8")
+        return ReportFiles(path, figures, dict(self.tables))
+
+
+def accuracy_report(
+    study,
+    path: str | Path,
+    *,
+    methods: tuple[str, ...] = ("closed_form", "laplace", "nuts"),
+    alpha: float = 0.05,
+    format: str | None = None,
+    random_seed: int | None = 0,
+    title: str = "Judge accuracy report",
+    nuts: dict[str, Any] | None = None,
+    fits=None,
+) -> ReportFiles:
+    """Fit ``study`` by each method and write its report.
+
+    Parameters
+    ----------
+    study : AccuracyStudy
+        Binary, strata or K-class study.
+    path : str or Path
+        Report file (``.md`` or ``.html``).
+    methods : tuple of str
+        Methods to fit (ignored when ``fits`` is given).
+    alpha : float
+        Intervals are ``1 - alpha``.
+    format : {"markdown", "html"}, optional
+        Default: from the file suffix.
+    random_seed : int
+        Seed of the Bayesian fits.
+    title : str
+        Report title.
+    nuts : dict, optional
+        NUTS settings (``draws, tune, chains, target_accept``).
+    fits : list of AccuracyFit, optional
+        Already fitted results to report instead of fitting.
+
+    Returns
+    -------
+    ReportFiles
+        Paths and the tables (``data``, ``comparison``, ``diagnostics``, ``ppc``).
+    """
+    import warnings
+
+    import pandas as pd
+
+    from judgebayes.compare import plot_intervals
+    from judgebayes.inference.sampling import quiet_engine_warnings
+
+    if fits is None:
+        fits = []
+        with quiet_engine_warnings():  # failed gates are written into the report
+            for m in methods:
+                kw = dict(nuts or {}) if m == "nuts" else {}
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    fits.append(study.fit(m, random_seed=random_seed, **kw))
+    table = study.compare(fits=fits, alpha=alpha)
+    r = Report(title)
+    r.heading("Data")
+    r.table("data", _data_table(study), "Test and calibration counts")
+    r.heading("Estimates by method")
+    r.text(
+        f"Quantity `{study.quantity}`, {100 * (1 - alpha):g}% intervals. closed_form: "
+        "Rogan-Gladen with the Lang-Reiczigel interval (binary); laplace: normal "
+        "approximation at the posterior mode in the unconstrained space; nuts: posterior "
+        "mean and equal-tailed credible interval."
+    )
+    r.table("comparison", table.drop(columns=["quantity"], errors="ignore"))
+    fig_ax = plot_intervals(table)
+    r.figure("intervals", fig_ax.figure, "Estimates and intervals by method")
+    sampled = [f for f in fits if f.method == "nuts"]
+    r.heading("Convergence diagnostics (NUTS)")
+    if sampled:
+        import arviz as az
+
+        f = sampled[0]
+        names = [v for v in ("theta", "q0", "q1", "prevalence") if v in f.idata.posterior]
+        summ = az.summary(f.idata, var_names=names, round_to="none")
+        summ = summ.reset_index().rename(columns={"index": "variable"})
+        r.table("diagnostics", summ, "az.summary of the NUTS posterior")
+        d = f.diagnostics
+        r.text(
+            f"Gate: max R-hat {d.r_hat_max:.3f} (threshold {d.r_hat_threshold}), "
+            f"min bulk ESS {d.ess_bulk_min:.0f}, min tail ESS {d.ess_tail_min:.0f} "
+            f"(threshold {d.ess_threshold:g}), {d.divergences} divergent transitions: "
+            + ("passed." if d.passed else d.message())
+        )
+        if study.kind != "multiclass":
+            r.table("ppc", study.ppc(f), "Posterior predictive check of the test counts")
+        axes = az.plot_posterior(f.idata, var_names=names[:3], hdi_prob=1 - alpha)
+        r.figure("posterior", _figure_of(axes), "NUTS posterior")
+        axes = az.plot_trace(f.idata, var_names=names[:3], compact=True)
+        r.figure("trace", _figure_of(axes), "NUTS trace (all chains)")
+    else:
+        r.text("No NUTS fit in this report: no sampler diagnostics to show.")
+        r.table("diagnostics", pd.DataFrame(columns=["variable"]))
+    r.heading("Settings")
+    info = [{"method": f.method, "seconds": f.seconds, **_flat(f.info)} for f in fits]
+    r.table("settings", pd.DataFrame(info))
+    return r.write(path, format)
+
+
+def _figure_of(axes):
+    import numpy as np
+
+    return np.ravel(axes)[0].figure
+
+
+def _flat(info: dict) -> dict:
+    keep = ("random_seed", "version", "kind", "design", "draws", "tune", "chains", "estimator")
+    return {k: str(info[k]) for k in keep if k in info}
+
+
+def _data_table(study) -> pd.DataFrame:
+    import pandas as pd
+
+    if study.kind == "multiclass":
+        mc = study.multiclass
+        return pd.DataFrame(
+            [{"system": s, **dict(zip(mc.classes, map(int, row), strict=True))}
+             for s, row in zip(mc.systems, mc.test, strict=True)]
+        )  # fmt: skip
+    t, c = study.test, study.calibration.pooled()
+    k, n, miss = t.per_system()
+    return pd.DataFrame(
+        {
+            "system": list(study.systems),
+            "judged_positive": k,
+            "judged": n,
+            "missing_verdicts": miss,
+            "calibration_tn": int(c.tn[0]),
+            "calibration_m0": int(c.m0[0]),
+            "calibration_tp": int(c.tp[0]),
+            "calibration_m1": int(c.m1[0]),
+        }
+    )

@@ -55,7 +55,7 @@ def fit_sources(
     random_seed: int | None = 0,
     **fit_kwargs: Any,
 ) -> dict[str, RankingFit]:
-    """One ranking fit per verdict source.
+    r"""One ranking fit per verdict source.
 
     Parameters
     ----------

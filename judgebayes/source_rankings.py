@@ -64,7 +64,7 @@ def fit_sources(
         winner``; ties as empty winners), e.g. :func:`judgebayes.datasets.
         pandalm_comparisons`.
     length : bool
-        Add the length covariate :math:`\\log_2(1 + \text{words})`.
+        Add the length covariate :math:`\log_2(1 + \text{words})`.
     words : str
         Stem of the word-count columns ``<words>_first`` / ``<words>_second``.
     position : bool

@@ -236,11 +236,19 @@ def test_plan_unreachable_width():
     _one_line_error(r, "cannot be reached")
 
 
-def test_demo_runs_on_bundled_data():
-    r = run("demo", "--format", "json")
+def test_demo_runs_on_bundled_data(tmp_path):
+    # the judge-bias part by MAP/Laplace here (its NUTS fits run in the real-data notebook)
+    report = tmp_path / "demo" / "report.md"
+    r = run("demo", "--format", "json", "--bias-method", "laplace", "--report", report)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["evaluator"] == "GPT-4" and len(out["rows"]) == 8
+    assert out["report"] == str(report) and report.exists()
+    assert (tmp_path / "demo" / "report_figures" / "judge_bias.png").exists()
+    judges = {b["judge"] for b in out["judge_bias"]}
+    assert judges == set(jb.datasets.LLMBAR_EVALUATORS) and len(out["agreement"]) == 6
+    for row in out["rows"]:
+        assert row["laplace_lower"] < row["laplace"] < row["laplace_upper"]
     llmeval = next(x for x in out["rows"] if x["subset"] == "Processed_LLMEval2")
     assert llmeval["n_missing"] == 6  # the judge's unusable outputs are counted
     for row in out["rows"]:
@@ -248,8 +256,9 @@ def test_demo_runs_on_bundled_data():
         # the Bayesian rows pass the convergence gate and bracket their own mean
         assert row["r_hat"] <= 1.01 and row["divergences"] == 0 and row["bayes_note"] == ""
         assert row["bayes_lower"] < row["bayes"] < row["bayes_upper"]
-    t = run("demo", "--no-bayes")
+    t = run("demo", "--no-bayes", "--no-bias", "--report", "none")
     assert t.returncode == 0 and "LLMBar_Natural" in t.stdout and "[8/8]" in t.stderr
+    assert "report:" not in t.stdout
 
 
 def test_version():

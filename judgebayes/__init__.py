@@ -95,6 +95,11 @@ _EXPORTS: dict[str, str] = {
     "PanelFit": "judgebayes.panel",
     "PanelData": "judgebayes.panel_data",
     "simulate_panel": "judgebayes.simulate",
+    # real data, reports
+    "split_protocol": "judgebayes.split_protocol",
+    "SplitProtocolResult": "judgebayes.split_protocol",
+    "Report": "judgebayes.report",
+    "accuracy_report": "judgebayes.report",
 }
 
 _SUBMODULES = (
@@ -109,6 +114,11 @@ _SUBMODULES = (
     "ranking",
     "panel",
     "panel_data",
+    "split_protocol",
+    "invariance",
+    "judge_bias",
+    "source_rankings",
+    "report",
     "cli",
 )
 

@@ -108,7 +108,7 @@ class SplitProtocolResult:
                 n_splits=("split", "size"),
                 n_defined=("defined", "sum"),
                 bias=("err", "mean"),
-                mae=("err", lambda e: float(np.nanmean(np.abs(e)))),
+                mae=("err", lambda e: float(np.abs(e).mean())),
                 coverage=("covered", "mean"),
                 width=("width", "mean"),
             )

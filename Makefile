@@ -36,6 +36,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bayes_accuracy.py --nodes 12
 	$(BIN)/python benchmarks/ranking.py
 	$(BIN)/python benchmarks/panel.py
+	$(BIN)/python benchmarks/split_protocol.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info

@@ -34,7 +34,7 @@ from judgebayes.split_protocol import split_masks, split_protocol
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--splits", type=int, default=20)
+    ap.add_argument("--splits", type=int, default=100)
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
     items = datasets.llmbar_accuracy_items("ChatGPT")

@@ -322,6 +322,16 @@ def _cmd_demo(args) -> str:
     return demo_text(res, args, _render)
 
 
+def add_item_files(sp) -> None:
+    """The test / calibration CSV arguments shared by ``accuracy`` and ``report``."""
+    sp.add_argument("test", help="CSV of test items: one judge verdict per row")
+    sp.add_argument("--calibration", required=True, help="CSV of human-labelled items")
+    sp.add_argument("--judge", default="judge", help="verdict column (both files)")
+    sp.add_argument("--human", default="human", help="human label column (calibration file)")
+    sp.add_argument("--system", default=None, help="system column in the test file")
+    sp.add_argument("--positive", default=None, help="label value meaning 'correct'")
+
+
 def _build_parser() -> _Parser:
     p = _Parser(prog="judgebayes", description="What LLM judges' verdicts really say.")
     p.add_argument("--version", action="store_true", help="print the version and exit")
@@ -332,12 +342,7 @@ def _build_parser() -> _Parser:
         sp.add_argument("--format", choices=("table", "markdown", "json"), default="table")
 
     a = sub.add_parser("accuracy", help="naive vs corrected accuracy from CSV files")
-    a.add_argument("test", help="CSV of test items: one judge verdict per row")
-    a.add_argument("--calibration", required=True, help="CSV of human-labelled items")
-    a.add_argument("--judge", default="judge", help="verdict column (both files)")
-    a.add_argument("--human", default="human", help="human label column (calibration file)")
-    a.add_argument("--system", default=None, help="system column in the test file")
-    a.add_argument("--positive", default=None, help="label value meaning 'correct'")
+    add_item_files(a)
     a.add_argument(
         "--method",
         choices=tuple(_METHOD_CHOICES),

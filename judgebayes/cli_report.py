@@ -20,14 +20,11 @@ __all__ = ["add_report_parser", "cmd_report"]
 
 def add_report_parser(sub, common) -> None:
     """Register ``report`` on the sub-parser collection."""
+    from judgebayes.cli import add_item_files
+
     r = sub.add_parser("report", help="write a markdown or HTML accuracy report")
-    r.add_argument("test", help="CSV of test items: one judge verdict per row")
-    r.add_argument("--calibration", required=True, help="CSV of human-labelled items")
+    add_item_files(r)
     r.add_argument("--out", required=True, help="report file: .md (markdown) or .html")
-    r.add_argument("--judge", default="judge", help="verdict column (both files)")
-    r.add_argument("--human", default="human", help="human label column (calibration file)")
-    r.add_argument("--system", default=None, help="system column in the test file")
-    r.add_argument("--positive", default=None, help="label value meaning 'correct'")
     r.add_argument(
         "--method",
         choices=("closed_form", "laplace", "nuts", "all"),

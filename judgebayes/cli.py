@@ -71,9 +71,11 @@ def _render(rows: list[dict], columns: list[tuple[str, str]], fmt: str) -> str:
         for r in rows
     ]
     if fmt == "markdown":
-        lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-        lines += ["| " + " | ".join(b) + " |" for b in body]
-        return "\n".join(lines)
+        import pandas as pd
+
+        from judgebayes.report import markdown_table
+
+        return markdown_table(pd.DataFrame(body, columns=head))
     widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(head)]
 
     def line(cells):

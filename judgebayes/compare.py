@@ -24,6 +24,7 @@ __all__ = [
     "COMPARISON_COLUMNS",
     "AccuracyFit",
     "comparison_table",
+    "interval_summary",
     "plot_forest",
     "plot_intervals",
 ]
@@ -243,6 +244,39 @@ def comparison_table(
 
     rows = [r for f in fits for r in f.summary_rows(alpha, kind)]
     return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+
+
+def interval_summary(results: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """Repeated-estimate summary against a known truth, per group of ``by``.
+
+    ``results`` has one row per replicate with ``estimate`` and ``truth`` and, for methods
+    that give one, ``lower``/``upper``.  Returns ``n_splits`` (rows), ``n_defined`` (finite
+    estimates), ``bias`` and ``mae`` (over defined rows), ``coverage`` and ``width`` (over
+    rows with a finite interval; NaN for a method without intervals).
+    """
+    none = np.full(len(results), np.nan)
+    lo = results["lower"].to_numpy(float) if "lower" in results else none
+    hi = results["upper"].to_numpy(float) if "upper" in results else none
+    truth = results["truth"].to_numpy(float)
+    has = np.isfinite(lo) & np.isfinite(hi)
+    d = results[list(by)].assign(
+        _truth=truth,
+        err=results["estimate"].to_numpy(float) - truth,
+        width=np.where(has, hi - lo, np.nan),
+        covered=np.where(has, ((lo <= truth) & (truth <= hi)).astype(float), np.nan),
+    )
+    return (
+        d.groupby(list(by), sort=False)
+        .agg(
+            n_splits=("_truth", "size"),
+            n_defined=("err", "count"),
+            bias=("err", "mean"),
+            mae=("err", lambda e: float(e.abs().mean())),
+            coverage=("covered", "mean"),
+            width=("width", "mean"),
+        )
+        .reset_index()
+    )
 
 
 def plot_forest(fits: Sequence[AccuracyFit], alpha: float = 0.05, ax=None, **kwargs):

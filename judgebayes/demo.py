@@ -124,7 +124,7 @@ def _write_report(res: DemoResult, path, evaluator, fraction, seed, alpha):
     cols += ["bayes", "bayes_lower", "bayes_upper", "r_hat", "divergences"]
     r.table("accuracy", res.accuracy[[c for c in cols if c in res.accuracy]])
     if "bayes" in res.accuracy:
-        r.figure("accuracy", _accuracy_figure(res.accuracy, level), "Estimates per subset")
+        r.figure("accuracy", _accuracy_figure(res.accuracy, alpha), "Estimates per subset")
     if res.bias is not None:
         r.heading("Judge bias (both presentation orders)")
         r.text(
@@ -144,26 +144,37 @@ def _write_report(res: DemoResult, path, evaluator, fraction, seed, alpha):
     return r.write(path)
 
 
-def _accuracy_figure(acc, level):
-    import matplotlib.pyplot as plt
-    import numpy as np
+def _accuracy_figure(acc, alpha: float):
+    """Every method's interval per subset (compare.plot_intervals), gold as ticks."""
+    import pandas as pd
 
-    fig, ax = plt.subplots(figsize=(7, 0.6 * len(acc) + 1))
-    y = np.arange(len(acc))[::-1]
-    spec = [("lower", "upper", "estimate", "closed form", -0.2),
-            ("laplace_lower", "laplace_upper", "laplace", "Laplace", 0.0),
-            ("bayes_lower", "bayes_upper", "bayes", "NUTS", 0.2)]  # fmt: skip
-    for i, (lo, hi, est, name, dy) in enumerate(spec):
-        if est not in acc:
-            continue
-        ax.hlines(y + dy, acc[lo], acc[hi], color=f"C{i}", label=name)
-        ax.plot(acc[est], y + dy, "o", color=f"C{i}", ms=4)
-    ax.plot(acc["gold"], y, "k|", ms=14, label="gold")
-    ax.plot(acc["naive"], y, "x", color="0.4", label="naive")
-    ax.set_yticks(y, acc["subset"])
-    ax.set_xlabel(f"P(output 1 is better), {level} intervals")
-    ax.legend(fontsize=8, loc="best")
-    return fig
+    from judgebayes.compare import plot_intervals
+
+    spec = [("naive", "naive", "naive", "naive"),
+            ("closed form", "estimate", "lower", "upper"),
+            ("Laplace", "laplace", "laplace_lower", "laplace_upper"),
+            ("NUTS", "bayes", "bayes_lower", "bayes_upper")]  # fmt: skip
+    table = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "method": name,
+                    "system": acc["subset"],
+                    "quantity": "P(output 1 is better)",
+                    "estimate": acc[est],
+                    "lower": acc[lo],
+                    "upper": acc[hi],
+                    "level": 1 - alpha,
+                }
+            )
+            for name, est, lo, hi in spec
+            if est in acc
+        ],
+        ignore_index=True,
+    )
+    ax = plot_intervals(table, truth=dict(zip(acc["subset"], acc["gold"], strict=True)))
+    ax.figure.set_size_inches(7, 0.35 * len(table) + 1)
+    return ax.figure
 
 
 def run_accuracy_demo(

@@ -32,16 +32,15 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["judge_rates_by_stratum", "stratum_shift_study", "summarise_shift", "transfer_table"]
 
 
-def _check(items, cols) -> None:
-    for c in cols:
-        if c not in items.columns:
-            raise InputError(
-                f"column {c!r} not found; columns are {list(items.columns)}", field=c, value=None
-            )
+def _judged(items, stratum: str, judge: str, human: str):
+    """Rows with both labels, normalised to 0/1 (schema's label vocabulary)."""
+    from judgebayes.schema import _require_columns, normalize_labels
 
-
-def _judged(items, judge, human):
-    return items[items[judge].notna() & items[human].notna()]
+    _require_columns(items, {"stratum": stratum, "judge": judge, "human": human}, "items")
+    j = normalize_labels(items[judge], column=judge).values
+    h = normalize_labels(items[human], column=human).values
+    ok = ~np.isnan(j) & ~np.isnan(h)
+    return items.loc[ok].assign(**{judge: j[ok].astype(int), human: h[ok].astype(int)})
 
 
 def judge_rates_by_stratum(
@@ -70,16 +69,16 @@ def judge_rates_by_stratum(
     import pandas as pd
     from scipy import stats
 
-    _check(items, (stratum, judge, human))
-    d = _judged(items, judge, human)
+    from judgebayes.schema import counts_from_calibration_frame
+
+    d = _judged(items, stratum, judge, human)
+    c = counts_from_calibration_frame(
+        d, human=human, judge=judge, stratum=stratum, allow_empty_classes=True
+    )
     rng = np.random.default_rng(seed)
     rows, first = [], {}
-    for s in pd.unique(d[stratum]):
-        part = d[d[stratum] == s]
-        h, j = part[human].to_numpy(int), part[judge].to_numpy(int)
-        for rate, cls in (("q0", 0), ("q1", 1)):
-            total = int((h == cls).sum())
-            right = int(((h == cls) & (j == cls)).sum())
+    for t, s in enumerate(c.strata):
+        for rate, right, total in (("q0", c.tn[t], c.m0[t]), ("q1", c.tp[t], c.m1[t])):
             post = stats.beta(1 + right, 1 + total - right)
             x = post.rvs(draws, random_state=rng)
             first.setdefault(rate, x)
@@ -87,8 +86,8 @@ def judge_rates_by_stratum(
                 {
                     "stratum": s,
                     "rate": rate,
-                    "right": right,
-                    "total": total,
+                    "right": int(right),
+                    "total": int(total),
                     "mean": post.mean(),
                     "lower": post.ppf(alpha / 2),
                     "upper": post.ppf(1 - alpha / 2),
@@ -118,38 +117,34 @@ def transfer_table(
     """
     import pandas as pd
 
-    from judgebayes.inference import closed_form as cf
+    from judgebayes.accuracy import AccuracyStudy
 
-    _check(items, (stratum, judge, human))
-    d = _judged(items, judge, human)
+    d = _judged(items, stratum, judge, human)
     strata = list(pd.unique(d[stratum]))
     rows = []
     for a in strata:
         ca = d[d[stratum] == a]
-        h, j = ca[human].to_numpy(int), ca[judge].to_numpy(int)
-        m0, m1 = int((h == 0).sum()), int((h == 1).sum())
-        q0 = ((h == 0) & (j == 0)).sum() / max(m0, 1)
-        q1 = ((h == 1) & (j == 1)).sum() / max(m1, 1)
         for b in strata:
             tb = d[d[stratum] == b]
-            n = len(tb)
-            p = tb[judge].mean()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", cf.NotBetterThanChanceWarning)
-                iv = cf.lang_reiczigel_interval(p, q0, q1, n, m0, m1, alpha, errors="nan")
+            with warnings.catch_warnings():  # no better than chance: NaN, reported as such
+                warnings.simplefilter("ignore")
+                fit = AccuracyStudy.from_frames(tb, ca, judge=judge, human=human)
+                iv = fit.fit("closed_form").interval(alpha).iloc[0]
             truth = float(tb[human].mean())
-            est = float(iv.estimate)
+            est = float(iv["estimate"])
             rows.append(
                 {
                     "calibrated_on": a,
                     "corrected": b,
                     "truth": truth,
-                    "naive": float(p),
+                    "naive": float(tb[judge].mean()),
                     "estimate": est,
-                    "lower": float(iv[0]),
-                    "upper": float(iv[1]),
+                    "lower": float(iv["lower"]),
+                    "upper": float(iv["upper"]),
                     "error": est - truth,
-                    "covered": bool(iv[0] <= truth <= iv[1]) if np.isfinite(est) else None,
+                    "covered": bool(iv["lower"] <= truth <= iv["upper"])
+                    if np.isfinite(est)
+                    else None,
                 }
             )
     return pd.DataFrame(rows)
@@ -188,8 +183,7 @@ def stratum_shift_study(
     from judgebayes.accuracy import AccuracyStudy, calibration_mask
     from judgebayes.inference.sampling import quiet_engine_warnings
 
-    _check(items, (stratum, judge, human))
-    d = _judged(items, judge, human).reset_index(drop=True)
+    d = _judged(items, stratum, judge, human).reset_index(drop=True)
     missing = [s for s in pd.unique(d[stratum]) if s not in calibration_fractions]
     if missing:
         raise InputError(
@@ -238,24 +232,8 @@ def summarise_shift(study: pd.DataFrame) -> pd.DataFrame:
     """Per method: splits, defined estimates, mean bias, mean absolute error, coverage and
     mean width (over the splits where the method is defined).
     """
-    d = study.assign(
-        err=study["estimate"] - study["truth"],
-        width=study.get("upper", np.nan) - study.get("lower", np.nan),
-        covered=(
-            (study.get("lower", np.nan) <= study["truth"])
-            & (study["truth"] <= study.get("upper", np.nan))
-        ).astype(float),
-    )
-    d.loc[d["width"].isna(), "covered"] = np.nan
-    return (
-        d.groupby("method", sort=False)
-        .agg(
-            splits=("split", "size"),
-            defined=("estimate", "count"),
-            bias=("err", "mean"),
-            mae=("err", lambda e: float(np.abs(e).mean())),
-            coverage=("covered", "mean"),
-            width=("width", "mean"),
-        )
-        .reset_index()
+    from judgebayes.compare import interval_summary
+
+    return interval_summary(study, ["method"]).rename(
+        columns={"n_splits": "splits", "n_defined": "defined"}
     )

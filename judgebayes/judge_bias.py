@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from judgebayes.pairwise import log_length
 from judgebayes.schema import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -63,10 +64,6 @@ LLMBAR_BIAS_SUBSETS = (
     "LLMBar_Adversarial_Manual",
 )
 _ROLES = ("gold", "other")
-
-
-def _length(words: np.ndarray) -> np.ndarray:
-    return np.log2(1.0 + np.asarray(words, float))
 
 
 def _roles(subset, by_subset: bool):
@@ -112,7 +109,7 @@ def bias_comparisons(verdicts: pd.DataFrame, *, by_subset: bool = True) -> pd.Da
         )
     v = v[ok]
     first_is_gold = (v["shown_first"] == v["label"]).to_numpy()
-    len1, len2 = _length(v["len_words_1"]), _length(v["len_words_2"])
+    len1, len2 = log_length(v["len_words_1"]), log_length(v["len_words_2"])
     first_is_1 = (v["shown_first"] == 1).to_numpy()
     gold, other = _roles(v["subset"], by_subset)
     out = pd.DataFrame(
@@ -279,8 +276,8 @@ def _log_lik_ratio(t: pd.DataFrame, beta, c: float, kappa: float, scale) -> np.n
     from scipy.special import log_expit
 
     mean, sd = scale
-    x1 = (_length(t["len_words_1"]) - mean) / sd
-    x2 = (_length(t["len_words_2"]) - mean) / sd
+    x1 = (log_length(t["len_words_1"]) - mean) / sd
+    x2 = (log_length(t["len_words_2"]) - mean) / sd
     out = np.zeros(len(t))
     for col, first in (("pick_orig", 1), ("pick_swap", 2)):
         pick = t[col].to_numpy(float)
@@ -364,7 +361,7 @@ def cross_validated_agreement(
     vkey = verdicts["subset"].astype(str) + "#" + verdicts["idx"].astype(str)
     bias_score = np.full(len(t), np.nan)
     logit_score = np.full(len(t), np.nan)
-    dlen = _length(t["len_words_1"]) - _length(t["len_words_2"])
+    dlen = log_length(t["len_words_1"]) - log_length(t["len_words_2"])
     feats = np.column_stack([np.nan_to_num(t["score"].to_numpy(float), nan=0.5) - 0.5, dlen])
     for f in range(folds):
         train, test = fold != f, fold == f

@@ -47,9 +47,19 @@ __all__ = [
     "PairwiseData",
     "difference_matrix",
     "identifiability_report",
+    "log_length",
     "pairwise_from_arrays",
     "pairwise_from_frames",
 ]
+
+
+def log_length(words) -> np.ndarray:
+    """The length covariate of the real-data analyses: ``log2(1 + words)``.
+
+    Relative length (a doubling is one unit); raw word differences are heavy-tailed.
+    """
+    return np.log2(1.0 + np.asarray(words, dtype=float))
+
 
 #: Name of the position coefficient (kappa) in every coefficient table.
 POSITION = "position"

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from judgebayes.pairwise import log_length
 from judgebayes.schema import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,8 +40,8 @@ def _with_length(comparisons: pd.DataFrame, words: str) -> pd.DataFrame:
         if col not in comparisons.columns:
             raise InputError(f"column {col!r} not found", field=col, value=None)
     return comparisons.assign(
-        length_first=np.log2(1.0 + comparisons[f"{words}_first"].to_numpy(float)),
-        length_second=np.log2(1.0 + comparisons[f"{words}_second"].to_numpy(float)),
+        length_first=log_length(comparisons[f"{words}_first"]),
+        length_second=log_length(comparisons[f"{words}_second"]),
     )
 
 

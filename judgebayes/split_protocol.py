@@ -92,30 +92,9 @@ class SplitProtocolResult:
         ``coverage`` and ``width`` are over the splits where the method gives an interval
         (``n_defined``); the naive rate has no interval.
         """
-        d = self.splits.assign(
-            err=self.splits["estimate"] - self.splits["truth"],
-            width=self.splits["upper"] - self.splits["lower"],
-            covered=(
-                (self.splits["lower"] <= self.splits["truth"])
-                & (self.splits["truth"] <= self.splits["upper"])
-            ).astype(float),
-        )
-        d.loc[~d["defined"] | d["lower"].isna(), ["width", "covered"]] = np.nan
-        keys = ["group", "method"]
-        out = (
-            d.groupby(keys, sort=False)
-            .agg(
-                n_splits=("split", "size"),
-                n_defined=("defined", "sum"),
-                bias=("err", "mean"),
-                mae=("err", lambda e: float(np.abs(e).mean())),
-                coverage=("covered", "mean"),
-                width=("width", "mean"),
-            )
-            .reset_index()
-        )
-        out.loc[out["method"] == "naive", ["coverage", "width"]] = np.nan
-        return out
+        from judgebayes.compare import interval_summary
+
+        return interval_summary(self.splits, ["group", "method"])
 
     def table(self) -> pd.DataFrame:
         """One row per group: naive bias, then bias / coverage / width per method."""
@@ -156,14 +135,11 @@ def _group_counts(h: np.ndarray, j: np.ndarray, masks: np.ndarray) -> dict[str, 
     }
 
 
-def _validate(items, judge: str, human: str, group: str | None, fraction, n_splits) -> None:
-    for col in (judge, human) + ((group,) if group else ()):
-        if col not in items.columns:
-            raise InputError(
-                f"column {col!r} not found; columns are {list(items.columns)}",
-                field=col,
-                value=None,
-            )
+def _validate(items, judge: str, human: str, group: str | None, fraction, n_splits):
+    """(human, judge) as 1.0 / 0.0 / NaN arrays, after the argument checks."""
+    from judgebayes.schema import _require_columns, normalize_labels
+
+    _require_columns(items, {"judge": judge, "human": human, "group": group}, "items")
     if not 0 < float(fraction) < 1:
         raise InputError(
             f"calibration_fraction must lie in (0, 1); got {fraction!r}",
@@ -174,15 +150,9 @@ def _validate(items, judge: str, human: str, group: str | None, fraction, n_spli
         raise InputError(
             f"n_splits must be at least 1; got {n_splits!r}", field="n_splits", value=n_splits
         )
-    for col in (judge, human):
-        v = items[col].dropna()
-        bad = ~v.isin([0, 1])
-        if bad.any():
-            raise InputError(
-                f"column {col!r} must hold 0/1 labels (missing allowed); found {v[bad].iloc[0]!r}",
-                field=col,
-                value=v[bad].iloc[0],
-            )
+    h = normalize_labels(items[human], column=human).values
+    j = normalize_labels(items[judge], column=judge).values
+    return h, j
 
 
 def split_protocol(
@@ -243,7 +213,7 @@ def split_protocol(
 
     from judgebayes.inference import closed_form as cf
 
-    _validate(items, judge, human, group, calibration_fraction, n_splits)
+    h_items, j_items = _validate(items, judge, human, group, calibration_fraction, n_splits)
     unknown = [m for m in methods if m not in SPLIT_METHODS]
     if unknown:
         raise InputError(
@@ -255,9 +225,8 @@ def split_protocol(
     groups = list(pd.unique(items[group])) if group else ["all"]
     rows, grows = [], []
     for gi, g in enumerate(groups):
-        part = items[items[group] == g] if group else items
-        h_all = part[human].to_numpy(float)
-        j_all = part[judge].to_numpy(float)
+        in_group = (items[group] == g).to_numpy() if group else np.ones(len(items), bool)
+        h_all, j_all = h_items[in_group], j_items[in_group]
         ok = ~np.isnan(j_all) & ~np.isnan(h_all)
         h, j = h_all[ok].astype(int), j_all[ok].astype(int)
         if stratify and min((h == 0).sum(), (h == 1).sum()) < 2:
@@ -294,7 +263,7 @@ def split_protocol(
         )
         grec: dict[str, Any] = {
             "group": g,
-            "n_items": len(part),
+            "n_items": int(in_group.sum()),
             "n_missing": int((~ok).sum()),
             "n_judged": int(ok.sum()),
         }
@@ -370,10 +339,13 @@ def _batched_spec(c, defined, priors, q0h, q1h, p_hat):
 
     size = c["n"].size
     data = {k: np.where(defined, c[k], 0) for k in ("k", "n", "tp", "m1", "tn", "m0")}
-    with np.errstate(invalid="ignore", divide="ignore"):
-        th = (p_hat + q0h - 1) / (q0h + q1h - 1)
+    from judgebayes.inference import closed_form as cf
+
     # start every split at its moment estimates where they make sense (module sampling)
     good = q0h + q1h > 1.05
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cf.NotBetterThanChanceWarning)
+        th = cf.rogan_gladen(p_hat, q0h, q1h, clip=False, errors="nan")
     init = {
         "theta": np.where(good, np.clip(np.nan_to_num(th, nan=0.5), 0.05, 0.95), 0.5),
         "q0": np.where(good, np.clip(q0h, 0.05, 0.95), 0.75),

@@ -52,7 +52,7 @@ def main() -> None:
     warm = (time.perf_counter() - t0) / nw
     t0 = time.perf_counter()
     for i in range(args.pm_sample_runs):
-        study(i).fit("nuts", random_seed=i, backend="pymc")
+        study(i).fit("nuts", random_seed=i, sampler={"backend": "pymc"})
     cold = (time.perf_counter() - t0) / args.pm_sample_runs
     print(
         f"1. warm nutpie refit: {warm:.3f} s/dataset; pm.sample per dataset: {cold:.2f} s; "

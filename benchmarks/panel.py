@@ -25,8 +25,8 @@ import warnings
 import numpy as np
 
 from judgebayes.inference.panel_regression import calibration_targets, regression_loss
-from judgebayes.panel import ValidatorPanel
-from judgebayes.simulate import simulate_panel
+from judgebayes.simulate.panel import simulate_panel
+from judgebayes.studies.panel import ValidatorPanel
 
 
 def _baseline_fit(panel, restarts=25, seed=0):
@@ -70,7 +70,7 @@ def regression_pipeline(p: ValidatorPanel, truth) -> None:
         d = p.data.calibrate_on(sub)
         held = np.setdiff1d(A, sub)
         f = p.fit("regression", data=d, random_seed=0)
-        our_err.append(np.max(np.abs(f.estimate[held] - truth[held])))
+        our_err.append(np.max(np.abs(f.estimate()[held] - truth[held])))
         our_loss.append(f.info["loss"])
     scaled = base * 63 / len(subs)
     print(
@@ -86,14 +86,14 @@ def regression_pipeline(p: ValidatorPanel, truth) -> None:
 
 
 def bayes_pipeline(p: ValidatorPanel, truth) -> None:
-    from judgebayes.inference.sampling import ConvergenceWarning
+    from judgebayes.errors import ConvergenceWarning
 
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always", ConvergenceWarning)
         cv = p.cross_validate(
-            s=range(6), methods=("nuts",), truth=truth, draws=1000,
-            nuts={"chains": 2, "tune": 800},
+            s=range(6), methods=("nuts",), truth=truth,
+            sampler={"draws": 1000, "chains": 2, "tune": 800},
         )  # fmt: skip
     sec = time.perf_counter() - t0
     failed = sum(issubclass(x.category, ConvergenceWarning) for x in w)

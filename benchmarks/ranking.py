@@ -23,11 +23,11 @@ import time
 
 import numpy as np
 
+from judgebayes.data.pairwise import pairwise_from_arrays
 from judgebayes.inference import active as active_mod
-from judgebayes.inference.active import run_active
 from judgebayes.inference.bradley_terry import MapResult, bt_design, fit_map
-from judgebayes.pairwise import pairwise_from_arrays
-from judgebayes.simulate import controlled_benchmark
+from judgebayes.simulate.ranking import controlled_benchmark
+from judgebayes.workflows.active import run_active
 
 
 def _lbfgs_fit(design, beta0=None):

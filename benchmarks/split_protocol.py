@@ -26,10 +26,10 @@ import warnings
 import numpy as np
 
 from judgebayes import datasets
-from judgebayes.accuracy import AccuracyStudy
-from judgebayes.inference.laplace import LaplaceError
+from judgebayes.errors import LaplaceError
 from judgebayes.inference.sampling import quiet_engine_warnings
-from judgebayes.split_protocol import split_masks, split_protocol
+from judgebayes.studies.accuracy import AccuracyStudy
+from judgebayes.workflows.split_protocol import split_masks, split_protocol
 
 
 def main() -> None:
@@ -43,15 +43,15 @@ def main() -> None:
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores; S = {s}")
 
     # warm-up (compiles both routes)
-    split_protocol(items, n_splits=s, calibration_fraction=frac, seed=99, nuts=nuts)
+    split_protocol(items, n_splits=s, calibration_fraction=frac, seed=99, sampler=nuts)
     masks = split_masks(items["human"].to_numpy(), s, frac, seed=0)
     studies = [AccuracyStudy.from_frames(items[~m], items[m]) for m in masks]
     with quiet_engine_warnings():
-        studies[0].fit("nuts", random_seed=0, **nuts)
+        studies[0].fit("nuts", random_seed=0, sampler=nuts)
         studies[0].fit("laplace", random_seed=0)
 
     t0 = time.perf_counter()
-    res = split_protocol(items, n_splits=s, calibration_fraction=frac, seed=0, nuts=nuts)
+    res = split_protocol(items, n_splits=s, calibration_fraction=frac, seed=0, sampler=nuts)
     batched = time.perf_counter() - t0
     rows = res.splits.set_index(["method", "split"])
 

@@ -9,7 +9,7 @@ figures and writes them as
   anywhere with nothing else), and the same PNG files written beside it.
 
 :func:`accuracy_report` writes the standard report of an
-:class:`~judgebayes.accuracy.AccuracyStudy`: the data, the comparison table of every
+:class:`~judgebayes.studies.accuracy.AccuracyStudy`: the data, the comparison table of every
 method's estimate and interval, the NUTS convergence diagnostics from ArviZ
 (``az.summary`` and divergences), the posterior predictive check, and figures (intervals
 by method, NUTS posterior and trace).
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judgebayes.schema import InputError
+from judgebayes.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -206,7 +206,7 @@ def accuracy_report(
     format: str | None = None,
     random_seed: int | None = 0,
     title: str = "Judge accuracy report",
-    nuts: dict[str, Any] | None = None,
+    sampler: Any = None,
     fits=None,
 ) -> ReportFiles:
     """Fit ``study`` by each method and write its report.
@@ -227,8 +227,8 @@ def accuracy_report(
         Seed of the Bayesian fits.
     title : str
         Report title.
-    nuts : dict, optional
-        NUTS settings (``draws, tune, chains, target_accept``).
+    sampler : SamplerConfig or mapping, optional
+        NUTS settings (default: the model's, ``DEFAULT_SAMPLERS``).
     fits : list of AccuracyFit, optional
         Already fitted results to report instead of fitting.
 
@@ -241,18 +241,18 @@ def accuracy_report(
 
     import pandas as pd
 
-    from judgebayes.compare import plot_intervals
     from judgebayes.inference.sampling import quiet_engine_warnings
+    from judgebayes.results import compare, plot_intervals
 
     if fits is None:
         fits = []
         with quiet_engine_warnings():  # failed gates are written into the report
             for m in methods:
-                kw = dict(nuts or {}) if m == "nuts" else {}
+                kw = {"sampler": sampler} if m == "nuts" else {}
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     fits.append(study.fit(m, random_seed=random_seed, **kw))
-    table = study.compare(fits=fits, alpha=alpha)
+    table = compare(fits, alpha=alpha)
     r = Report(title)
     r.heading("Data")
     r.table("data", _data_table(study), "Test and calibration counts")
@@ -263,7 +263,9 @@ def accuracy_report(
         "approximation at the posterior mode in the unconstrained space; nuts: posterior "
         "mean and equal-tailed credible interval."
     )
-    r.table("comparison", table.drop(columns=["quantity"], errors="ignore"))
+    # an accuracy report: the unit is the system
+    comparison = table.drop(columns=["quantity", "family"]).rename(columns={"unit": "system"})
+    r.table("comparison", comparison)
     fig_ax = plot_intervals(table)
     r.figure("intervals", fig_ax.figure, "Estimates and intervals by method")
     sampled = [f for f in fits if f.method == "nuts"]
@@ -293,7 +295,8 @@ def accuracy_report(
         r.text("No NUTS fit in this report: no sampler diagnostics to show.")
         r.table("diagnostics", pd.DataFrame(columns=["variable"]))
     r.heading("Settings")
-    info = [{"method": f.method, "seconds": f.seconds, **_flat(f.info)} for f in fits]
+    info = [{"method": f.method, "seconds": f.seconds, **_flat({**f.idata.attrs, **f.info})}
+            for f in fits]  # fmt: skip
     r.table("settings", pd.DataFrame(info))
     return r.write(path, format)
 

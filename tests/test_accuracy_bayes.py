@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 import judgebayes as jb
-from judgebayes.inference.sampling import ConvergenceWarning
-from judgebayes.schema import EmptyClassError, InputError
+from judgebayes.errors import ConvergenceWarning, EmptyClassError, InputError
 
 NUTS = dict(draws=1000, tune=1000, chains=4)
 
@@ -17,7 +16,7 @@ NUTS = dict(draws=1000, tune=1000, chains=4)
 @pytest.fixture(scope="session")
 def one_system():
     study = jb.AccuracyStudy.from_counts(k=620, n=1000, tn=70, m0=100, tp=90, m1=100)
-    return study, study.fit("nuts", random_seed=11, **NUTS)
+    return study, study.fit("nuts", random_seed=11, sampler=NUTS)
 
 
 @pytest.fixture(scope="session")
@@ -36,7 +35,7 @@ def three_systems():
         m1=400,
         systems=list(truth),
     )
-    return truth, study, study.fit("nuts", random_seed=3, **NUTS)
+    return truth, study, study.fit("nuts", random_seed=3, sampler=NUTS)
 
 
 def test_nuts_matches_exact(one_system):
@@ -69,10 +68,11 @@ def test_compare_table_and_ppc(one_system):
     study, fit = one_system
     cf = study.fit("closed_form")
     lap = study.fit("laplace", random_seed=0)
-    table, ax = study.compare(fits=[cf, lap, fit], plot=True)
+    table = jb.compare([cf, lap, fit])
+    ax = jb.plot_forest([cf, lap, fit])
     assert ax.get_title().startswith("theta")
     assert list(table["method"]) == ["closed_form", "laplace", "nuts"]
-    assert set(jb.compare.COMPARISON_COLUMNS) == set(table.columns)
+    assert set(jb.results.COMPARISON_COLUMNS) == set(table.columns)
     lr = jb.lang_reiczigel_interval(0.62, 0.7, 0.9, 1000, 100, 100)
     assert table.loc[0, "lower"] == pytest.approx(lr.lower)
     assert table.loc[2, "r_hat"] <= 1.01 and table.loc[2, "divergences"] == 0
@@ -92,7 +92,7 @@ def test_compare_table_and_ppc(one_system):
 
 def test_identical_seeds_identical_numbers(one_system):
     study, fit = one_system
-    again = study.fit("nuts", random_seed=11, **NUTS)
+    again = study.fit("nuts", random_seed=11, sampler=NUTS)
     np.testing.assert_array_equal(
         again.idata.posterior["theta"].values, fit.idata.posterior["theta"].values
     )
@@ -150,7 +150,7 @@ def test_strata_recovery():
     test = jb.TestCounts(k=k, n=[[n[s] for s in strata]], n_missing=[[0, 0]], strata=strata)
     study = jb.AccuracyStudy(test, cal)
     assert study.kind == "strata"
-    fit = study.fit("nuts", random_seed=2, target_accept=0.95, **NUTS)
+    fit = study.fit("nuts", random_seed=2, sampler={**NUTS, "target_accept": 0.95})
     true_overall = (3000 * 0.3 + 1000 * 0.7) / 4000
     iv = fit.interval(0.01).iloc[0]
     assert iv["lower"] <= true_overall <= iv["upper"]
@@ -175,7 +175,7 @@ def test_multiclass_recovery():
     conf = np.stack([rng.multinomial(200, C[i]) for i in range(3)])
     test = rng.multinomial(5000, pi @ C)
     study = jb.AccuracyStudy.from_multiclass_counts(conf, test, classes=classes)
-    fit = study.fit("nuts", random_seed=1, **NUTS)
+    fit = study.fit("nuts", random_seed=1, sampler=NUTS)
     iv = fit.interval(0.01)
     for i, c in enumerate(classes):
         assert iv.loc[("all", c), "lower"] <= pi[i] <= iv.loc[("all", c), "upper"]
@@ -187,7 +187,7 @@ def test_multiclass_recovery():
 def test_gate_fires_on_a_bad_fit(one_system):
     study, _ = one_system
     with pytest.warns(ConvergenceWarning, match="ESS"):
-        fit = study.fit("nuts", random_seed=0, draws=20, tune=10, chains=2)
+        fit = study.fit("nuts", random_seed=0, sampler={"draws": 20, "tune": 10, "chains": 2})
     assert not fit.diagnostics.passed
     assert "ESS" in fit.diagnostics.message()
 
@@ -249,3 +249,28 @@ def test_bad_inputs():
         s.fit("bootstrap")
     with pytest.raises(InputError, match="kind"):
         s.fit("closed_form").interval(kind="wide")
+
+
+def test_laplace_hessian_matches_pytensor_exact_hessian():
+    # the Laplace engine differences the compiled gradient; the reference is PyTensor's
+    # symbolic Hessian of the same model (slow to compile, so only here)
+    from pymc.blocking import DictToArrayBijection, RaveledVars
+
+    from judgebayes.inference.laplace import hessian
+
+    study = jb.AccuracyStudy.from_counts(k=[620, 40], n=[1000, 100], tn=70, m0=100, tp=90, m1=100)
+    model = study.model_spec().build()
+    dlogp = model.compile_dlogp(jacobian=True)
+    d2logp = model.compile_d2logp(jacobian=True, negate_output=False)
+    ip = model.initial_point()
+    info = DictToArrayBijection.map(ip).point_map_info
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        x = DictToArrayBijection.map(ip).data + rng.normal(0, 0.5, 4)
+        pt = DictToArrayBijection.rmap(RaveledVars(x, info))
+        exact = np.asarray(d2logp(pt))
+        fd = hessian(
+            lambda u: np.asarray(dlogp(DictToArrayBijection.rmap(RaveledVars(u, info)))), x
+        )
+        # central differences at step eps^(1/3): error ~ eps^(2/3) * |third derivative|
+        np.testing.assert_allclose(fd, exact, rtol=1e-6, atol=1e-6 * np.abs(exact).max())

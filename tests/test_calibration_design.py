@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import judgebayes as jb
-from judgebayes.schema import InputError, JudgeNoBetterThanChanceError
+from judgebayes.errors import InputError, JudgeNoBetterThanChanceError
 
 
 def test_algorithm_1_hand_value():

@@ -10,8 +10,8 @@ from numpy.testing import assert_allclose
 from scipy import stats
 
 import judgebayes as jb
+from judgebayes.errors import CountError, InputError, JudgeNoBetterThanChanceError
 from judgebayes.inference import closed_form as cf
-from judgebayes.schema import CountError, InputError, JudgeNoBetterThanChanceError
 from tests import reference as ref
 
 rates = st.floats(0.0, 1.0)

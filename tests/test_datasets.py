@@ -3,7 +3,7 @@ from importlib import resources
 import pytest
 
 from judgebayes import datasets
-from judgebayes.schema import InputError
+from judgebayes.errors import InputError
 
 
 def test_licence_and_attribution_are_bundled():

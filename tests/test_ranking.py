@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgebayes.inference.active import CallableOracle, MatrixOracle, run_active
+from judgebayes.data.pairwise import identifiability_report, pairwise_from_arrays
+from judgebayes.errors import IdentifiabilityWarning, InputError
 from judgebayes.inference.bradley_terry import bt_design, fit_map, laplace_draws
 from judgebayes.inference.ranking_baselines import (
     length_residualisation,
@@ -28,14 +29,10 @@ from judgebayes.inference.topk import (
     top_k_probabilities,
     top_k_set,
 )
-from judgebayes.pairwise import (
-    IdentifiabilityWarning,
-    identifiability_report,
-    pairwise_from_arrays,
-)
-from judgebayes.ranking import PairwiseRanking
-from judgebayes.schema import InputError
-from judgebayes.simulate import controlled_benchmark, simulate_bt_judge
+from judgebayes.models.bradley_terry import RankingPriors
+from judgebayes.simulate.ranking import controlled_benchmark, simulate_bt_judge
+from judgebayes.studies.ranking import PairwiseRanking
+from judgebayes.workflows.active import CallableOracle, MatrixOracle, run_active
 from tests.test_cli import run
 
 
@@ -226,9 +223,9 @@ def test_several_judges_share_theta_with_own_biases():
     y = (rng.random(n) < 1 / (1 + np.exp(-eta))).astype(float)
     r = PairwiseRanking.from_arrays(
         a, b, y, n_items=N, comparison_covariates={"len": (cov[:, 0], cov[:, 1])},
-        judge=judge, judges=("cheap", "strong"),
+        judge=judge, judges=("cheap", "strong"), priors=RankingPriors(lam_b=0.1, lam_judge=1.0),
     )  # fmt: skip
-    f = r.fit("laplace", lam_b=0.1, lam_judge=1.0)
+    f = r.fit("laplace")
     bt = f.bias_table().set_index(["judge", "coefficient"])
     sd = r.data.scales["len"][1]
     # per standardised unit the true coefficients are 1.2 * sd and 0
@@ -453,8 +450,8 @@ def test_cli_rank_bad_input(tmp_path, extra, needle):
 def horseshoe_fits():
     sim = controlled_benchmark(seed=0)
     r = sim.ranking()
-    nuts = {"chains": 4, "tune": 600}
-    hs = r.fit("nuts", "horseshoe", random_seed=1, draws=500, nuts=nuts, log_likelihood=True)
+    nuts = {"draws": 500, "chains": 4, "tune": 600}
+    hs = r.fit("nuts", "horseshoe", random_seed=1, sampler=nuts, log_likelihood=True)
     naive = r.fit("naive", random_seed=1, log_likelihood=True)
     lap = r.fit("laplace", "horseshoe", random_seed=1)
     return sim, r, hs, naive, lap
@@ -471,7 +468,7 @@ def test_horseshoe_nuts_recovers_biases_without_divergences(horseshoe_fits):
 
 
 def test_loo_prefers_bias_aware_and_laplace_differs_under_horseshoe(horseshoe_fits):
-    from judgebayes.ranking import compare_loo, compare_posteriors
+    from judgebayes.studies.ranking import compare_loo, compare_posteriors
 
     _, _, hs, naive, lap = horseshoe_fits
     loo = compare_loo({"bias-aware": hs, "naive": naive})
@@ -491,7 +488,7 @@ def test_nuts_matches_laplace_on_large_well_identified_problem():
     y = (rng.random(n) < 1 / (1 + np.exp(-(theta[a] - theta[b])))).astype(float)
     r = PairwiseRanking.from_arrays(a, b, y, n_items=N)
     lap = r.fit("naive", draws=4000, random_seed=0)
-    nuts = r.fit("nuts", "none", random_seed=0, draws=1000, nuts={"tune": 500})
+    nuts = r.fit("nuts", "none", random_seed=0, sampler={"draws": 1000, "tune": 500})
     assert nuts.diagnostics.passed
     import arviz as az
 
@@ -513,7 +510,7 @@ def test_slow_horseshoe_recovery_across_pools():
     for seed in range(6):
         sim = controlled_benchmark(seed=100 + seed)
         r = sim.ranking()
-        f = r.fit("nuts", "horseshoe", random_seed=seed, draws=1000)
+        f = r.fit("nuts", "horseshoe", random_seed=seed, sampler={"draws": 1000})
         div += f.diagnostics.divergences
         bt = f.bias_table().set_index("coefficient")
         cover += (bt.loc["x", "lower"] <= sim.c <= bt.loc["x", "upper"]) and (

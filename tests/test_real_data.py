@@ -12,11 +12,13 @@ import pytest
 from scipy import optimize, stats
 from scipy.special import log_expit
 
+import judgebayes as jb
 from judgebayes import datasets
-from judgebayes.accuracy import AccuracyStudy, calibration_mask
+from judgebayes.data.accuracy import calibration_mask
+from judgebayes.errors import InputError
 from judgebayes.inference import closed_form as cf
-from judgebayes.schema import InputError
-from judgebayes.split_protocol import split_masks, split_protocol
+from judgebayes.studies.accuracy import AccuracyStudy
+from judgebayes.workflows.split_protocol import split_masks, split_protocol
 from tests.test_cli import run
 
 
@@ -130,7 +132,7 @@ def test_split_protocol_bayes_matches_per_split_exact_posterior(natural):
         n_splits=4,
         calibration_fraction=0.3,
         seed=1,
-        nuts={"draws": 1000, "tune": 1000, "chains": 4},
+        sampler={"draws": 1000, "tune": 1000, "chains": 4},
         laplace={"draws": 4000},
     )
     g = res.groups.iloc[0]
@@ -181,7 +183,7 @@ def chatgpt_llmbar():
 
 
 def test_invariance_fails_between_natural_and_adversarial(chatgpt_llmbar):
-    from judgebayes.invariance import judge_rates_by_stratum, transfer_table
+    from judgebayes.workflows.invariance import judge_rates_by_stratum, transfer_table
 
     rates = judge_rates_by_stratum(chatgpt_llmbar, "kind").set_index(["stratum", "rate"])
     adv = chatgpt_llmbar[chatgpt_llmbar["kind"] == "Adversarial"]
@@ -200,7 +202,7 @@ def test_invariance_fails_between_natural_and_adversarial(chatgpt_llmbar):
 
 
 def test_stratified_model_handles_the_shift(chatgpt_llmbar):
-    from judgebayes.invariance import stratum_shift_study, summarise_shift
+    from judgebayes.workflows.invariance import stratum_shift_study, summarise_shift
 
     s = stratum_shift_study(
         chatgpt_llmbar,
@@ -208,7 +210,7 @@ def test_stratified_model_handles_the_shift(chatgpt_llmbar):
         {"Natural": 0.5, "Adversarial": 0.2},
         n_splits=40,
         n_bayes=2,
-        nuts={"target_accept": 0.99},
+        sampler={"target_accept": 0.99},
     )
     t = summarise_shift(s).set_index("method")
     # one pooled calibration set (natural-heavy) is biased by ~0.2; the strata model is not.
@@ -222,14 +224,14 @@ def test_stratified_model_handles_the_shift(chatgpt_llmbar):
 # -------------------------------------------------------------------------- judge bias
 @pytest.fixture(scope="module")
 def chatgpt_orders():
-    from judgebayes.judge_bias import LLMBAR_BIAS_SUBSETS
+    from judgebayes.workflows.judge_bias import LLMBAR_BIAS_SUBSETS
 
     v = datasets.llmbar_both_orders("ChatGPT")
     return v[v["subset"].isin(LLMBAR_BIAS_SUBSETS)].reset_index(drop=True)
 
 
 def test_bias_comparisons_bookkeeping():
-    from judgebayes.judge_bias import bias_comparisons
+    from judgebayes.workflows.judge_bias import bias_comparisons
 
     v = datasets.llmbar_both_orders("PaLM2")
     c = bias_comparisons(v, by_subset=False)
@@ -242,9 +244,11 @@ def test_bias_comparisons_bookkeeping():
 
 def test_judge_bias_map_matches_direct_logistic_fit(chatgpt_orders):
     # the two-role Bradley-Terry MAP is a penalised logistic regression; fit that directly
-    from judgebayes.judge_bias import bias_comparisons, fit_judge_bias, judge_bias_table
+    from judgebayes.workflows.judge_bias import bias_comparisons, fit_judge_bias, judge_bias_table
 
-    fit = fit_judge_bias(chatgpt_orders, "laplace", by_subset=False, lam_b=0.1)
+    fit = fit_judge_bias(
+        chatgpt_orders, "laplace", by_subset=False, priors=jb.RankingPriors(lam_b=0.1)
+    )
     c = bias_comparisons(chatgpt_orders, by_subset=False)
     x = np.concatenate([c["length_first"], c["length_second"]])
     dx = (c["length_first"] - c["length_second"]).to_numpy() / x.std()
@@ -265,7 +269,7 @@ def test_judge_bias_map_matches_direct_logistic_fit(chatgpt_orders):
 
 
 def test_cross_validated_agreement_before_matches_raw_counts(chatgpt_orders):
-    from judgebayes.judge_bias import cross_validated_agreement
+    from judgebayes.workflows.judge_bias import cross_validated_agreement
 
     a = cross_validated_agreement(chatgpt_orders, folds=5, seed=0).set_index("subset")
     v = chatgpt_orders
@@ -288,8 +292,12 @@ def test_cross_validated_agreement_before_matches_raw_counts(chatgpt_orders):
 
 # ---------------------------------------------------------------------------- rankings
 def test_pandalm_rankings_and_agreement():
-    from judgebayes.pairwise import identifiability_report, pairwise_from_frames
-    from judgebayes.source_rankings import fit_sources, rank_interval_table, ranking_agreement
+    from judgebayes.data.pairwise import identifiability_report, pairwise_from_frames
+    from judgebayes.workflows.source_rankings import (
+        fit_sources,
+        rank_interval_table,
+        ranking_agreement,
+    )
 
     src = {s: datasets.pandalm_comparisons(s) for s in datasets.PANDALM_SOURCES}
     fits = fit_sources(src)
@@ -337,7 +345,7 @@ def test_accuracy_report_markdown_and_html(report_study, tmp_path):
 
     from judgebayes.report import accuracy_report
 
-    files = accuracy_report(report_study, tmp_path / "r.md", nuts={"draws": 1000})
+    files = accuracy_report(report_study, tmp_path / "r.md", sampler={"draws": 1000})
     assert files.path.exists() and len(files.figures) == 3
     md = files.path.read_text()
     tables = _pipe_tables(md)

@@ -2,18 +2,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgebayes.schema import (
+from judgebayes.data.accuracy import (
     CalibrationCounts,
-    CountError,
-    EmptyClassError,
-    InputError,
-    LabelError,
-    LengthMismatchError,
     TestCounts,
     check_counts,
     counts_from_calibration_frame,
     counts_from_test_frame,
     normalize_labels,
+)
+from judgebayes.errors import (
+    CountError,
+    EmptyClassError,
+    InputError,
+    LabelError,
+    LengthMismatchError,
 )
 
 

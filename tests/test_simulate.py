@@ -3,7 +3,7 @@ import pytest
 from scipy import stats
 
 import judgebayes as jb
-from judgebayes.schema import InputError
+from judgebayes.errors import InputError
 
 Q0, Q1, N = 0.7, 0.9, 1000
 THETAS = np.linspace(0, 1, 21)
@@ -43,7 +43,7 @@ def test_accuracy_frames_roundtrip_through_schema():
     test, cal = jb.accuracy_frames(
         0.4, Q0, Q1, 500, m0=40, m1=60, systems={"a": 0.4, "b": 0.7}, random_seed=0
     )
-    from judgebayes.schema import counts_from_calibration_frame, counts_from_test_frame
+    from judgebayes.data.accuracy import counts_from_calibration_frame, counts_from_test_frame
 
     t = counts_from_test_frame(test, system="system")
     c = counts_from_calibration_frame(cal)

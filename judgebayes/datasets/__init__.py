@@ -17,7 +17,7 @@ import json
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from judgebayes.schema import InputError
+from judgebayes.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from judgebayes.pairwise import POSITION, PairwiseData, difference_matrix
-from judgebayes.schema import InputError, JudgeBayesError
+from judgebayes.data.pairwise import POSITION, PairwiseData, difference_matrix
+from judgebayes.errors import InputError, MapError
 
 __all__ = [
     "BTDesign",
@@ -47,10 +47,6 @@ __all__ = [
     "fit_map_empirical_bayes",
     "laplace_draws",
 ]
-
-
-class MapError(JudgeBayesError):
-    """Newton's method did not converge."""
 
 
 @dataclass(frozen=True)

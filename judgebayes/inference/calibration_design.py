@@ -18,8 +18,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from judgebayes.errors import InputError, JudgeNoBetterThanChanceError
 from judgebayes.inference.closed_form import _lr_parts, _lr_se, _out, _rate, _size, z_value
-from judgebayes.schema import InputError, JudgeNoBetterThanChanceError
 
 __all__ = [
     "CalibrationPlan",

@@ -9,7 +9,7 @@ for the true accuracy :math:`\theta` unless :math:`q_0 = q_1 = 1`.
 
 Every function broadcasts over numpy arrays; scalars in give Python floats out.  A judge
 no better than chance (:math:`q_0 + q_1 \le 1`) cannot be inverted: with
-``errors="raise"`` (default) a :class:`~judgebayes.schema.JudgeNoBetterThanChanceError`
+``errors="raise"`` (default) a :class:`~judgebayes.errors.JudgeNoBetterThanChanceError`
 says so; with ``errors="nan"`` those entries become NaN, a
 :class:`NotBetterThanChanceWarning` states how many, and interval results carry the count
 in ``n_invalid``.
@@ -23,12 +23,8 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from scipy import special, stats
 
-from judgebayes.schema import (
-    InputError,
-    JudgeBayesWarning,
-    JudgeNoBetterThanChanceError,
-    check_counts,
-)
+from judgebayes.data.accuracy import check_counts
+from judgebayes.errors import InputError, JudgeNoBetterThanChanceError, NotBetterThanChanceWarning
 
 __all__ = [
     "Estimate",
@@ -43,24 +39,23 @@ __all__ = [
     "delta_method_variance",
     "difference_estimate",
     "judge_rates",
+    "lang_reiczigel_from_counts",
     "lang_reiczigel_interval",
     "misclassification_adjusted_estimate",
+    "moment_start",
     "naive_bias",
     "naive_rate",
     "point_estimators",
     "ppi_plus_plus",
     "rogan_gladen",
     "rogan_gladen_bias",
+    "stratified_rogan_gladen",
     "wald_interval",
     "wilson_interval",
     "z_value",
 ]
 
 Errors = Literal["raise", "nan"]
-
-
-class NotBetterThanChanceWarning(JudgeBayesWarning):
-    r"""Some entries had :math:`q_0 + q_1 \\le 1` and were returned as NaN."""
 
 
 # --------------------------------------------------------------------------- helpers
@@ -482,6 +477,109 @@ def lang_reiczigel_interval(
         alpha=alpha,
         method="lang_reiczigel",
     )
+
+
+def lang_reiczigel_from_counts(
+    k: Any, n: Any, tp: Any, m1: Any, tn: Any, m0: Any, alpha: float = 0.05
+) -> Interval:
+    """:func:`lang_reiczigel_interval` from counts, NaN where it is undefined, no warning.
+
+    The one place the package turns counts into the corrected interval: ``p = k / n``,
+    ``q0 = tn / m0``, ``q1 = tp / m1`` (arrays broadcast).  Entries whose judge is no
+    better than chance (q0 + q1 <= 1, raw or adjusted), whose test set is empty (n = 0)
+    or whose calibration lacks a class (m0 or m1 = 0) come back as NaN, silently: callers
+    count them (``np.isnan(result.estimate)``) and say so in their own report.
+    """
+    k, n, tp, m1, tn, m0 = (np.asarray(x, dtype=float) for x in (k, n, tp, m1, tn, m0))
+    empty = (n <= 0) | (m0 <= 0) | (m1 <= 0)
+    one = np.ones_like
+    nn, mm0, mm1 = (
+        np.where(n > 0, n, one(n)),
+        np.where(m0 > 0, m0, one(m0)),
+        np.where(m1 > 0, m1, one(m1)),
+    )
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", NotBetterThanChanceWarning)
+        iv = lang_reiczigel_interval(
+            np.where(n > 0, k, 0) / nn, np.where(m0 > 0, tn, 0) / mm0,
+            np.where(m1 > 0, tp, 0) / mm1, nn, mm0, mm1, alpha, errors="nan",
+        )  # fmt: skip
+    if not np.any(empty):
+        return iv
+    nan = np.where(empty, np.nan, 0.0)
+    return _rebuild_interval(
+        np.asarray(iv.lower, float) + nan,
+        np.asarray(iv.upper, float) + nan,
+        {**iv.__dict__, "estimate": np.asarray(iv.estimate, float) + nan},
+    )
+
+
+class StratifiedEstimate(NamedTuple):
+    """Share-weighted per-stratum Rogan-Gladen (see :func:`stratified_rogan_gladen`)."""
+
+    theta: np.ndarray
+    se: np.ndarray
+    theta_stratum: np.ndarray
+    q0: np.ndarray
+    q1: np.ndarray
+
+
+def stratified_rogan_gladen(
+    k: Any, n: Any, tp: Any, m1: Any, tn: Any, m0: Any
+) -> StratifiedEstimate:
+    r"""Per-stratum Rogan-Gladen weighted by each system's test shares, with a delta-method se.
+
+    .. math::
+        \hat\theta_s = \sum_t w_{s,t}\,\hat\theta_{s,t},\quad
+        w_{s,t} = n_{s,t} / \textstyle\sum_t n_{s,t},\quad
+        \widehat{\mathrm{se}}_s^2 = \sum_t w_{s,t}^2\,\widehat{\mathrm{Var}}(\hat\theta_{s,t})
+
+    with :math:`\hat\theta_{s,t}` the unclipped Rogan-Gladen estimate from stratum
+    :math:`t`'s own calibration rates and :math:`\widehat{\mathrm{Var}}` the delta-method
+    variance (Eq. 9).  ``k, n`` are (systems, strata); ``tp, m1, tn, m0`` (strata,).  A
+    stratum whose calibration lacks a class gives NaN for every system that has test
+    items in it; strata without test items weigh 0.
+    """
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    tp, m1, tn, m0 = (np.asarray(x, dtype=float) for x in (tp, m1, tn, m0))
+    q0 = np.where(m0 > 0, tn / np.maximum(m0, 1), np.nan)
+    q1 = np.where(m1 > 0, tp / np.maximum(m1, 1), np.nan)
+    w = n / n.sum(1, keepdims=True)
+    a0, a1 = np.nan_to_num(q0, nan=0.5), np.nan_to_num(q1, nan=0.5)
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore")
+        p = np.where(n > 0, k / np.maximum(n, 1), 0.5)
+        th = rogan_gladen(p, a0, a1, clip=False, errors="nan")
+        var = delta_method_variance(
+            p, a0, a1, np.maximum(n, 1), np.maximum(m0, 1), np.maximum(m1, 1), errors="nan"
+        )
+    bad = np.isnan(q0) | np.isnan(q1)
+    th = np.where(bad[None, :] & (w > 0), np.nan, np.where(w > 0, th, 0.0))
+    var = np.where(w > 0, var, 0.0)
+    theta = (w * th).sum(1)
+    se = np.sqrt((w**2 * var).sum(1))
+    return StratifiedEstimate(theta, se, th, q0, q1)
+
+
+def moment_start(p_hat: Any, q0: Any, q1: Any, *, margin: float = 0.0) -> dict[str, np.ndarray]:
+    """Sampler start values from the raw rates: clipped Rogan-Gladen and judge rates.
+
+    Returns ``theta``, ``q0``, ``q1`` (broadcast, clipped to [0.05, 0.95]) and ``ok``
+    (where q0 + q1 > 1 + margin).  Where not ok, the start is the neutral
+    (0.5, 0.75, 0.75), away from the mirror region q0 + q1 < 1.  One helper for every
+    engine that starts chains or an optimiser at the moment estimates.
+    """
+    p, a0, a1 = (np.asarray(x, dtype=float) for x in (p_hat, q0, q1))
+    ok = np.broadcast_to(a0 + a1 > 1 + margin, np.broadcast(p, a0, a1).shape)
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", NotBetterThanChanceWarning)
+        th = rogan_gladen(p, a0, a1, clip=False, errors="nan")
+    return {
+        "theta": np.where(ok, np.clip(np.nan_to_num(th, nan=0.5), 0.05, 0.95), 0.5),
+        "q0": np.where(ok, np.clip(a0, 0.05, 0.95), 0.75),
+        "q1": np.where(ok, np.clip(a1, 0.05, 0.95), 0.75),
+        "ok": ok,
+    }
 
 
 def rogan_gladen_bias(theta: Any, q0: Any, q1: Any, m0: Any, m1: Any) -> Any:

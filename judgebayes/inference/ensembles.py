@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from judgebayes.data.panel import PanelData
+from judgebayes.errors import InputError
 from judgebayes.inference.panel_regression import calibration_targets
-from judgebayes.panel_data import PanelData
-from judgebayes.schema import InputError
 
 __all__ = [
     "choose_threshold",

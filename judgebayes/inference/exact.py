@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from judgebayes.schema import InputError, check_counts
+from judgebayes.data.accuracy import check_counts
+from judgebayes.errors import InputError
 
 __all__ = ["ExactPosterior", "exact_posterior"]
 

@@ -11,7 +11,11 @@ In the unconstrained space :math:`u` (PyMC's value variables, Jacobian included)
 and draws are mapped back through the model's transforms, so that :math:`\theta` stays in
 (0, 1) but its distribution is a logit-normal, not a normal: near a boundary the Laplace
 interval is asymmetric and never reaches the boundary.  The mode uses L-BFGS-B with
-PyTensor's gradient, the Hessian is PyTensor's exact one.
+PyTensor's gradient; the Hessian is the central finite difference of that exact gradient
+(step :math:`\epsilon^{1/3}\max(1, |u_i|)`, error ~1e-10 relative), because compiling
+PyTensor's symbolic Hessian took 80-150 s for a 5 x 4 panel model, against 3 s for the
+gradient.  For ``block_size`` independent problems one coordinate of every block is
+stepped at once (the cross-block terms are zero), so the cost is that of one block.
 
 Compiled functions are cached per model structure and reused by swapping the
 ``pm.Data`` values, like the NUTS engine.
@@ -25,14 +29,10 @@ from typing import Any
 
 import numpy as np
 
+from judgebayes.errors import LaplaceError
 from judgebayes.inference.sampling import ModelSpec, _data_values
-from judgebayes.schema import JudgeBayesError
 
-__all__ = ["LaplaceError", "fit_laplace"]
-
-
-class LaplaceError(JudgeBayesError):
-    """The mode could not be found or the Hessian is not negative definite there."""
+__all__ = ["LaplaceError", "fit_laplace", "hessian"]
 
 
 @dataclass
@@ -40,7 +40,6 @@ class _LaplaceFns:
     model: Any
     logp: Any
     dlogp: Any
-    d2logp: Any
     expand: Any
     out_names: list[str]
     info: Any
@@ -66,14 +65,13 @@ def _functions(spec: ModelSpec) -> tuple[_LaplaceFns, bool]:
         warnings.simplefilter("ignore", FutureWarning)
         logp = model.compile_logp(jacobian=True)
         dlogp = model.compile_dlogp(jacobian=True)
-        d2logp = model.compile_d2logp(jacobian=True, negate_output=False)
     keep = {v.name for v in model.free_RVs} | {v.name for v in model.deterministics}
     outs = [v for v in model.unobserved_value_vars if v.name in keep]
     expand = model.compile_fn(
         outs, inputs=model.value_vars, on_unused_input="ignore", point_fn=False
     )
     info = DictToArrayBijection.map(model.initial_point()).point_map_info
-    fns = _LaplaceFns(model, logp, dlogp, d2logp, expand, [v.name for v in outs], info)
+    fns = _LaplaceFns(model, logp, dlogp, expand, [v.name for v in outs], info)
     _CACHE[key] = fns
     return fns, False
 
@@ -89,6 +87,28 @@ def _blocks(info, size: int) -> list[np.ndarray]:
         offsets.append(start + np.arange(count).reshape(-1, size))
         start += count
     return [np.concatenate([o[:, r] for o in offsets]) for r in range(size)]
+
+
+def hessian(grad, x: np.ndarray, blocks: list[np.ndarray] | None = None) -> np.ndarray:
+    """Symmetrised central-difference Hessian of a scalar function from its gradient.
+
+    ``blocks`` (optional): index sets of independent sub-problems of equal size, whose
+    cross-block Hessian terms are zero; then coordinate ``j`` of every block is stepped in
+    one pair of gradient calls, and the entries outside the blocks stay zero.
+    """
+    x = np.asarray(x, dtype=float)
+    d = x.size
+    hess = np.zeros((d, d))
+    step = np.finfo(float).eps ** (1 / 3) * np.maximum(1.0, np.abs(x))
+    groups = [np.arange(d)] if blocks is None else [np.asarray(b) for b in blocks]
+    for j in range(len(groups[0])):
+        cols = np.array([g[j] for g in groups])
+        e = np.zeros(d)
+        e[cols] = step[cols]
+        diff = (np.asarray(grad(x + e), float) - np.asarray(grad(x - e), float)) / 2
+        for g, c in zip(groups, cols, strict=True):
+            hess[g, c] = diff[g] / step[c]
+    return (hess + hess.T) / 2
 
 
 def fit_laplace(
@@ -135,8 +155,12 @@ def fit_laplace(
     res = optimize.minimize(negf, x0, jac=True, method="L-BFGS-B", options={"maxiter": 5000})
     if not np.all(np.isfinite(res.x)) or not np.isfinite(res.fun):
         raise LaplaceError(f"MAP search failed: {res.message}")
-    hess = np.atleast_2d(np.asarray(fns.d2logp(point(res.x)), dtype=float))
-    prec = -(hess + hess.T) / 2
+    blocks = None if block_size is None else _blocks(fns.info, block_size)
+
+    def grad(x):
+        return np.asarray(fns.dlogp(point(x)), dtype=float)
+
+    prec = -hessian(grad, res.x, blocks)
     rng = np.random.default_rng(random_seed)
     z = rng.standard_normal((draws, res.x.size))
     failed: list[int] = []
@@ -152,7 +176,7 @@ def fit_laplace(
         u = res.x + np.linalg.solve(chol.T, z.T).T
     else:
         u = np.empty_like(z)
-        for r, idx in enumerate(_blocks(fns.info, block_size)):
+        for r, idx in enumerate(blocks):
             try:
                 chol = np.linalg.cholesky(prec[np.ix_(idx, idx)])
                 u[:, idx] = res.x[idx] + np.linalg.solve(chol.T, z[:, idx].T).T

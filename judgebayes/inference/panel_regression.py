@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judgebayes.panel_data import PanelData
+from judgebayes.data.panel import PanelData
 
 __all__ = ["RegressionResult", "calibration_targets", "fit_regression", "regression_loss"]
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judgebayes.data.pairwise import PairwiseData
+from judgebayes.errors import InputError
 from judgebayes.inference.bradley_terry import bt_design, fit_map
-from judgebayes.pairwise import PairwiseData
-from judgebayes.schema import InputError
 
 __all__ = [
     "GateResult",

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from judgebayes.schema import JudgeBayesWarning
+from judgebayes.errors import ConvergenceWarning
+from judgebayes.inference.registry import SamplerConfig
 
 __all__ = [
     "ConvergenceWarning",
@@ -38,10 +39,6 @@ __all__ = [
 
 R_HAT_MAX = 1.01
 ESS_MIN = 400
-
-
-class ConvergenceWarning(JudgeBayesWarning):
-    """A NUTS fit failed the convergence gate (R-hat, ESS or divergences)."""
 
 
 @contextmanager
@@ -239,11 +236,7 @@ def sample_nuts(
     spec: ModelSpec,
     *,
     random_seed: int | None = None,
-    draws: int = 1000,
-    tune: int = 1000,
-    chains: int = 4,
-    target_accept: float = 0.8,
-    backend: str = "nutpie",
+    sampler: SamplerConfig | None = None,
 ) -> tuple[Any, Diagnostics, dict[str, Any]]:
     """Sample ``spec`` with NUTS and run the convergence gate.
 
@@ -253,23 +246,19 @@ def sample_nuts(
         Model to sample (compiled once per structure).
     random_seed : int, optional
         Same seed, same numbers.
-    draws : int
-        Kept draws per chain.
-    tune : int
-        Warm-up draws per chain.
-    chains : int
-        Number of chains.
-    target_accept : float
-        Step-size adaptation target.
-    backend : {"nutpie", "pymc"}
-        ``"pymc"`` uses ``pm.sample`` (no compile cache); nutpie falls back to it when it
-        cannot be imported.
+    sampler : SamplerConfig, optional
+        Draws, tune, chains, target_accept and backend (default ``SamplerConfig()``);
+        ``backend="pymc"`` uses ``pm.sample`` (no compile cache); nutpie falls back to it
+        when it cannot be imported.
 
     Returns
     -------
     (idata, diagnostics, info)
         ``info`` has ``backend``, ``compile_seconds``, ``sample_seconds``, ``cache_hit``.
     """
+    cfg = sampler or SamplerConfig()
+    draws, tune, chains = cfg.draws, cfg.tune, cfg.chains
+    target_accept, backend = cfg.target_accept, cfg.backend
     seed = None if random_seed is None else int(random_seed)
     try:
         import nutpie

@@ -34,7 +34,7 @@ Pooled strata (variant d)
 
 Independent replicates (split protocol)
 ---------------------------------------
-The binary model (one system, stratified design) repeated along a ``split`` dim with
+The binary model (one system, stratified design) repeated along a ``replicate`` dim with
 nothing shared: :math:`\theta_r, q_{0,r}, q_{1,r}` independent for every replicate
 :math:`r`.  The joint posterior is the product of the per-replicate posteriors, so one
 NUTS run (or one Laplace fit) gives every replicate's posterior at once.
@@ -51,13 +51,14 @@ K-class judge (variant e)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pymc as pm
-import pytensor.tensor as pt
 
-from judgebayes.schema import InputError
+from judgebayes.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pymc as pm
 
 __all__ = [
     "DESIGNS",
@@ -74,11 +75,29 @@ Design = Literal["stratified", "random", "shifted"]
 
 @dataclass(frozen=True)
 class AccuracyPriors:
-    """Prior settings.  Beta priors are ``(alpha, beta)`` pairs.
+    """Prior settings of the accuracy models, with the reason for each default.
 
-    ``strata_mu`` (mean, sd) and ``strata_sigma`` (half-normal scale) are the
-    population prior of the logit rates in the pooled-strata model; ``prevalence`` is
-    the Dirichlet concentration of the K-class model (scalar: symmetric).
+    Attributes
+    ----------
+    theta : (alpha, beta)
+        Beta prior of each system's true rate: uniform (1, 1), so the posterior is driven
+        by the data and the exact engine's closed-form theta integral applies.
+    q0, q1 : (alpha, beta)
+        Beta priors of the judge's specificity and sensitivity: uniform (1, 1), the
+        calibration counts' own information; the mirror region q0 + q1 < 1 is kept
+        (``better_than_chance=True`` on the study removes it).
+    theta_cal : (alpha, beta)
+        Rate of the calibration distribution under ``design="shifted"``: uniform.
+    strata_mu : (mean, sd)
+        Population prior of the judge's logit rates in the pooled-strata model:
+        N(1, 1.5) centres the rates at 0.73 (a judge better than chance) with 95% of the
+        mass on 0.12-0.98.
+    strata_sigma : float
+        Half-normal scale of the strata's spread around it (1: rates may differ by up to
+        ~2 logits between strata, as LLMBar's natural and adversarial subsets do).
+    prevalence : float
+        Dirichlet concentration of the K-class model's class prevalences (1: uniform on
+        the simplex).
     """
 
     theta: tuple[float, float] = (1.0, 1.0)
@@ -108,6 +127,9 @@ class AccuracyPriors:
 
 def _judge_rates(priors: AccuracyPriors, better_than_chance: bool):
     """Specificity q0 and sensitivity q1 as model variables."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
     (a0, b0), (a1, b1) = priors.q0, priors.q1
     if not better_than_chance:
         return pm.Beta("q0", a0, b0), pm.Beta("q1", a1, b1)
@@ -159,6 +181,8 @@ def binary_accuracy_model(
         dim ``system``), ``theta_cal`` for the shifted design; data ``k, n, tp, m1, tn,
         m0``; observed ``k_obs, tp_obs, tn_obs`` (and ``m1_obs``).
     """
+    import pymc as pm
+
     priors = priors or AccuracyPriors()
     if design not in DESIGNS:
         raise InputError(
@@ -203,10 +227,10 @@ def batched_accuracy_model(
     tn: np.ndarray,
     m0: np.ndarray,
     *,
-    splits: tuple[str, ...],
+    replicates: tuple[str, ...],
     priors: AccuracyPriors | None = None,
 ) -> pm.Model:
-    r"""Independent binary accuracy problems along a ``split`` dim (split protocol).
+    r"""Independent binary accuracy problems along a ``replicate`` dim (split protocol).
 
     .. math::
         \theta_r \sim \mathrm{Beta}(a_\theta, b_\theta),\ q_{0,r} \sim \mathrm{Beta}(a_0, b_0),
@@ -217,33 +241,35 @@ def batched_accuracy_model(
 
     Parameters
     ----------
-    k, n, tp, m1, tn, m0 : array of int, shape (n_splits,)
+    k, n, tp, m1, tn, m0 : array of int, shape (n_replicates,)
         Test and calibration counts of every replicate.
-    splits : tuple of str
-        Coordinate of the ``split`` dim.
+    replicates : tuple of str
+        Coordinate of the ``replicate`` dim.
     priors : AccuracyPriors
         Beta priors of theta, q0, q1 (default uniform).
 
     Returns
     -------
     pm.Model
-        ``theta, q0, q1, p`` with dim ``split``.
+        ``theta, q0, q1, p`` with dim ``replicate``.
     """
+    import pymc as pm
+
     priors = priors or AccuracyPriors()
-    size = len(splits)
+    size = len(replicates)
     arrs = {
         nm: np.asarray(v, dtype=np.int64).reshape(size)
         for nm, v in (("k", k), ("n", n), ("tp", tp), ("m1", m1), ("tn", tn), ("m0", m0))
     }
-    with pm.Model(coords={"split": list(splits)}) as model:
-        d = {nm: pm.Data(nm, v, dims="split") for nm, v in arrs.items()}
-        theta = pm.Beta("theta", *priors.theta, dims="split")
-        q0 = pm.Beta("q0", *priors.q0, dims="split")
-        q1 = pm.Beta("q1", *priors.q1, dims="split")
-        p = pm.Deterministic("p", theta * q1 + (1 - theta) * (1 - q0), dims="split")
-        pm.Binomial("k_obs", n=d["n"], p=p, observed=d["k"], dims="split")
-        pm.Binomial("tp_obs", n=d["m1"], p=q1, observed=d["tp"], dims="split")
-        pm.Binomial("tn_obs", n=d["m0"], p=q0, observed=d["tn"], dims="split")
+    with pm.Model(coords={"replicate": list(replicates)}) as model:
+        d = {nm: pm.Data(nm, v, dims="replicate") for nm, v in arrs.items()}
+        theta = pm.Beta("theta", *priors.theta, dims="replicate")
+        q0 = pm.Beta("q0", *priors.q0, dims="replicate")
+        q1 = pm.Beta("q1", *priors.q1, dims="replicate")
+        p = pm.Deterministic("p", theta * q1 + (1 - theta) * (1 - q0), dims="replicate")
+        pm.Binomial("k_obs", n=d["n"], p=p, observed=d["k"], dims="replicate")
+        pm.Binomial("tp_obs", n=d["m1"], p=q1, observed=d["tp"], dims="replicate")
+        pm.Binomial("tn_obs", n=d["m0"], p=q0, observed=d["tn"], dims="replicate")
     return model
 
 
@@ -279,6 +305,8 @@ def stratified_accuracy_model(
         ``theta_stratum`` (``system, stratum``), ``q0``/``q1`` (``stratum``), population
         parameters ``mu_q0, sigma_q0, mu_q1, sigma_q1`` and non-centred ``z_q0, z_q1``.
     """
+    import pymc as pm
+
     priors = priors or AccuracyPriors()
     shape = (len(systems), len(strata))
     k = np.asarray(k, dtype=np.int64).reshape(shape)
@@ -339,6 +367,9 @@ def multiclass_accuracy_model(
         ``prevalence`` (``system, true_class``), ``confusion_rates``
         (``true_class, judged_class``), ``judged_rate`` (``system, judged_class``).
     """
+    import pymc as pm
+    import pytensor.tensor as pt
+
     priors = priors or AccuracyPriors()
     kk = len(classes)
     confusion = np.asarray(confusion, dtype=np.int64).reshape(kk, kk)

@@ -15,7 +15,7 @@ constraint (``theta="zero_sum"``, ``pm.ZeroSumNormal``).  Under ``"prior"`` the
 ``ZeroSumNormal`` with scale :math:`1/\sqrt\lambda`); the distribution is the same, but
 the direction the data cannot see no longer forms a narrow ridge for NUTS.  For an
 item-level covariate the coefficient is identified only because the prior makes :math:`\theta`
-independent of :math:`x`; see :func:`judgebayes.pairwise.identifiability_report`.
+independent of :math:`x`; see :func:`judgebayes.data.pairwise.identifiability_report`.
 
 Priors on the bias coefficients :math:`b = (c, \kappa)`:
 
@@ -42,11 +42,64 @@ A tie counted as half a win enters through the log-likelihood
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
+
 import numpy as np
 
-__all__ = ["PRIORS", "bradley_terry_model", "bt_var_names"]
+__all__ = ["PRIORS", "RankingPriors", "bradley_terry_model", "bt_var_names"]
 
 PRIORS = ("none", "normal", "hierarchical", "horseshoe")
+
+
+@dataclass(frozen=True)
+class RankingPriors:
+    r"""Prior settings of the Bradley-Terry models, with the reason for each default.
+
+    Attributes
+    ----------
+    lam : float
+        Precision of the item qualities, :math:`\theta_i \sim N(0, 1/\lambda)` (1: Xu et
+        al.'s choice; qualities a few logits apart).
+    lam_b : float
+        Precision of the bias coefficients under ``prior="normal"`` (0.1, the paper's
+        :math:`\lambda_b`: sd 3.2, nearly flat on the logit scale).
+    lam_judge : float
+        Precision of a judge's deviation from the panel's biases in the Laplace engine
+        with several judges (4: sd 0.5, as ``judge_sd`` in the NUTS model).
+    tau_scale : float
+        Half-normal scale of the learned bias scale under ``prior="hierarchical"`` (1).
+    tau0, slab_scale, slab_df : float
+        Regularized horseshoe: global scale (1, not the usual p0/(D-p0) formula, which
+        with two coefficients would shrink the position term to nothing), slab scale (2)
+        and slab degrees of freedom (4) (Piironen & Vehtari 2017).
+    judge_sd : float
+        Half-normal scale of the judges' deviations from the panel's biases (0.5).
+    """
+
+    lam: float = 1.0
+    lam_b: float = 0.1
+    lam_judge: float = 4.0
+    tau_scale: float = 1.0
+    tau0: float = 1.0
+    slab_scale: float = 2.0
+    slab_df: float = 4.0
+    judge_sd: float = 0.5
+
+    def __post_init__(self):
+        from judgebayes.errors import InputError
+
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, bool) or not isinstance(v, int | float) or not v > 0:
+                raise InputError(
+                    f"RankingPriors.{f.name} must be a number > 0; got {v!r}",
+                    field=f"priors.{f.name}",
+                    value=v,
+                )
+
+    def builder_kwargs(self) -> dict[str, float]:
+        """The settings :func:`bradley_terry_model` takes (all but ``lam_judge``)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "lam_judge"}
 
 
 def bt_var_names(prior: str, n_judges: int) -> tuple[str, ...]:

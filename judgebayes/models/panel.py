@@ -43,9 +43,13 @@ optional difficulty :math:`d_o \sim N(0, \sigma_d^2)` shared by all validators.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-__all__ = ["panel_cell_model", "panel_item_model", "panel_var_names"]
+from judgebayes.errors import InputError
+
+__all__ = ["PanelPriors", "panel_cell_model", "panel_item_model", "panel_var_names"]
 
 
 def panel_var_names() -> tuple[str, ...]:
@@ -53,15 +57,74 @@ def panel_var_names() -> tuple[str, ...]:
     return ("g", "tpr", "tnr")
 
 
-def _rates(pm, pt, G, V, self_mask, rate_shift, self_shift):
-    mu_g = pm.Normal("mu_g", 2.0, 1.5)
-    sd_g = pm.HalfNormal("sigma_g", 1.0)
+@dataclass(frozen=True)
+class PanelPriors:
+    """Priors of the panel models (logit scale), with the reason for each default.
+
+    Attributes
+    ----------
+    mu_g : (mean, sd)
+        Mean logit precision of the generators: N(2, 1.5) puts the median precision at
+        0.88 with 90% of the prior mass on 0.29-0.99 (generators are mostly right, but a
+        weak one must stay possible).
+    sigma_g : float
+        Half-normal scale of the generators' spread around it (1: precisions differ
+        by up to ~2 logits, as in Jain et al.'s panels).
+    mu_tpr, mu_tnr : (mean, sd)
+        Mean logit TPR N(2, 1.5) and TNR N(0, 1.5): LLM validators accept valid outputs
+        readily (TPR ~ 0.9) and are agreeable, catching about half of the invalid ones.
+    sigma_tpr, sigma_tnr : float
+        Half-normal scales of the validators' spread (1).
+    tau_generator, tau_cell : float
+        Half-normal scales of the generator-level and cell-level rate deviations
+        (0.5: deviations are smaller than the spread between validators).
+    self_shift : float
+        Normal sd of a validator's shift on its own model's outputs (1).
+    log_phi : (mean, sd)
+        Beta-binomial log concentration N(log 50, 1.5) (overdispersed variant).
+    sigma_difficulty : float
+        Half-normal scale of the item difficulty (item model, 1).
+    """
+
+    mu_g: tuple[float, float] = (2.0, 1.5)
+    sigma_g: float = 1.0
+    mu_tpr: tuple[float, float] = (2.0, 1.5)
+    mu_tnr: tuple[float, float] = (0.0, 1.5)
+    sigma_tpr: float = 1.0
+    sigma_tnr: float = 1.0
+    tau_generator: float = 0.5
+    tau_cell: float = 0.5
+    self_shift: float = 1.0
+    log_phi: tuple[float, float] = (float(np.log(50.0)), 1.5)
+    sigma_difficulty: float = 1.0
+
+    def __post_init__(self):
+        for name in ("mu_g", "mu_tpr", "mu_tnr", "log_phi"):
+            v = getattr(self, name)
+            if len(v) != 2 or not v[1] > 0:
+                raise InputError(
+                    f"PanelPriors.{name} must be (mean, sd) with sd > 0; got {v!r}",
+                    field=f"priors.{name}",
+                    value=v,
+                )
+        for name in ("sigma_g", "sigma_tpr", "sigma_tnr", "tau_generator", "tau_cell",
+                     "self_shift", "sigma_difficulty"):  # fmt: skip
+            v = getattr(self, name)
+            if not v > 0:
+                raise InputError(
+                    f"PanelPriors.{name} must be > 0; got {v!r}", field=f"priors.{name}", value=v
+                )
+
+
+def _rates(pm, pt, G, V, self_mask, rate_shift, self_shift, pr: PanelPriors):
+    mu_g = pm.Normal("mu_g", *pr.mu_g)
+    sd_g = pm.HalfNormal("sigma_g", pr.sigma_g)
     z = pm.Normal("g_z", 0.0, 1.0, dims="generator")
     g = pm.Deterministic("g", pm.math.sigmoid(mu_g + sd_g * z), dims="generator")
-    mu_p = pm.Normal("mu_tpr", 2.0, 1.5)
-    mu_n = pm.Normal("mu_tnr", 0.0, 1.5)
-    sd_p = pm.HalfNormal("sigma_tpr", 1.0)
-    sd_n = pm.HalfNormal("sigma_tnr", 1.0)
+    mu_p = pm.Normal("mu_tpr", *pr.mu_tpr)
+    mu_n = pm.Normal("mu_tnr", *pr.mu_tnr)
+    sd_p = pm.HalfNormal("sigma_tpr", pr.sigma_tpr)
+    sd_n = pm.HalfNormal("sigma_tnr", pr.sigma_tnr)
     a = pm.Normal("tpr_z", 0.0, 1.0, dims="validator")
     b = pm.Normal("tnr_z", 0.0, 1.0, dims="validator")
     lp_j = mu_p + sd_p * a
@@ -73,12 +136,12 @@ def _rates(pm, pt, G, V, self_mask, rate_shift, self_shift):
     if rate_shift:
         # a shift shared by every validator on one generator's outputs (its mistakes are
         # easier or harder to catch) plus a cell-level one
-        tau_gp = pm.HalfNormal("tau_gen_tpr", 0.5)
-        tau_gn = pm.HalfNormal("tau_gen_tnr", 0.5)
+        tau_gp = pm.HalfNormal("tau_gen_tpr", pr.tau_generator)
+        tau_gn = pm.HalfNormal("tau_gen_tnr", pr.tau_generator)
         u = pm.Normal("tpr_gen_z", 0.0, 1.0, dims="generator")
         w = pm.Normal("tnr_gen_z", 0.0, 1.0, dims="generator")
-        tau_p = pm.HalfNormal("tau_tpr", 0.5)
-        tau_n = pm.HalfNormal("tau_tnr", 0.5)
+        tau_p = pm.HalfNormal("tau_tpr", pr.tau_cell)
+        tau_n = pm.HalfNormal("tau_tnr", pr.tau_cell)
         e = pm.Normal("tpr_dev_z", 0.0, 1.0, dims=("generator", "validator"))
         f = pm.Normal("tnr_dev_z", 0.0, 1.0, dims=("generator", "validator"))
         lp = lp + tau_gp * u[:, None] + tau_p * e
@@ -87,8 +150,8 @@ def _rates(pm, pt, G, V, self_mask, rate_shift, self_shift):
         s = pm.Data(
             "self_mask", np.asarray(self_mask, dtype=float), dims=("generator", "validator")
         )
-        d_p = pm.Normal("self_tpr_shift", 0.0, 1.0)
-        d_n = pm.Normal("self_tnr_shift", 0.0, 1.0)
+        d_p = pm.Normal("self_tpr_shift", 0.0, pr.self_shift)
+        d_n = pm.Normal("self_tnr_shift", 0.0, pr.self_shift)
         lp = lp + d_p * s
         ln = ln + d_n * s
     return g, lp, ln
@@ -110,6 +173,7 @@ def panel_cell_model(
     rate_shift: bool = True,
     overdispersion: bool = False,
     self_shift: bool = False,
+    priors: PanelPriors | None = None,
 ):
     """Build the cell model (see the module docstring).
 
@@ -132,6 +196,8 @@ def panel_cell_model(
         Beta-binomial instead of binomial for the remaining verdicts.
     self_shift : bool
         A shift of the validator's rates on its own model's outputs.
+    priors : PanelPriors, optional
+        Prior settings (default ``PanelPriors()``).
 
     Returns
     -------
@@ -143,6 +209,7 @@ def panel_cell_model(
     import pymc as pm
     import pytensor.tensor as pt
 
+    priors = PanelPriors() if priors is None else priors
     G, V = len(generators), len(validators)
     coords = {"generator": list(generators), "validator": list(validators)}
     with pm.Model(coords=coords) as model:
@@ -159,7 +226,7 @@ def panel_cell_model(
                 ("n_valid_human", n_valid_human, "generator"),
             )
         }
-        g, lp, ln = _rates(pm, pt, G, V, self_mask, rate_shift, self_shift)
+        g, lp, ln = _rates(pm, pt, G, V, self_mask, rate_shift, self_shift, priors)
         vp = pm.Deterministic("tpr_cell", pm.math.sigmoid(lp), dims=("generator", "validator"))
         vn = pm.Deterministic("tnr_cell", pm.math.sigmoid(ln), dims=("generator", "validator"))
         p = g[:, None] * vp + (1 - g[:, None]) * (1 - vn)
@@ -168,7 +235,7 @@ def panel_cell_model(
         pm.Binomial("tp_obs", n=d["pos"], p=vp, observed=d["tp"], dims=("generator", "validator"))
         pm.Binomial("tn_obs", n=d["neg"], p=vn, observed=d["tn"], dims=("generator", "validator"))
         if overdispersion:
-            log_phi = pm.Normal("log_phi", np.log(50.0), 1.5)
+            log_phi = pm.Normal("log_phi", *priors.log_phi)
             phi = pt.exp(log_phi)
             pm.BetaBinomial(
                 "cells", n=d["n_rest"], alpha=p * phi, beta=(1 - p) * phi,
@@ -195,6 +262,7 @@ def panel_item_model(
     rate_shift: bool = True,
     self_shift: bool = False,
     difficulty: bool = False,
+    priors: PanelPriors | None = None,
 ):
     """Build the item-level (Dawid-Skene) model.
 
@@ -216,10 +284,13 @@ def panel_item_model(
         As in :func:`panel_cell_model`.
     difficulty : bool
         Add a per-output difficulty on the TNR, shared by all validators.
+    priors : PanelPriors, optional
+        Prior settings (default ``PanelPriors()``).
     """
     import pymc as pm
     import pytensor.tensor as pt
 
+    priors = PanelPriors() if priors is None else priors
     G, V = len(generators), len(validators)
     coords = {"generator": list(generators), "validator": list(validators)}
     if difficulty:
@@ -230,14 +301,14 @@ def panel_item_model(
         yv = pm.Data("y_val", np.asarray(y_val, dtype=np.int64))
         yy = pm.Data("y", np.asarray(y, dtype=float))
         hh = pm.Data("human_label", np.asarray(human, dtype=float))
-        g, lp, ln = _rates(pm, pt, G, V, self_mask, rate_shift, self_shift)
+        g, lp, ln = _rates(pm, pt, G, V, self_mask, rate_shift, self_shift, priors)
         pm.Deterministic("tpr_cell", pm.math.sigmoid(lp), dims=("generator", "validator"))
         pm.Deterministic("tnr_cell", pm.math.sigmoid(ln), dims=("generator", "validator"))
         gi = og[yo]
         lp_r = lp[gi, yv]
         ln_r = ln[gi, yv]
         if difficulty:
-            sd_d = pm.HalfNormal("sigma_difficulty", 1.0)
+            sd_d = pm.HalfNormal("sigma_difficulty", priors.sigma_difficulty)
             dz = pm.Normal("difficulty_z", 0.0, 1.0, dims="output")
             ln_r = ln_r - sd_d * dz[yo]
         # log P(y | c = 1) and log P(y | c = 0), then summed per output

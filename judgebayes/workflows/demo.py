@@ -8,7 +8,7 @@
    interval and the NUTS credible interval, and the gold rate the judge is trying to
    estimate.
 2. Judge bias: every LLMBar judge's length and position coefficients on the five LLMBar
-   subsets judged in both orders (:mod:`judgebayes.judge_bias`; NUTS with the horseshoe by
+   subsets judged in both orders (:mod:`judgebayes.workflows.judge_bias`; NUTS with the horseshoe by
    default), and the cross-validated agreement with gold before and after correction.
 3. A written report (markdown, figures as PNG) with both.
 """
@@ -18,9 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from judgebayes.accuracy import accuracy_table, calibration_split
+from judgebayes.data.accuracy import (
+    calibration_split,
+    counts_from_calibration_frame,
+    counts_from_test_frame,
+)
 from judgebayes.datasets import LLMBAR_SUBSETS, llmbar_accuracy_items
-from judgebayes.schema import counts_from_calibration_frame, counts_from_test_frame
+from judgebayes.studies.accuracy import accuracy_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -83,7 +87,7 @@ def _bias_part(method: str, seed: int, alpha: float, say):
 
     from judgebayes.datasets import LLMBAR_EVALUATORS, llmbar_both_orders
     from judgebayes.inference.sampling import quiet_engine_warnings
-    from judgebayes.judge_bias import (
+    from judgebayes.workflows.judge_bias import (
         LLMBAR_BIAS_SUBSETS,
         cross_validated_agreement,
         fit_judge_bias,
@@ -106,8 +110,8 @@ def _bias_part(method: str, seed: int, alpha: float, say):
 
 
 def _write_report(res: DemoResult, path, evaluator, fraction, seed, alpha):
-    from judgebayes.judge_bias import plot_bias_forest
     from judgebayes.report import Report
+    from judgebayes.workflows.judge_bias import plot_bias_forest
 
     level = f"{100 * (1 - alpha):g}%"
     r = Report("judgebayes demo: LLM judges on LLMBar")
@@ -148,7 +152,7 @@ def _accuracy_figure(acc, alpha: float):
     """Every method's interval per subset (compare.plot_intervals), gold as ticks."""
     import pandas as pd
 
-    from judgebayes.compare import plot_intervals
+    from judgebayes.results import plot_intervals
 
     spec = [("naive", "naive", "naive", "naive"),
             ("closed form", "estimate", "lower", "upper"),
@@ -159,7 +163,7 @@ def _accuracy_figure(acc, alpha: float):
             pd.DataFrame(
                 {
                     "method": name,
-                    "system": acc["subset"],
+                    "unit": acc["subset"],
                     "quantity": "P(output 1 is better)",
                     "estimate": acc[est],
                     "lower": acc[lo],
@@ -230,15 +234,15 @@ def run_accuracy_demo(
 def _bayes_row(tc, cc, alpha: float, seed: int) -> dict:
     import numpy as np
 
-    from judgebayes.accuracy import AccuracyStudy
-    from judgebayes.inference.laplace import LaplaceError
+    from judgebayes.errors import LaplaceError
     from judgebayes.inference.sampling import quiet_engine_warnings
+    from judgebayes.studies.accuracy import AccuracyStudy
 
     study = AccuracyStudy(tc, cc)
     with quiet_engine_warnings():  # a failed gate is reported in the row instead
         # calibration sets of 2-11 items per class leave a long ridge towards the mirror
         # solution q0 + q1 < 1: a high target_accept keeps NUTS' steps small there
-        fit = study.fit("nuts", random_seed=seed, target_accept=0.95)
+        fit = study.fit("nuts", random_seed=seed, sampler={"target_accept": 0.95})
     try:
         lap = study.fit("laplace", random_seed=seed).interval(alpha).iloc[0]
     except LaplaceError:

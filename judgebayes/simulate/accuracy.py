@@ -1,4 +1,4 @@
-r"""Simulated judge data with known truth, and a vectorised Monte-Carlo study helper.
+r"""Simulated accuracy data with known truth; Monte-Carlo coverage and SBC studies.
 
 Accuracy setting (Lee et al., Sec. 8): a test set of ``n`` items with true accuracy
 :math:`\theta` judged by a judge with specificity :math:`q_0` and sensitivity :math:`q_1`,
@@ -10,12 +10,6 @@ design; :math:`tp \sim \operatorname{Bin}(m_1, q_1)`, :math:`tn \sim \operatorna
 or a *random* sample of size ``m`` from a calibration distribution with its own accuracy
 :math:`\theta_{cal}` (:math:`m_1 \sim \operatorname{Bin}(m, \theta_{cal})`; distribution shift
 when :math:`\theta_{cal} \ne \theta`).
-
-Pairwise setting (Xu et al.): a judge shown item :math:`a` first and :math:`b` second
-prefers :math:`a` with probability
-:math:`\sigma(s(\theta_a - \theta_b) + c^*(x_a - x_b) + \kappa^*)`, with :math:`x` the
-standardised covariate; the full :math:`N(N-1)` ordered verdict matrix is drawn once and
-serves as an offline oracle (:class:`SimulatedPairwise`).
 """
 
 from __future__ import annotations
@@ -26,24 +20,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgebayes.schema import InputError
+from judgebayes.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     import xarray as xr
 
+
 __all__ = [
     "SimulatedAccuracy",
-    "SimulatedPairwise",
-    "SimulatedPanel",
     "accuracy_frames",
     "bayesian_coverage_study",
-    "controlled_benchmark",
     "monte_carlo_study",
     "sbc_ranks",
     "simulate_accuracy",
-    "simulate_bt_judge",
-    "simulate_panel",
 ]
 
 
@@ -266,7 +256,7 @@ def monte_carlo_study(
         results["naive_wald"] = (p_hat, w[0], w[1], np.zeros(shape, bool))
         wi = cf.wilson_interval(k, nn, alpha)
         results["naive_wilson"] = (p_hat, wi[0], wi[1], np.zeros(shape, bool))
-        lr = cf.lang_reiczigel_interval(p_hat, stn / s0, stp / s1, nn, s0, s1, alpha, errors="nan")
+        lr = cf.lang_reiczigel_from_counts(k, nn, tp, mm1, tn, mm0, alpha)
         lr_bad = np.isnan(np.asarray(lr[0])) | empty
         results["lang_reiczigel"] = (lr.estimate, lr[0], lr[1], lr_bad)
         d = cf.difference_estimate(k, nn, tp, mm1, tn, mm0, alpha)
@@ -371,18 +361,9 @@ def bayesian_coverage_study(
     truth = sim.theta.ravel()
     ep = exact_posterior(sim.k.ravel(), n, sim.tp.ravel(), m1, sim.tn.ravel(), m0, nodes=nodes)
     blo, bhi = ep.quantile(alpha / 2, tol=1e-6), ep.quantile(1 - alpha / 2, tol=1e-6)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", cf.NotBetterThanChanceWarning)
-        lr = cf.lang_reiczigel_interval(
-            sim.k.ravel() / n,
-            sim.tn.ravel() / m0,
-            sim.tp.ravel() / m1,
-            n,
-            m0,
-            m1,
-            alpha,
-            errors="nan",
-        )
+    lr = cf.lang_reiczigel_from_counts(
+        sim.k.ravel(), n, sim.tp.ravel(), m1, sim.tn.ravel(), m0, alpha
+    )
     out = {}
     for name, lo, hi in (("bayes_exact", blo, bhi), ("lang_reiczigel", lr.lower, lr.upper)):
         cover = ((lo <= truth) & (truth <= hi)).reshape(thetas.size, -1)
@@ -429,264 +410,3 @@ def sbc_ranks(
     ep = exact_posterior(k, n, tp, m1, tn, m0, nodes=nodes)
     u = np.clip(np.asarray(ep.cdf(th)), 0, 1)
     return rng.binomial(n_draws, u)
-
-
-# ------------------------------------------------------------------ pairwise judges
-@dataclass(frozen=True)
-class SimulatedPairwise:
-    """A simulated pool of items and a judge's full ordered verdict matrix.
-
-    Attributes
-    ----------
-    quality : ndarray (N,)
-        True quality (the ranking target).
-    x : ndarray (N,)
-        Raw covariate (e.g. a verbosity flag).
-    verdicts : ndarray (N, N)
-        ``verdicts[a, b] = 1`` when the judge prefers ``a`` shown first over ``b``
-        shown second, 0 otherwise; -1 on the diagonal.
-    c, kappa : float
-        True bias coefficient (per standardised covariate unit) and position term.
-    k : int
-        Size of the target set.
-    true_top : ndarray of int
-        Items whose quality is at least the k-th largest (all of them count as correct
-        when quality ties at the boundary).
-    """
-
-    quality: np.ndarray
-    x: np.ndarray
-    verdicts: np.ndarray
-    c: float
-    kappa: float
-    k: int
-    true_top: np.ndarray
-
-    @property
-    def n_items(self) -> int:
-        """Number of items."""
-        return int(self.quality.size)
-
-    def recall(self, selected) -> float:
-        """Top-k recall of a selected set (indices or item ids): |selected & true top| / k."""
-        chosen = {int(v) for v in np.asarray(selected).tolist()}
-        return len(chosen & set(self.true_top.tolist())) / self.k
-
-    def comparisons(self, pairs=None):
-        """(first, second, y) for the given ordered pairs (default: all N(N-1))."""
-        N = self.n_items
-        if pairs is None:
-            a, b = np.nonzero(~np.eye(N, dtype=bool))
-        else:
-            a, b = (np.asarray(v, dtype=np.int64) for v in zip(*pairs, strict=True))
-        return a, b, self.verdicts[a, b].astype(float)
-
-    def ranking(self, *, both_orders: bool = True):
-        """A :class:`~judgebayes.ranking.PairwiseRanking` of all (or one order of all) pairs."""
-        from judgebayes.ranking import PairwiseRanking
-
-        a, b, y = self.comparisons()
-        if not both_orders:
-            keep = a < b
-            a, b, y = a[keep], b[keep], y[keep]
-        return PairwiseRanking.from_arrays(
-            a, b, y, n_items=self.n_items, item_covariates={"x": self.x}
-        )
-
-
-def _verdict_matrix(rng, quality, xs, scale, c, kappa):
-    eta = scale * (quality[:, None] - quality[None, :]) + c * (xs[:, None] - xs[None, :]) + kappa
-    v = (rng.random(eta.shape) < 1.0 / (1.0 + np.exp(-eta))).astype(np.int8)
-    np.fill_diagonal(v, -1)
-    return v
-
-
-def _true_top(quality, k):
-    kth = np.sort(quality)[::-1][k - 1]
-    return np.flatnonzero(quality >= kth - 1e-12)
-
-
-def simulate_bt_judge(
-    n_items: int = 30,
-    *,
-    k: int = 5,
-    c: float = 1.0,
-    kappa: float = 0.5,
-    theta_sd: float = 1.25,
-    covariate: str = "binary",
-    seed: int | None = None,
-) -> SimulatedPairwise:
-    r"""Synthetic Bradley-Terry judge (the paper's appendix simulator).
-
-    :math:`\theta_i \sim N(0, \text{theta\_sd}^2)`, an independent covariate (a balanced
-    binary flag, or standard normal with ``covariate="normal"``), and verdicts from
-    Eq. (1) with the standardised covariate, ``c`` and ``kappa``.  ``c = kappa = 0`` is
-    the unbiased control.
-    """
-    rng = np.random.default_rng(seed)
-    quality = rng.normal(0.0, theta_sd, n_items)
-    if covariate == "binary":
-        x = rng.permutation(np.arange(n_items) % 2).astype(float)
-    elif covariate == "normal":
-        x = rng.normal(size=n_items)
-    else:
-        raise InputError(
-            f"covariate must be 'binary' or 'normal', got {covariate!r}",
-            field="covariate",
-            value=covariate,
-        )
-    xs = (x - x.mean()) / x.std()
-    v = _verdict_matrix(rng, quality, xs, 1.0, c, kappa)
-    return SimulatedPairwise(quality, x, v, float(c), float(kappa), k, _true_top(quality, k))
-
-
-def controlled_benchmark(
-    n_items: int = 30,
-    *,
-    k: int = 5,
-    statements: int = 6,
-    bank_true: int = 12,
-    bank_false: int = 12,
-    max_corr: float = 0.12,
-    scale: float = 0.5,
-    c: float = 1.0,
-    kappa: float = 0.35,
-    seed: int | None = None,
-) -> SimulatedPairwise:
-    r"""The paper's controlled benchmark with a simulated biased judge.
-
-    ``k`` items are fully correct (all ``statements`` drawn from the true bank); every
-    other item draws :math:`1 + \text{Bin}(\text{statements} - 1, 0.25)` false
-    statements (our choice: the paper gives the bank, not the mix), so quality
-    :math:`= \#\text{true} - \#\text{false}` crowds just below the boundary.  A binary
-    verbosity flag is assigned by a balanced shuffle, redrawn until
-    :math:`|\text{corr}(\text{quality}, \text{verbosity})| <` ``max_corr``.  The judge
-    prefers the first-shown item with probability
-    :math:`\sigma(\text{scale}\,(q_a - q_b) + c (x_a - x_b) + \kappa)` on the
-    standardised flag (:math:`\pm 1`), so with the defaults a verbose item one false
-    statement short of perfect beats a terse perfect one.
-    """
-    rng = np.random.default_rng(seed)
-    if statements > bank_true:
-        raise InputError(
-            "statements cannot exceed the true bank", field="statements", value=statements
-        )
-    n_false = np.zeros(n_items, dtype=int)
-    n_false[k:] = 1 + rng.binomial(statements - 1, 0.25, n_items - k)
-    n_false = np.minimum(n_false, bank_false)
-    quality = (statements - n_false) - n_false
-    perm = rng.permutation(n_items)
-    quality = quality[perm].astype(float)
-    for _ in range(10_000):
-        x = rng.permutation(np.arange(n_items) % 2).astype(float)
-        if abs(np.corrcoef(quality, x)[0, 1]) < max_corr:
-            break
-    else:  # pragma: no cover - practically unreachable for N >= 10
-        raise RuntimeError("could not draw a verbosity flag uncorrelated with quality")
-    xs = (x - x.mean()) / x.std()
-    v = _verdict_matrix(rng, quality, xs, scale, c, kappa)
-    return SimulatedPairwise(quality, x, v, float(c), float(kappa), k, _true_top(quality, k))
-
-
-# ------------------------------------------------------------------ validator panels
-@dataclass(frozen=True)
-class SimulatedPanel:
-    """An item-level generator x validator panel with known truth.
-
-    Attributes
-    ----------
-    items : DataFrame
-        output, generator, validator, verdict ("valid"/"invalid"/None for a missing
-        verdict), human ("valid"/"invalid" for annotated generators, else None).
-    precision : ndarray (G,)
-        Realised share of valid outputs per generator (the estimand).
-    tpr, tnr : ndarray (G, V)
-        Per-cell validator rates used to draw the verdicts.
-    annotated : ndarray of int
-        Generators whose outputs carry human labels.
-    """
-
-    items: Any
-    precision: np.ndarray
-    tpr: np.ndarray
-    tnr: np.ndarray
-    annotated: np.ndarray
-
-    def panel(self):
-        """The aggregated :class:`~judgebayes.panel_data.PanelData`."""
-        from judgebayes.panel_data import panel_from_items
-
-        return panel_from_items(self.items)
-
-
-def simulate_panel(
-    n_generators: int = 14,
-    n_validators: int = 14,
-    *,
-    n_outputs: int = 300,
-    invalid_rate: float = 0.075,
-    precision_sd: float = 0.5,
-    tpr_mean: float = 0.96,
-    tnr_range: tuple[float, float] = (0.1, 0.5),
-    rate_shift: float = 0.5,
-    difficulty_sd: float = 1.0,
-    missing_range: tuple[float, float] = (0.01, 0.17),
-    n_annotated: int = 6,
-    seed: int | None = None,
-) -> SimulatedPanel:
-    r"""Simulate an agreeable validator panel (Jain et al.'s setting) at item level.
-
-    * generator precision: :math:`\operatorname{logit} g_i \sim
-      N(\operatorname{logit}(1 - \text{invalid\_rate}), \text{precision\_sd}^2)`; each
-      output is valid with probability :math:`g_i`;
-    * validator rates: :math:`\operatorname{logit} v^+_j \sim
-      N(\operatorname{logit}\text{tpr\_mean}, 0.5^2)`, :math:`v^-_j \sim U(\text{tnr\_range})`;
-    * generator-dependent rates: :math:`\operatorname{logit} v^\pm_{ij} =
-      \operatorname{logit} v^\pm_j + \text{rate\_shift}\,\epsilon^\pm_{ij}` (0 gives the
-      constant rates the regression assumes);
-    * shared difficulty: an invalid output :math:`o` has :math:`d_o \sim
-      N(0, \text{difficulty\_sd}^2)` and every validator's TNR on it is
-      :math:`\sigma(\operatorname{logit} v^-_{ij} - d_o)`, so hard outputs fool all;
-    * missing verdicts: validator :math:`j` fails to answer with probability
-      :math:`m_j \sim U(\text{missing\_range})` (about 9% on average);
-    * the first ``n_annotated`` generators (after a random permutation) carry human labels.
-    """
-    import pandas as pd
-    from scipy.special import expit, logit
-
-    rng = np.random.default_rng(seed)
-    G, V = n_generators, n_validators
-    g = expit(rng.normal(logit(1 - invalid_rate), precision_sd, G))
-    vp = expit(rng.normal(logit(tpr_mean), 0.5, V))
-    vn = rng.uniform(*tnr_range, V)
-    tpr = expit(logit(vp)[None, :] + rate_shift * rng.normal(size=(G, V)))
-    tnr = expit(logit(vn)[None, :] + rate_shift * rng.normal(size=(G, V)))
-    miss = rng.uniform(*missing_range, V)
-    annotated = np.sort(rng.permutation(G)[:n_annotated])
-    gen = np.repeat(np.arange(G), n_outputs)
-    valid = rng.random(gen.size) < g[gen]
-    diff = rng.normal(0, difficulty_sd, gen.size)
-    # (output, validator) grid
-    p_valid = np.where(
-        valid[:, None],
-        tpr[gen],
-        1 - expit(logit(tnr[gen]) - diff[:, None]),
-    )
-    verdict = rng.random(p_valid.shape) < p_valid
-    missing = rng.random(p_valid.shape) < miss[None, :]
-    lab = np.where(verdict, "valid", "invalid").astype(object)
-    lab[missing] = None
-    human = np.where(valid, "valid", "invalid").astype(object)
-    human[~np.isin(gen, annotated)] = None
-    n_out = gen.size
-    items = pd.DataFrame(
-        {
-            "output": np.repeat([f"o{k}" for k in range(n_out)], V),
-            "generator": np.repeat([f"G{i:02d}" for i in gen], V),
-            "validator": np.tile([f"V{j:02d}" for j in range(V)], n_out),
-            "verdict": lab.ravel(),
-            "human": np.repeat(human, V),
-        }
-    )
-    precision = np.bincount(gen, weights=valid, minlength=G) / n_outputs
-    return SimulatedPanel(items, precision, tpr, tnr, annotated)

@@ -24,16 +24,19 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgebayes.panel_data import PanelData, panel_from_arrays, panel_from_frames, panel_from_items
-from judgebayes.schema import InputError
+from judgebayes.data.panel import PanelData, panel_from_arrays, panel_from_frames, panel_from_items
+from judgebayes.errors import InputError, require_type
+from judgebayes.results import Comparable, Fit
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+
+    from judgebayes.models.panel import PanelPriors
 
 __all__ = ["PANEL_METHODS", "PanelFit", "ValidatorPanel"]
 
@@ -47,71 +50,88 @@ VARIANTS = {
 }
 
 
-@dataclass
-class PanelFit:
-    """Generator precision from one method.
+@dataclass(frozen=True)
+class PanelFit(Fit):
+    """:class:`~judgebayes.results.Fit` of the panel family: each generator's precision.
 
-    Attributes
-    ----------
-    method : str
-    estimate : ndarray (G,)
-        Point estimate (posterior mean for Bayesian fits).
-    generators : tuple of str
-    draws : ndarray (S, G) or None
-        Posterior (or Laplace) draws of g for Bayesian fits.
-    idata : arviz.InferenceData or None
-    diagnostics : Diagnostics or None
-    info : dict
-        Method facts (threshold, chosen validator, seconds, ...).
-    tpr, tnr : ndarray (V,) or None
-        Validator rates where the method estimates them.
+    ``quantity`` is ``g`` (the generator's precision) over the ``generator`` unit.  Point
+    methods (votes, the regression, plug-in) are one-draw posteriors with NaN intervals
+    (said in ``notes``); Laplace and NUTS fits have draws of ``g``, ``tpr`` and ``tnr``.
     """
 
-    method: str
-    estimate: np.ndarray
-    generators: tuple[str, ...]
-    draws: np.ndarray | None = None
-    idata: Any = None
-    diagnostics: Any = None
-    info: dict[str, Any] = field(default_factory=dict)
-    tpr: np.ndarray | None = None
-    tnr: np.ndarray | None = None
+    family: str = "panel"
+    quantity: str = "g"
+    unit: str = "generator"
 
-    def interval(self, alpha: float = 0.1) -> pd.DataFrame:
-        """Estimate and equal-tailed ``1 - alpha`` interval per generator (NaN for points)."""
-        import pandas as pd
+    @property
+    def generators(self) -> tuple[str, ...]:
+        """Generator names."""
+        return self.units
 
-        if self.draws is not None:
-            lo, hi = np.quantile(self.draws, [alpha / 2, 1 - alpha / 2], axis=0)
-        else:
-            lo = hi = np.full(self.estimate.size, np.nan)
-        return pd.DataFrame(
-            {"estimate": self.estimate, "lower": lo, "upper": hi},
-            index=pd.Index(self.generators, name="generator"),
-        )
+    def _rate(self, var: str) -> np.ndarray | None:
+        if var not in self.idata.posterior:
+            return None
+        return self.estimate(var)
+
+    @property
+    def tpr(self) -> np.ndarray | None:
+        """Each validator's TPR (posterior mean or point), where the method estimates it."""
+        return self._rate("tpr")
+
+    @property
+    def tnr(self) -> np.ndarray | None:
+        """Each validator's TNR (posterior mean or point), where the method estimates it."""
+        return self._rate("tnr")
 
 
-class ValidatorPanel:
+def _point_idata(d: PanelData, g, tpr=None, tnr=None):
+    import arviz as az
+
+    post = {"g": np.asarray(g, dtype=float)[None, None, :]}
+    dims = {"g": ["generator"]}
+    if tpr is not None:
+        post["tpr"] = np.asarray(tpr, dtype=float)[None, None, :]
+        post["tnr"] = np.asarray(tnr, dtype=float)[None, None, :]
+        dims |= {"tpr": ["validator"], "tnr": ["validator"]}
+    coords = {"generator": list(d.generators), "validator": list(d.validators)}
+    return az.from_dict(posterior=post, coords=coords, dims=dims)
+
+
+class ValidatorPanel(Comparable):
     """A generator x validator panel ready to fit (see the module docstring)."""
 
-    def __init__(self, data: PanelData):
-        self.data = data
-        self.fits: dict[str, PanelFit] = {}
+    default_methods = ("validator_mean", "regression", "nuts")
+
+    def __init__(self, data: PanelData, *, priors: PanelPriors | None = None):
+        from judgebayes.models.panel import PanelPriors
+
+        self.data = require_type(
+            data, PanelData, "data", "use from_frames / from_items / from_arrays"
+        )
+        self.priors = (
+            PanelPriors() if priors is None else require_type(priors, PanelPriors, "priors")
+        )
 
     @classmethod
-    def from_frames(cls, cells: pd.DataFrame, annotations: pd.DataFrame | None = None):
+    def from_frames(
+        cls,
+        cells: pd.DataFrame,
+        annotations: pd.DataFrame | None = None,
+        *,
+        priors: PanelPriors | None = None,
+    ):
         """From the cell table and the annotation table."""
-        return cls(panel_from_frames(cells, annotations))
+        return cls(panel_from_frames(cells, annotations), priors=priors)
 
     @classmethod
-    def from_items(cls, items: pd.DataFrame, **columns: Any):
+    def from_items(cls, items: pd.DataFrame, *, priors: PanelPriors | None = None, **columns: Any):
         """From an item-level table (output, generator, validator, verdict, human)."""
-        return cls(panel_from_items(items, **columns))
+        return cls(panel_from_items(items, **columns), priors=priors)
 
     @classmethod
-    def from_arrays(cls, n_judged, n_valid, **kwargs: Any):
+    def from_arrays(cls, n_judged, n_valid, *, priors: PanelPriors | None = None, **kwargs: Any):
         """From generator x validator arrays (see :func:`panel_from_arrays`)."""
-        return cls(panel_from_arrays(n_judged, n_valid, **kwargs))
+        return cls(panel_from_arrays(n_judged, n_valid, **kwargs), priors=priors)
 
     # ------------------------------------------------------------ Bayesian
     def model_spec(self, variant: str = "hierarchical", data: PanelData | None = None, **kw):
@@ -145,6 +165,7 @@ class ValidatorPanel:
                 "generators": d.generators,
                 "validators": d.validators,
                 "self_shift": self_shift,
+                "priors": self.priors,
                 **VARIANTS[variant],
                 **kw,
             },
@@ -189,12 +210,14 @@ class ValidatorPanel:
                 "n_outputs": int(codes.size),
                 "difficulty": difficulty,
                 "self_shift": bool(d.self_judge.any()),
+                "priors": self.priors,
             },
             var_names=panel_var_names(),
         )
 
-    def _bayes(self, method, data, variant, seed, draws, nuts, log_likelihood, difficulty):
+    def _bayes(self, method, data, variant, seed, draws, sampler, log_likelihood, difficulty):
         from judgebayes.inference.laplace import fit_laplace
+        from judgebayes.inference.registry import resolve_sampler
         from judgebayes.inference.sampling import add_log_likelihood, sample_nuts
 
         if method == "laplace" and VARIANTS.get(variant, {}).get("rate_shift"):
@@ -209,132 +232,153 @@ class ValidatorPanel:
             spec = self.item_model_spec(data, difficulty)
         else:
             spec = self.model_spec(variant, data)
+        info: dict[str, Any] = {}
         if method == "laplace":
             idata, info = fit_laplace(spec, draws=draws, random_seed=seed)
             diag = None
         else:
-            opts = {"chains": 4, "tune": 1000, "target_accept": 0.9}
-            opts.update(nuts or {})
-            idata, diag, info = sample_nuts(spec, random_seed=seed, draws=draws, **opts)
+            cfg = resolve_sampler("panel", sampler)
+            idata, diag, info = sample_nuts(spec, random_seed=seed, sampler=cfg)
+            info = {**info, "sampler": cfg}
             if log_likelihood and method == "nuts":
                 add_log_likelihood(idata, spec, ["cells"])
-        post = idata.posterior
-        g = post["g"].values.reshape(-1, len(self.data.generators))
         info = dict(info)
         info["variant"] = variant if method != "nuts_items" else "items"
-        return PanelFit(
-            method if method != "nuts" or variant == "hierarchical" else f"nuts/{variant}",
-            g.mean(0),
-            self.data.generators,
-            draws=g,
-            idata=idata,
-            diagnostics=diag,
-            info=info,
-            tpr=post["tpr"].values.reshape(-1, len(self.data.validators)).mean(0),
-            tnr=post["tnr"].values.reshape(-1, len(self.data.validators)).mean(0),
-        )
+        if method == "nuts" and variant != "hierarchical":
+            info["label"] = f"nuts/{variant}"
+        return idata, diag, info
 
     # ------------------------------------------------------------ fit
     def fit(
-        self,
-        method: str = "nuts",
-        *,
-        variant: str | None = None,
-        random_seed: int | None = None,
-        draws: int = 1000,
-        nuts: dict[str, Any] | None = None,
-        log_likelihood: bool = False,
-        difficulty: bool = False,
-        restarts: int = 25,
-        threshold: int | None = None,
-        data: PanelData | None = None,
+        self, method: str = "nuts", *, random_seed: int | None = None, **options: Any
     ) -> PanelFit:
         """Estimate every generator's precision with one method.
 
         Parameters
         ----------
         method : str
-            One of :data:`PANEL_METHODS`.
-        variant : {"pooled", "hierarchical", "overdispersed"}, optional
-            Bayesian cell-model variant (constant rates; generator-level rate deviations;
-            plus beta-binomial overdispersion).  Default ``"hierarchical"`` for NUTS and
-            ``"pooled"`` for Laplace (the only variant with a meaningful mode).
+            One of :data:`PANEL_METHODS` (see
+            :data:`judgebayes.inference.registry.METHODS` ``["panel"]``).
         random_seed : int, optional
             Seeds the sampler, the Laplace draws and the regression's restarts.
-        draws : int
-            Posterior draws per chain (NUTS) or Laplace draws.
-        nuts : dict, optional
-            ``chains``, ``tune``, ``target_accept`` (default 0.9).
-        log_likelihood : bool
-            Store the pointwise log-likelihood of the unannotated cells (for LOO).
-        difficulty : bool
-            Item difficulty in the item-level model.
-        restarts : int
-            Regression restarts (25 in the paper).
-        threshold : int, optional
-            Voting threshold; by default chosen on the annotated generators
-            (majority: V // 2 + 1 and veto: 4 when none are annotated;
-            super-majority: at least 70% of the validators).
-        data : PanelData, optional
-            Fit on this panel instead (leave-s-out uses it).
+        **options
+            What the method takes, and nothing else (an unknown keyword is an
+            :class:`~judgebayes.errors.InputError`):
+
+            ``variant`` : {"pooled", "hierarchical", "overdispersed"}
+                Bayesian cell-model variant (constant rates; generator-level rate
+                deviations; plus beta-binomial overdispersion).  Default
+                ``"hierarchical"`` for NUTS and ``"pooled"`` for Laplace (the only
+                variant with a meaningful mode).
+            ``sampler`` : SamplerConfig or mapping
+                NUTS settings (default ``DEFAULT_SAMPLERS["panel"]``).
+            ``draws`` : int
+                Laplace draws (1000).
+            ``log_likelihood`` : bool
+                Store the pointwise log-likelihood of the unannotated cells (for LOO).
+            ``difficulty`` : bool
+                Item difficulty in the item-level model.
+            ``restarts`` : int
+                Regression restarts (25 in the paper).
+            ``threshold`` : int
+                Voting threshold; by default chosen on the annotated generators
+                (majority: V // 2 + 1 and veto: 4 when none are annotated;
+                super-majority: at least 70% of the validators).
+            ``data`` : PanelData
+                Fit on this panel instead (leave-s-out uses it).
         """
         from judgebayes.inference import ensembles as ens
         from judgebayes.inference.panel_regression import fit_regression
+        from judgebayes.inference.registry import check_seed, resolve
+        from judgebayes.results import stamp
 
-        if method not in PANEL_METHODS:
-            raise InputError(
-                f"method must be one of {PANEL_METHODS}, got {method!r}",
-                field="method",
-                value=method,
-            )
+        spec = resolve("panel", method, options)
+        method = spec.name
+        random_seed = check_seed(random_seed)
+        variant = options.get("variant")
         if variant is None:
             variant = "pooled" if method == "laplace" else "hierarchical"
-        d = self.data if data is None else data
+        d = (
+            self.data
+            if options.get("data") is None
+            else require_type(options["data"], PanelData, "data")
+        )
         t0 = time.perf_counter()
         V = d.shape[1]
         H = d.annotated
         truth = d.human_precision
         info: dict[str, Any] = {}
+        diag = None
+        notes: tuple[str, ...] = ()
         if method in BAYES:
-            fit = self._bayes(
-                method, d, variant, random_seed, draws, nuts, log_likelihood, difficulty
+            idata, diag, info = self._bayes(
+                method,
+                d,
+                variant,
+                random_seed,
+                options.get("draws", 1000),
+                options.get("sampler"),
+                options.get("log_likelihood", False),
+                options.get("difficulty", False),
             )
-        elif method == "regression":
-            r = fit_regression(d, restarts=restarts, seed=random_seed)
-            fit = PanelFit("regression", r.g, d.generators, tpr=r.tpr, tnr=r.tnr,
-                           info={"loss": r.loss, "iterations": r.iterations})  # fmt: skip
-        elif method == "validator_mean":
-            fit = PanelFit(method, ens.validator_mean(d), d.generators)
-        elif method == "plug_in":
-            fit = PanelFit(method, ens.plug_in_rogan_gladen(d), d.generators)
-        elif method == "best_individual":
-            rates = ens.individual(d)
-            if H.size:
-                err = np.nanmax(np.abs(rates[H] - truth[H, None]), axis=0)
-                j = int(np.nanargmin(err))
-            else:
-                j = int(np.nanargmin(np.nanmean(rates, axis=0)))  # the most critical validator
-            info = {"validator": d.validators[j]}
-            fit = PanelFit(method, rates[:, j], d.generators, info=info)
         else:
-            counts = ens.vote_counts(d)
-            rule = "veto" if method == "veto" else "majority"
-            if threshold is not None:
-                t = int(threshold)
-            elif method == "super_majority":
-                t = int(np.ceil(0.7 * V))
-            elif H.size:
-                t = ens.choose_threshold(d, rule, H, truth, counts)
+            tpr = tnr = None
+            if method == "regression":
+                r = fit_regression(d, restarts=options.get("restarts", 25), seed=random_seed)
+                g, tpr, tnr = r.g, r.tpr, r.tnr
+                info = {"loss": r.loss, "iterations": r.iterations}
+            elif method == "validator_mean":
+                g = ens.validator_mean(d)
+            elif method == "plug_in":
+                g = ens.plug_in_rogan_gladen(d)
+            elif method == "best_individual":
+                rates = ens.individual(d)
+                if H.size:
+                    err = np.nanmax(np.abs(rates[H] - truth[H, None]), axis=0)
+                    j = int(np.nanargmin(err))
+                else:
+                    j = int(np.nanargmin(np.nanmean(rates, axis=0)))  # the most critical one
+                info = {"validator": d.validators[j]}
+                g = rates[:, j]
             else:
-                t = V // 2 + 1 if rule == "majority" else min(4, V)
-            fit = PanelFit(
-                method, ens.vote(d, rule, t, counts), d.generators, info={"threshold": t}
-            )
-        fit.info.update(info)
-        fit.info["seconds"] = time.perf_counter() - t0
-        if data is None:
-            self.fits[fit.method] = fit
-        return fit
+                counts = ens.vote_counts(d)
+                rule = "veto" if method == "veto" else "majority"
+                threshold = options.get("threshold")
+                if threshold is not None:
+                    t = int(threshold)
+                elif method == "super_majority":
+                    t = int(np.ceil(0.7 * V))
+                elif H.size:
+                    t = ens.choose_threshold(d, rule, H, truth, counts)
+                else:
+                    t = V // 2 + 1 if rule == "majority" else min(4, V)
+                g = ens.vote(d, rule, t, counts)
+                info = {"threshold": t}
+            idata = _point_idata(d, g, tpr, tnr)
+            notes = (f"{method} gives a point estimate, no interval (NaN)",)
+            if method == "plug_in" and np.isnan(np.asarray(g, float)).all():
+                notes += (
+                    "plug_in needs confusion counts (human labels on the validators' "
+                    "verdicts) in every validator's cells; this panel has none, so every "
+                    "estimate is NaN",
+                )
+        stamp(
+            idata,
+            method=method,
+            family="panel",
+            random_seed=random_seed,
+            priors=self.priors if method in BAYES else None,
+            sampler=info.get("sampler"),
+            variant=info.get("variant"),
+        )
+        return PanelFit(
+            method,
+            idata,
+            diagnostics=diag,
+            seconds=time.perf_counter() - t0,
+            info=info,
+            notes=notes,
+        )
 
     # ------------------------------------------------------------ leave-s-out
     def cross_validate(
@@ -403,7 +447,7 @@ class ValidatorPanel:
                 f = self.fit(
                     t[1], data=self.data.calibrate_on(t[2]), random_seed=random_seed, **fit_kwargs
                 )
-                results[t] = (f.estimate, f.draws, f.info["seconds"])
+                results[t] = _cv_result(f)
         rows = []
         for k in ks:
             for method in methods:
@@ -445,4 +489,10 @@ def _fit_subset(task):
     # the cores (measured: 175 s instead of 6.7 s for the 63-subset regression pipeline)
     with threadpool_limits(limits=1):
         f = panel.fit(method, data=panel.data.calibrate_on(sub), random_seed=seed, **kwargs)
-    return f.estimate, f.draws, f.info["seconds"]
+    return _cv_result(f)
+
+
+def _cv_result(f: PanelFit):
+    """(estimate, draws (S, G) or None, seconds) of one leave-s-out fit."""
+    draws = None if f.is_point else f.draws().values
+    return f.estimate(), draws, f.seconds

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgebayes.pairwise import (
+from judgebayes.data.pairwise import (
     POSITION,
     IdentifiabilityReport,
     PairwiseData,
@@ -41,46 +41,50 @@ from judgebayes.pairwise import (
     pairwise_from_frames,
     warn_identifiability,
 )
-from judgebayes.schema import InputError
+from judgebayes.errors import InputError, require_type
+from judgebayes.results import Comparable, Fit
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+
+    from judgebayes.models.bradley_terry import RankingPriors
 
 __all__ = ["PairwiseRanking", "RankingFit", "compare_loo", "compare_posteriors"]
 
 METHODS = ("naive", "laplace", "nuts")
 
 
-@dataclass
-class RankingFit:
-    """Posterior (or Laplace) draws of a ranking model, with summaries.
+@dataclass(frozen=True)
+class RankingFit(Fit):
+    """:class:`~judgebayes.results.Fit` of the ranking family: item quality, with summaries.
+
+    ``quantity`` is ``theta`` (item quality) over the ``item`` unit; ``idata.posterior``
+    also has ``b`` (bias) and, with several judges, ``b_judge`` (judge, bias) for
+    bias-aware fits.  ``estimate()`` is the MAP for Laplace fits and the posterior mean
+    for NUTS.  Every summary (``top_k``, ``rank_intervals``, ``groups``, ``bias_table``,
+    ``prob_better``) is computed from the draws.
 
     Attributes
     ----------
-    method : str
-        ``"naive"``, ``"laplace"`` or ``"nuts"``.
     prior : str
         Bias prior (``"none"`` for the naive model).
     data : PairwiseData
-    idata : arviz.InferenceData
-        ``posterior`` has ``theta`` (item) and, for bias-aware fits, ``b`` (bias) and
-        ``b_judge`` (judge, bias) with several judges.
-    point : ndarray
-        Point quality estimate: the MAP for Laplace fits, the posterior mean for NUTS.
-    diagnostics : Diagnostics or None
-        Convergence gate of NUTS fits.
-    info : dict
-        Engine facts (seconds, iterations, learned ``lam_b``, ...).
+        The verdicts the fit saw.
+    map_result : MapResult or None
+        The Newton engine's mode and Hessian (Gaussian-prior Laplace fits).
     """
 
-    method: str
-    prior: str
-    data: PairwiseData
-    idata: Any
-    point: np.ndarray
-    diagnostics: Any = None
-    info: dict[str, Any] = field(default_factory=dict)
-    map_result: Any = None
+    family: str = "ranking"
+    quantity: str = "theta"
+    unit: str = "item"
+    prior: str = "none"
+    data: Any = field(default=None, repr=False)
+    map_result: Any = field(default=None, repr=False)
+
+    @property
+    def point(self) -> np.ndarray:
+        """Point quality estimate per item (the MAP for Laplace fits, else the mean)."""
+        return self.estimate()
 
     # ---------------------------------------------------------------- draws
     @property
@@ -108,18 +112,6 @@ class RankingFit:
         return [str(v) for v in post["bias"].values] if "b" in post else []
 
     # ------------------------------------------------------------- summaries
-    def interval(self, alpha: float = 0.05) -> pd.DataFrame:
-        """Quality per item: point estimate, equal-tailed interval, sorted best first."""
-        import pandas as pd
-
-        d = self.theta_draws()
-        lo, hi = np.quantile(d, [alpha / 2, 1 - alpha / 2], axis=0)
-        df = pd.DataFrame(
-            {"estimate": self.point, "sd": d.std(0), "lower": lo, "upper": hi},
-            index=pd.Index(self.data.items, name="item"),
-        )
-        return df.sort_values("estimate", ascending=False)
-
     def bias_table(self, alpha: float = 0.05) -> pd.DataFrame:
         """Bias coefficients: mean, interval, P(> 0), and per raw unit of the covariate."""
         import pandas as pd
@@ -212,14 +204,14 @@ class RankingFit:
         P = prob_better(self.theta_draws())
         return pd.DataFrame(P, index=list(self.data.items), columns=list(self.data.items))
 
-    def summary(self) -> pd.DataFrame:
-        """ArviZ summary of theta and the bias coefficients."""
+    def summary(self, var_names: Sequence[str] | None = None) -> pd.DataFrame:
+        """ArviZ summary of ``var_names`` (default: theta and the bias coefficients)."""
+        if var_names:
+            return super().summary(var_names)
         import arviz as az
 
         names = [v for v in ("theta", "b", "b_judge") if v in self.idata.posterior]
-        return az.summary(
-            self.idata, var_names=names, kind="stats" if self.method != "nuts" else "all"
-        )
+        return az.summary(self.idata, var_names=names, kind="all" if self.diagnostics else "stats")
 
 
 def _check_k(k: int, n: int) -> None:
@@ -228,7 +220,7 @@ def _check_k(k: int, n: int) -> None:
 
 
 # ------------------------------------------------------------------ study
-class PairwiseRanking:
+class PairwiseRanking(Comparable):
     """Pairwise verdicts of one or several judges, ready to fit.
 
     Parameters
@@ -237,9 +229,15 @@ class PairwiseRanking:
         Validated verdicts (use :meth:`from_frames` or :meth:`from_arrays`).
     """
 
-    def __init__(self, data: PairwiseData):
-        self.data = data
-        self.fits: dict[str, RankingFit] = {}
+    default_methods = ("naive", "laplace", "nuts")
+
+    def __init__(self, data: PairwiseData, *, priors: RankingPriors | None = None):
+        from judgebayes.models.bradley_terry import RankingPriors
+
+        self.data = require_type(data, PairwiseData, "data", "use from_frames / from_arrays")
+        self.priors = (
+            RankingPriors() if priors is None else require_type(priors, RankingPriors, "priors")
+        )
 
     # constructors ------------------------------------------------------
     @classmethod
@@ -250,22 +248,26 @@ class PairwiseRanking:
         *,
         covariates: Sequence[str] = (),
         ties: str = "drop",
+        priors: RankingPriors | None = None,
         **columns: Any,
     ) -> PairwiseRanking:
         """From the comparisons and items frames of the DESIGN contract.
 
-        See :func:`judgebayes.pairwise.pairwise_from_frames` for the columns; ties are
+        See :func:`judgebayes.data.pairwise.pairwise_from_frames` for the columns; ties are
         dropped by default (``ties="half"`` counts them as half a win) and counted in
         ``data.n_ties``.
         """
         return cls(
-            pairwise_from_frames(comparisons, items, covariates=covariates, ties=ties, **columns)
+            pairwise_from_frames(comparisons, items, covariates=covariates, ties=ties, **columns),
+            priors=priors,
         )
 
     @classmethod
-    def from_arrays(cls, first, second, y, **kwargs: Any) -> PairwiseRanking:
-        """From integer arrays; see :func:`judgebayes.pairwise.pairwise_from_arrays`."""
-        return cls(pairwise_from_arrays(first, second, y, **kwargs))
+    def from_arrays(
+        cls, first, second, y, *, priors: RankingPriors | None = None, **kwargs: Any
+    ) -> PairwiseRanking:
+        """From integer arrays; see :func:`judgebayes.data.pairwise.pairwise_from_arrays`."""
+        return cls(pairwise_from_arrays(first, second, y, **kwargs), priors=priors)
 
     # checks ------------------------------------------------------------
     def identifiability(self) -> IdentifiabilityReport:
@@ -273,9 +275,7 @@ class PairwiseRanking:
         return identifiability_report(self.data)
 
     # fitting -----------------------------------------------------------
-    def model_spec(
-        self, prior: str = "horseshoe", *, position: bool = True, theta: str = "prior", **hyper: Any
-    ):
+    def model_spec(self, prior: str = "horseshoe", *, position: bool = True, theta: str = "prior"):
         """The :class:`~judgebayes.inference.sampling.ModelSpec` of a PyMC model."""
         from judgebayes.inference.sampling import ModelSpec
         from judgebayes.models.bradley_terry import bradley_terry_model, bt_var_names
@@ -292,7 +292,7 @@ class PairwiseRanking:
                 "position": position,
                 "theta": theta,
                 "half_ties": d.has_ties,
-                **hyper,
+                **self.priors.builder_kwargs(),
             },
             var_names=bt_var_names(prior, len(d.judges)),
         )
@@ -307,15 +307,7 @@ class PairwiseRanking:
         prior: str | None = None,
         *,
         random_seed: int | None = None,
-        draws: int = 1500,
-        position: bool = True,
-        lam: float = 1.0,
-        lam_b: float = 0.1,
-        lam_judge: float = 4.0,
-        log_likelihood: bool = False,
-        nuts: dict[str, Any] | None = None,
-        warn: bool = True,
-        **hyper: Any,
+        **options: Any,
     ) -> RankingFit:
         """Fit one model.
 
@@ -325,67 +317,84 @@ class PairwiseRanking:
             Engine (see the module docstring).
         prior : {"normal", "hierarchical", "horseshoe", "none"}, optional
             Bias prior; default ``"normal"`` for Laplace (the paper's lambda_b = 0.1)
-            and ``"horseshoe"`` for NUTS; ``method="naive"`` forces ``"none"``.
+            and ``"horseshoe"`` for NUTS; ``method="naive"`` takes no bias prior.  The
+            priors' settings (precisions, horseshoe scales) are the study's
+            :class:`~judgebayes.models.bradley_terry.RankingPriors`.
         random_seed : int, optional
             Same seed, same draws.
-        position : bool
-            Include the position term kappa.
-        draws : int
-            Laplace draws (S; 1500 as in the paper) or NUTS draws per chain.
-        lam, lam_b, lam_judge : float
-            Prior precisions of theta, of the bias coefficients (``"normal"``) and of
-            the judge deviations (several judges, Laplace).
-        log_likelihood : bool
-            Store pointwise log-likelihoods (for :func:`compare_loo`).
-        nuts : dict, optional
-            ``chains``, ``tune``, ``target_accept``, ``backend`` for NUTS; default
-            ``target_accept`` is 0.95 (0.99 with the horseshoe).
-        warn : bool
-            Emit an :class:`~judgebayes.pairwise.IdentifiabilityWarning` for design
-            problems.
-        **hyper
-            Further prior settings of :func:`~judgebayes.models.bradley_terry.bradley_terry_model`
-            (``tau0``, ``slab_scale``, ``theta="zero_sum"``, ...).
-        """
-        if method not in METHODS:
-            raise InputError(
-                f"method must be one of {METHODS}, got {method!r}", field="method", value=method
-            )
-        if prior is None:
-            prior = "horseshoe" if method == "nuts" else "normal"
-        if method == "naive":
-            prior = "none"
-        from judgebayes.models.bradley_terry import PRIORS
+        **options
+            What the method takes, and nothing else (an unknown keyword is an
+            :class:`~judgebayes.errors.InputError`):
 
+            ``draws`` : int
+                Laplace draws (1500 as in the paper).
+            ``sampler`` : SamplerConfig or mapping
+                NUTS settings (defaults ``DEFAULT_SAMPLERS["ranking"]``, and
+                ``["ranking.horseshoe"]`` with the horseshoe).
+            ``position`` : bool
+                Include the position term kappa (default True).
+            ``theta`` : {"prior", "zero_sum"}
+                How the quality level is identified in the PyMC model.
+            ``log_likelihood`` : bool
+                Store pointwise log-likelihoods (for :func:`compare_loo`).
+            ``warn`` : bool
+                Emit an :class:`~judgebayes.errors.IdentifiabilityWarning` for design
+                problems (default True).
+        """
+        from dataclasses import replace
+
+        from judgebayes.inference.registry import check_seed, resolve
+        from judgebayes.models.bradley_terry import PRIORS
+        from judgebayes.results import stamp
+
+        spec = resolve("ranking", method, options)
+        method = spec.name
+        random_seed = check_seed(random_seed)
+        if method == "naive":
+            if prior not in (None, "none"):
+                raise InputError(
+                    f"method 'naive' has no bias terms, so no bias prior; got prior={prior!r} "
+                    "(use method='laplace' or 'nuts' for a bias-aware fit)",
+                    field="prior",
+                    value=prior,
+                )
+            prior = "none"
+        elif prior is None:
+            prior = "horseshoe" if method == "nuts" else "normal"
         if prior not in PRIORS:
             raise InputError(
                 f"prior must be one of {PRIORS}, got {prior!r}", field="prior", value=prior
             )
         if self.data.n == 0:
             raise InputError("there are no comparisons to fit", field="comparisons", value=0)
-        if warn:
+        position = bool(options.get("position", True))
+        loglik = bool(options.get("log_likelihood", False))
+        if options.get("warn", True):
             warn_identifiability(
                 self.data if prior != "none" else self.data.without_covariates(),
                 position=prior != "none" and position,
             )
         t0 = time.perf_counter()
+        draws = options.get("draws", 1500)
         if method in ("naive", "laplace") and prior in ("none", "normal", "hierarchical"):
-            fit = self._fit_analytic(
-                prior, position, lam, lam_b, lam_judge, draws, random_seed, log_likelihood
-            )
+            fit = self._fit_analytic(prior, position, draws, random_seed, loglik)
         elif method == "laplace":
-            fit = self._fit_generic_laplace(prior, position, draws, random_seed, lam, hyper)
+            fit = self._fit_generic_laplace(prior, position, draws, random_seed, options)
         else:
-            fit = self._fit_nuts(
-                prior, position, draws, random_seed, lam, lam_b, hyper, nuts or {}, log_likelihood
-            )
-        fit.info["seconds"] = time.perf_counter() - t0
-        self.fits[fit.label] = fit
-        return fit
+            fit = self._fit_nuts(prior, position, random_seed, options, loglik)
+        stamp(
+            fit.idata,
+            method=method,
+            family="ranking",
+            random_seed=random_seed,
+            priors=self.priors,
+            sampler=fit.info.get("sampler"),
+            bias_prior=prior,
+            position=position,
+        )
+        return replace(fit, seconds=time.perf_counter() - t0)
 
-    def _fit_analytic(
-        self, prior, position, lam, lam_b, lam_judge, draws, seed, loglik
-    ) -> RankingFit:
+    def _fit_analytic(self, prior, position, draws, seed, loglik) -> RankingFit:
         import arviz as az
 
         from judgebayes.inference.bradley_terry import (
@@ -396,8 +405,14 @@ class PairwiseRanking:
         )
 
         d = self.data
+        pr = self.priors
         design = bt_design(
-            d, bias=prior != "none", position=position, lam=lam, lam_b=lam_b, lam_judge=lam_judge
+            d,
+            bias=prior != "none",
+            position=position,
+            lam=pr.lam,
+            lam_b=pr.lam_b,
+            lam_judge=pr.lam_judge,
         )
         res = fit_map_empirical_bayes(design) if prior == "hierarchical" else fit_map(design)
         rng = np.random.default_rng(seed)
@@ -433,40 +448,44 @@ class PairwiseRanking:
         if prior == "hierarchical":
             info["lam_b"] = res.lam_b
             info["tau_b"] = float(1 / np.sqrt(res.lam_b))
-        return RankingFit(method, prior, d, idata, res.theta.copy(), None, info, map_result=res)
+        return RankingFit(
+            method,
+            idata,
+            info=info,
+            estimate_override=res.theta.copy(),
+            prior=prior,
+            data=d,
+            map_result=res,
+        )
 
-    def _fit_generic_laplace(self, prior, position, draws, seed, lam, hyper) -> RankingFit:
+    def _fit_generic_laplace(self, prior, position, draws, seed, options) -> RankingFit:
         from judgebayes.inference.laplace import fit_laplace
 
-        spec = self.model_spec(prior, position=position, lam=lam, **hyper)
+        spec = self.model_spec(prior, position=position, theta=options.get("theta", "prior"))
         idata, info = fit_laplace(spec, draws=draws, random_seed=seed)
         # the mode of theta: draws are symmetric around it in the unconstrained space
         point = np.asarray(idata.posterior["theta"].median(("chain", "draw")).values)
-        return RankingFit("laplace", prior, self.data, idata, point, None, dict(info))
+        return RankingFit(
+            "laplace", idata, info=dict(info), estimate_override=point, prior=prior, data=self.data
+        )
 
-    def _fit_nuts(
-        self, prior, position, draws, seed, lam, lam_b, hyper, nuts, loglik
-    ) -> RankingFit:
+    def _fit_nuts(self, prior, position, seed, options, loglik) -> RankingFit:
+        from judgebayes.inference.registry import resolve_sampler
         from judgebayes.inference.sampling import add_log_likelihood, sample_nuts
 
-        extra = dict(hyper)
-        if prior == "normal":
-            extra["lam_b"] = lam_b
-        spec = self.model_spec(prior, position=position, lam=lam, **extra)
-        opts = {"chains": 4, "tune": 1000, "target_accept": 0.99 if prior == "horseshoe" else 0.95}
-        opts.update(nuts)
-        idata, diag, info = sample_nuts(spec, random_seed=seed, draws=draws, **opts)
+        spec = self.model_spec(prior, position=position, theta=options.get("theta", "prior"))
+        model = "ranking.horseshoe" if prior == "horseshoe" else "ranking"
+        cfg = resolve_sampler(model, options.get("sampler"))
+        idata, diag, info = sample_nuts(spec, random_seed=seed, sampler=cfg)
         if loglik:
             add_log_likelihood(idata, spec)
-        point = idata.posterior["theta"].mean(("chain", "draw")).values
         return RankingFit(
             "nuts",
-            prior,
-            self.data,
             idata,
-            np.asarray(point),
-            diag,
-            dict(info),
+            diagnostics=diag,
+            info={**info, "sampler": cfg},
+            prior=prior,
+            data=self.data,
         )
 
 

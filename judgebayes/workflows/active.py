@@ -34,10 +34,10 @@ from typing import Any
 
 import numpy as np
 
+from judgebayes.data.pairwise import PairwiseData
+from judgebayes.errors import InputError
 from judgebayes.inference.bradley_terry import bt_design, fit_map, laplace_draws
 from judgebayes.inference.topk import binary_entropy, top_k_probabilities, top_k_set
-from judgebayes.pairwise import PairwiseData
-from judgebayes.schema import InputError
 
 __all__ = [
     "RULES",

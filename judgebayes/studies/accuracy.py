@@ -7,18 +7,19 @@ interval.  Missing verdicts are reported in every row.
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from judgebayes.data.accuracy import CalibrationCounts, TestCounts
+from judgebayes.errors import InputError
 from judgebayes.inference import closed_form as cf
-from judgebayes.schema import CalibrationCounts, InputError, TestCounts
+from judgebayes.results import Comparable, Fit
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["AccuracyStudy", "accuracy_table", "calibration_split"]
+__all__ = ["AccuracyFit", "AccuracyStudy", "ReplicateStudy", "accuracy_table"]
 
 NOT_BETTER_THAN_CHANCE = "judge no better than chance on the calibration set (q0 + q1 <= 1)"
 
@@ -46,11 +47,7 @@ def accuracy_table(
     q0, q1 = tn / m0, tp / m1
     naive = cf.wilson_interval(k, n, alpha)
     p = np.asarray(cf.naive_rate(k, n), dtype=float)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", cf.NotBetterThanChanceWarning)
-        lr = cf.lang_reiczigel_interval(
-            np.nan_to_num(p), q0, q1, np.maximum(n, 1), m0, m1, alpha, errors="nan"
-        )
+    lr = cf.lang_reiczigel_from_counts(k, n, tp, m1, tn, m0, alpha)
     est = np.atleast_1d(np.asarray(lr.estimate, float))
     lo, hi = np.atleast_1d(np.asarray(lr[0], float)), np.atleast_1d(np.asarray(lr[1], float))
     degen = np.broadcast_to(np.asarray(lr.degenerate), est.shape)
@@ -94,77 +91,62 @@ def accuracy_table(
     )
 
 
-def calibration_mask(
-    human: np.ndarray, fraction: float, rng: np.random.Generator, *, stratify: bool = True
-) -> np.ndarray:
-    """Boolean calibration membership of one random split (the rule of
-    :func:`calibration_split`; no checks).  Missing labels (not 0/1) are never drawn.
-    """
-    h = np.asarray(human)
-    idx = np.arange(h.size)
-    cal_pos: list[np.ndarray] = []
-    if stratify:
-        for cls in (0, 1):
-            members = idx[h == cls]
-            size = int(np.clip(np.floor(fraction * members.size + 0.5), 1, members.size - 1))
-            cal_pos.append(rng.choice(members, size=size, replace=False))
-    else:
-        members = idx[(h == 0) | (h == 1)]
-        size = int(np.floor(fraction * members.size + 0.5))
-        cal_pos.append(rng.choice(members, size=size, replace=False))
-    is_cal = np.zeros(h.size, bool)
-    is_cal[np.concatenate(cal_pos)] = True
-    return is_cal
-
-
-def calibration_split(
-    items: pd.DataFrame,
-    fraction: float,
-    *,
-    human: str = "human",
-    random_seed: Any = None,
-    stratify: bool = True,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Split an item-level frame into ``(test, calibration)`` parts.
-
-    With ``stratify=True`` each true class contributes ``round(fraction * size)`` items,
-    at least one (so that both calibration classes are non-empty) and at most
-    ``size - 1``; otherwise a simple random sample of ``round(fraction * len(items))``.
-    Rows whose human label is missing stay in the test part.
-    """
-    if not 0 < fraction < 1:
-        raise InputError(
-            f"calibration fraction must lie in (0, 1); got {fraction!r}",
-            field="fraction",
-            value=fraction,
-        )
-    h = items[human].to_numpy()
-    if stratify:
-        for cls in (0, 1):
-            size = int((h == cls).sum())
-            if size < 2:
-                raise InputError(
-                    f"column {human!r}: class {cls} has {size} item(s); a stratified "
-                    "split needs at least 2",
-                    field=human,
-                    value=cls,
-                )
-    is_cal = calibration_mask(h, fraction, np.random.default_rng(random_seed), stratify=stratify)
-    return items[~is_cal].reset_index(drop=True), items[is_cal].reset_index(drop=True)
-
-
-# =========================================================================== study
-_METHODS = ("closed_form", "laplace", "exact", "nuts")
 _KINDS = ("binary", "strata", "multiclass")
 
 
-def _version() -> str:
-    from judgebayes import __version__
+# =========================================================================== fit
+class AccuracyFit(Fit):
+    """:class:`~judgebayes.results.Fit` of the accuracy family, with system summaries.
 
-    return __version__
+    ``contrasts`` and ``prob_best`` are computed from the draws, so they work for every
+    method that has draws (Laplace, exact, NUTS) and raise a typed error for a point.
+    """
+
+    def contrasts(self, alpha: float = 0.05) -> pd.DataFrame:
+        """Every ordered pair of systems: mean of theta_a - theta_b, its interval, P(a > b)."""
+        import pandas as pd
+
+        from judgebayes.results import check_alpha
+
+        alpha = check_alpha(alpha)
+        self._require_draws("contrasts")
+        d = self.draws("theta")
+        names = [str(v) for v in d["system"].values]
+        x = d.values
+        rows = []
+        for i, a in enumerate(names):
+            for j, b in enumerate(names):
+                if i == j:
+                    continue
+                diff = x[:, i] - x[:, j]
+                rows.append(
+                    {
+                        "a": a,
+                        "b": b,
+                        "difference": diff.mean(),
+                        "lower": np.quantile(diff, alpha / 2),
+                        "upper": np.quantile(diff, 1 - alpha / 2),
+                        "p_a_greater": float((diff > 0).mean()),
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    def prob_best(self) -> pd.Series:
+        """Posterior probability that each system has the highest theta."""
+        import pandas as pd
+
+        self._require_draws("prob_best")
+        d = self.draws("theta")
+        best = np.argmax(d.values, axis=1)
+        names = [str(v) for v in d["system"].values]
+        counts = np.bincount(best, minlength=len(names)) / best.size
+        return pd.Series(counts, index=pd.Index(names, name="system"), name="p_best")
 
 
-class AccuracyStudy:
+# =========================================================================== study
+
+
+class AccuracyStudy(Comparable):
     r"""Validated data and configuration of one accuracy study; fits by any method.
 
     Nothing samples in ``__init__``.  The model variant follows from the data:
@@ -188,6 +170,8 @@ class AccuracyStudy:
     all        0.533   0.43  0.636
     """
 
+    default_methods = ("closed_form", "laplace", "nuts")
+
     def __init__(
         self,
         test: TestCounts | None = None,
@@ -199,7 +183,7 @@ class AccuracyStudy:
         priors: Any = None,
         better_than_chance: bool = False,
     ):
-        from judgebayes.schema import MulticlassCounts
+        from judgebayes.data.accuracy import MulticlassCounts
 
         if multiclass is not None:
             if not isinstance(multiclass, MulticlassCounts):
@@ -289,10 +273,10 @@ class AccuracyStudy:
         positive: Any = None,
         **kwargs,
     ) -> AccuracyStudy:
-        """Item-level frames (see :mod:`judgebayes.schema`); ``stratum`` names a column of
+        """Item-level frames (see :mod:`judgebayes.data.accuracy`); ``stratum`` names a column of
         both frames and selects the pooled-strata model.
         """
-        from judgebayes.schema import counts_from_calibration_frame, counts_from_test_frame
+        from judgebayes.data.accuracy import counts_from_calibration_frame, counts_from_test_frame
 
         test = counts_from_test_frame(
             test_df, judge=judge, system=system, stratum=stratum, positive=positive
@@ -342,7 +326,7 @@ class AccuracyStudy:
         """K-class judge from a (K, K) confusion count matrix (rows: true class) and the
         judged-class counts of each system.
         """
-        from judgebayes.schema import MulticlassCounts
+        from judgebayes.data.accuracy import MulticlassCounts
 
         test = np.atleast_2d(np.asarray(test))
         systems = (
@@ -363,9 +347,9 @@ class AccuracyStudy:
     def from_multiclass_frames(cls, test_df, calibration_df, **kwargs) -> AccuracyStudy:
         """K-class item-level frames.
 
-        See :func:`~judgebayes.schema.counts_from_multiclass_frames` for the arguments.
+        See :func:`~judgebayes.data.accuracy.counts_from_multiclass_frames` for the arguments.
         """
-        from judgebayes.schema import counts_from_multiclass_frames
+        from judgebayes.data.accuracy import counts_from_multiclass_frames
 
         study_kw = {k: kwargs.pop(k) for k in ("priors",) if k in kwargs}
         return cls(
@@ -401,17 +385,12 @@ class AccuracyStudy:
                 better_than_chance=self.better_than_chance,
             )
             names = ("theta", "q0", "q1") + (("theta_cal",) if self.design == "shifted" else ())
-            q0h, q1h = data["tn"] / data["m0"], data["tp"] / data["m1"]
+            start = cf.moment_start(
+                k / np.maximum(n, 1), data["tn"] / data["m0"], data["tp"] / data["m1"]
+            )
             init = None
-            if not self.better_than_chance and q0h + q1h > 1:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    th = cf.rogan_gladen(k / np.maximum(n, 1), q0h, q1h)
-                init = {
-                    "theta": np.clip(th, 0.05, 0.95),
-                    "q0": np.clip(q0h, 0.05, 0.95),
-                    "q1": np.clip(q1h, 0.05, 0.95),
-                }
+            if not self.better_than_chance and start["ok"].all():
+                init = {"theta": start["theta"], "q0": start["q0"][0], "q1": start["q1"][0]}
             return ModelSpec(ma.binary_accuracy_model, data, structure, names, init)
         if self.kind == "strata":
             c = self.calibration
@@ -419,18 +398,16 @@ class AccuracyStudy:
             structure = dict(systems=self.systems, strata=c.strata, priors=self.priors)
             names = ("theta", "q0", "q1", "mu_q0", "mu_q1", "sigma_q0", "sigma_q1")
             pc = c.pooled()
-            q0h, q1h = pc.tn[0] / pc.m0[0], pc.tp[0] / pc.m1[0]
+            start = cf.moment_start(
+                self.test.k / np.maximum(self.test.n, 1), pc.tn[0] / pc.m0[0], pc.tp[0] / pc.m1[0]
+            )
             init = None
-            if q0h + q1h > 1:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    p_st = self.test.k / np.maximum(self.test.n, 1)
-                    th = cf.rogan_gladen(p_st, q0h, q1h)
+            if start["ok"].all():
                 lg = lambda x: float(np.log(x / (1 - x)))  # noqa: E731
                 init = {
-                    "theta_stratum": np.clip(th, 0.05, 0.95),
-                    "mu_q0": lg(np.clip(q0h, 0.05, 0.95)),
-                    "mu_q1": lg(np.clip(q1h, 0.05, 0.95)),
+                    "theta_stratum": start["theta"],
+                    "mu_q0": lg(start["q0"].flat[0]),
+                    "mu_q1": lg(start["q1"].flat[0]),
                 }
             return ModelSpec(ma.stratified_accuracy_model, data, structure, names, init)
         mc = self.multiclass
@@ -445,42 +422,47 @@ class AccuracyStudy:
         return self.model_spec().build()
 
     # ----------------------------------------------------------------- fitting
-    def fit(
-        self, method: str = "nuts", *, random_seed: int | None = None, alpha: float = 0.05, **kwargs
-    ):
+    def fit(self, method: str = "nuts", *, random_seed: int | None = None, **options: Any):
         """Fit by ``method``: "closed_form", "laplace", "exact" or "nuts".
 
-        Keyword arguments go to the engine (NUTS: ``draws, tune, chains, target_accept,
-        backend``; Laplace: ``draws``; exact: ``draws, nodes``).
+        Parameters
+        ----------
+        method : str
+            See :data:`judgebayes.inference.registry.METHODS` ``["accuracy"]``.
+        random_seed : int, optional
+            Same seed, same numbers (Laplace, exact and NUTS draws).
+        **options
+            What the method takes, and nothing else (an unknown keyword is an
+            :class:`~judgebayes.errors.InputError`): Laplace ``draws`` (4000); exact
+            ``draws`` (4000), ``nodes`` (64); NUTS ``sampler`` (a
+            :class:`~judgebayes.inference.registry.SamplerConfig` or a mapping of its
+            fields; defaults per model in ``DEFAULT_SAMPLERS``).
 
         Returns
         -------
         AccuracyFit
         """
-        if method not in _METHODS:
-            raise InputError(
-                f"method must be one of {_METHODS}; got {method!r}", field="method", value=method
-            )
         import time
-
-        t0 = time.perf_counter()
-        fit = getattr(self, f"_fit_{method}")(random_seed=random_seed, **kwargs)
         from dataclasses import replace
 
-        info = {
-            "method": method,
-            "random_seed": random_seed,
-            "version": _version(),
-            "kind": self.kind,
-            "design": self.design,
-            **fit.info,
-        }
-        fit.idata.posterior.attrs.update(
-            {
-                k: str(v)
-                for k, v in info.items()
-                if k in ("method", "random_seed", "version", "kind")
-            }
+        from judgebayes.inference.registry import check_seed, resolve
+        from judgebayes.results import stamp
+
+        spec = resolve("accuracy", method, options)
+        random_seed = check_seed(random_seed)
+        t0 = time.perf_counter()
+        fit = getattr(self, f"_fit_{spec.name}")(random_seed=random_seed, **options)
+        info = {"kind": self.kind, "design": self.design, **fit.info}
+        stamp(
+            fit.idata,
+            method=spec.name,
+            family="accuracy",
+            random_seed=random_seed,
+            priors=self.priors,
+            sampler=info.get("sampler"),
+            kind=self.kind,
+            design=self.design,
+            better_than_chance=self.better_than_chance,
         )
         return replace(fit, seconds=time.perf_counter() - t0, info=info)
 
@@ -498,8 +480,7 @@ class AccuracyStudy:
         post = {k: np.asarray(v, dtype=float)[None, None, ...] for k, v in values.items()}
         return az.from_dict(posterior=post, coords=coords, dims=dims)
 
-    def _fit_closed_form(self, random_seed=None, **_):
-        from judgebayes.compare import AccuracyFit
+    def _fit_closed_form(self, random_seed=None):
 
         if self.kind == "multiclass":
             mc = self.multiclass
@@ -520,40 +501,14 @@ class AccuracyStudy:
             return AccuracyFit(
                 "closed_form",
                 idata,
-                "prevalence",
+                quantity="prevalence",
                 interval_fn=ifn,
                 info={"estimator": "confusion-matrix inversion, delta method"},
             )
         if self.kind == "strata":
             c = self.calibration
-            k, n = self.test.k.astype(float), self.test.n.astype(float)
-            q0 = np.where(c.m0 > 0, c.tn / np.maximum(c.m0, 1), np.nan)
-            q1 = np.where(c.m1 > 0, c.tp / np.maximum(c.m1, 1), np.nan)
-            w = n / n.sum(1, keepdims=True)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                p = np.where(n > 0, k / np.maximum(n, 1), 0.5)
-                th = cf.rogan_gladen(
-                    p,
-                    np.nan_to_num(q0, nan=0.5),
-                    np.nan_to_num(q1, nan=0.5),
-                    clip=False,
-                    errors="nan",
-                )
-                var = cf.delta_method_variance(
-                    p,
-                    np.nan_to_num(q0, nan=0.5),
-                    np.nan_to_num(q1, nan=0.5),
-                    np.maximum(n, 1),
-                    np.maximum(c.m0, 1),
-                    np.maximum(c.m1, 1),
-                    errors="nan",
-                )
-            bad = np.isnan(q0) | np.isnan(q1)
-            th = np.where(bad[None, :] & (w > 0), np.nan, np.where(w > 0, th, 0.0))
-            var = np.where(w > 0, var, 0.0)
-            theta = (w * th).sum(1)
-            se = np.sqrt((w**2 * var).sum(1))
+            st = cf.stratified_rogan_gladen(self.test.k, self.test.n, c.tp, c.m1, c.tn, c.m0)
+            theta, se, th, q0, q1 = st.theta, st.se, st.theta_stratum, st.q0, st.q1
             idata = self._point_idata(
                 {
                     "theta": np.clip(theta, 0, 1),
@@ -576,7 +531,7 @@ class AccuracyStudy:
             return AccuracyFit(
                 "closed_form",
                 idata,
-                "theta",
+                quantity="theta",
                 interval_fn=ifn,
                 info={
                     "estimator": "per-stratum Rogan-Gladen, share-weighted, "
@@ -586,14 +541,9 @@ class AccuracyStudy:
         k, n, _ = self.test.per_system()
         cal = self.calibration.pooled()
         tp, m1, tn, m0 = (float(getattr(cal, a)[0]) for a in ("tp", "m1", "tn", "m0"))
-        p = k / np.maximum(n, 1)
 
         def lr(alpha):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", cf.NotBetterThanChanceWarning)
-                return cf.lang_reiczigel_interval(
-                    p, tn / m0, tp / m1, np.maximum(n, 1), m0, m1, alpha, errors="nan"
-                )
+            return cf.lang_reiczigel_from_counts(k, n, tp, m1, tn, m0, alpha)
 
         ci = lr(0.05)
         idata = self._point_idata(
@@ -605,35 +555,41 @@ class AccuracyStudy:
             c2 = lr(alpha)
             return np.atleast_1d(c2.lower), np.atleast_1d(c2.upper)
 
+        empty = [s for s, ni in zip(self.systems, n, strict=True) if ni == 0]
+        notes = [f"system {s!r} has no usable verdicts: NaN" for s in empty]
+        if tn / m0 + tp / m1 <= 1:
+            notes.append(NOT_BETTER_THAN_CHANCE + ": the closed form is undefined (NaN)")
         return AccuracyFit(
             "closed_form",
             idata,
-            "theta",
+            quantity="theta",
             interval_fn=ifn,
+            notes=tuple(notes),
             info={
                 "estimator": "Rogan-Gladen (clipped), Lang-Reiczigel interval",
                 "degenerate": np.atleast_1d(ci.degenerate).tolist(),
             },
         )
 
-    def _fit_laplace(self, random_seed=None, draws: int = 4000, **_):
-        from judgebayes.compare import AccuracyFit
+    def _fit_laplace(self, random_seed=None, draws: int = 4000):
         from judgebayes.inference.laplace import fit_laplace
 
         idata, info = fit_laplace(self.model_spec(), draws=draws, random_seed=random_seed)
-        return AccuracyFit("laplace", idata, self.quantity, info=info)
+        return AccuracyFit("laplace", idata, quantity=self.quantity, info=info)
 
-    def _fit_nuts(self, random_seed=None, **kwargs):
-        from judgebayes.compare import AccuracyFit
+    def _fit_nuts(self, random_seed=None, sampler=None):
+        from judgebayes.inference.registry import resolve_sampler
         from judgebayes.inference.sampling import sample_nuts
 
-        idata, diag, info = sample_nuts(self.model_spec(), random_seed=random_seed, **kwargs)
-        return AccuracyFit("nuts", idata, self.quantity, diagnostics=diag, info=info)
+        cfg = resolve_sampler("accuracy.strata" if self.kind == "strata" else "accuracy", sampler)
+        idata, diag, info = sample_nuts(self.model_spec(), random_seed=random_seed, sampler=cfg)
+        return AccuracyFit(
+            "nuts", idata, quantity=self.quantity, diagnostics=diag, info={**info, "sampler": cfg}
+        )
 
-    def _fit_exact(self, random_seed=None, draws: int = 4000, nodes: int = 64, **_):
+    def _fit_exact(self, random_seed=None, draws: int = 4000, nodes: int = 64):
         import arviz as az
 
-        from judgebayes.compare import AccuracyFit
         from judgebayes.inference.exact import exact_posterior
 
         if self.kind != "binary" or self.design != "stratified" or self.priors.theta != (1.0, 1.0):
@@ -677,44 +633,13 @@ class AccuracyStudy:
         return AccuracyFit(
             "exact",
             idata,
-            "theta",
+            quantity="theta",
             interval_fn=ifn,
             estimate_override=np.atleast_1d(ep.mean()),
             info={"nodes": nodes, "draws": draws},
         )
 
     # ----------------------------------------------------------------- comparison
-    def compare(
-        self,
-        methods=("closed_form", "laplace", "nuts"),
-        *,
-        alpha: float = 0.05,
-        kind: str = "equal_tailed",
-        random_seed: int | None = 0,
-        fits=None,
-        plot: bool = False,
-        **kwargs,
-    ):
-        """Fit each method and return the tidy comparison table (one row per method x system).
-
-        Per-method engine settings go in keyword arguments named after the method, e.g.
-        ``nuts={"target_accept": 0.95}``.  With ``plot=True`` returns ``(table, ax)``: the
-        table and the methods' forest plot (:func:`judgebayes.compare.plot_forest`).  The
-        fits are kept on ``self.last_fits``.
-        """
-        from judgebayes.compare import comparison_table, plot_forest
-
-        fits = (
-            list(fits)
-            if fits is not None
-            else [self.fit(m, random_seed=random_seed, **(kwargs.get(m, {}))) for m in methods]
-        )
-        self.last_fits = fits
-        table = comparison_table(fits, alpha=alpha, kind=kind)
-        if plot:
-            return table, plot_forest(fits, alpha=alpha)
-        return table
-
     def ppc(self, fit, random_seed: int | None = 0) -> pd.DataFrame:
         """Posterior predictive check of the test counts: per system, the observed count,
         the predictive mean and 95% interval, and the two-sided predictive p-value.
@@ -756,3 +681,192 @@ class AccuracyStudy:
                 }
             )
         return pd.DataFrame(rows)
+
+
+# =========================================================================== replicates
+class ReplicateStudy:
+    r"""Independent binary accuracy problems along a ``replicate`` dim; fits by method.
+
+    Each replicate is one system with its own stratified calibration set (the split
+    protocol's splits, a coverage study's datasets): nothing is shared, so the joint
+    posterior is the product of the per-replicate posteriors and one fit covers all of
+    them (:func:`~judgebayes.models.accuracy.batched_accuracy_model`; one NUTS run, one
+    compile; Laplace block by block, so one flat replicate does not sink the rest).
+
+    Fits are :class:`AccuracyFit` with ``unit="replicate"``.  A replicate without a test
+    item or without a calibration item of either class is undefined: its counts enter no
+    likelihood, its estimate and interval are NaN and ``fit.notes`` counts it.
+
+    Parameters
+    ----------
+    k, n, tp, m1, tn, m0 : array of int, shape (R,)
+        Test and calibration counts per replicate.
+    replicates : sequence of str, optional
+        Replicate names (default ``"0" .. "R-1"``).
+    priors : AccuracyPriors, optional
+        Beta priors (default uniform).
+    """
+
+    methods = ("closed_form", "laplace", "nuts")
+
+    def __init__(self, k, n, tp, m1, tn, m0, *, replicates=None, priors=None):
+        from judgebayes.data.accuracy import check_counts
+
+        for name, c, tot, tname in (("k", k, n, "n"), ("tp", tp, m1, "m1"), ("tn", tn, m0, "m0")):
+            check_counts(name, c, tot, total_name=tname)
+        arrs = [np.atleast_1d(np.asarray(x)) for x in (k, n, tp, m1, tn, m0)]
+        size = arrs[0].size
+        for name, a in zip(("k", "n", "tp", "m1", "tn", "m0"), arrs, strict=True):
+            if a.ndim != 1 or a.size != size:
+                raise InputError(
+                    f"{name} must be one count per replicate ({size}); got shape {a.shape}",
+                    field=name,
+                    value=a.shape,
+                )
+        self.k, self.n, self.tp, self.m1, self.tn, self.m0 = (a.astype(np.int64) for a in arrs)
+        self.replicates = (
+            tuple(map(str, replicates)) if replicates is not None else tuple(map(str, range(size)))
+        )
+        if len(self.replicates) != size:
+            raise InputError(
+                f"replicates names {len(self.replicates)} labels for {size} replicates",
+                field="replicates",
+                value=len(self.replicates),
+            )
+        if priors is None:
+            from judgebayes.models.accuracy import AccuracyPriors
+
+            priors = AccuracyPriors()
+        self.priors = priors
+
+    @property
+    def defined(self) -> np.ndarray:
+        """Replicates with a test item and calibration items of both classes."""
+        return (self.m0 > 0) & (self.m1 > 0) & (self.n > 0)
+
+    def model_spec(self):
+        """The :class:`~judgebayes.inference.sampling.ModelSpec` of the batched model."""
+        from judgebayes.inference.sampling import ModelSpec
+        from judgebayes.models.accuracy import batched_accuracy_model
+
+        ok = self.defined
+        data = {
+            name: np.where(ok, getattr(self, name), 0)
+            for name in ("k", "n", "tp", "m1", "tn", "m0")
+        }
+        start = cf.moment_start(
+            self.k / np.maximum(self.n, 1),
+            self.tn / np.maximum(self.m0, 1),
+            self.tp / np.maximum(self.m1, 1),
+            margin=0.05,
+        )
+        init = {v: start[v] for v in ("theta", "q0", "q1")}
+        structure = {"replicates": self.replicates, "priors": self.priors}
+        return ModelSpec(batched_accuracy_model, data, structure, ("theta", "q0", "q1"), init)
+
+    def fit(self, method: str = "nuts", *, random_seed: int | None = None, **options: Any):
+        """Fit every replicate by ``method``: "closed_form", "laplace" (``draws``, 2000 per
+        replicate) or "nuts" (``sampler``, default ``DEFAULT_SAMPLERS["accuracy.replicates"]``).
+
+        Returns
+        -------
+        AccuracyFit
+            ``unit="replicate"``; undefined replicates are NaN and counted in ``notes``.
+        """
+        import time
+
+        from judgebayes.inference.registry import check_seed, resolve, resolve_sampler
+        from judgebayes.results import stamp
+
+        spec = resolve("accuracy", method, options)
+        if spec.name not in self.methods:
+            raise InputError(
+                f"method must be one of {self.methods} for replicates; got {method!r}",
+                field="method",
+                value=method,
+            )
+        random_seed = check_seed(random_seed)
+        t0 = time.perf_counter()
+        ok = self.defined
+        notes = []
+        if not ok.all():
+            notes.append(
+                f"{int((~ok).sum())} of {ok.size} replicates lack a test item or a calibration "
+                "class: NaN"
+            )
+        diag, sampler, interval_fn, info = None, None, None, {}
+        if spec.name == "closed_form":
+            import arviz as az
+
+            ci = cf.lang_reiczigel_from_counts(self.k, self.n, self.tp, self.m1, self.tn, self.m0)
+            est = np.asarray(ci.estimate, float)
+            idata = az.from_dict(
+                posterior={"theta": est[None, None, :]},
+                coords={"replicate": list(self.replicates)},
+                dims={"theta": ["replicate"]},
+            )
+
+            def interval_fn(alpha):
+                c2 = cf.lang_reiczigel_from_counts(
+                    self.k, self.n, self.tp, self.m1, self.tn, self.m0, alpha
+                )
+                return np.asarray(c2.lower, float), np.asarray(c2.upper, float)
+
+            undefined = int((ok & np.isnan(est)).sum())
+            if undefined:
+                notes.append(
+                    f"{undefined} replicate(s) have a judge no better than chance on their "
+                    "calibration (q0 + q1 <= 1): the closed form is undefined there (NaN)"
+                )
+            info = {"estimator": "Rogan-Gladen (clipped), Lang-Reiczigel interval"}
+        elif spec.name == "laplace":
+            from judgebayes.inference.laplace import fit_laplace
+
+            idata, info = fit_laplace(
+                self.model_spec(),
+                random_seed=random_seed,
+                draws=options.get("draws", 2000),
+                block_size=len(self.replicates),
+            )
+            if info.get("failed_blocks"):
+                notes.append(
+                    f"{len(info['failed_blocks'])} replicate(s) have a flat direction at the "
+                    "mode: no Laplace approximation (NaN)"
+                )
+        else:
+            from judgebayes.inference.sampling import sample_nuts
+
+            sampler = resolve_sampler("accuracy.replicates", options.get("sampler"))
+            idata, diag, info = sample_nuts(
+                self.model_spec(), random_seed=random_seed, sampler=sampler
+            )
+            info = {**info, "sampler": sampler}
+        idata.posterior["theta"] = idata.posterior["theta"].where(
+            xr_mask(idata.posterior["theta"], ok)
+        )
+        stamp(
+            idata,
+            method=spec.name,
+            family="accuracy",
+            random_seed=random_seed,
+            priors=self.priors,
+            sampler=sampler,
+            kind="replicates",
+        )
+        return AccuracyFit(
+            spec.name,
+            idata,
+            unit="replicate",
+            diagnostics=diag,
+            seconds=time.perf_counter() - t0,
+            info=info,
+            notes=tuple(notes),
+            interval_fn=interval_fn,
+        )
+
+
+def xr_mask(da, ok: np.ndarray):
+    """``ok`` (per replicate) broadcast against ``da``'s replicate dim."""
+    import xarray as xr
+
+    return xr.DataArray(ok, dims=["replicate"], coords={"replicate": da["replicate"].values})

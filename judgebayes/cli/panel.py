@@ -17,7 +17,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["add_panel_parser", "cmd_panel"]
+from judgebayes.cli.io import add_common, clean, read_csv, render
+
+__all__ = ["add_parser", "run"]
 
 _CHOICES = {
     "validator-mean": "validator_mean",
@@ -31,7 +33,7 @@ _CHOICES = {
 }
 
 
-def add_panel_parser(sub, common) -> None:
+def add_parser(sub) -> None:
     """Register ``panel``."""
     p = sub.add_parser("panel", help="generator precision from a generator x validator panel")
     p.add_argument("cells", help="CSV of cells (or of item-level verdicts with --items)")
@@ -46,22 +48,21 @@ def add_panel_parser(sub, common) -> None:
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--draws", type=int, default=1000)
-    common(p)
+    add_common(p)
 
 
-def cmd_panel(args, render, clean) -> str:
+def run(args) -> str:
     """Run the panel methods and format the result."""
     import numpy as np
 
-    from judgebayes.cli import _read_csv
     from judgebayes.inference.sampling import quiet_engine_warnings
-    from judgebayes.panel import ValidatorPanel
+    from judgebayes.studies.panel import ValidatorPanel
 
-    df = _read_csv(args.cells, "items" if args.items else "cells")
+    df = read_csv(args.cells, "items" if args.items else "cells")
     if args.items:
         panel = ValidatorPanel.from_items(df)
     else:
-        ann = _read_csv(args.annotations, "annotations") if args.annotations else None
+        ann = read_csv(args.annotations, "annotations") if args.annotations else None
         panel = ValidatorPanel.from_frames(df, ann)
     d = panel.data
     methods = ["validator_mean"] + [
@@ -70,7 +71,7 @@ def cmd_panel(args, render, clean) -> str:
     fits = {}
     with quiet_engine_warnings():
         for m in methods:
-            fits[m] = panel.fit(m, random_seed=args.seed, draws=args.draws)
+            fits[m] = panel.fit(m, random_seed=args.seed, **_draws_option(m, args.draws))
     human = d.human_precision
     rows: list[dict[str, Any]] = []
     for i, g in enumerate(d.generators):
@@ -81,8 +82,8 @@ def cmd_panel(args, render, clean) -> str:
             "n_missing": int(d.n_missing[i].sum()),
         }
         for m, f in fits.items():
-            r[m] = float(f.estimate[i])
-            if f.draws is not None:
+            r[m] = float(f.estimate()[i])
+            if not f.is_point:
                 iv = f.interval(args.alpha)
                 r[f"{m}_lower"] = float(iv["lower"].iloc[i])
                 r[f"{m}_upper"] = float(iv["upper"].iloc[i])
@@ -121,7 +122,7 @@ def cmd_panel(args, render, clean) -> str:
             ("n_missing", "missing")]  # fmt: skip
     for m, f in fits.items():
         cols.append((m, m.replace("_", " ")))
-        if f.draws is not None:
+        if not f.is_point:
             cols += [(f"{m}_lower", "lower"), (f"{m}_upper", "upper")]
     out = [
         f"{len(d.generators)} generators x {len(d.validators)} validators; "
@@ -145,3 +146,10 @@ def cmd_panel(args, render, clean) -> str:
     if np.all(np.isnan(human)):
         out.append("note: no annotated generator; every estimate rests on the validators alone")
     return "\n".join(out)
+
+
+def _draws_option(method: str, draws: int) -> dict[str, Any]:
+    """``--draws`` as the method takes it: NUTS per chain, Laplace in total, votes none."""
+    if method in ("nuts", "nuts_items"):
+        return {"sampler": {"draws": draws}}
+    return {"draws": draws} if method == "laplace" else {}

@@ -25,23 +25,25 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from judgebayes.errors import (
+    CountError,
+    EmptyClassError,
+    InputError,
+    LabelError,
+    LengthMismatchError,
+)
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = [
     "ALL",
     "CalibrationCounts",
-    "CountError",
-    "EmptyClassError",
-    "InputError",
-    "JudgeBayesError",
-    "JudgeBayesWarning",
-    "JudgeNoBetterThanChanceError",
-    "LabelError",
-    "LengthMismatchError",
     "MulticlassCounts",
     "NormalizedLabels",
     "TestCounts",
+    "calibration_mask",
+    "calibration_split",
     "check_counts",
     "counts_from_calibration_frame",
     "counts_from_multiclass_frames",
@@ -54,52 +56,6 @@ ALL = "all"
 
 _POSITIVE_WORDS = frozenset({"1", "1.0", "correct", "valid", "pass", "yes", "true"})
 _NEGATIVE_WORDS = frozenset({"0", "0.0", "incorrect", "invalid", "fail", "no", "false"})
-
-
-# --------------------------------------------------------------------------- errors
-class JudgeBayesError(Exception):
-    """Base class of every error judgebayes raises on purpose."""
-
-
-class JudgeBayesWarning(UserWarning):
-    """Base class of every warning judgebayes emits on purpose."""
-
-
-class InputError(JudgeBayesError, ValueError):
-    """Bad user input; ``field`` names where it was found, ``value`` what it was."""
-
-    def __init__(self, message: str, *, field: str | None = None, value: Any = None):
-        super().__init__(message)
-        self.field = field
-        self.value = value
-
-
-class LabelError(InputError):
-    """A label that is neither positive, negative nor missing."""
-
-    def __init__(self, column: str, value: Any, count: int, allowed: str):
-        msg = (
-            f"column {column!r}: unknown label {value!r} in {count} row(s); "
-            f"expected {allowed} (pass positive=... to map other labels)"
-        )
-        super().__init__(msg, field=column, value=value)
-        self.count = count
-
-
-class CountError(InputError):
-    """A count that is negative, not an integer, or larger than its total."""
-
-
-class EmptyClassError(CountError):
-    """A calibration class (truly positive or truly negative) without any example."""
-
-
-class LengthMismatchError(InputError):
-    """Arrays that should describe the same items have different lengths."""
-
-
-class JudgeNoBetterThanChanceError(JudgeBayesError, ValueError):
-    """The judge's sensitivity + specificity is not above 1, so it cannot be inverted."""
 
 
 # ------------------------------------------------------------------ label handling
@@ -700,3 +656,63 @@ def counts_from_multiclass_frames(
         n_missing_test=miss,
         n_missing_calibration=int((~ok).sum()),
     )
+
+
+# ------------------------------------------------------------------ splits
+def calibration_mask(
+    human: np.ndarray, fraction: float, rng: np.random.Generator, *, stratify: bool = True
+) -> np.ndarray:
+    """Boolean calibration membership of one random split (the rule of
+    :func:`calibration_split`; no checks).  Missing labels (not 0/1) are never drawn.
+    """
+    h = np.asarray(human)
+    idx = np.arange(h.size)
+    cal_pos: list[np.ndarray] = []
+    if stratify:
+        for cls in (0, 1):
+            members = idx[h == cls]
+            size = int(np.clip(np.floor(fraction * members.size + 0.5), 1, members.size - 1))
+            cal_pos.append(rng.choice(members, size=size, replace=False))
+    else:
+        members = idx[(h == 0) | (h == 1)]
+        size = int(np.floor(fraction * members.size + 0.5))
+        cal_pos.append(rng.choice(members, size=size, replace=False))
+    is_cal = np.zeros(h.size, bool)
+    is_cal[np.concatenate(cal_pos)] = True
+    return is_cal
+
+
+def calibration_split(
+    items: pd.DataFrame,
+    fraction: float,
+    *,
+    human: str = "human",
+    random_seed: Any = None,
+    stratify: bool = True,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Split an item-level frame into ``(test, calibration)`` parts.
+
+    With ``stratify=True`` each true class contributes ``round(fraction * size)`` items,
+    at least one (so that both calibration classes are non-empty) and at most
+    ``size - 1``; otherwise a simple random sample of ``round(fraction * len(items))``.
+    Rows whose human label is missing stay in the test part.
+    """
+    if not 0 < fraction < 1:
+        raise InputError(
+            f"calibration fraction must lie in (0, 1); got {fraction!r}",
+            field="fraction",
+            value=fraction,
+        )
+    h = items[human].to_numpy()
+    if stratify:
+        for cls in (0, 1):
+            size = int((h == cls).sum())
+            if size < 2:
+                raise InputError(
+                    f"column {human!r}: class {cls} has {size} item(s); a stratified "
+                    "split needs at least 2",
+                    field=human,
+                    value=cls,
+                )
+    is_cal = calibration_mask(h, fraction, np.random.default_rng(random_seed), stratify=stratify)
+    return items[~is_cal].reset_index(drop=True), items[is_cal].reset_index(drop=True)

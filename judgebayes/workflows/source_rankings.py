@@ -1,7 +1,7 @@
 r"""Rank the same items from several verdict sources and compare with a reference ranking.
 
 Typical use: five generators compared pairwise by human annotators and by LLM judges
-(PandaLM).  Each source's comparisons are fitted with :class:`~judgebayes.ranking.
+(PandaLM).  Each source's comparisons are fitted with :class:`~judgebayes.studies.ranking.
 PairwiseRanking`; naive Bradley-Terry
 
 .. math:: \Pr(i \succ j) = \sigma(\theta_i - \theta_j)
@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgebayes.pairwise import log_length
-from judgebayes.schema import InputError
+from judgebayes.data.pairwise import log_length
+from judgebayes.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from judgebayes.ranking import RankingFit
+    from judgebayes.studies.ranking import RankingFit
 
 __all__ = ["fit_sources", "rank_interval_table", "ranking_agreement"]
 
@@ -70,7 +70,7 @@ def fit_sources(
         Stem of the word-count columns ``<words>_first`` / ``<words>_second``.
     position : bool
         Add the position term (only meaningful when position and identity are not
-        confounded; see :func:`judgebayes.pairwise.identifiability_report`).
+        confounded; see :func:`judgebayes.data.pairwise.identifiability_report`).
     method : {"naive", "laplace", "nuts"}
         Engine; without ``length`` or ``position`` the naive model is fitted whatever
         the method's prior.
@@ -79,14 +79,14 @@ def fit_sources(
     random_seed : int, optional
         Seed of the draws.
     **fit_kwargs
-        Further arguments of :meth:`~judgebayes.ranking.PairwiseRanking.fit`.
+        Further arguments of :meth:`~judgebayes.studies.ranking.PairwiseRanking.fit`.
 
     Returns
     -------
     dict
-        Source name -> :class:`~judgebayes.ranking.RankingFit`.
+        Source name -> :class:`~judgebayes.studies.ranking.RankingFit`.
     """
-    from judgebayes.ranking import PairwiseRanking
+    from judgebayes.studies.ranking import PairwiseRanking
 
     fits = {}
     for name, comp in sources.items():

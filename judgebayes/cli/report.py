@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["add_report_parser", "cmd_report"]
+from judgebayes.cli.io import add_common, add_item_files, clean, read_csv, render
+
+__all__ = ["add_parser", "run"]
 
 
-def add_report_parser(sub, common) -> None:
+def add_parser(sub) -> None:
     """Register ``report`` on the sub-parser collection."""
-    from judgebayes.cli import add_item_files
-
     r = sub.add_parser("report", help="write a markdown or HTML accuracy report")
     add_item_files(r)
     r.add_argument("--out", required=True, help="report file: .md (markdown) or .html")
@@ -33,17 +33,16 @@ def add_report_parser(sub, common) -> None:
     )
     r.add_argument("--title", default="Judge accuracy report")
     r.add_argument("--seed", type=int, default=0, help="random seed of the Bayesian fits")
-    common(r)
+    add_common(r)
 
 
-def cmd_report(args, render, clean) -> str:
+def run(args) -> str:
     """Write the report and summarise it."""
-    from judgebayes.accuracy import AccuracyStudy
-    from judgebayes.cli import _read_csv
     from judgebayes.report import accuracy_report
+    from judgebayes.studies.accuracy import AccuracyStudy
 
-    test_df = _read_csv(args.test, "test")
-    cal_df = _read_csv(args.calibration, "calibration")
+    test_df = read_csv(args.test, "test")
+    cal_df = read_csv(args.calibration, "calibration")
     study = AccuracyStudy.from_frames(
         test_df,
         cal_df,

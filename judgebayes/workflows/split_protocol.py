@@ -24,14 +24,15 @@ and are counted per group.
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgebayes.accuracy import calibration_mask
-from judgebayes.schema import InputError
+from judgebayes.data.accuracy import calibration_mask
+from judgebayes.errors import InputError
+from judgebayes.inference.sampling import quiet_engine_warnings
+from judgebayes.studies.accuracy import ReplicateStudy
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -79,12 +80,15 @@ class SplitProtocolResult:
     ``splits`` has one row per group x split x method (``naive`` included) with
     ``estimate, lower, upper, truth, n, m0, m1, defined`` (False where the closed form is
     undefined: calibration :math:`\hat q_0 + \hat q_1 \le 1`); ``groups`` one row per
-    group with item counts, missing verdicts and the NUTS/Laplace run records.
+    group with item counts, missing verdicts and the NUTS/Laplace run records; ``fits``
+    the :class:`~judgebayes.studies.accuracy.AccuracyFit` of every (group, method), over
+    the ``replicate`` dim (replicate ``s`` = split ``s``).
     """
 
     splits: pd.DataFrame
     groups: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
+    fits: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
 
     def summary(self) -> pd.DataFrame:
         """Per group x method: mean bias, mean absolute error, coverage, mean width.
@@ -92,7 +96,7 @@ class SplitProtocolResult:
         ``coverage`` and ``width`` are over the splits where the method gives an interval
         (``n_defined``); the naive rate has no interval.
         """
-        from judgebayes.compare import interval_summary
+        from judgebayes.results import interval_summary
 
         return interval_summary(self.splits, ["group", "method"])
 
@@ -137,7 +141,7 @@ def _group_counts(h: np.ndarray, j: np.ndarray, masks: np.ndarray) -> dict[str, 
 
 def _validate(items, judge: str, human: str, group: str | None, fraction, n_splits):
     """(human, judge) as 1.0 / 0.0 / NaN arrays, after the argument checks."""
-    from judgebayes.schema import _require_columns, normalize_labels
+    from judgebayes.data.accuracy import _require_columns, normalize_labels
 
     _require_columns(items, {"judge": judge, "human": human, "group": group}, "items")
     if not 0 < float(fraction) < 1:
@@ -168,7 +172,7 @@ def split_protocol(
     alpha: float = 0.05,
     stratify: bool = True,
     priors: Any = None,
-    nuts: dict[str, Any] | None = None,
+    sampler: Any = None,
     laplace: dict[str, Any] | None = None,
     progress: IO[str] | None = None,
 ) -> SplitProtocolResult:
@@ -199,9 +203,10 @@ def split_protocol(
         for every method and counted).
     priors : AccuracyPriors, optional
         Beta priors of the Bayesian model (default uniform).
-    nuts, laplace : dict, optional
-        Engine settings (NUTS: ``draws, tune, chains, target_accept``; Laplace:
-        ``draws``).
+    sampler : SamplerConfig or mapping, optional
+        NUTS settings (default ``DEFAULT_SAMPLERS["accuracy.replicates"]``).
+    laplace : dict, optional
+        Laplace settings (``draws``, default 2000).
     progress : file, optional
         Where to print one line per group.
 
@@ -211,8 +216,6 @@ def split_protocol(
     """
     import pandas as pd
 
-    from judgebayes.inference import closed_form as cf
-
     h_items, j_items = _validate(items, judge, human, group, calibration_fraction, n_splits)
     unknown = [m for m in methods if m not in SPLIT_METHODS]
     if unknown:
@@ -221,9 +224,11 @@ def split_protocol(
             field="methods",
             value=unknown[0],
         )
-    nuts = {"target_accept": 0.95, **(nuts or {})}
+    from judgebayes.inference.registry import resolve_sampler
+
+    sampler = resolve_sampler("accuracy.replicates", sampler)
     groups = list(pd.unique(items[group])) if group else ["all"]
-    rows, grows = [], []
+    rows, grows, fits = [], [], {}
     for gi, g in enumerate(groups):
         in_group = (items[group] == g).to_numpy() if group else np.ones(len(items), bool)
         h_all, j_all = h_items[in_group], j_items[in_group]
@@ -267,49 +272,28 @@ def split_protocol(
             "n_missing": int((~ok).sum()),
             "n_judged": int(ok.sum()),
         }
-        m0, m1 = np.maximum(c["m0"], 1), np.maximum(c["m1"], 1)
-        q0h, q1h = c["tn"] / m0, c["tp"] / m1
-        if "closed_form" in methods:
-            with warnings.catch_warnings(), np.errstate(invalid="ignore"):
-                # splits with q0 + q1 <= 1 are NaN here and counted as undefined
-                warnings.simplefilter("ignore", cf.NotBetterThanChanceWarning)
-                iv = cf.lang_reiczigel_interval(
-                    p_hat, q0h, q1h, np.maximum(c["n"], 1), m0, m1, alpha, errors="nan"
-                )
-            ok_cf = defined & ~np.isnan(np.asarray(iv.estimate, float))
+        study = ReplicateStudy(c["k"], c["n"], c["tp"], c["m1"], c["tn"], c["m0"], priors=priors)
+        for m in methods:
+            opts = {"sampler": sampler} if m == "nuts" else dict(laplace or {})
+            if m == "closed_form":
+                opts = {}
+            with quiet_engine_warnings():  # the gate's verdict is recorded per group
+                fit = study.fit(m, random_seed=seed + gi, **opts)
+            fits[(g, m)] = fit
+            iv = fit.interval(alpha)
             rows.append(
                 pd.DataFrame(
                     {
                         **base,
-                        "method": "closed_form",
-                        "estimate": iv.estimate,
-                        "lower": iv[0],
-                        "upper": iv[1],
-                        "defined": ok_cf,
+                        "method": m,
+                        "estimate": iv["estimate"].to_numpy(),
+                        "lower": iv["lower"].to_numpy(),
+                        "upper": iv["upper"].to_numpy(),
+                        "defined": defined & np.isfinite(iv["lower"].to_numpy()),
                     }
                 )
             )
-        bayes = [m for m in methods if m in ("laplace", "nuts")]
-        if bayes:
-            spec = _batched_spec(c, defined, priors, q0h, q1h, p_hat)
-            for m in bayes:
-                draws, rec = _run_engine(m, spec, seed + gi, nuts, laplace)
-                grec.update({f"{m}_{k}": v for k, v in rec.items()})
-                lo = np.quantile(draws, alpha / 2, axis=0)
-                hi = np.quantile(draws, 1 - alpha / 2, axis=0)
-                ok_m = defined & np.isfinite(lo)
-                rows.append(
-                    pd.DataFrame(
-                        {
-                            **base,
-                            "method": m,
-                            "estimate": draws.mean(0),
-                            "lower": lo,
-                            "upper": hi,
-                            "defined": ok_m,
-                        }
-                    )
-                )
+            grec.update({f"{m}_{k}": v for k, v in _run_record(fit).items()})
         grec["seconds"] = time.perf_counter() - t0
         grows.append(grec)
         if progress is not None:
@@ -328,56 +312,19 @@ def split_protocol(
         "alpha": float(alpha),
         "stratify": bool(stratify),
         "methods": list(methods),
-        "nuts": nuts,
+        "sampler": sampler,
     }
-    return SplitProtocolResult(splits, pd.DataFrame(grows), settings)
+    return SplitProtocolResult(splits, pd.DataFrame(grows), settings, fits)
 
 
-def _batched_spec(c, defined, priors, q0h, q1h, p_hat):
-    from judgebayes.inference.sampling import ModelSpec
-    from judgebayes.models.accuracy import batched_accuracy_model
-
-    size = c["n"].size
-    data = {k: np.where(defined, c[k], 0) for k in ("k", "n", "tp", "m1", "tn", "m0")}
-    from judgebayes.inference import closed_form as cf
-
-    # start every split at its moment estimates where they make sense (module sampling)
-    good = q0h + q1h > 1.05
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", cf.NotBetterThanChanceWarning)
-        th = cf.rogan_gladen(p_hat, q0h, q1h, clip=False, errors="nan")
-    init = {
-        "theta": np.where(good, np.clip(np.nan_to_num(th, nan=0.5), 0.05, 0.95), 0.5),
-        "q0": np.where(good, np.clip(q0h, 0.05, 0.95), 0.75),
-        "q1": np.where(good, np.clip(q1h, 0.05, 0.95), 0.75),
-    }
-    structure = {"splits": tuple(str(i) for i in range(size)), "priors": priors}
-    return ModelSpec(batched_accuracy_model, data, structure, ("theta", "q0", "q1"), init)
-
-
-def _run_engine(method, spec, seed, nuts, laplace) -> tuple[np.ndarray, dict[str, Any]]:
-    """(theta draws of shape (S, n_splits), run record)."""
-    if method == "laplace":
-        from judgebayes.inference.laplace import fit_laplace
-
-        size = len(spec.structure["splits"])
-        idata, info = fit_laplace(
-            spec, random_seed=seed, block_size=size, **{"draws": 2000, **(laplace or {})}
+def _run_record(fit) -> dict[str, Any]:
+    """Per group and method: time, and the gate's numbers or the failed Laplace blocks."""
+    rec: dict[str, Any] = {"seconds": fit.seconds}
+    if fit.method == "laplace":
+        rec["failed"] = len(fit.info.get("failed_blocks", ()))
+    d = fit.diagnostics
+    if d is not None:
+        rec.update(
+            r_hat=d.r_hat_max, ess_bulk=d.ess_bulk_min, divergences=d.divergences, passed=d.passed
         )
-        th = idata.posterior["theta"].values
-        return th.reshape(-1, th.shape[-1]), {
-            "seconds": info["seconds"],
-            "failed": len(info["failed_blocks"]),
-        }
-    from judgebayes.inference.sampling import quiet_engine_warnings, sample_nuts
-
-    with quiet_engine_warnings():  # the gate's verdict is recorded per group instead
-        idata, diag, info = sample_nuts(spec, random_seed=seed, **nuts)
-    th = idata.posterior["theta"].values
-    return th.reshape(-1, th.shape[-1]), {
-        "r_hat": diag.r_hat_max,
-        "ess_bulk": diag.ess_bulk_min,
-        "divergences": diag.divergences,
-        "passed": diag.passed,
-        "seconds": info["sample_seconds"] + info["compile_seconds"],
-    }
+    return rec

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgebayes.schema import InputError
+from judgebayes.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -34,7 +34,7 @@ __all__ = ["judge_rates_by_stratum", "stratum_shift_study", "summarise_shift", "
 
 def _judged(items, stratum: str, judge: str, human: str):
     """Rows with both labels, normalised to 0/1 (schema's label vocabulary)."""
-    from judgebayes.schema import _require_columns, normalize_labels
+    from judgebayes.data.accuracy import _require_columns, normalize_labels
 
     _require_columns(items, {"stratum": stratum, "judge": judge, "human": human}, "items")
     j = normalize_labels(items[judge], column=judge).values
@@ -69,7 +69,7 @@ def judge_rates_by_stratum(
     import pandas as pd
     from scipy import stats
 
-    from judgebayes.schema import counts_from_calibration_frame
+    from judgebayes.data.accuracy import counts_from_calibration_frame
 
     d = _judged(items, stratum, judge, human)
     c = counts_from_calibration_frame(
@@ -117,7 +117,7 @@ def transfer_table(
     """
     import pandas as pd
 
-    from judgebayes.accuracy import AccuracyStudy
+    from judgebayes.studies.accuracy import AccuracyStudy
 
     d = _judged(items, stratum, judge, human)
     strata = list(pd.unique(d[stratum]))
@@ -161,7 +161,7 @@ def stratum_shift_study(
     n_bayes: int = 0,
     seed: int = 0,
     alpha: float = 0.05,
-    nuts: dict[str, Any] | None = None,
+    sampler: Any = None,
 ) -> pd.DataFrame:
     """Calibration over-representing a stratum: one pooled correction vs the strata model.
 
@@ -180,8 +180,9 @@ def stratum_shift_study(
     """
     import pandas as pd
 
-    from judgebayes.accuracy import AccuracyStudy, calibration_mask
+    from judgebayes.data.accuracy import calibration_mask
     from judgebayes.inference.sampling import quiet_engine_warnings
+    from judgebayes.studies.accuracy import AccuracyStudy
 
     d = _judged(items, stratum, judge, human).reset_index(drop=True)
     missing = [s for s in pd.unique(d[stratum]) if s not in calibration_fractions]
@@ -213,7 +214,7 @@ def stratum_shift_study(
             rows.append(dict(split=sp, method=name, truth=truth, **iv.to_dict()))
         if sp < n_bayes:
             with quiet_engine_warnings():
-                f = fits["strata"].fit("nuts", random_seed=seed + sp, **(nuts or {}))
+                f = fits["strata"].fit("nuts", random_seed=seed + sp, sampler=sampler)
             iv = f.interval(alpha).iloc[0]
             rows.append(
                 dict(
@@ -232,7 +233,7 @@ def summarise_shift(study: pd.DataFrame) -> pd.DataFrame:
     """Per method: splits, defined estimates, mean bias, mean absolute error, coverage and
     mean width (over the splits where the method is defined).
     """
-    from judgebayes.compare import interval_summary
+    from judgebayes.results import interval_summary
 
     return interval_summary(study, ["method"]).rename(
         columns={"n_splits": "splits", "n_defined": "defined"}

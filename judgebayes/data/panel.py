@@ -14,7 +14,7 @@ cells : generator, validator, n_judged, n_valid; optional tn, fp, fn, tp (annota
     optional n_missing (verdicts lost to malformed output).
 annotations : generator, n_annotated, n_valid_human.
 items : output, generator, validator, verdict, optional human — aggregated here;
-    verdict and human labels go through :func:`judgebayes.schema.normalize_labels`, a
+    verdict and human labels go through :func:`judgebayes.data.accuracy.normalize_labels`, a
     missing verdict is counted in ``n_missing`` of its cell, never dropped silently.
 
 Missing cells are allowed (``n_judged = 0``).  Errors name the field and the value: a
@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgebayes.schema import CountError, InputError, normalize_labels
+from judgebayes.data.accuracy import normalize_labels
+from judgebayes.errors import CountError, InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["add_rank_parser", "cmd_rank"]
+from judgebayes.cli.io import add_common, clean, read_csv, render
+
+__all__ = ["add_parser", "run"]
 
 
-def add_rank_parser(sub, common) -> None:
+def add_parser(sub) -> None:
     """Register ``rank`` on the sub-parser collection."""
     r = sub.add_parser("rank", help="bias-aware Bradley-Terry ranking from pairwise verdicts")
     r.add_argument("comparisons", help="CSV: first, second, winner [, judge, <cov>_first/_second]")
@@ -37,18 +39,17 @@ def add_rank_parser(sub, common) -> None:
     r.add_argument("--draws", type=int, default=1500)
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--level", type=float, default=0.95, help="separation level of the groups")
-    common(r)
+    add_common(r)
 
 
-def cmd_rank(args, render, clean) -> str:
+def run(args) -> str:
     """Run the ranking and format it."""
-    from judgebayes.cli import _read_csv
+    from judgebayes.errors import InputError
     from judgebayes.inference.sampling import quiet_engine_warnings
-    from judgebayes.ranking import PairwiseRanking
-    from judgebayes.schema import InputError
+    from judgebayes.studies.ranking import PairwiseRanking
 
-    comps = _read_csv(args.comparisons, "comparisons")
-    items = _read_csv(args.items, "items") if args.items else None
+    comps = read_csv(args.comparisons, "comparisons")
+    items = read_csv(args.items, "items") if args.items else None
     ranking = PairwiseRanking.from_frames(comps, items, covariates=args.covariate, ties=args.ties)
     if not 1 <= args.k <= ranking.data.n_items:
         raise InputError(
@@ -56,9 +57,10 @@ def cmd_rank(args, render, clean) -> str:
         )
     problems = ranking.identifiability().problems
     with quiet_engine_warnings():
-        fit = ranking.fit(
-            args.method, args.prior, random_seed=args.seed, draws=args.draws, warn=False
+        draws = (
+            {"sampler": {"draws": args.draws}} if args.method == "nuts" else {"draws": args.draws}
         )
+        fit = ranking.fit(args.method, args.prior, random_seed=args.seed, warn=False, **draws)
     ri = fit.rank_intervals(args.alpha)
     iv = fit.interval(args.alpha)
     tk = fit.top_k(args.k)

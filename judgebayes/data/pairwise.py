@@ -17,7 +17,7 @@ items : ``item`` plus item-level covariate columns (optional when every covariat
 Ties default to ``ties="drop"`` (dropped and counted in ``n_ties``); ``ties="half"``
 keeps them as half a win for each side.  Unknown item ids, self-comparisons, winners
 that are neither shown item, constant covariates and missing covariate values are
-:class:`~judgebayes.schema.InputError`\ s naming the column and the value.
+:class:`~judgebayes.errors.InputError`\ s naming the column and the value.
 
 Standardisation: an item-level covariate is centred and scaled by its mean and standard
 deviation over the items; a per-comparison covariate by the mean and standard deviation
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgebayes.schema import InputError, JudgeBayesWarning
+from judgebayes.errors import IdentifiabilityWarning, InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -64,10 +64,6 @@ def log_length(words) -> np.ndarray:
 #: Name of the position coefficient (kappa) in every coefficient table.
 POSITION = "position"
 _TIE_WORDS = frozenset({"", "tie", "draw", "none", "nan"})
-
-
-class IdentifiabilityWarning(JudgeBayesWarning):
-    """The design cannot separate some parameters; the prior alone decides them."""
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ r"""A pairwise judge's length and position bias, measured against gold labels.
 Each instance has two outputs, one of which the gold label prefers; the judge sees the
 pair in one or both presentation orders and picks one.  Written as a two-item
 Bradley-Terry comparison between the roles ``"gold"`` (the output gold prefers) and
-``"other"``, the bias-aware model of :mod:`judgebayes.ranking` reads
+``"other"``, the bias-aware model of :mod:`judgebayes.studies.ranking` reads
 
 .. math::
     \Pr(\text{judge picks the output shown first}) =
@@ -39,13 +39,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgebayes.pairwise import log_length
-from judgebayes.schema import InputError
+from judgebayes.data.pairwise import log_length
+from judgebayes.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from judgebayes.ranking import RankingFit
+    from judgebayes.studies.ranking import RankingFit
 
 __all__ = [
     "LLMBAR_BIAS_SUBSETS",
@@ -128,12 +128,13 @@ def bias_comparisons(verdicts: pd.DataFrame, *, by_subset: bool = True) -> pd.Da
     return out
 
 
-def _ranking(comparisons: pd.DataFrame):
-    from judgebayes.ranking import PairwiseRanking
+def _ranking(comparisons: pd.DataFrame, priors: Any = None):
+    from judgebayes.studies.ranking import PairwiseRanking
 
     return PairwiseRanking.from_frames(
         comparisons[["first", "second", "winner", "length_first", "length_second"]],
         covariates=["length"],
+        priors=priors,
     )
 
 
@@ -145,22 +146,25 @@ def fit_judge_bias(
     by_subset: bool = True,
     random_seed: int | None = 0,
     warn: bool = False,
+    priors: Any = None,
     **kwargs: Any,
 ) -> RankingFit:
     """Fit the bias-aware pairwise model to one judge's both-order verdicts.
 
-    ``method`` and ``prior`` as in :meth:`judgebayes.ranking.PairwiseRanking.fit`
+    ``method`` and ``prior`` as in :meth:`judgebayes.studies.ranking.PairwiseRanking.fit`
     (default: NUTS with the horseshoe; ``"laplace"`` uses the normal prior and the exact
-    Newton MAP); ``by_subset`` as in :func:`bias_comparisons`.  The fit's
+    Newton MAP); ``by_subset`` as in :func:`bias_comparisons`; ``priors`` a
+    :class:`~judgebayes.models.bradley_terry.RankingPriors`.  The fit's
     ``info["n_missing"]`` counts the verdicts left out.  The identifiability warning is
     off by default: by subset, the comparison graph has one component per subset on
     purpose (only the gold - other difference within a subset is used).
     """
     comp = bias_comparisons(verdicts, by_subset=by_subset)
-    fit = _ranking(comp).fit(method, prior, random_seed=random_seed, warn=warn, **kwargs)
-    fit.info["n_missing"] = comp.attrs["n_missing"]
-    fit.info["n_verdicts"] = len(comp)
-    return fit
+    from dataclasses import replace
+
+    fit = _ranking(comp, priors).fit(method, prior, random_seed=random_seed, warn=warn, **kwargs)
+    info = {**fit.info, "n_missing": comp.attrs["n_missing"], "n_verdicts": len(comp)}
+    return replace(fit, info=info)
 
 
 def judge_bias_table(fits: dict[str, RankingFit], alpha: float = 0.05) -> pd.DataFrame:
@@ -351,6 +355,8 @@ def cross_validated_agreement(
     """
     import pandas as pd
 
+    from judgebayes.models.bradley_terry import RankingPriors
+
     if folds < 2:
         raise InputError(f"folds must be at least 2; got {folds!r}", field="folds", value=folds)
     t = _instance_table(verdicts)
@@ -367,8 +373,8 @@ def cross_validated_agreement(
         train, test = fold != f, fold == f
         vtrain = verdicts[vkey.isin(set(key[train])).to_numpy()]
         comp = bias_comparisons(vtrain, by_subset=by_subset)
-        rk = _ranking(comp)
-        fit = rk.fit("laplace", "normal", lam_b=lam_b, warn=False, draws=10)
+        rk = _ranking(comp, RankingPriors(lam_b=lam_b))
+        fit = rk.fit("laplace", "normal", warn=False, draws=10)
         pos = {it: i for i, it in enumerate(fit.data.items)}
         gold, other = _roles(t.loc[test, "subset"], by_subset)
         beta = np.array(

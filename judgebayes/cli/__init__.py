@@ -1,0 +1,80 @@
+"""The ``judgebayes`` command.
+
+Sub-commands: ``accuracy`` (naive vs corrected accuracy from CSV files), ``plan``
+(calibration size for a target interval width), ``panel`` (generator precision from a
+validator panel, :mod:`judgebayes.cli.panel`), ``rank`` (bias-aware Bradley-Terry,
+:mod:`judgebayes.cli.rank`, whose docstring has its JSON schema), ``report`` (a written
+markdown/HTML accuracy report, :mod:`judgebayes.cli.report`) and ``demo`` (the main job
+on bundled data).  Bad input prints one line on stderr and exits with status 2.
+
+JSON output (``--format json``)
+-------------------------------
+``accuracy``: ``{"alpha": float, "calibration": {"m0", "m1", "q0", "q1", "n_missing"},
+"systems": [{"system", "n", "n_missing", "k", "naive", "naive_lower", "naive_upper",
+"estimate", "lower", "upper", "degenerate", "note"}, ...]}`` (NaN written as null).
+``plan``: ``{"plans": [CalibrationPlan fields, ...]}`` with ``n`` null when infinite.
+``demo``: ``{"evaluator", "calibration_fraction", "seed", "rows": [...], "judge_bias":
+[...] | null, "agreement": [...] | null, "report": str | null}``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+from judgebayes.cli.io import CLIError, Parser
+
+__all__ = ["main"]
+
+#: subcommand -> module with ``add_parser(sub)`` and ``run(args) -> str``
+SUBCOMMANDS = {
+    "accuracy": "judgebayes.cli.accuracy",
+    "plan": "judgebayes.cli.plan",
+    "rank": "judgebayes.cli.rank",
+    "panel": "judgebayes.cli.panel",
+    "report": "judgebayes.cli.report",
+    "demo": "judgebayes.cli.demo",
+}
+
+
+def build_parser() -> Parser:
+    """The full argument parser (every subcommand)."""
+    p = Parser(prog="judgebayes", description="What LLM judges' verdicts really say.")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = p.add_subparsers(dest="command", parser_class=Parser)
+    for module in SUBCOMMANDS.values():
+        importlib.import_module(module).add_parser(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status (0 ok, 2 bad input)."""
+    from judgebayes.errors import JudgeBayesError
+
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.version:
+            from judgebayes import __version__
+
+            print(__version__)
+            return 0
+        if args.command is None:
+            raise CLIError(
+                "judgebayes: choose a command: accuracy, plan, rank, panel, report or demo "
+                "(see --help)"
+            )
+        out = importlib.import_module(SUBCOMMANDS[args.command]).run(args)
+    except CLIError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except JudgeBayesError as exc:
+        print(f"judgebayes {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

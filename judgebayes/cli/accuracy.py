@@ -1,0 +1,177 @@
+"""``judgebayes accuracy``: naive vs corrected accuracy from CSV files."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+__all__ = ["add_parser", "run"]
+
+from judgebayes.cli.io import add_common, add_item_files, clean, fmt, read_csv, render
+
+
+def add_parser(sub) -> None:
+    """The ``accuracy`` subcommand's arguments."""
+    a = sub.add_parser("accuracy", help="naive vs corrected accuracy from CSV files")
+    add_item_files(a)
+    a.add_argument(
+        "--method",
+        choices=tuple(METHOD_CHOICES),
+        default="all",
+        help="estimators to compare (default: all)",
+    )
+    a.add_argument("--seed", type=int, default=0, help="random seed of the Bayesian fits")
+    add_common(a)
+
+
+def run(args) -> str:
+    """Run ``judgebayes accuracy``; returns what goes to stdout."""
+    from judgebayes.data.accuracy import counts_from_calibration_frame, counts_from_test_frame
+    from judgebayes.studies.accuracy import accuracy_table
+
+    test_df = read_csv(args.test, "test")
+    cal_df = read_csv(args.calibration, "calibration")
+    test = counts_from_test_frame(
+        test_df, judge=args.judge, system=args.system, positive=args.positive
+    )
+    cal = counts_from_calibration_frame(
+        cal_df, human=args.human, judge=args.judge, positive=args.positive
+    )
+    table = accuracy_table(test, cal, alpha=args.alpha)
+    rows = table.to_dict("records")
+    level = f"{100 * (1 - args.alpha):g}%"
+    comparison, pairwise = _bayes_sections(test, cal, args)
+    if args.format == "json":
+        first = rows[0]
+        return json.dumps(
+            {
+                "comparison": [{k: clean(v) for k, v in r.items()} for r in comparison],
+                "pairwise": [{k: clean(v) for k, v in r.items()} for r in pairwise],
+                "alpha": args.alpha,
+                "calibration": {
+                    "m0": int(first["m0"]),
+                    "m1": int(first["m1"]),
+                    "q0": clean(first["q0"]),
+                    "q1": clean(first["q1"]),
+                    "n_missing": int(first["calibration_n_missing"]),
+                },
+                "systems": [
+                    {
+                        k: clean(r[k])
+                        for k in (
+                            "system",
+                            "n",
+                            "n_missing",
+                            "k",
+                            "naive",
+                            "naive_lower",
+                            "naive_upper",
+                            "estimate",
+                            "lower",
+                            "upper",
+                            "degenerate",
+                            "note",
+                        )
+                    }
+                    for r in rows
+                ],
+            },
+            indent=2,
+        )
+    cols = [
+        ("system", "system"),
+        ("n", "n"),
+        ("n_missing", "missing"),
+        ("naive", "naive"),
+        ("naive_lower", f"naive {level} lo"),
+        ("naive_upper", "hi"),
+        ("estimate", "corrected"),
+        ("lower", f"LR {level} lo"),
+        ("upper", "hi"),
+    ]
+    first = rows[0]
+    header = (
+        f"calibration: m0={first['m0']} m1={first['m1']} "
+        f"specificity q0={fmt(first['q0'])} sensitivity q1={fmt(first['q1'])} "
+        f"missing={first['calibration_n_missing']}"
+    )
+    notes = [f"note [{r['system']}]: {r['note']}" for r in rows if r["note"]]
+    out = [header, "", render(rows, cols, args.format), *notes]
+    if comparison:
+        ccols = [
+            ("system", "system"),
+            ("method", "method"),
+            ("estimate", "estimate"),
+            ("lower", f"{level} lo"),
+            ("upper", "hi"),
+            ("width", "width"),
+            ("r_hat", "r_hat"),
+            ("ess_bulk", "ess_bulk"),
+            ("divergences", "div"),
+            ("seconds", "seconds"),
+        ]
+        out += [
+            "",
+            "true accuracy by method (closed form: Lang-Reiczigel; Bayesian: "
+            "posterior mean, equal-tailed credible interval)",
+            "",
+            render(comparison, ccols, args.format),
+        ]
+    if pairwise:
+        pcols = [
+            ("a", "system a"),
+            ("b", "system b"),
+            ("difference", "theta_a - theta_b"),
+            ("lower", f"{level} lo"),
+            ("upper", "hi"),
+            ("p_a_greater", "P(a > b)"),
+        ]
+        out += [
+            "",
+            f"pairwise comparison ({pairwise[0]['method']}, shared judge)",
+            "",
+            render(pairwise, pcols, args.format),
+        ]
+    return "\n".join(out)
+
+
+METHOD_CHOICES = {
+    "closed-form": ("closed_form",),
+    "laplace": ("laplace",),
+    "nuts": ("nuts",),
+    "all": ("closed_form", "laplace", "nuts"),
+}
+
+
+def _bayes_sections(test, cal, args) -> tuple[list[dict], list[dict]]:
+    """Comparison rows of the chosen methods and, for several systems, P(a > b)."""
+    from judgebayes.errors import JudgeNoBetterThanChanceError
+    from judgebayes.inference.sampling import quiet_engine_warnings
+    from judgebayes.results import compare
+    from judgebayes.studies.accuracy import AccuracyStudy
+
+    methods = METHOD_CHOICES[args.method]
+    if methods == ("closed_form",):
+        return [], []
+    study = AccuracyStudy(test, cal.pooled())
+    fits = []
+    with quiet_engine_warnings():  # gate failures are reported below, one line each
+        for m in methods:
+            try:
+                fits.append(study.fit(m, random_seed=args.seed))
+            except JudgeNoBetterThanChanceError:
+                continue
+    table = compare(fits, alpha=args.alpha)
+    # the subcommand's JSON schema names the unit "system" (README)
+    comparison = table.rename(columns={"unit": "system"}).drop(columns="family").to_dict("records")
+    for f in fits:
+        if f.diagnostics is not None and not f.diagnostics.passed:
+            print(f"judgebayes accuracy: warning: {f.diagnostics.message()}", file=sys.stderr)
+    pairwise: list[dict] = []
+    sampled = [f for f in fits if not f.is_point]
+    if len(study.systems) > 1 and sampled:
+        best = sampled[-1]
+        pairwise = [
+            dict(r, method=best.method) for r in best.contrasts(args.alpha).to_dict("records")
+        ]
+    return comparison, pairwise

@@ -1,0 +1,497 @@
+"""The one result contract of every family and method, the comparison table, and plots.
+
+Every fit — closed form, exact, Laplace, NUTS, the panel regression and votes, Newton MAP
+— is a :class:`Fit` (or a family's subclass of it: ``AccuracyFit``, ``PanelFit``,
+``RankingFit``, which add summaries and never rename a member) holding an
+``arviz.InferenceData`` with a ``posterior`` group.  A point method's posterior has one
+chain and one draw (one atom); it may carry its own frequentist interval
+(Lang-Reiczigel, delta method), which :meth:`Fit.interval` returns for either ``kind``;
+a point method without an interval gives NaN there and says why in :attr:`Fit.notes`.
+Sampling methods (Laplace, exact, NUTS) report the posterior mean and an equal-tailed or
+HDI interval of their draws.
+
+>>> fit = study.fit("nuts", random_seed=0)
+>>> fit.method, fit.family, fit.quantity, fit.unit
+('nuts', 'accuracy', 'theta', 'system')
+>>> fit.interval(alpha=0.05, kind="hdi")  # DataFrame indexed by the unit
+>>> compare([fit_a, fit_b])  # one tidy table
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from judgebayes.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    import xarray as xr
+
+__all__ = [
+    "COMPARISON_COLUMNS",
+    "KINDS",
+    "Comparable",
+    "Fit",
+    "check_alpha",
+    "compare",
+    "compare_methods",
+    "interval_summary",
+    "plot_forest",
+    "plot_intervals",
+    "stamp",
+    "to_attrs",
+]
+
+COMPARISON_COLUMNS = (
+    "method",
+    "family",
+    "quantity",
+    "unit",
+    "estimate",
+    "lower",
+    "upper",
+    "level",
+    "width",
+    "r_hat",
+    "ess_bulk",
+    "ess_tail",
+    "divergences",
+    "seconds",
+)
+
+KINDS = ("equal_tailed", "hdi")
+
+IntervalFn = Callable[[float], tuple[np.ndarray, np.ndarray]]
+
+
+def check_alpha(alpha: Any, name: str = "alpha") -> float:
+    """``alpha`` as a float in (0, 1), or an :class:`InputError` naming it."""
+    if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.floating | np.integer):
+        raise InputError(
+            f"{name} must be a number in (0, 1); got {alpha!r}", field=name, value=alpha
+        )
+    if not 0 < float(alpha) < 1:
+        raise InputError(
+            f"{name} must lie in (0, 1); got {float(alpha):g}", field=name, value=float(alpha)
+        )
+    return float(alpha)
+
+
+def to_attrs(value: Any) -> str:
+    """A JSON string for ``idata.attrs`` (dataclasses as dicts, tuples as lists)."""
+    import json
+    from dataclasses import asdict, is_dataclass
+
+    if is_dataclass(value) and not isinstance(value, type):
+        value = asdict(value)
+    return json.dumps(value, default=str, sort_keys=True)
+
+
+def stamp(
+    idata,
+    *,
+    method: str,
+    family: str,
+    random_seed: Any,
+    priors: Any = None,
+    sampler: Any = None,
+    **extra: Any,
+):
+    """Write what made a fit into ``idata.attrs`` (and the posterior group's attrs, which
+    travel with it to netCDF): method, family, random_seed, package version, priors and
+    sampler settings as JSON strings.  Called once, before the :class:`Fit` is made.
+    """
+    from judgebayes import __version__
+
+    attrs = {
+        "method": method,
+        "family": family,
+        "random_seed": to_attrs(random_seed),
+        "version": __version__,
+        "priors": to_attrs(priors),
+        "sampler": to_attrs(sampler),
+        **{k: to_attrs(v) for k, v in extra.items()},
+    }
+    idata.attrs.update(attrs)
+    idata.posterior.attrs.update(attrs)
+    return idata
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Result of one method on one study: the same members for every family.
+
+    Attributes
+    ----------
+    method : str
+        The method that made it (``"closed_form"``, ``"laplace"``, ``"exact"``,
+        ``"nuts"``, ``"regression"``, ``"veto"``, ``"naive"``, ...).
+    idata : arviz.InferenceData
+        ``posterior`` of every model variable (one chain x one draw for point methods);
+        ``idata.attrs`` carry ``method``, ``family``, ``random_seed``, ``version``,
+        ``priors`` and ``sampler`` (JSON-ready strings).
+    family : {"accuracy", "panel", "ranking"}
+    quantity : str
+        The reported posterior variable: ``theta`` (accuracy), ``g`` (panel: each
+        generator's precision), ``theta`` (ranking: item quality).
+    unit : str
+        Its dim: ``system``, ``generator``, ``item``.
+    diagnostics : Diagnostics or None
+        The convergence gate's numbers for MCMC fits; None otherwise.
+    seconds : float
+        Wall time of the fit, compile time included.
+    info : dict
+        Method settings and engine details.
+    notes : tuple of str
+        What a reader must know (e.g. why an interval is NaN).
+
+    Notes
+    -----
+    A fit is never mutated after it is made (the dataclass is frozen and nothing in the
+    package writes to ``idata`` after construction).
+    """
+
+    method: str
+    idata: Any
+    family: str = "accuracy"
+    quantity: str = "theta"
+    unit: str = "system"
+    diagnostics: Any = None
+    seconds: float = float("nan")
+    info: dict = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    interval_fn: IntervalFn | None = field(default=None, repr=False)
+    estimate_override: np.ndarray | None = field(default=None, repr=False)
+
+    # --------------------------------------------------------------- identity
+    @property
+    def label(self) -> str:
+        """Method with its variant, e.g. ``"nuts/horseshoe"`` (used as the row name)."""
+        return str(self.info.get("label", self.method))
+
+    @property
+    def is_point(self) -> bool:
+        """True when the posterior has a single atom."""
+        post = self.idata.posterior
+        return post.sizes["chain"] * post.sizes["draw"] == 1
+
+    @property
+    def units(self) -> tuple[str, ...]:
+        """Labels of the reported units."""
+        return tuple(str(v) for v in self.idata.posterior[self.unit].values)
+
+    # --------------------------------------------------------------- draws
+    def draws(self, var: str | None = None) -> xr.DataArray:
+        """Posterior draws of ``var`` (default: the reported quantity), dims (sample, ...)."""
+        var = var or self.quantity
+        if var not in self.idata.posterior:
+            raise InputError(
+                f"the {self.method!r} fit has no variable {var!r}; it has "
+                f"{sorted(self.idata.posterior.data_vars)}",
+                field="var",
+                value=var,
+            )
+        da = self.idata.posterior[var]
+        return da.stack(sample=("chain", "draw")).transpose("sample", ...)
+
+    def _require_draws(self, what: str) -> None:
+        if self.is_point:
+            raise InputError(
+                f"{what} needs posterior draws; method {self.method!r} gives a point",
+                field="method",
+                value=self.method,
+            )
+
+    def _index(self, var: str):
+        import pandas as pd
+
+        da = self.idata.posterior[var]
+        dims = [d for d in da.dims if d not in ("chain", "draw")]
+        if not dims:
+            return pd.Index([var], name="quantity"), dims
+        if len(dims) == 1:
+            return pd.Index([str(v) for v in da[dims[0]].values], name=dims[0]), dims
+        return pd.MultiIndex.from_product(
+            [[str(v) for v in da[d].values] for d in dims], names=dims
+        ), dims
+
+    def estimate(self, var: str | None = None) -> np.ndarray:
+        """Point estimate: the atom, the method's own point (MAP, exact mean), or the
+        posterior mean, flattened over the variable's dims.
+        """
+        var = var or self.quantity
+        if self.estimate_override is not None and var == self.quantity:
+            return np.ravel(self.estimate_override)
+        return np.ravel(self.draws(var).mean("sample").values)
+
+    def interval(
+        self, alpha: float = 0.05, kind: str = "equal_tailed", var: str | None = None
+    ) -> pd.DataFrame:
+        """Estimate and ``1 - alpha`` interval per unit.
+
+        Parameters
+        ----------
+        alpha : float
+            1 - level, in (0, 1).
+        kind : {"equal_tailed", "hdi"}
+            For methods with draws, quantiles or the highest-density interval (ArviZ).
+            A point method returns its own interval for both kinds, or NaN (see
+            :attr:`notes`).
+        var : str, optional
+            Variable to summarise (default: the reported quantity).
+
+        Returns
+        -------
+        DataFrame
+            Indexed by the variable's dims (the unit for the quantity): ``estimate,
+            lower, upper``.
+        """
+        import pandas as pd
+
+        if kind not in KINDS:
+            raise InputError(f"kind must be one of {KINDS}; got {kind!r}", field="kind", value=kind)
+        alpha = check_alpha(alpha)
+        var = var or self.quantity
+        index, _ = self._index(var)
+        est = self.estimate(var)
+        if (
+            self.interval_fn is not None
+            and var == self.quantity
+            and (self.is_point or kind == "equal_tailed")
+        ):
+            lo, hi = self.interval_fn(alpha)
+        elif self.is_point:
+            lo = hi = np.full(est.shape, np.nan)
+        elif kind == "equal_tailed":
+            d = self.draws(var)
+            lo = np.ravel(d.quantile(alpha / 2, dim="sample").values)
+            hi = np.ravel(d.quantile(1 - alpha / 2, dim="sample").values)
+        else:
+            import arviz as az
+
+            h = az.hdi(self.idata, var_names=[var], hdi_prob=1 - alpha)[var]
+            lo = np.ravel(h.sel(hdi="lower").values)
+            hi = np.ravel(h.sel(hdi="higher").values)
+        return pd.DataFrame(
+            {"estimate": est, "lower": np.ravel(lo), "upper": np.ravel(hi)}, index=index
+        )
+
+    def summary(self, var_names: Sequence[str] | None = None) -> pd.DataFrame:
+        """``az.summary`` of ``var_names`` (default: the reported quantity)."""
+        import arviz as az
+
+        names = list(var_names) if var_names else [self.quantity]
+        return az.summary(self.idata, var_names=names, kind="all" if self.diagnostics else "stats")
+
+    def summary_rows(self, alpha: float = 0.05, kind: str = "equal_tailed") -> list[dict]:
+        """Rows of the comparison table for this fit (columns :data:`COMPARISON_COLUMNS`)."""
+        tab = self.interval(alpha, kind)
+        diag = self.diagnostics
+        rows = []
+        for idx, r in tab.iterrows():
+            unit = "/".join(map(str, idx)) if isinstance(idx, tuple) else str(idx)
+            rows.append(
+                {
+                    "method": self.label,
+                    "family": self.family,
+                    "quantity": self.quantity,
+                    "unit": unit,
+                    "estimate": r["estimate"],
+                    "lower": r["lower"],
+                    "upper": r["upper"],
+                    "level": 1 - alpha,
+                    "width": r["upper"] - r["lower"],
+                    "r_hat": diag.r_hat_max if diag else np.nan,
+                    "ess_bulk": diag.ess_bulk_min if diag else np.nan,
+                    "ess_tail": diag.ess_tail_min if diag else np.nan,
+                    "divergences": diag.divergences if diag else np.nan,
+                    "seconds": self.seconds,
+                }
+            )
+        return rows
+
+
+def compare(fits: Sequence[Fit], alpha: float = 0.05, kind: str = "equal_tailed") -> pd.DataFrame:
+    """One tidy table of several fits: a row per fit x unit.
+
+    Columns :data:`COMPARISON_COLUMNS` (``method`` is the fit's label, ``unit`` the unit's
+    label; ``r_hat``, ``ess_*`` and ``divergences`` are NaN for fits without MCMC).
+    Works for any family; fits of different quantities are allowed and keep their
+    ``family`` and ``quantity`` columns.
+    """
+    import pandas as pd
+
+    fits = list(fits)
+    bad = [type(f).__name__ for f in fits if not isinstance(f, Fit)]
+    if bad:
+        raise InputError(f"compare takes Fit objects; got {bad}", field="fits", value=bad)
+    rows = [r for f in fits for r in f.summary_rows(alpha, kind)]
+    return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+
+
+def interval_summary(results: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """Repeated-estimate summary against a known truth, per group of ``by``.
+
+    ``results`` has one row per replicate with ``estimate`` and ``truth`` and, for methods
+    that give one, ``lower``/``upper``.  Returns ``n_splits`` (rows), ``n_defined`` (finite
+    estimates), ``bias`` and ``mae`` (over defined rows), ``coverage`` and ``width`` (over
+    rows with a finite interval; NaN for a method without intervals).
+    """
+    none = np.full(len(results), np.nan)
+    lo = results["lower"].to_numpy(float) if "lower" in results else none
+    hi = results["upper"].to_numpy(float) if "upper" in results else none
+    truth = results["truth"].to_numpy(float)
+    has = np.isfinite(lo) & np.isfinite(hi)
+    d = results[list(by)].assign(
+        _truth=truth,
+        err=results["estimate"].to_numpy(float) - truth,
+        width=np.where(has, hi - lo, np.nan),
+        covered=np.where(has, ((lo <= truth) & (truth <= hi)).astype(float), np.nan),
+    )
+    return (
+        d.groupby(list(by), sort=False)
+        .agg(
+            n_splits=("_truth", "size"),
+            n_defined=("err", "count"),
+            bias=("err", "mean"),
+            mae=("err", lambda e: float(e.abs().mean())),
+            coverage=("covered", "mean"),
+            width=("width", "mean"),
+        )
+        .reset_index()
+    )
+
+
+def compare_methods(
+    study: Any,
+    methods: Sequence[str],
+    *,
+    alpha: float = 0.05,
+    kind: str = "equal_tailed",
+    random_seed: int | None = 0,
+    options: dict[str, dict[str, Any]] | None = None,
+    plot: bool = False,
+):
+    """Fit ``study`` by each of ``methods`` and return :func:`compare`'s table.
+
+    The body of every study's ``compare`` method.  ``options`` maps a method to its
+    keyword arguments (e.g. ``{"nuts": {"sampler": {"draws": 500}}}``); with
+    ``plot=True`` the result is ``(table, ax)`` with the fits' forest plot.  Nothing is
+    kept on the study: to keep the fits, call ``study.fit`` and :func:`compare`.
+    """
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(methods))
+    if unknown:
+        raise InputError(
+            f"options for {unknown[0]!r}, which is not among methods {tuple(methods)}",
+            field="options",
+            value=unknown[0],
+        )
+    fits = [study.fit(m, random_seed=random_seed, **options.get(m, {})) for m in methods]
+    table = compare(fits, alpha=alpha, kind=kind)
+    if plot:
+        return table, plot_forest(fits, alpha=alpha)
+    return table
+
+
+class Comparable:
+    """The ``compare`` method every study shares (mixed into the three study classes)."""
+
+    #: methods ``compare()`` fits when none are named
+    default_methods: tuple[str, ...] = ()
+
+    def compare(
+        self,
+        methods: Sequence[str] | None = None,
+        *,
+        alpha: float = 0.05,
+        kind: str = "equal_tailed",
+        random_seed: int | None = 0,
+        options: dict[str, dict[str, Any]] | None = None,
+        plot: bool = False,
+    ):
+        """Fit each method and return :func:`compare`'s table (one row per method x unit).
+
+        See :func:`compare_methods`; ``methods`` defaults to :attr:`default_methods`.
+        """
+        return compare_methods(
+            self,
+            self.default_methods if methods is None else methods,
+            alpha=alpha,
+            kind=kind,
+            random_seed=random_seed,
+            options=options,
+            plot=plot,
+        )
+
+
+def plot_forest(
+    fits: Sequence[Fit], alpha: float = 0.05, ax=None, var: str | None = None, **kwargs
+):
+    """The fits' posteriors of their reported quantity side by side (``az.plot_forest``).
+
+    Works for every family.  ``az.plot_forest`` draws credible intervals of draws, so a
+    point method shows as its atom only; :func:`plot_intervals` draws every method's own
+    interval (Lang-Reiczigel included) from :func:`compare`'s table.
+    """
+    import arviz as az
+    import matplotlib.pyplot as plt
+
+    fits = list(fits)
+    quantity = var or fits[0].quantity
+    if ax is None:
+        n = sum(
+            f.idata.posterior[quantity].size
+            // max(1, f.idata.posterior.sizes["chain"] * f.idata.posterior.sizes["draw"])
+            for f in fits
+        )
+        _, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * n))
+    axes = az.plot_forest(
+        [f.idata for f in fits],
+        model_names=[f.label for f in fits],
+        var_names=[quantity],
+        combined=True,
+        hdi_prob=1 - alpha,
+        ax=ax,
+        **kwargs,
+    )
+    ax = np.ravel(axes)[0]
+    ax.set_title(f"{quantity}: {100 * (1 - alpha):g}% intervals by method")
+    return ax
+
+
+def plot_intervals(table: pd.DataFrame, ax=None, truth: dict | None = None):
+    """Each method's estimate and interval per unit, from :func:`compare`'s table.
+
+    ``truth`` optionally maps unit names to known values (drawn as vertical ticks).
+    """
+    import matplotlib.pyplot as plt
+
+    systems = list(dict.fromkeys(table["unit"]))
+    methods = list(dict.fromkeys(table["method"]))
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 1 + 0.35 * len(systems) * len(methods)))
+    y = 0
+    ticks, labels = [], []
+    for s in systems:
+        for i, m in enumerate(methods):
+            r = table[(table["unit"] == s) & (table["method"] == m)]
+            if r.empty:
+                continue
+            r = r.iloc[0]
+            ax.plot([r["lower"], r["upper"]], [y, y], color=f"C{i}", lw=2)
+            ax.plot([r["estimate"]], [y], "o", color=f"C{i}")
+            ticks.append(y)
+            labels.append(f"{s}: {m}")
+            y -= 1
+        if truth and s in truth:
+            ax.plot([truth[s]] * 2, [y + len(methods) + 0.5, y + 0.5], "k:", lw=1)
+        y -= 0.5
+    ax.set_yticks(ticks, labels)
+    level = table["level"].iloc[0]
+    ax.set_xlabel(f"{table['quantity'].iloc[0]} ({100 * level:g}% intervals)")
+    return ax

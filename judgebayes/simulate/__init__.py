@@ -1,0 +1,31 @@
+"""Generators with known truth for each family, and the coverage and SBC studies.
+
+Submodules: :mod:`~judgebayes.simulate.accuracy` (counts, frames, Monte-Carlo and
+Bayesian coverage studies, SBC), :mod:`~judgebayes.simulate.ranking` (pairwise judges)
+and :mod:`~judgebayes.simulate.panel` (generator x validator panels).
+"""
+
+from judgebayes.simulate.accuracy import (
+    SimulatedAccuracy,
+    accuracy_frames,
+    bayesian_coverage_study,
+    monte_carlo_study,
+    sbc_ranks,
+    simulate_accuracy,
+)
+from judgebayes.simulate.panel import SimulatedPanel, simulate_panel
+from judgebayes.simulate.ranking import SimulatedPairwise, controlled_benchmark, simulate_bt_judge
+
+__all__ = [
+    "SimulatedAccuracy",
+    "SimulatedPairwise",
+    "SimulatedPanel",
+    "accuracy_frames",
+    "bayesian_coverage_study",
+    "controlled_benchmark",
+    "monte_carlo_study",
+    "sbc_ranks",
+    "simulate_accuracy",
+    "simulate_bt_judge",
+    "simulate_panel",
+]

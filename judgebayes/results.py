@@ -267,9 +267,14 @@ class Fit:
         elif self.is_point:
             lo = hi = np.full(est.shape, np.nan)
         elif kind == "equal_tailed":
+            import warnings
+
             d = self.draws(var)
-            lo = np.ravel(d.quantile(alpha / 2, dim="sample").values)
-            hi = np.ravel(d.quantile(1 - alpha / 2, dim="sample").values)
+            with warnings.catch_warnings():
+                # a unit without a posterior (NaN draws, counted in notes) has a NaN interval
+                warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
+                lo = np.ravel(d.quantile(alpha / 2, dim="sample").values)
+                hi = np.ravel(d.quantile(1 - alpha / 2, dim="sample").values)
         else:
             import arviz as az
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import math
 
-__all__ = ["add_parser", "run"]
-
 from judgebayes.cli.io import add_common, clean, render
+
+__all__ = ["add_parser", "run"]
 
 
 def add_parser(sub) -> None:

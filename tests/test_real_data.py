@@ -345,7 +345,11 @@ def test_accuracy_report_markdown_and_html(report_study, tmp_path):
 
     from judgebayes.report import accuracy_report
 
-    files = accuracy_report(report_study, tmp_path / "r.md", sampler={"draws": 1000})
+    fits = [
+        report_study.fit(m, random_seed=0, **({"sampler": {"draws": 1000}} if m == "nuts" else {}))
+        for m in ("closed_form", "laplace", "nuts")
+    ]
+    files = accuracy_report(report_study, tmp_path / "r.md", fits=fits)
     assert files.path.exists() and len(files.figures) == 3
     md = files.path.read_text()
     tables = _pipe_tables(md)
@@ -360,9 +364,7 @@ def test_accuracy_report_markdown_and_html(report_study, tmp_path):
         assert img.ndim == 3 and img.shape[0] > 50
     diag = files.tables["diagnostics"]
     assert (diag["r_hat"] < 1.01).all()
-    html = accuracy_report(
-        report_study, tmp_path / "r.html", fits=report_study.last_fits
-    ).path.read_text()
+    html = accuracy_report(report_study, tmp_path / "r.html", fits=fits).path.read_text()
     blobs = re.findall(r'src="data:image/png;base64,([^"]+)"', html)
     assert len(blobs) == 3 and all(base64.b64decode(b)[:8] == b"\x89PNG\r\n\x1a\n" for b in blobs)
     assert html.count("<table") == len(files.tables)

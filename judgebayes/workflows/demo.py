@@ -95,7 +95,7 @@ def _bias_part(method: str, seed: int, alpha: float, say):
     )
 
     fits, agree = {}, []
-    kw = {"draws": 500} if method == "nuts" else {}
+    kw = {"sampler": {"draws": 500}} if method == "nuts" else {}
     for i, ev in enumerate(LLMBAR_EVALUATORS):
         say(f"  [{i + 1}/{len(LLMBAR_EVALUATORS)}] {ev}")
         v = llmbar_both_orders(ev)

@@ -842,7 +842,7 @@ class ReplicateStudy:
             )
             info = {**info, "sampler": sampler}
         idata.posterior["theta"] = idata.posterior["theta"].where(
-            xr_mask(idata.posterior["theta"], ok)
+            _replicate_mask(idata.posterior["theta"], ok)
         )
         stamp(
             idata,
@@ -865,7 +865,7 @@ class ReplicateStudy:
         )
 
 
-def xr_mask(da, ok: np.ndarray):
+def _replicate_mask(da, ok: np.ndarray):
     """``ok`` (per replicate) broadcast against ``da``'s replicate dim."""
     import xarray as xr
 

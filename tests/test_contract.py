@@ -223,7 +223,9 @@ def test_point_panel_method_without_interval_says_why(studies):
 
 
 def test_replicate_study_fits_are_the_contract():
-    rs = jb.studies.accuracy.ReplicateStudy(
+    from judgebayes.studies.accuracy import ReplicateStudy
+
+    rs = ReplicateStudy(
         k=[60, 55, 0], n=[100, 100, 0], tp=[9, 8, 9], m1=[10, 10, 10], tn=[7, 8, 7],
         m0=[10, 10, 10],
     )  # fmt: skip

@@ -36,6 +36,7 @@ _EXPORTS: dict[str, str] = {
     "misclassification_adjusted_estimate": "judgebayes.inference.closed_form",
     "point_estimators": "judgebayes.inference.closed_form",
     "Interval": "judgebayes.inference.closed_form",
+    "MirrorWarning": "judgebayes.errors",
     "NotBetterThanChanceWarning": "judgebayes.errors",
     # calibration design
     "allocate_calibration": "judgebayes.inference.calibration_design",

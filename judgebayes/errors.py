@@ -24,6 +24,7 @@ __all__ = [
     "LaplaceError",
     "LengthMismatchError",
     "MapError",
+    "MirrorWarning",
     "NotBetterThanChanceWarning",
     "require_type",
 ]
@@ -86,6 +87,10 @@ class MapError(JudgeBayesError):
 # ------------------------------------------------------------------ warnings
 class NotBetterThanChanceWarning(JudgeBayesWarning):
     r"""Some entries had :math:`q_0 + q_1 \\le 1` and were returned as NaN."""
+
+
+class MirrorWarning(JudgeBayesWarning):
+    r"""The data leave more than 1% posterior mass on :math:`q_0 + q_1 < 1` (unrestricted prior)."""
 
 
 class IdentifiabilityWarning(JudgeBayesWarning):

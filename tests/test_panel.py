@@ -305,10 +305,12 @@ def test_loo_compares_panel_variants(bayes_fits):
     assert cmp.index[0] == "hierarchical"
 
 
-def test_laplace_only_for_pooled_variant(sim):
+def test_laplace_is_refused_by_name_with_the_method_to_use(sim):
     p = ValidatorPanel(sim.panel())
-    with pytest.raises(InputError, match="variant='pooled'"):
-        p.fit("laplace", variant="hierarchical")
+    with pytest.raises(InputError, match="nuts") as e:
+        p.fit("laplace")
+    assert (e.value.field, e.value.value) == ("method", "laplace")
+    assert "hierarchical" in str(e.value)
 
 
 # ------------------------------------------------------------------ CLI

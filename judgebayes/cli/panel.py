@@ -28,7 +28,6 @@ _CHOICES = {
     "best-individual": "best_individual",
     "majority": "majority",
     "veto": "veto",
-    "laplace": "laplace",
     "nuts": "nuts",
 }
 
@@ -149,7 +148,7 @@ def run(args) -> str:
 
 
 def _draws_option(method: str, draws: int) -> dict[str, Any]:
-    """``--draws`` as the method takes it: NUTS per chain, Laplace in total, votes none."""
+    """``--draws`` as the method takes it: NUTS per chain, votes none."""
     if method in ("nuts", "nuts_items"):
         return {"sampler": {"draws": draws}}
-    return {"draws": draws} if method == "laplace" else {}
+    return {}

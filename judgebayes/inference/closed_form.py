@@ -564,7 +564,8 @@ def stratified_rogan_gladen(
 def moment_start(p_hat: Any, q0: Any, q1: Any, *, margin: float = 0.0) -> dict[str, np.ndarray]:
     """Sampler start values from the raw rates: clipped Rogan-Gladen and judge rates.
 
-    Returns ``theta``, ``q0``, ``q1`` (broadcast, clipped to [0.05, 0.95]) and ``ok``
+    Returns ``theta``, ``q0``, ``q1`` (broadcast, clipped to [0.05, 0.95]), the same rates
+    as ``u0``, ``u1`` of the better-than-chance parameterisation, and ``ok``
     (where q0 + q1 > 1 + margin).  Where not ok, the start is the neutral
     (0.5, 0.75, 0.75), away from the mirror region q0 + q1 < 1.  One helper for every
     engine that starts chains or an optimiser at the moment estimates.
@@ -574,10 +575,17 @@ def moment_start(p_hat: Any, q0: Any, q1: Any, *, margin: float = 0.0) -> dict[s
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         warnings.simplefilter("ignore", NotBetterThanChanceWarning)
         th = rogan_gladen(p, a0, a1, clip=False, errors="nan")
+    q0s = np.where(ok, np.clip(a0, 0.05, 0.95), 0.75)
+    q1s = np.where(ok, np.clip(a1, 0.05, 0.95), 0.75)
+    q0s = np.where(q0s + q1s > 1.01, q0s, 0.75)
+    q1s = np.where(q0s + q1s > 1.01, q1s, 0.75)
     return {
         "theta": np.where(ok, np.clip(np.nan_to_num(th, nan=0.5), 0.05, 0.95), 0.5),
-        "q0": np.where(ok, np.clip(a0, 0.05, 0.95), 0.75),
-        "q1": np.where(ok, np.clip(a1, 0.05, 0.95), 0.75),
+        "q0": q0s,
+        "q1": q1s,
+        # the better-than-chance parameterisation q1 = u1, q0 = 1 - u0 u1
+        "u0": (1 - q0s) / q1s,
+        "u1": q1s,
         "ok": ok,
     }
 

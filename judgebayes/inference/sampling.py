@@ -5,10 +5,15 @@ and its structural arguments.  Models with the same structure (builder, structur
 arguments, data shapes) are compiled once per process; a later fit swaps the data in
 (nutpie's ``with_data``), which takes microseconds instead of the ~10 s of a compile.
 
-After every fit :func:`convergence_diagnostics` reads R-hat, bulk and tail ESS and the
-divergence count from ArviZ; a fit that fails the gate emits a
-:class:`ConvergenceWarning` that lists the numbers and a hint, and the diagnostics are
-stored on the result.
+After every fit :func:`convergence_diagnostics` runs the gate on every free variable of
+the model (hyperparameters and non-centred offsets included, not only the reported
+quantities): R-hat <= 1.01, bulk and tail ESS >= 400 (ArviZ, rank-normalised), no
+divergent transition, E-BFMI >= 0.3 in every chain (below it the momentum resampling
+cannot move the sampler across the energy levels of the posterior: a heavy tail or a
+funnel), and at most 1% of the draws at the maximum tree depth (above it the trajectories
+are cut short and the chain explores too slowly for its ESS to be trusted).  A fit that
+fails emits a :class:`ConvergenceWarning` that lists the numbers, the worst variable and a
+hint, and the diagnostics are stored on the result.
 """
 
 from __future__ import annotations
@@ -26,6 +31,10 @@ from judgebayes.errors import ConvergenceWarning
 from judgebayes.inference.registry import SamplerConfig
 
 __all__ = [
+    "BFMI_MIN",
+    "ESS_MIN",
+    "MAX_DEPTH_SHARE",
+    "R_HAT_MAX",
     "ConvergenceWarning",
     "Diagnostics",
     "ModelSpec",
@@ -39,6 +48,8 @@ __all__ = [
 
 R_HAT_MAX = 1.01
 ESS_MIN = 400
+BFMI_MIN = 0.3
+MAX_DEPTH_SHARE = 0.01
 
 
 @contextmanager
@@ -149,7 +160,12 @@ def _keep_named(idata, model):
 
 @dataclass(frozen=True)
 class Diagnostics:
-    """Convergence numbers of one fit and whether they pass the gate."""
+    """Convergence numbers of one fit and whether they pass the gate.
+
+    ``var_names`` are the variables checked (the reported ones and every other free
+    variable); ``worst`` names the variable with the largest R-hat and the one with the
+    smallest ESS.
+    """
 
     r_hat_max: float
     ess_bulk_min: float
@@ -158,37 +174,54 @@ class Diagnostics:
     r_hat_threshold: float = R_HAT_MAX
     ess_threshold: float = ESS_MIN
     var_names: tuple[str, ...] = field(default=())
+    bfmi_min: float = float("nan")
+    max_depth_share: float = 0.0
+    worst: tuple[str, str] = ("", "")
+    bfmi_threshold: float = BFMI_MIN
+    depth_threshold: float = MAX_DEPTH_SHARE
 
     @property
     def passed(self) -> bool:
-        """True when every criterion holds."""
+        """True when every criterion holds (a missing E-BFMI, e.g. no energy, is not held
+        against the fit)."""
         return (
             self.r_hat_max <= self.r_hat_threshold
             and self.ess_bulk_min >= self.ess_threshold
             and self.ess_tail_min >= self.ess_threshold
             and self.divergences == 0
+            and not self.bfmi_min < self.bfmi_threshold
+            and self.max_depth_share <= self.depth_threshold
         )
 
     def message(self) -> str:
         """One paragraph: the numbers that failed and what to try."""
         bad = []
         if not self.r_hat_max <= self.r_hat_threshold:
-            bad.append(f"R-hat {self.r_hat_max:.3f} > {self.r_hat_threshold}")
+            bad.append(f"R-hat {self.r_hat_max:.3f} > {self.r_hat_threshold} ({self.worst[0]})")
         if not self.ess_bulk_min >= self.ess_threshold:
-            bad.append(f"bulk ESS {self.ess_bulk_min:.0f} < {self.ess_threshold:g}")
+            bad.append(
+                f"bulk ESS {self.ess_bulk_min:.0f} < {self.ess_threshold:g} ({self.worst[1]})"
+            )
         if not self.ess_tail_min >= self.ess_threshold:
             bad.append(f"tail ESS {self.ess_tail_min:.0f} < {self.ess_threshold:g}")
         if self.divergences:
             bad.append(f"{self.divergences} divergent transition(s)")
+        if self.bfmi_min < self.bfmi_threshold:
+            bad.append(f"E-BFMI {self.bfmi_min:.2f} < {self.bfmi_threshold}")
+        if self.max_depth_share > self.depth_threshold:
+            bad.append(f"{self.max_depth_share:.1%} of draws at the maximum tree depth")
         if not bad:
             return "converged"
         hint = (
             "raise target_accept (e.g. 0.95) and check the priors"
             if self.divergences
+            else "reparameterise or tighten the priors (the sampler cannot cross the posterior)"
+            if self.bfmi_min < self.bfmi_threshold
             else "run more draws/tune or more chains"
         )
         return (
-            f"NUTS did not pass the convergence gate on {list(self.var_names)}: "
+            f"NUTS did not pass the convergence gate on {len(self.var_names)} variable(s) "
+            f"({', '.join(self.var_names[:8])}{', ...' if len(self.var_names) > 8 else ''}): "
             f"{'; '.join(bad)}. Do not report these numbers; {hint}."
         )
 
@@ -196,31 +229,51 @@ class Diagnostics:
 def convergence_diagnostics(
     idata, var_names, r_hat: float = R_HAT_MAX, ess: float = ESS_MIN
 ) -> Diagnostics:
-    """R-hat (max), bulk and tail ESS (min) over ``var_names``, and divergences, via ArviZ."""
+    """The gate's numbers over ``var_names`` (R-hat max, bulk and tail ESS min, via ArviZ),
+    divergences, E-BFMI (min over chains) and the share of draws at the maximum tree depth.
+    """
     import arviz as az
 
-    var_names = list(var_names)
+    var_names = [v for v in dict.fromkeys(var_names) if v in idata.posterior]
     rh = az.rhat(idata, var_names=var_names)
     eb = az.ess(idata, var_names=var_names, method="bulk")
     et = az.ess(idata, var_names=var_names, method="tail")
 
-    def agg(ds, fn):
-        vals = np.concatenate([np.ravel(ds[v].values) for v in ds.data_vars])
-        vals = vals[np.isfinite(vals)] if fn is np.min else vals
-        return float(fn(vals)) if vals.size else float("nan")
+    def per_var(ds, fn):
+        out = {}
+        for v in ds.data_vars:
+            vals = np.ravel(ds[v].values)
+            vals = vals[np.isfinite(vals)]
+            if vals.size:
+                out[v] = float(fn(vals))
+        return out
 
-    div = 0
-    if hasattr(idata, "sample_stats") and "diverging" in idata.sample_stats:
-        div = int(idata.sample_stats["diverging"].sum())
-    r = float(np.nanmax(np.concatenate([np.ravel(rh[v].values) for v in rh.data_vars])))
+    r_by, eb_by = per_var(rh, np.max), per_var(eb, np.min)
+    et_by = per_var(et, np.min)
+    r = max(r_by.values(), default=float("nan"))
+    stats = idata.sample_stats if hasattr(idata, "sample_stats") else {}
+    div = int(stats["diverging"].sum()) if "diverging" in stats else 0
+    bfmi = float("nan")
+    if "energy" in stats and stats["energy"].sizes.get("draw", 0) > 1:
+        bfmi = float(np.min(az.bfmi(idata)))
+    depth = 0.0
+    for name in ("maxdepth_reached", "reached_max_treedepth"):
+        if name in stats:
+            depth = float(np.mean(stats[name].values))
     return Diagnostics(
         r_hat_max=r,
-        ess_bulk_min=agg(eb, np.min),
-        ess_tail_min=agg(et, np.min),
+        ess_bulk_min=min(eb_by.values(), default=float("nan")),
+        ess_tail_min=min(et_by.values(), default=float("nan")),
         divergences=div,
         r_hat_threshold=r_hat,
         ess_threshold=ess,
         var_names=tuple(var_names),
+        bfmi_min=bfmi,
+        max_depth_share=depth,
+        worst=(
+            max(r_by, key=r_by.get, default=""),
+            min(eb_by, key=eb_by.get, default=""),
+        ),
     )
 
 
@@ -307,7 +360,8 @@ def sample_nuts(
                 compute_convergence_checks=False,
             )
         ssec, csec, hit = time.perf_counter() - t0, 0.0, False
-    diag = check_convergence(idata, spec.var_names)
+    # the gate runs on every free variable, not only the reported ones
+    diag = check_convergence(idata, [*spec.var_names, *(v.name for v in model.free_RVs)])
     return (
         idata,
         diag,

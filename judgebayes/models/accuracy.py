@@ -19,9 +19,19 @@ nothing about theta), ``"random"`` (a random sample of the test distribution of 
 system: additionally :math:`m_1 \sim \mathrm{Binomial}(m_0+m_1, \theta)`) or
 ``"shifted"`` (a random sample of another distribution:
 :math:`m_1 \sim \mathrm{Binomial}(m_0+m_1, \theta_{cal})`, :math:`\theta_{cal}` its own
-parameter).  ``better_than_chance=True`` restricts the prior to :math:`q_0 + q_1 > 1`
-through the smooth map :math:`q_1 = u_1,\ q_0 = 1 - u_0 u_1` with
-:math:`u_0, u_1 \in (0, 1)` (Jacobian :math:`u_1`), keeping the Beta prior densities.
+parameter).
+
+The mirror: :math:`(\theta, q_0, q_1)` and :math:`(1-\theta, 1-q_1, 1-q_0)` give the same
+judged rate, so with a handful of calibration labels the unrestricted posterior has a
+second mode in which the judge is worse than chance (k = 96/120, tp 4/6, tn 3/6: 26% of
+the mass, and a 95% interval for theta of [0.03, 0.99]).  The default
+(``better_than_chance=True``) restricts the prior to :math:`q_0 + q_1 > 1`, the assumption
+under which any misclassification correction (Rogan-Gladen included) is defined, through
+the smooth map :math:`q_1 = u_1,\ q_0 = 1 - u_0 u_1` with :math:`u_0, u_1 \in (0, 1)`
+(Jacobian :math:`u_1`), keeping the Beta prior densities: one mode, on which the exact,
+Laplace and NUTS engines agree.  What the restriction excludes is reported, not hidden:
+every binary fit carries :math:`P(q_0 + q_1 < 1 \mid \text{data})` under the unrestricted
+prior (:func:`judgebayes.inference.exact.mirror_probability`) and warns above 1%.
 
 Pooled strata (variant d)
 -------------------------
@@ -84,8 +94,8 @@ class AccuracyPriors:
         by the data and the exact engine's closed-form theta integral applies.
     q0, q1 : (alpha, beta)
         Beta priors of the judge's specificity and sensitivity: uniform (1, 1), the
-        calibration counts' own information; the mirror region q0 + q1 < 1 is kept
-        (``better_than_chance=True`` on the study removes it).
+        calibration counts' own information, on the region q0 + q1 > 1 by default
+        (``better_than_chance``, module docstring).
     theta_cal : (alpha, beta)
         Rate of the calibration distribution under ``design="shifted"``: uniform.
     strata_mu : (mean, sd)
@@ -125,21 +135,22 @@ class AccuracyPriors:
             )
 
 
-def _judge_rates(priors: AccuracyPriors, better_than_chance: bool):
-    """Specificity q0 and sensitivity q1 as model variables."""
+def _judge_rates(priors: AccuracyPriors, better_than_chance: bool, dims: str | None = None):
+    """Specificity q0 and sensitivity q1 as model variables (one per ``dims`` entry)."""
     import pymc as pm
     import pytensor.tensor as pt
 
     (a0, b0), (a1, b1) = priors.q0, priors.q1
     if not better_than_chance:
-        return pm.Beta("q0", a0, b0), pm.Beta("q1", a1, b1)
-    u0 = pm.Uniform("u0", 0.0, 1.0)
-    u1 = pm.Uniform("u1", 0.0, 1.0)
-    q1 = pm.Deterministic("q1", u1)
-    q0 = pm.Deterministic("q0", 1.0 - u0 * u1)
+        return pm.Beta("q0", a0, b0, dims=dims), pm.Beta("q1", a1, b1, dims=dims)
+    u0 = pm.Uniform("u0", 0.0, 1.0, dims=dims)
+    u1 = pm.Uniform("u1", 0.0, 1.0, dims=dims)
+    q1 = pm.Deterministic("q1", u1, dims=dims)
+    q0 = pm.Deterministic("q0", 1.0 - u0 * u1, dims=dims)
     pm.Potential(
         "q_prior",
         pt.log(u1) + pm.logp(pm.Beta.dist(a0, b0), q0) + pm.logp(pm.Beta.dist(a1, b1), q1),
+        dims=dims,
     )
     return q0, q1
 
@@ -155,7 +166,7 @@ def binary_accuracy_model(
     systems: tuple[str, ...],
     design: Design = "stratified",
     priors: AccuracyPriors | None = None,
-    better_than_chance: bool = False,
+    better_than_chance: bool = True,
 ) -> pm.Model:
     """Binary judge, one or several systems sharing one calibration set (variants a-c).
 
@@ -172,7 +183,7 @@ def binary_accuracy_model(
     priors : AccuracyPriors
         Prior settings (default Beta(1, 1) everywhere).
     better_than_chance : bool
-        Restrict the prior to q0 + q1 > 1.
+        Restrict the prior to q0 + q1 > 1 (default; module docstring).
 
     Returns
     -------
@@ -229,6 +240,7 @@ def batched_accuracy_model(
     *,
     replicates: tuple[str, ...],
     priors: AccuracyPriors | None = None,
+    better_than_chance: bool = True,
 ) -> pm.Model:
     r"""Independent binary accuracy problems along a ``replicate`` dim (split protocol).
 
@@ -247,11 +259,14 @@ def batched_accuracy_model(
         Coordinate of the ``replicate`` dim.
     priors : AccuracyPriors
         Beta priors of theta, q0, q1 (default uniform).
+    better_than_chance : bool
+        Restrict every replicate's prior to q0 + q1 > 1 (default), as the binary model.
 
     Returns
     -------
     pm.Model
-        ``theta, q0, q1, p`` with dim ``replicate``.
+        ``theta, q0, q1, p`` with dim ``replicate``; every log-density term has that dim,
+        so the per-replicate log posterior is the sum of the terms.
     """
     import pymc as pm
 
@@ -264,8 +279,7 @@ def batched_accuracy_model(
     with pm.Model(coords={"replicate": list(replicates)}) as model:
         d = {nm: pm.Data(nm, v, dims="replicate") for nm, v in arrs.items()}
         theta = pm.Beta("theta", *priors.theta, dims="replicate")
-        q0 = pm.Beta("q0", *priors.q0, dims="replicate")
-        q1 = pm.Beta("q1", *priors.q1, dims="replicate")
+        q0, q1 = _judge_rates(priors, better_than_chance, dims="replicate")
         p = pm.Deterministic("p", theta * q1 + (1 - theta) * (1 - q0), dims="replicate")
         pm.Binomial("k_obs", n=d["n"], p=p, observed=d["k"], dims="replicate")
         pm.Binomial("tp_obs", n=d["m1"], p=q1, observed=d["tp"], dims="replicate")

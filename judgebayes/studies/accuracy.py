@@ -7,12 +7,13 @@ interval.  Missing verdicts are reported in every row.
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from judgebayes.data.accuracy import CalibrationCounts, TestCounts
-from judgebayes.errors import InputError
+from judgebayes.errors import InputError, MirrorWarning
 from judgebayes.inference import closed_form as cf
 from judgebayes.results import Comparable, Fit
 
@@ -181,7 +182,7 @@ class AccuracyStudy(Comparable):
         kind: str | None = None,
         design: str = "stratified",
         priors: Any = None,
-        better_than_chance: bool = False,
+        better_than_chance: bool = True,
     ):
         from judgebayes.data.accuracy import MulticlassCounts
 
@@ -234,9 +235,11 @@ class AccuracyStudy(Comparable):
             mass, _ = integrate.quad(lambda x: b1.pdf(x) * b0.sf(1 - x), 0, 1)
             if mass < 1e-3:
                 raise InputError(
-                    f"better_than_chance=True excludes the data: the calibration counts give "
-                    f"q0 + q1 > 1 a probability of only {mass:.2g} (q0={cal.tn[0]}/{cal.m0[0]}, "
-                    f"q1={cal.tp[0]}/{cal.m1[0]})",
+                    f"better_than_chance=True (the default) excludes the data: the calibration "
+                    f"counts give q0 + q1 > 1 a probability of only {mass:.2g} "
+                    f"(q0={cal.tn[0]}/{cal.m0[0]}, q1={cal.tp[0]}/{cal.m1[0]}); the judge "
+                    "looks worse than chance (are its labels flipped?); pass "
+                    "better_than_chance=False to fit the unrestricted model",
                     field="better_than_chance",
                     value=True,
                 )
@@ -389,8 +392,9 @@ class AccuracyStudy(Comparable):
                 k / np.maximum(n, 1), data["tn"] / data["m0"], data["tp"] / data["m1"]
             )
             init = None
-            if not self.better_than_chance and start["ok"].all():
-                init = {"theta": start["theta"], "q0": start["q0"][0], "q1": start["q1"][0]}
+            if start["ok"].all():
+                rates = ("u0", "u1") if self.better_than_chance else ("q0", "q1")
+                init = {"theta": start["theta"], **{r: start[r][0] for r in rates}}
             return ModelSpec(ma.binary_accuracy_model, data, structure, names, init)
         if self.kind == "strata":
             c = self.calibration
@@ -433,7 +437,9 @@ class AccuracyStudy(Comparable):
             Same seed, same numbers (Laplace, exact and NUTS draws).
         **options
             What the method takes, and nothing else (an unknown keyword is an
-            :class:`~judgebayes.errors.InputError`): Laplace ``draws`` (4000); exact
+            :class:`~judgebayes.errors.InputError`): Laplace ``draws`` (4000) and
+            ``importance`` (True: the PSIS check and correction of
+            :mod:`~judgebayes.inference.laplace`; False: the plain Gaussian); exact
             ``draws`` (4000), ``nodes`` (64); NUTS ``sampler`` (a
             :class:`~judgebayes.inference.registry.SamplerConfig` or a mapping of its
             fields; defaults per model in ``DEFAULT_SAMPLERS``).
@@ -453,6 +459,13 @@ class AccuracyStudy(Comparable):
         t0 = time.perf_counter()
         fit = getattr(self, f"_fit_{spec.name}")(random_seed=random_seed, **options)
         info = {"kind": self.kind, "design": self.design, **fit.info}
+        notes = fit.notes
+        if self.kind == "binary":
+            p_mirror, note = self._mirror()
+            info["p_mirror"] = p_mirror
+            if note:
+                notes = (*notes, note)
+                warnings.warn(note, MirrorWarning, stacklevel=2)
         stamp(
             fit.idata,
             method=spec.name,
@@ -464,7 +477,40 @@ class AccuracyStudy(Comparable):
             design=self.design,
             better_than_chance=self.better_than_chance,
         )
-        return replace(fit, seconds=time.perf_counter() - t0, info=info)
+        return replace(fit, seconds=time.perf_counter() - t0, info=info, notes=notes)
+
+    def _mirror(self) -> tuple[float, str | None]:
+        """P(q0 + q1 < 1 | data) under the unrestricted prior, and the note it calls for."""
+        from judgebayes.inference.exact import MIRROR_WARN, mirror_probability
+
+        if self.design == "random":
+            # the class counts of a random calibration sample inform theta, which the
+            # exact rule does not integrate; the mass is not computed
+            return float("nan"), None
+        k, n, _ = self.test.per_system()
+        cal = self.calibration.pooled()
+        p = mirror_probability(
+            k,
+            n,
+            int(cal.tp[0]),
+            int(cal.m1[0]),
+            int(cal.tn[0]),
+            int(cal.m0[0]),
+            q0_prior=self.priors.q0,
+            q1_prior=self.priors.q1,
+        )
+        if not p > MIRROR_WARN:
+            return p, None
+        where = (
+            "this fit excludes it (better_than_chance=True)"
+            if self.better_than_chance
+            else "this fit's posterior includes that mode"
+        )
+        return p, (
+            f"P(q0 + q1 < 1 | data) = {p:.2f} under the unrestricted prior: the data do not "
+            f"rule out a judge worse than chance (the mirror mode); {where}. More "
+            "calibration labels of both classes settle it"
+        )
 
     def _point_idata(self, values: dict[str, np.ndarray], dims: dict[str, list[str]]):
         import arviz as az
@@ -571,10 +617,12 @@ class AccuracyStudy(Comparable):
             },
         )
 
-    def _fit_laplace(self, random_seed=None, draws: int = 4000):
+    def _fit_laplace(self, random_seed=None, draws: int = 4000, importance: bool = True):
         from judgebayes.inference.laplace import fit_laplace
 
-        idata, info = fit_laplace(self.model_spec(), draws=draws, random_seed=random_seed)
+        idata, info = fit_laplace(
+            self.model_spec(), draws=draws, random_seed=random_seed, importance=importance
+        )
         return AccuracyFit("laplace", idata, quantity=self.quantity, info=info)
 
     def _fit_nuts(self, random_seed=None, sampler=None):
@@ -705,11 +753,18 @@ class ReplicateStudy:
         Replicate names (default ``"0" .. "R-1"``).
     priors : AccuracyPriors, optional
         Beta priors (default uniform).
+    better_than_chance : bool
+        Restrict every replicate's prior to q0 + q1 > 1 (default, as
+        :class:`AccuracyStudy`); every fit's ``info["p_mirror"]`` has each replicate's
+        P(q0 + q1 < 1 | data) under the unrestricted prior, and ``notes`` counts the
+        replicates above 1%.
     """
 
     methods = ("closed_form", "laplace", "nuts")
 
-    def __init__(self, k, n, tp, m1, tn, m0, *, replicates=None, priors=None):
+    def __init__(
+        self, k, n, tp, m1, tn, m0, *, replicates=None, priors=None, better_than_chance=True
+    ):
         from judgebayes.data.accuracy import check_counts
 
         for name, c, tot, tname in (("k", k, n, "n"), ("tp", tp, m1, "m1"), ("tn", tn, m0, "m0")):
@@ -738,6 +793,7 @@ class ReplicateStudy:
 
             priors = AccuracyPriors()
         self.priors = priors
+        self.better_than_chance = bool(better_than_chance)
 
     @property
     def defined(self) -> np.ndarray:
@@ -760,12 +816,17 @@ class ReplicateStudy:
             self.tp / np.maximum(self.m1, 1),
             margin=0.05,
         )
-        init = {v: start[v] for v in ("theta", "q0", "q1")}
-        structure = {"replicates": self.replicates, "priors": self.priors}
+        rates = ("u0", "u1") if self.better_than_chance else ("q0", "q1")
+        init = {v: start[v] for v in ("theta", *rates)}
+        structure = {
+            "replicates": self.replicates,
+            "priors": self.priors,
+            "better_than_chance": self.better_than_chance,
+        }
         return ModelSpec(batched_accuracy_model, data, structure, ("theta", "q0", "q1"), init)
 
     def fit(self, method: str = "nuts", *, random_seed: int | None = None, **options: Any):
-        """Fit every replicate by ``method``: "closed_form", "laplace" (``draws``, 2000 per
+        """Fit every replicate by ``method``: "closed_form", "laplace" (``draws``, 4000 per
         replicate) or "nuts" (``sampler``, default ``DEFAULT_SAMPLERS["accuracy.replicates"]``).
 
         Returns
@@ -820,18 +881,24 @@ class ReplicateStudy:
                 )
             info = {"estimator": "Rogan-Gladen (clipped), Lang-Reiczigel interval"}
         elif spec.name == "laplace":
-            from judgebayes.inference.laplace import fit_laplace
+            from judgebayes.inference.laplace import K_HAT_MAX, fit_laplace
 
             idata, info = fit_laplace(
                 self.model_spec(),
                 random_seed=random_seed,
-                draws=options.get("draws", 2000),
+                draws=options.get("draws", 4000),
                 block_size=len(self.replicates),
+                importance=options.get("importance", True),
             )
             if info.get("failed_blocks"):
                 notes.append(
                     f"{len(info['failed_blocks'])} replicate(s) have a flat direction at the "
                     "mode: no Laplace approximation (NaN)"
+                )
+            if info.get("refused_blocks"):
+                notes.append(
+                    f"{len(info['refused_blocks'])} replicate(s) have a posterior the Laplace "
+                    f"approximation does not fit (Pareto k-hat > {K_HAT_MAX}): NaN, use NUTS"
                 )
         else:
             from judgebayes.inference.sampling import sample_nuts
@@ -844,6 +911,33 @@ class ReplicateStudy:
         idata.posterior["theta"] = idata.posterior["theta"].where(
             _replicate_mask(idata.posterior["theta"], ok)
         )
+        from judgebayes.inference.exact import MIRROR_WARN, mirror_probability
+
+        p_mirror = np.full(ok.size, np.nan)
+        if ok.any():
+            p_mirror[ok] = mirror_probability(
+                self.k[ok, None],
+                self.n[ok, None],
+                self.tp[ok],
+                self.m1[ok],
+                self.tn[ok],
+                self.m0[ok],
+                q0_prior=self.priors.q0,
+                q1_prior=self.priors.q1,
+                nodes=32,
+            )
+        info = {**info, "p_mirror": p_mirror}
+        high = int(np.sum(p_mirror > MIRROR_WARN))
+        if high:
+            notes.append(
+                f"{high} of {ok.size} replicates leave P(q0 + q1 < 1 | data) > {MIRROR_WARN:g} "
+                "under the unrestricted prior (info['p_mirror']); "
+                + (
+                    "their fits exclude the mirror mode (better_than_chance=True)"
+                    if self.better_than_chance
+                    else "their posteriors include the mirror mode"
+                )
+            )
         stamp(
             idata,
             method=spec.name,
@@ -852,6 +946,7 @@ class ReplicateStudy:
             priors=self.priors,
             sampler=sampler,
             kind="replicates",
+            better_than_chance=self.better_than_chance,
         )
         return AccuracyFit(
             spec.name,

@@ -3,7 +3,7 @@ r"""Generator x validator panels: the user-facing study, its fits and leave-s-ou
 >>> panel = ValidatorPanel.from_items(items)  # or from_frames(cells, annotations)
 >>> fit = panel.fit("nuts", random_seed=0)  # hierarchical Bayesian cell model
 >>> fit.interval(alpha=0.1)  # precision per generator
->>> panel.cross_validate(s=range(6), methods=("regression", "veto", "laplace"))
+>>> panel.cross_validate(s=range(6), methods=("regression", "veto", "nuts"))
 
 Methods (generator precision)
 -----------------------------
@@ -13,10 +13,11 @@ Methods (generator precision)
     validator are chosen on the annotated generators.
 ``"regression"``
     Jain et al.'s regression (:mod:`judgebayes.inference.panel_regression`).
-``"nuts"``, ``"laplace"``
+``"nuts"``
     the Bayesian cell model (:mod:`judgebayes.models.panel`), variant chosen by
     ``variant="pooled" | "hierarchical" | "overdispersed"``; ``"nuts_items"`` the
-    item-level Dawid-Skene model.
+    item-level Dawid-Skene model.  Laplace is refused by name
+    (:data:`judgebayes.inference.registry.REFUSED` says why).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["PANEL_METHODS", "PanelFit", "ValidatorPanel"]
 
 BASELINES = ("validator_mean", "majority", "super_majority", "veto", "plug_in", "best_individual")
-BAYES = ("nuts", "laplace", "nuts_items")
+BAYES = ("nuts", "nuts_items")
 PANEL_METHODS = (*BASELINES, "regression", *BAYES)
 VARIANTS = {
     "pooled": {"rate_shift": False, "overdispersion": False},
@@ -56,7 +57,7 @@ class PanelFit(Fit):
 
     ``quantity`` is ``g`` (the generator's precision) over the ``generator`` unit.  Point
     methods (votes, the regression, plug-in) are one-draw posteriors with NaN intervals
-    (said in ``notes``); Laplace and NUTS fits have draws of ``g``, ``tpr`` and ``tnr``.
+    (said in ``notes``); NUTS fits have draws of ``g``, ``tpr`` and ``tnr``.
     """
 
     family: str = "panel"
@@ -215,33 +216,19 @@ class ValidatorPanel(Comparable):
             var_names=panel_var_names(),
         )
 
-    def _bayes(self, method, data, variant, seed, draws, sampler, log_likelihood, difficulty):
-        from judgebayes.inference.laplace import fit_laplace
+    def _bayes(self, method, data, variant, seed, sampler, log_likelihood, difficulty):
         from judgebayes.inference.registry import resolve_sampler
         from judgebayes.inference.sampling import add_log_likelihood, sample_nuts
 
-        if method == "laplace" and VARIANTS.get(variant, {}).get("rate_shift"):
-            raise InputError(
-                f"Laplace needs variant='pooled': the {variant!r} variant's density peaks "
-                "where the spread of the generator-level rate deviations is 0 (a funnel), "
-                "so its mode says nothing about the posterior; use method='nuts'",
-                field="variant",
-                value=variant,
-            )
         if method == "nuts_items":
             spec = self.item_model_spec(data, difficulty)
         else:
             spec = self.model_spec(variant, data)
-        info: dict[str, Any] = {}
-        if method == "laplace":
-            idata, info = fit_laplace(spec, draws=draws, random_seed=seed)
-            diag = None
-        else:
-            cfg = resolve_sampler("panel", sampler)
-            idata, diag, info = sample_nuts(spec, random_seed=seed, sampler=cfg)
-            info = {**info, "sampler": cfg}
-            if log_likelihood and method == "nuts":
-                add_log_likelihood(idata, spec, ["cells"])
+        cfg = resolve_sampler("panel", sampler)
+        idata, diag, info = sample_nuts(spec, random_seed=seed, sampler=cfg)
+        info = {**info, "sampler": cfg}
+        if log_likelihood and method == "nuts":
+            add_log_likelihood(idata, spec, ["cells"])
         info = dict(info)
         info["variant"] = variant if method != "nuts_items" else "items"
         if method == "nuts" and variant != "hierarchical":
@@ -260,7 +247,7 @@ class ValidatorPanel(Comparable):
             One of :data:`PANEL_METHODS` (see
             :data:`judgebayes.inference.registry.METHODS` ``["panel"]``).
         random_seed : int, optional
-            Seeds the sampler, the Laplace draws and the regression's restarts.
+            Seeds the sampler and the regression's restarts.
         **options
             What the method takes, and nothing else (an unknown keyword is an
             :class:`~judgebayes.errors.InputError`):
@@ -268,12 +255,9 @@ class ValidatorPanel(Comparable):
             ``variant`` : {"pooled", "hierarchical", "overdispersed"}
                 Bayesian cell-model variant (constant rates; generator-level rate
                 deviations; plus beta-binomial overdispersion).  Default
-                ``"hierarchical"`` for NUTS and ``"pooled"`` for Laplace (the only
-                variant with a meaningful mode).
+                ``"hierarchical"``.
             ``sampler`` : SamplerConfig or mapping
                 NUTS settings (default ``DEFAULT_SAMPLERS["panel"]``).
-            ``draws`` : int
-                Laplace draws (1000).
             ``log_likelihood`` : bool
                 Store the pointwise log-likelihood of the unannotated cells (for LOO).
             ``difficulty`` : bool
@@ -297,7 +281,7 @@ class ValidatorPanel(Comparable):
         random_seed = check_seed(random_seed)
         variant = options.get("variant")
         if variant is None:
-            variant = "pooled" if method == "laplace" else "hierarchical"
+            variant = "hierarchical"
         d = (
             self.data
             if options.get("data") is None
@@ -316,7 +300,6 @@ class ValidatorPanel(Comparable):
                 d,
                 variant,
                 random_seed,
-                options.get("draws", 1000),
                 options.get("sampler"),
                 options.get("log_likelihood", False),
                 options.get("difficulty", False),

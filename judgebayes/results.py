@@ -345,6 +345,11 @@ def interval_summary(results: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     that give one, ``lower``/``upper``.  Returns ``n_splits`` (rows), ``n_defined`` (finite
     estimates), ``bias`` and ``mae`` (over defined rows), ``coverage`` and ``width`` (over
     rows with a finite interval; NaN for a method without intervals).
+
+    With a boolean ``passed`` column (the fit of that row passed its convergence gate or
+    importance check) the summary also has ``n_passed`` and ``coverage_passed``,
+    ``width_passed`` and ``mae_passed`` over passed rows, beside the same numbers over all
+    rows: a sweep never pools a failed fit silently.
     """
     none = np.full(len(results), np.nan)
     lo = results["lower"].to_numpy(float) if "lower" in results else none
@@ -357,18 +362,29 @@ def interval_summary(results: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
         width=np.where(has, hi - lo, np.nan),
         covered=np.where(has, ((lo <= truth) & (truth <= hi)).astype(float), np.nan),
     )
-    return (
-        d.groupby(list(by), sort=False)
-        .agg(
-            n_splits=("_truth", "size"),
-            n_defined=("err", "count"),
-            bias=("err", "mean"),
-            mae=("err", lambda e: float(e.abs().mean())),
-            coverage=("covered", "mean"),
-            width=("width", "mean"),
-        )
-        .reset_index()
+    aggs = dict(
+        n_splits=("_truth", "size"),
+        n_defined=("err", "count"),
+        bias=("err", "mean"),
+        mae=("err", lambda e: float(e.abs().mean())),
+        coverage=("covered", "mean"),
+        width=("width", "mean"),
     )
+    if "passed" in results:
+        ok = results["passed"].to_numpy(bool)
+        d = d.assign(
+            _passed=ok & np.isfinite(d["err"].to_numpy(float)),
+            _err_p=np.where(ok, d["err"], np.nan),
+            _cov_p=np.where(ok, d["covered"], np.nan),
+            _width_p=np.where(ok, d["width"], np.nan),
+        )
+        aggs |= dict(
+            n_passed=("_passed", "sum"),
+            mae_passed=("_err_p", lambda e: float(e.abs().mean())),
+            coverage_passed=("_cov_p", "mean"),
+            width_passed=("_width_p", "mean"),
+        )
+    return d.groupby(list(by), sort=False).agg(**aggs).reset_index()
 
 
 def compare_methods(

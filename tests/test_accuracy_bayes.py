@@ -222,18 +222,66 @@ def test_designs_random_and_shifted():
         )
 
 
-def test_better_than_chance_prior():
-    s = jb.AccuracyStudy.from_counts(
-        k=620, n=1000, tn=70, m0=100, tp=90, m1=100, better_than_chance=True
-    )
+def test_better_than_chance_is_the_default_and_its_conflict_is_refused():
+    s = jb.AccuracyStudy.from_counts(k=620, n=1000, tn=70, m0=100, tp=90, m1=100)
     m = s.build_model()
     assert {"u0", "u1", "q_prior"} <= set(m.named_vars)
     lap = s.fit("laplace", random_seed=0).idata.posterior
     assert float((lap["q0"] + lap["q1"]).min()) > 1
-    with pytest.raises(InputError, match="excludes the data"):
-        jb.AccuracyStudy.from_counts(
-            k=50, n=100, tn=20, m0=100, tp=30, m1=100, better_than_chance=True
-        )
+    worse = jb.AccuracyStudy.from_counts(k=50, n=100, tn=20, m0=100, tp=30, m1=100)
+    with pytest.raises(InputError, match="excludes the data") as e:
+        worse.fit("laplace")
+    assert e.value.field == "better_than_chance"
+    # the closed form needs no prior: NaN with a note, no error
+    with pytest.warns(jb.MirrorWarning, match="favour a judge worse than chance"):
+        notes = " ".join(worse.fit("closed_form").notes)
+    assert "no better than chance" in notes and "P(q0 + q1 < 1 | data) = 1.00" in notes
+
+
+def test_mirror_probability_against_monte_carlo():
+    # independent reference: (q0, q1) from their calibration Beta posteriors, theta
+    # uniform, weighted by the test likelihood; 400,000 draws give Monte-Carlo sd < 0.002
+    from scipy import stats
+
+    from judgebayes.inference.exact import mirror_probability
+
+    rng = np.random.default_rng(0)
+    N = 400_000
+    for k, n, tp, m1, tn, m0 in ((96, 120, 4, 6, 3, 6), (30, 90, 5, 6, 2, 3), (0, 0, 2, 4, 1, 4)):
+        q0 = rng.beta(1 + tn, 1 + m0 - tn, N)
+        q1 = rng.beta(1 + tp, 1 + m1 - tp, N)
+        th = rng.random(N)
+        w = stats.binom.pmf(k, n, th * q1 + (1 - th) * (1 - q0))
+        ref = np.sum(w * (q0 + q1 < 1)) / np.sum(w)
+        assert mirror_probability(k, n, tp, m1, tn, m0) == pytest.approx(ref, abs=0.01)
+
+
+def test_mirror_case_engines_agree_and_the_mass_is_reported():
+    # the case: k = 96/120, tp 4/6, tn 3/6; 26% of the unrestricted mass has
+    # q0 + q1 < 1.  Restricted (default): exact [0.118, 0.991].  Tolerances from the
+    # acceptance criteria (0.03 NUTS, 0.08 Laplace); the Monte-Carlo sd of a 2.5% quantile
+    # of this flat posterior is ~0.01 at 4000 NUTS draws and ~0.015 at Laplace's
+    # importance ESS (~1700), so the bounds are > 2 sd inside them.
+    s = jb.AccuracyStudy.from_counts(96, 120, 3, 6, 4, 6)
+    fits = {}
+    for m in ("exact", "laplace", "nuts"):
+        with pytest.warns(jb.MirrorWarning, match="0.26"):
+            fits[m] = s.fit(m, random_seed=1, **({"sampler": NUTS} if m == "nuts" else {}))
+    ex = fits["exact"].interval().iloc[0]
+    assert (ex["lower"], ex["upper"]) == pytest.approx((0.118, 0.991), abs=1e-3)
+    for m, tol in (("nuts", 0.03), ("laplace", 0.08)):
+        iv = fits[m].interval().iloc[0]
+        assert abs(iv["lower"] - ex["lower"]) < tol and abs(iv["upper"] - ex["upper"]) < tol, m
+        assert fits[m].info["p_mirror"] == pytest.approx(0.263, abs=1e-3)
+        assert any("worse than chance" in n for n in fits[m].notes)
+    assert fits["nuts"].diagnostics.passed
+    # unrestricted: the exact posterior is bimodal and Laplace refuses (k-hat 0.79)
+    free = jb.AccuracyStudy.from_counts(96, 120, 3, 6, 4, 6, better_than_chance=False)
+    with pytest.warns(jb.MirrorWarning):
+        lo = free.fit("exact").interval().iloc[0]["lower"]
+    assert lo < 0.05
+    with pytest.raises(LaplaceError, match="nuts"):
+        free.fit("laplace", random_seed=1)
 
 
 def test_bad_inputs():

@@ -196,7 +196,8 @@ def test_priors_are_data_given_at_construction_and_recorded():
     with warnings.catch_warnings():
         # 100 draws: this test reads the priors' record, not the posterior
         warnings.simplefilter("ignore", ConvergenceWarning)
-        fit = panel.fit("nuts", variant="pooled", random_seed=0, sampler={"draws": 100, "tune": 200})
+        sampler = {"draws": 100, "tune": 200}
+        fit = panel.fit("nuts", variant="pooled", random_seed=0, sampler=sampler)
     assert json.loads(fit.idata.attrs["priors"])["mu_tnr"] == [1.0, 1.0]
     # the prior reaches the model: the PyMC graph's mu_tnr prior has the new mean
     spec = panel.model_spec("pooled")

@@ -111,6 +111,7 @@ def test_split_protocol_counts_and_closed_form_reference(natural):
         study = AccuracyStudy.from_frames(test, cal)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", cf.NotBetterThanChanceWarning)
+            warnings.simplefilter("ignore", jb.MirrorWarning)  # reported in fit.notes
             iv = study.fit("closed_form").interval().iloc[0]
         np.testing.assert_allclose(
             [row["estimate"], row["lower"], row["upper"]],
@@ -136,29 +137,39 @@ def test_split_protocol_bayes_matches_per_split_exact_posterior(natural):
         laplace={"draws": 4000},
     )
     g = res.groups.iloc[0]
-    assert g["nuts_passed"] and g["nuts_divergences"] == 0 and g["laplace_failed"] == 0
+    assert g["nuts_passed"] and g["nuts_divergences"] == 0
+    lap_rows = res.splits[res.splits["method"] == "laplace"]
+    # a split whose posterior the Laplace Gaussian does not fit (importance k-hat > 0.7)
+    # is refused: NaN, counted as failed, never pooled
+    refused = lap_rows["lower"].isna().to_numpy()
+    assert g["laplace_failed"] == refused.sum() == lap_rows["failed"].sum() < 4
     h = natural["human"].to_numpy()
     masks = split_masks(h, 4, 0.3, 1)
-    for s in (0, 3):
+    for s in range(4):
         cal, test = natural[masks[s]], natural[~masks[s]]
         study = AccuracyStudy.from_frames(test, cal)
         ex = study.fit("exact", draws=4000, random_seed=0).interval().iloc[0]
-        lap = study.fit("laplace", draws=20000, random_seed=0).interval().iloc[0]
         rows = res.splits[res.splits["split"] == s].set_index("method")
         np.testing.assert_allclose(
             rows.loc["nuts", ["lower", "upper"]].to_numpy(float),
             [ex["lower"], ex["upper"]],
             atol=0.05,
         )
-        # blockwise Laplace of the batched model = the one-split Laplace (same mode and
-        # Hessian block); Monte-Carlo error of 4000 draws as above
-        np.testing.assert_allclose(
-            rows.loc["laplace", ["lower", "upper"]].to_numpy(float),
-            [lap["lower"], lap["upper"]],
-            atol=0.04,
-        )
+        if not refused[s]:
+            # blockwise Laplace of the batched model, corrected by importance weights
+            # (effective sample size >= 1000 of 4000): the exact posterior's bounds, up to
+            # Monte-Carlo error (sd ~0.012 as above)
+            np.testing.assert_allclose(
+                rows.loc["laplace", ["lower", "upper"]].to_numpy(float),
+                [ex["lower"], ex["upper"]],
+                atol=0.04,
+            )
     t = res.table()
     assert {"naive_bias", "nuts_coverage", "laplace_width", "closed_form_undefined"} <= set(t)
+    # failed fits are counted and summarised apart, beside the numbers over all fits
+    assert {"nuts_failed", "nuts_coverage_passed", "laplace_failed"} <= set(t)
+    nuts_rows = res.splits[res.splits["method"] == "nuts"]
+    assert t.loc[0, "nuts_failed"] == 0 and nuts_rows["passed"].all()
 
 
 def test_split_protocol_bad_input(natural):

@@ -182,8 +182,10 @@ class Diagnostics:
 
     @property
     def passed(self) -> bool:
-        """True when every criterion holds (a missing E-BFMI, e.g. no energy, is not held
-        against the fit)."""
+        """True when every criterion holds.
+
+        A missing E-BFMI (no energy statistic) is not held against the fit.
+        """
         return (
             self.r_hat_max <= self.r_hat_threshold
             and self.ess_bulk_min >= self.ess_threshold

@@ -224,25 +224,6 @@ class AccuracyStudy(Comparable):
                 value=design,
             )
         self.test, self.calibration, self.multiclass = test, calibration, multiclass
-        if better_than_chance and kind == "binary":
-            cal = calibration.pooled()
-            # prior-data conflict: probability of q0 + q1 > 1 under the calibration-only
-            # Beta(1 + successes, 1 + failures) posteriors (exact 1-D integral)
-            from scipy import integrate, stats
-
-            b0 = stats.beta(1 + cal.tn[0], 1 + cal.m0[0] - cal.tn[0])
-            b1 = stats.beta(1 + cal.tp[0], 1 + cal.m1[0] - cal.tp[0])
-            mass, _ = integrate.quad(lambda x: b1.pdf(x) * b0.sf(1 - x), 0, 1)
-            if mass < 1e-3:
-                raise InputError(
-                    f"better_than_chance=True (the default) excludes the data: the calibration "
-                    f"counts give q0 + q1 > 1 a probability of only {mass:.2g} "
-                    f"(q0={cal.tn[0]}/{cal.m0[0]}, q1={cal.tp[0]}/{cal.m1[0]}); the judge "
-                    "looks worse than chance (are its labels flipped?); pass "
-                    "better_than_chance=False to fit the unrestricted model",
-                    field="better_than_chance",
-                    value=True,
-                )
         self.kind, self.design = kind, design
         self.better_than_chance = bool(better_than_chance)
         if priors is None:
@@ -456,6 +437,8 @@ class AccuracyStudy(Comparable):
 
         spec = resolve("accuracy", method, options)
         random_seed = check_seed(random_seed)
+        if spec.name != "closed_form":
+            self._check_restriction()
         t0 = time.perf_counter()
         fit = getattr(self, f"_fit_{spec.name}")(random_seed=random_seed, **options)
         info = {"kind": self.kind, "design": self.design, **fit.info}
@@ -478,6 +461,29 @@ class AccuracyStudy(Comparable):
             better_than_chance=self.better_than_chance,
         )
         return replace(fit, seconds=time.perf_counter() - t0, info=info, notes=notes)
+
+    def _check_restriction(self) -> None:
+        """Refuse a Bayesian fit whose better-than-chance prior the calibration contradicts."""
+        if not (self.better_than_chance and self.kind == "binary"):
+            return
+        from scipy import integrate, stats
+
+        cal = self.calibration.pooled()
+        # prior-data conflict: probability of q0 + q1 > 1 under the calibration-only
+        # Beta(1 + successes, 1 + failures) posteriors (exact 1-D integral)
+        b0 = stats.beta(1 + cal.tn[0], 1 + cal.m0[0] - cal.tn[0])
+        b1 = stats.beta(1 + cal.tp[0], 1 + cal.m1[0] - cal.tp[0])
+        mass, _ = integrate.quad(lambda x: b1.pdf(x) * b0.sf(1 - x), 0, 1)
+        if mass < 1e-3:
+            raise InputError(
+                f"better_than_chance=True (the default) excludes the data: the calibration "
+                f"counts give q0 + q1 > 1 a probability of only {mass:.2g} "
+                f"(q0={cal.tn[0]}/{cal.m0[0]}, q1={cal.tp[0]}/{cal.m1[0]}); the judge "
+                "looks worse than chance (are its labels flipped?); pass "
+                "better_than_chance=False to fit the unrestricted model",
+                field="better_than_chance",
+                value=True,
+            )
 
     def _mirror(self) -> tuple[float, str | None]:
         """P(q0 + q1 < 1 | data) under the unrestricted prior, and the note it calls for."""
@@ -506,10 +512,14 @@ class AccuracyStudy(Comparable):
             if self.better_than_chance
             else "this fit's posterior includes that mode"
         )
+        say = (
+            "the data favour a judge worse than chance (are its labels flipped?)"
+            if p > 0.5
+            else "the data do not rule out a judge worse than chance (the mirror mode)"
+        )
         return p, (
-            f"P(q0 + q1 < 1 | data) = {p:.2f} under the unrestricted prior: the data do not "
-            f"rule out a judge worse than chance (the mirror mode); {where}. More "
-            "calibration labels of both classes settle it"
+            f"P(q0 + q1 < 1 | data) = {p:.2f} under the unrestricted prior: {say}; {where}. "
+            "More calibration labels of both classes settle it"
         )
 
     def _point_idata(self, values: dict[str, np.ndarray], dims: dict[str, list[str]]):
@@ -907,7 +917,14 @@ class ReplicateStudy:
             idata, diag, info = sample_nuts(
                 self.model_spec(), random_seed=random_seed, sampler=sampler
             )
-            info = {**info, "sampler": sampler}
+            passed = _replicate_gate(idata, diag) & ok
+            info = {**info, "sampler": sampler, "passed": passed}
+            failed = int((ok & ~passed).sum())
+            if failed:
+                notes.append(
+                    f"{failed} of {int(ok.sum())} replicates failed the convergence gate "
+                    "(info['passed'] says which; do not pool them with the rest)"
+                )
         idata.posterior["theta"] = idata.posterior["theta"].where(
             _replicate_mask(idata.posterior["theta"], ok)
         )
@@ -958,6 +975,42 @@ class ReplicateStudy:
             notes=tuple(notes),
             interval_fn=interval_fn,
         )
+
+
+def _replicate_gate(idata, diag) -> np.ndarray:
+    """Per replicate, whether it passes the gate.
+
+    Its own variables' R-hat and ESS within the thresholds, and the joint criteria
+    (divergences, E-BFMI, tree depth) met by the batch.
+    """
+    import arviz as az
+
+    post = idata.posterior
+    names = [v for v in post.data_vars if "replicate" in post[v].dims]
+    size = post.sizes["replicate"]
+    ok = np.ones(size, bool)
+    for fn, bad in (
+        (lambda: az.rhat(idata, var_names=names), lambda x: ~(x <= diag.r_hat_threshold)),
+        (
+            lambda: az.ess(idata, var_names=names, method="bulk"),
+            lambda x: ~(x >= diag.ess_threshold),
+        ),
+        (
+            lambda: az.ess(idata, var_names=names, method="tail"),
+            lambda x: ~(x >= diag.ess_threshold),
+        ),
+    ):
+        ds = fn()
+        for v in ds.data_vars:
+            vals = ds[v].transpose("replicate", ...).values.reshape(size, -1)
+            # an undefined replicate's masked draws are constant (NaN R-hat): ignored here
+            ok &= ~np.any(bad(vals) & np.isfinite(vals), axis=1)
+    joint = (
+        diag.divergences == 0
+        and not diag.bfmi_min < diag.bfmi_threshold
+        and diag.max_depth_share <= diag.depth_threshold
+    )
+    return ok & joint
 
 
 def _replicate_mask(da, ok: np.ndarray):

@@ -79,7 +79,9 @@ class SplitProtocolResult:
 
     ``splits`` has one row per group x split x method (``naive`` included) with
     ``estimate, lower, upper, truth, n, m0, m1, defined`` (False where the closed form is
-    undefined: calibration :math:`\hat q_0 + \hat q_1 \le 1`); ``groups`` one row per
+    undefined: calibration :math:`\hat q_0 + \hat q_1 \le 1`), ``passed`` (the split's fit
+    passed its convergence gate or Laplace importance check) and ``failed`` (a defined
+    split whose fit did not: counted, and summarised apart); ``groups`` one row per
     group with item counts, missing verdicts and the NUTS/Laplace run records; ``fits``
     the :class:`~judgebayes.studies.accuracy.AccuracyFit` of every (group, method), over
     the ``replicate`` dim (replicate ``s`` = split ``s``).
@@ -94,7 +96,9 @@ class SplitProtocolResult:
         """Per group x method: mean bias, mean absolute error, coverage, mean width.
 
         ``coverage`` and ``width`` are over the splits where the method gives an interval
-        (``n_defined``); the naive rate has no interval.
+        (``n_defined``); the naive rate has no interval.  ``n_passed``,
+        ``coverage_passed``, ``width_passed`` and ``mae_passed`` are the same over the
+        splits whose fit passed its gate.
         """
         from judgebayes.results import interval_summary
 
@@ -114,6 +118,12 @@ class SplitProtocolResult:
                 if m != "naive":
                     r[f"{m}_coverage"] = rec["coverage"]
                     r[f"{m}_width"] = rec["width"]
+                if m in ("laplace", "nuts"):
+                    # fits that failed their gate / importance check, and the coverage
+                    # over the fits that passed, beside the numbers over all fits
+                    sel = (self.splits["group"] == grp) & (self.splits["method"] == m)
+                    r[f"{m}_failed"] = int(self.splits.loc[sel, "failed"].sum())
+                    r[f"{m}_coverage_passed"] = rec["coverage_passed"]
                 if m == "closed_form":
                     r["closed_form_undefined"] = int(rec["n_splits"] - rec["n_defined"])
             if "nuts_r_hat" in g.columns:
@@ -206,7 +216,7 @@ def split_protocol(
     sampler : SamplerConfig or mapping, optional
         NUTS settings (default ``DEFAULT_SAMPLERS["accuracy.replicates"]``).
     laplace : dict, optional
-        Laplace settings (``draws``, default 2000).
+        Laplace settings (``draws``, default 4000; ``importance``).
     progress : file, optional
         Where to print one line per group.
 
@@ -263,6 +273,8 @@ def split_protocol(
                     "lower": np.nan,
                     "upper": np.nan,
                     "defined": True,
+                    "passed": True,
+                    "failed": False,
                 }
             )
         )
@@ -281,6 +293,10 @@ def split_protocol(
                 fit = study.fit(m, random_seed=seed + gi, **opts)
             fits[(g, m)] = fit
             iv = fit.interval(alpha)
+            # passed: the replicate's own gate (NUTS) or importance check (Laplace: a
+            # refused or flat replicate is NaN); the closed form has no gate
+            passed = np.asarray(fit.info.get("passed", np.ones(n_splits, bool)), bool)
+            passed = passed & np.isfinite(iv["estimate"].to_numpy(float))
             rows.append(
                 pd.DataFrame(
                     {
@@ -290,6 +306,8 @@ def split_protocol(
                         "lower": iv["lower"].to_numpy(),
                         "upper": iv["upper"].to_numpy(),
                         "defined": defined & np.isfinite(iv["lower"].to_numpy()),
+                        "passed": passed | (m == "closed_form"),
+                        "failed": defined & ~passed & (m != "closed_form"),
                     }
                 )
             )
@@ -321,7 +339,11 @@ def _run_record(fit) -> dict[str, Any]:
     """Per group and method: time, and the gate's numbers or the failed Laplace blocks."""
     rec: dict[str, Any] = {"seconds": fit.seconds}
     if fit.method == "laplace":
-        rec["failed"] = len(fit.info.get("failed_blocks", ()))
+        rec["failed"] = len(fit.info.get("failed_blocks", ())) + len(
+            fit.info.get("refused_blocks", ())
+        )
+    if "passed" in fit.info:
+        rec["failed"] = int(np.sum(~np.asarray(fit.info["passed"], bool)))
     d = fit.diagnostics
     if d is not None:
         rec.update(

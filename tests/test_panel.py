@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import judgebayes as jb
 from judgebayes.data.panel import panel_from_arrays, panel_from_items
 from judgebayes.errors import CountError, InputError
 from judgebayes.inference import ensembles as ens
@@ -394,3 +395,46 @@ def test_item_level_dawid_skene_model_samples():
     np.testing.assert_allclose(f.estimate()[ann], p.data.human_precision[ann], atol=0.06)
     iv = f.interval(0.1)
     assert np.all(iv.lower <= iv.estimate) and np.all(iv.estimate <= iv.upper)
+
+
+def test_cell_model_counts_each_output_once_however_many_validators():
+    # ten near-perfect validators all judged the same N = 100 outputs of each generator:
+    # together they say which outputs are valid, and nothing more.  The precision g of the
+    # process is then known as well as from N labelled outputs: sd ~ sqrt(g(1-g)/N), not
+    # sqrt(g(1-g)/(V N)) as when each validator's counts were independent samples of g
+    # (3.2x too small here); the share among the judged outputs is pinned down.
+    G, V, N = 2, 10, 100
+    valid = np.array([80, 60])
+    n = np.full((G, V), N)
+    k = np.repeat(valid[:, None], V, axis=1)
+    pr = jb.PanelPriors(mu_tpr=(6.0, 0.1), mu_tnr=(6.0, 0.1), sigma_tpr=0.05, sigma_tnr=0.05)
+    panel = ValidatorPanel(panel_from_arrays(n, k), priors=pr)
+    fit = panel.fit("nuts", variant="pooled", random_seed=0)
+    assert fit.diagnostics.passed, fit.diagnostics.message()
+    g = valid / N
+    binomial_sd = np.sqrt(g * (1 - g) / N)
+    # the hierarchical prior on g pulls a little; 4000 draws give the sd to ~2%
+    ratio = fit.draws("g").std("sample").values / binomial_sd
+    assert np.all((ratio > 0.75) & (ratio < 1.25)), ratio
+    judged = fit.interval(0.05, var="precision_judged")
+    assert np.all(np.abs(judged["estimate"].to_numpy() - g) < 0.01)
+    assert np.all((judged["upper"] - judged["lower"]).to_numpy() < 0.5 * 3.92 * binomial_sd)
+
+
+def test_annotations_without_confusion_counts_are_refused_by_the_bayesian_models():
+    cells = pd.DataFrame(
+        {"generator": ["A", "A", "B", "B"], "validator": ["x", "y", "x", "y"],
+         "n_judged": [10, 10, 10, 10], "n_valid": [9, 8, 7, 6]}
+    )  # fmt: skip
+    ann = pd.DataFrame({"generator": ["A"], "n_annotated": [10], "n_valid_human": [9]})
+    p = ValidatorPanel.from_frames(cells, ann)
+    assert p.data.annotation_overlap == ("A",)
+    with pytest.raises(InputError, match="count them twice") as e:
+        p.fit("nuts")
+    assert (e.value.field, e.value.value) == ("annotations", "A")
+    assert "annotations_disjoint=True" in str(e.value)
+    # point methods use the human precision as a target, not as a likelihood: allowed
+    assert np.isfinite(p.fit("validator_mean").estimate()).all()
+    # declared disjoint (human labels on outputs outside the cells): nothing to refuse
+    q = ValidatorPanel.from_frames(cells, ann, annotations_disjoint=True)
+    assert q.data.annotation_overlap == ()

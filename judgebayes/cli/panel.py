@@ -39,6 +39,11 @@ def add_parser(sub) -> None:
     p.add_argument("--annotations", default=None, help="CSV: generator, n_annotated, n_valid_human")
     p.add_argument("--items", action="store_true", help="the CSV holds item-level verdicts")
     p.add_argument(
+        "--annotations-disjoint",
+        action="store_true",
+        help="the annotated outputs are not among the judged ones (no confusion counts needed)",
+    )
+    p.add_argument(
         "--method",
         action="append",
         choices=tuple(_CHOICES),
@@ -62,7 +67,7 @@ def run(args) -> str:
         panel = ValidatorPanel.from_items(df)
     else:
         ann = read_csv(args.annotations, "annotations") if args.annotations else None
-        panel = ValidatorPanel.from_frames(df, ann)
+        panel = ValidatorPanel.from_frames(df, ann, annotations_disjoint=args.annotations_disjoint)
     d = panel.data
     methods = ["validator_mean"] + [
         _CHOICES[m] for m in (args.method or ["regression"]) if _CHOICES[m] != "validator_mean"

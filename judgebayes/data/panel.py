@@ -72,6 +72,10 @@ class PanelData:
     n_valid_human: np.ndarray
     self_judge: np.ndarray
     items: Any = field(default=None, compare=False)
+    #: the human annotations are of outputs that are *not* in the cells (declared by the
+    #: user); otherwise an annotated generator needs confusion counts (see
+    #: :attr:`annotation_overlap`)
+    annotations_disjoint: bool = False
     #: memo of derived quantities that human labels do not change (vote counts); kept by
     #: :meth:`calibrate_on`, so leave-s-out does not recount the verdicts per subset
     cache: dict = field(default_factory=dict, compare=False, repr=False)
@@ -97,6 +101,21 @@ class PanelData:
         """Observed share of "valid" verdicts per cell (NaN for a missing cell)."""
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(self.n_judged > 0, self.n_valid / self.n_judged, np.nan)
+
+    @property
+    def annotation_overlap(self) -> tuple[str, ...]:
+        """Annotated generators whose annotations would count the same outputs twice.
+
+        An annotated generator without confusion counts in any of its cells: its annotated
+        outputs (if they are among the judged ones, the usual case) would inform the
+        precision once through the human counts and again through the cells, and the
+        confusion counts, the most informative data for the TNR, would be lost.  Empty
+        when the panel was declared ``annotations_disjoint``.
+        """
+        if self.annotations_disjoint:
+            return ()
+        conf = self.has_confusion.any(axis=1)
+        return tuple(self.generators[i] for i in self.annotated if not conf[i])
 
     @property
     def has_confusion(self) -> np.ndarray:
@@ -270,8 +289,20 @@ def _require(df, cols, what):
         )
 
 
-def panel_from_frames(cells: pd.DataFrame, annotations: pd.DataFrame | None = None) -> PanelData:
-    """Build a panel from the cell table and the annotation table (see module docstring)."""
+def panel_from_frames(
+    cells: pd.DataFrame,
+    annotations: pd.DataFrame | None = None,
+    *,
+    annotations_disjoint: bool = False,
+) -> PanelData:
+    """Build a panel from the cell table and the annotation table (see module docstring).
+
+    ``annotations_disjoint=True`` declares that the annotated outputs are not among the
+    judged ones (the cells hold only unannotated outputs).  Otherwise an annotated
+    generator should have confusion counts (tn, fp, fn, tp) in its cells: without them the
+    Bayesian models refuse the panel (:attr:`PanelData.annotation_overlap`), because the
+    same outputs would count twice.
+    """
     import pandas as pd
 
     _require(cells, ["generator", "validator", "n_judged", "n_valid"], "cells")
@@ -327,10 +358,11 @@ def panel_from_frames(cells: pd.DataFrame, annotations: pd.DataFrame | None = No
                 )
             na[gens.index(g)] = r["n_annotated"]
             nh[gens.index(g)] = r["n_valid_human"]
-    return panel_from_arrays(
+    data = panel_from_arrays(
         n_judged, n_valid, generators=gens, validators=vals, n_annotated=na, n_valid_human=nh,
         n_missing=grid("n_missing"), self_judge=self_judge, **conf,
     )  # fmt: skip
+    return replace(data, annotations_disjoint=bool(annotations_disjoint))
 
 
 def panel_from_items(

@@ -57,7 +57,9 @@ class PanelFit(Fit):
 
     ``quantity`` is ``g`` (the generator's precision) over the ``generator`` unit.  Point
     methods (votes, the regression, plug-in) are one-draw posteriors with NaN intervals
-    (said in ``notes``); NUTS fits have draws of ``g``, ``tpr`` and ``tnr``.
+    (said in ``notes``); NUTS fits have draws of ``g``, ``tpr`` and ``tnr`` and (cell
+    model) ``precision_judged``, the share of valid outputs among the outputs in the panel
+    (``fit.interval(var="precision_judged")``).
     """
 
     family: str = "panel"
@@ -120,9 +122,15 @@ class ValidatorPanel(Comparable):
         annotations: pd.DataFrame | None = None,
         *,
         priors: PanelPriors | None = None,
+        annotations_disjoint: bool = False,
     ):
-        """From the cell table and the annotation table."""
-        return cls(panel_from_frames(cells, annotations), priors=priors)
+        """From the cell table and the annotation table (``annotations_disjoint``: see
+        :func:`~judgebayes.data.panel.panel_from_frames`).
+        """
+        return cls(
+            panel_from_frames(cells, annotations, annotations_disjoint=annotations_disjoint),
+            priors=priors,
+        )
 
     @classmethod
     def from_items(cls, items: pd.DataFrame, *, priors: PanelPriors | None = None, **columns: Any):
@@ -217,6 +225,18 @@ class ValidatorPanel(Comparable):
         )
 
     def _bayes(self, method, data, variant, seed, sampler, log_likelihood, difficulty):
+        if data.annotation_overlap:
+            gens = list(data.annotation_overlap)
+            raise InputError(
+                f"annotated generator(s) {gens} have no confusion counts (tn, fp, fn, tp) in "
+                "their cells: if the annotated outputs are among the judged ones, the "
+                "Bayesian models would count them twice (once in the human counts, once in "
+                "the cells) and lose what they say about each validator's TNR. Give the "
+                "confusion counts (or item-level data), or, if the annotated outputs are "
+                "not in the cells, build the panel with annotations_disjoint=True",
+                field="annotations",
+                value=gens[0],
+            )
         from judgebayes.inference.registry import resolve_sampler
         from judgebayes.inference.sampling import add_log_likelihood, sample_nuts
 

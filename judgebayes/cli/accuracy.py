@@ -145,7 +145,7 @@ METHOD_CHOICES = {
 
 def _bayes_sections(test, cal, args) -> tuple[list[dict], list[dict]]:
     """Comparison rows of the chosen methods and, for several systems, P(a > b)."""
-    from judgebayes.errors import JudgeNoBetterThanChanceError
+    from judgebayes.errors import InputError, JudgeNoBetterThanChanceError, LaplaceError
     from judgebayes.inference.sampling import quiet_engine_warnings
     from judgebayes.results import compare
     from judgebayes.studies.accuracy import AccuracyStudy
@@ -161,6 +161,16 @@ def _bayes_sections(test, cal, args) -> tuple[list[dict], list[dict]]:
                 fits.append(study.fit(m, random_seed=args.seed))
             except JudgeNoBetterThanChanceError:
                 continue
+            except (LaplaceError, InputError) as e:
+                # Laplace refused by its importance check, or a Bayesian fit refused
+                # because the calibration contradicts a better-than-chance judge: said
+                # once, the other methods still answer
+                if isinstance(e, InputError) and e.field != "better_than_chance":
+                    raise
+                print(f"judgebayes accuracy: note ({m}): {e}", file=sys.stderr)
+    mirror = next((n for f in fits for n in f.notes if "P(q0 + q1 < 1" in n), None)
+    if mirror:
+        print(f"judgebayes accuracy: note: {mirror}", file=sys.stderr)
     table = compare(fits, alpha=args.alpha)
     # the subcommand's JSON schema names the unit "system" (README)
     comparison = table.rename(columns={"unit": "system"}).drop(columns="family").to_dict("records")

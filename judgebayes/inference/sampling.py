@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from judgebayes.errors import ConvergenceWarning
+from judgebayes.errors import ConvergenceWarning, MirrorWarning
 from judgebayes.inference.registry import SamplerConfig
 
 __all__ = [
@@ -54,7 +54,8 @@ MAX_DEPTH_SHARE = 0.01
 
 @contextmanager
 def quiet_engine_warnings():
-    """For the CLI and the demo: silence PyTensor's BLAS notice and the gate's warning.
+    """For the CLI and the demo: silence PyTensor's BLAS notice, the gate's and the mirror's
+    warnings.
 
     Callers that use it report ``fit.diagnostics`` themselves (one line per failed fit),
     so a failed gate is still said, once, in their own format.
@@ -62,6 +63,7 @@ def quiet_engine_warnings():
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*BLAS.*")
         warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", MirrorWarning)  # in fit.notes / info["p_mirror"]
         yield
 
 

@@ -243,10 +243,14 @@ def _bayes_row(tc, cc, alpha: float, seed: int) -> dict:
         # calibration sets of 2-11 items per class leave a long ridge towards the mirror
         # solution q0 + q1 < 1: a high target_accept keeps NUTS' steps small there
         fit = study.fit("nuts", random_seed=seed, sampler={"target_accept": 0.95})
+    lap_note = ""
     try:
-        lap = study.fit("laplace", random_seed=seed).interval(alpha).iloc[0]
-    except LaplaceError:
+        with quiet_engine_warnings():
+            lap = study.fit("laplace", random_seed=seed).interval(alpha).iloc[0]
+    except LaplaceError as e:
+        # refused where the Gaussian does not fit (importance check): said, never shown
         lap = {"estimate": np.nan, "lower": np.nan, "upper": np.nan}
+        lap_note = str(e)
     iv = fit.interval(alpha).iloc[0]
     d = fit.diagnostics
     return {
@@ -259,6 +263,8 @@ def _bayes_row(tc, cc, alpha: float, seed: int) -> dict:
         "r_hat": d.r_hat_max,
         "divergences": d.divergences,
         "bayes_note": "" if d.passed else d.message(),
+        "laplace_note": lap_note,
+        "p_mirror": fit.info.get("p_mirror", np.nan),
     }
 
 
@@ -289,6 +295,7 @@ def demo_text(result: DemoResult, args: Any, render) -> str:
             ("bayes_upper", "hi"),
             ("r_hat", "r_hat"),
             ("divergences", "div"),
+            ("p_mirror", "P(q0+q1<1)"),
         ]
     intro = (
         f"LLMBar, judge {args.evaluator} (plain prompt), target: P(output 1 is better).\n"
@@ -296,15 +303,22 @@ def demo_text(result: DemoResult, args: Any, render) -> str:
         f"(seed {args.seed}); the rest is the test set.\n"
         "gold = true rate on the test set; naive = judge's raw rate; corrected = "
         f"Rogan-Gladen with its Lang-Reiczigel {level} interval; Laplace = normal "
-        "approximation at the mode (logit scale);\nNUTS = posterior mean and "
-        f"{level} credible interval of the Bayesian model (uniform priors), which never "
-        "collapses at 0 or 1 and needs no clipping.\n"
+        "approximation at the mode, checked and corrected by importance weights (refused "
+        "where it does not fit);\nNUTS = posterior mean and "
+        f"{level} credible interval of the Bayesian model (uniform priors on q0 + q1 > 1), "
+        "which never collapses at 0 or 1 and needs no clipping;\nP(q0+q1<1) = posterior "
+        "mass of a worse-than-chance judge had it not been excluded.\n"
     )
     notes = [f"note [{r['subset']}]: {r['note']}" for r in res.to_dict("records") if r["note"]]
     notes += [
         f"NUTS [{r['subset']}]: {r['bayes_note']}"
         for r in res.to_dict("records")
         if r.get("bayes_note")
+    ]
+    notes += [
+        f"Laplace [{r['subset']}]: {r['laplace_note']}"
+        for r in res.to_dict("records")
+        if r.get("laplace_note")
     ]
     ok = res["covered"].dropna()
     summary = (

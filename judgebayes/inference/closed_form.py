@@ -38,6 +38,7 @@ __all__ = [
     "confusion_inversion",
     "delta_method_variance",
     "difference_estimate",
+    "double_sampling",
     "judge_rates",
     "lang_reiczigel_from_counts",
     "lang_reiczigel_interval",
@@ -727,6 +728,46 @@ def conditional_calibration_estimate(k: Any, n: Any, tp: Any, m1: Any, tn: Any, 
         ppv = np.where(tp + fp > 0, tp / (tp + fp), np.nan)
         fomr = np.where(fn + tn > 0, fn / (fn + tn), np.nan)
     return _out(ppv * p + fomr * (1 - p))
+
+
+def double_sampling(
+    k: Any, n: Any, tp: Any, m1: Any, tn: Any, m0: Any, alpha: float = 0.05
+) -> Estimate:
+    r"""Double-sampling estimate for a calibration set drawn at random from the test population.
+
+    The judge labelled all :math:`N = n + m` items; humans labelled a simple random sample
+    of :math:`m` of them (Tenenbein 1970).  With the judge's rate on all items
+    :math:`\hat p = (k + tp + fp)/N`, and from the calibration sample the share of true
+    positives among the judge's positives :math:`a = tp/(tp+fp)` and among its negatives
+    :math:`b = fn/(fn+tn)`,
+
+    .. math::
+        \hat\theta = a\hat p + b(1 - \hat p),\qquad
+        \widehat{\operatorname{Var}} = (a - b)^2\frac{\hat p(1-\hat p)}{N}
+        + \hat p^2\frac{a(1-a)}{tp+fp} + (1-\hat p)^2\frac{b(1-b)}{fn+tn}
+
+    (delta method; the three estimates are independent to first order), with a Wald
+    interval clipped to [0, 1].  Unlike Rogan-Gladen it uses what the calibration sample
+    says about :math:`\theta` directly (its class counts), and it needs no
+    :math:`q_0 + q_1 > 1`; it is valid only under the random design.  NaN where the judge
+    gave only one verdict on the calibration sample.
+    """
+    k, n = check_counts("k", k, n, total_name="n")
+    tp, m1, tn, m0, m = _cal(tp, m1, tn, m0)
+    z = z_value(alpha)
+    fp, fn = m0 - tn, m1 - tp
+    big_n = n + m
+    p = (k + tp + fp) / big_n
+    n1, n0 = tp + fp, fn + tn
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a = np.where(n1 > 0, tp / n1, np.nan)
+        b = np.where(n0 > 0, fn / n0, np.nan)
+        est = a * p + b * (1 - p)
+        var = (a - b) ** 2 * p * (1 - p) / big_n + p**2 * a * (1 - a) / n1
+        var = var + (1 - p) ** 2 * b * (1 - b) / n0
+    se = np.sqrt(var)
+    lo, hi = np.clip(est - z * se, 0, 1), np.clip(est + z * se, 0, 1)
+    return Estimate(_out(est), _out(lo), _out(hi), _out(se))
 
 
 def misclassification_adjusted_estimate(

@@ -23,7 +23,8 @@ importance sampling (PSIS, Vehtari et al. 2024) gives the shape :math:`\hat k` o
 weights' tail.  :math:`\hat k \le 0.7` means the weights are reliable, and the draws are
 resampled by them, so the reported interval is that of the model, not of its Gaussian;
 :math:`\hat k > 0.7` means the Gaussian misses mass the posterior has, and the fit is
-refused with a :class:`~judgebayes.errors.LaplaceError` naming NUTS (``importance=False``
+refused with a :class:`~judgebayes.errors.LaplaceError` naming NUTS, as it is when the
+weights leave fewer than :data:`MIN_IMPORTANCE_ESS` effective draws (``importance=False``
 gives the plain Gaussian).  This is what keeps Laplace honest on a skewed binary posterior
 with a handful of calibration labels, and on non-centred hierarchical models whose
 population scales the Gaussian cannot represent.
@@ -43,7 +44,12 @@ import numpy as np
 from judgebayes.errors import LaplaceError
 from judgebayes.inference.sampling import ModelSpec, _data_values
 
-__all__ = ["K_HAT_MAX", "LaplaceError", "fit_laplace", "hessian"]
+__all__ = ["K_HAT_MAX", "MIN_IMPORTANCE_ESS", "LaplaceError", "fit_laplace", "hessian"]
+
+MIN_IMPORTANCE_ESS = 200
+"""Fewest effective draws the importance weights may leave: below it the resampled
+interval's Monte-Carlo error (a 2.5% quantile from < 200 effective draws) is too large
+to report, however reliable k-hat says the weights are."""
 
 PROPOSAL_DF = 4
 """Degrees of freedom of the Student-t importance proposal around the Laplace Gaussian."""
@@ -283,6 +289,12 @@ def _importance_resample(fns, point, u, z, rng):
     w = np.exp(lw - np.max(lw))
     w /= w.sum()
     ess_is = float(1.0 / np.sum(w**2))
+    if ess_is < MIN_IMPORTANCE_ESS:
+        raise LaplaceError(
+            f"the Laplace approximation leaves {ess_is:.0f} effective draws of {len(u)} after "
+            f"its importance correction (fewer than {MIN_IMPORTANCE_ESS}): the posterior is "
+            "far from Gaussian; use method='nuts'"
+        )
     idx = rng.choice(len(u), size=len(u), replace=True, p=w)
     return u[idx], k_hat, ess_is
 
@@ -341,5 +353,9 @@ def _block_importance(fns, point, u, z, blocks, failed, rng):
         w = np.exp(lw - np.max(lw))
         w /= w.sum()
         ess_is[r] = 1.0 / np.sum(w**2)
+        if ess_is[r] < MIN_IMPORTANCE_ESS:
+            out[:, idx] = np.nan
+            refused.append(r)
+            continue
         out[:, idx] = u[rng.choice(len(u), size=len(u), replace=True, p=w)][:, idx]
     return out, k_hat, ess_is, refused

@@ -255,12 +255,41 @@ class AccuracyStudy(Comparable):
         system: str | None = None,
         stratum: str | None = None,
         positive: Any = None,
+        item: str | None = None,
         **kwargs,
     ) -> AccuracyStudy:
         """Item-level frames (see :mod:`judgebayes.data.accuracy`); ``stratum`` names a column of
         both frames and selects the pooled-strata model.
+
+        No item may be in both frames (its verdict would count in the test rate and in the
+        judge's calibration): the same frame passed twice is refused, and ``item`` (an id
+        column of both frames) makes the check item by item.
         """
         from judgebayes.data.accuracy import counts_from_calibration_frame, counts_from_test_frame
+
+        if test_df is calibration_df:
+            raise InputError(
+                "the test and calibration frames are the same frame: every labelled item "
+                "would count twice (in the judge's test rate and in its calibration). Pass "
+                "the unlabelled items as the test frame and the labelled ones as calibration",
+                field="calibration_df",
+                value="same frame as test_df",
+            )
+        if item is not None:
+            for name, df in (("test_df", test_df), ("calibration_df", calibration_df)):
+                if item not in getattr(df, "columns", ()):
+                    raise InputError(
+                        f"{name} has no item id column {item!r}", field=item, value=None
+                    )
+            both = set(test_df[item]) & set(calibration_df[item])
+            if both:
+                first = sorted(map(str, both))[0]
+                raise InputError(
+                    f"{len(both)} item(s) are in both the test and the calibration frame "
+                    f"(e.g. {item}={first!r}): each item belongs to one of them",
+                    field=item,
+                    value=first,
+                )
 
         test = counts_from_test_frame(
             test_df, judge=judge, system=system, stratum=stratum, positive=positive
@@ -597,6 +626,8 @@ class AccuracyStudy(Comparable):
         k, n, _ = self.test.per_system()
         cal = self.calibration.pooled()
         tp, m1, tn, m0 = (float(getattr(cal, a)[0]) for a in ("tp", "m1", "tn", "m0"))
+        if self.design == "random":
+            return self._fit_double_sampling(k, n, tp, m1, tn, m0)
 
         def lr(alpha):
             return cf.lang_reiczigel_from_counts(k, n, tp, m1, tn, m0, alpha)
@@ -624,6 +655,34 @@ class AccuracyStudy(Comparable):
             info={
                 "estimator": "Rogan-Gladen (clipped), Lang-Reiczigel interval",
                 "degenerate": np.atleast_1d(ci.degenerate).tolist(),
+            },
+        )
+
+    def _fit_double_sampling(self, k, n, tp, m1, tn, m0):
+        """Closed form of the random design (``closed_form.double_sampling``)."""
+        est = cf.double_sampling(k, n, tp, m1, tn, m0)
+        idata = self._point_idata(
+            {"theta": np.atleast_1d(est.estimate), "q0": tn / m0, "q1": tp / m1},
+            {"theta": ["system"]},
+        )
+
+        def ifn(alpha):
+            e = cf.double_sampling(k, n, tp, m1, tn, m0, alpha)
+            return np.atleast_1d(e.lower), np.atleast_1d(e.upper)
+
+        notes = ()
+        if not np.all(np.isfinite(np.atleast_1d(est.estimate))):
+            notes = ("the judge gave one verdict only on the calibration sample: NaN",)
+        return AccuracyFit(
+            "closed_form",
+            idata,
+            quantity="theta",
+            interval_fn=ifn,
+            notes=notes,
+            info={
+                "estimator": "double sampling (Tenenbein 1970): the calibration's share of "
+                "true positives among the judge's positives and negatives, applied to the "
+                "judge's rate on all n + m items; delta-method Wald interval"
             },
         )
 

@@ -15,7 +15,7 @@ import numpy as np
 from judgebayes.data.accuracy import CalibrationCounts, TestCounts
 from judgebayes.errors import InputError, MirrorWarning
 from judgebayes.inference import closed_form as cf
-from judgebayes.results import Comparable, Fit
+from judgebayes.results import Comparable, Fit, check_alpha
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -757,6 +757,90 @@ class AccuracyStudy(Comparable):
         )
 
     # ----------------------------------------------------------------- comparison
+    def check_transfer(self, alpha: float = 0.01, draws: int = 20_000, random_seed: int = 0):
+        r"""Do the judge's calibrated rates transfer?  Predictive checks of what the model
+        assumes but cannot fit away.
+
+        * Pooled strata: leave one stratum out.  Calibrated on the other strata, stratum
+          :math:`t`'s counts have the predictive
+          :math:`tp_t \sim \text{BetaBin}(m_{1,t},\ 1 + \sum_{s \ne t} tp_s,\
+          1 + \sum_{s \ne t} fn_s)`
+          (and the same for :math:`tn_t`); a small two-sided p-value says the rates differ
+          between strata, so a single confusion matrix would mis-correct.
+        * Binary: the judged rate :math:`k/n` of each system must be reachable, i.e. lie in
+          :math:`[1 - q_0, q_1]` for the calibrated rates.  Its predictive under
+          :math:`\theta \sim U(0, 1)` and the calibration posteriors of :math:`q_0, q_1`
+          (``draws`` Monte-Carlo draws) gives a two-sided p-value; a small one says the
+          test set's judge behaves unlike the calibration set's (a shift), whatever theta.
+
+        Returns
+        -------
+        DataFrame
+            One row per checked count: ``unit``, ``count``, ``observed``, ``total``,
+            predictive ``mean``, ``p_value`` and ``flagged`` (``p_value < alpha``).
+        """
+        import pandas as pd
+        from scipy import stats
+
+        check_alpha(alpha)
+        rows = []
+
+        def two_sided(dist, x):
+            return float(min(1.0, 2 * min(dist.cdf(x), dist.sf(x - 1))))
+
+        if self.kind == "strata":
+            c = self.calibration
+            for t, name in enumerate(c.strata):
+                rest = np.arange(len(c.strata)) != t
+                for count, right, total in (
+                    ("tp", c.tp, c.m1),
+                    ("tn", c.tn, c.m0),
+                ):
+                    a = 1 + right[rest].sum()
+                    b = 1 + (total[rest] - right[rest]).sum()
+                    dist = stats.betabinom(int(total[t]), a, b)
+                    rows.append(
+                        {
+                            "unit": name,
+                            "count": count,
+                            "observed": int(right[t]),
+                            "total": int(total[t]),
+                            "mean": float(dist.mean()),
+                            "p_value": two_sided(dist, int(right[t])),
+                        }
+                    )
+        elif self.kind == "binary":
+            rng = np.random.default_rng(random_seed)
+            cal = self.calibration.pooled()
+            q0 = rng.beta(1 + cal.tn[0], 1 + cal.m0[0] - cal.tn[0], draws)
+            q1 = rng.beta(1 + cal.tp[0], 1 + cal.m1[0] - cal.tp[0], draws)
+            p = rng.random(draws) * (q0 + q1 - 1) + (1 - q0)
+            k, n, _ = self.test.per_system()
+            for i, name in enumerate(self.systems):
+                if n[i] == 0:
+                    continue
+                cdf = stats.binom.cdf(k[i], n[i], p).mean()
+                sf = stats.binom.sf(k[i] - 1, n[i], p).mean()
+                rows.append(
+                    {
+                        "unit": name,
+                        "count": "k",
+                        "observed": int(k[i]),
+                        "total": int(n[i]),
+                        "mean": float(n[i] * p.mean()),
+                        "p_value": float(min(1.0, 2 * min(cdf, sf))),
+                    }
+                )
+        else:
+            raise InputError(
+                "check_transfer is implemented for the binary and pooled-strata models",
+                field="kind",
+                value=self.kind,
+            )
+        out = pd.DataFrame(rows)
+        out["flagged"] = out["p_value"] < alpha
+        return out
+
     def ppc(self, fit, random_seed: int | None = 0) -> pd.DataFrame:
         """Posterior predictive check of the test counts: per system, the observed count,
         the predictive mean and 95% interval, and the two-sided predictive p-value.

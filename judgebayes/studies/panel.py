@@ -383,6 +383,99 @@ class ValidatorPanel(Comparable):
             notes=notes,
         )
 
+    # ------------------------------------------------------------ predictive checks
+    def check_cells(
+        self,
+        fit: PanelFit,
+        *,
+        data: PanelData | None = None,
+        alpha: float = 0.01,
+        random_seed: int | None = 0,
+    ) -> pd.DataFrame:
+        r"""Posterior predictive checks of a cell-model fit, cell by cell.
+
+        * ``check="cell"``: each cell's count of "valid" verdicts on unannotated outputs
+          against its posterior predictive :math:`\text{Bin}(n_{ij}, f_i v^+_{ij} +
+          (1 - f_i)(1 - v^-_{ij}))`, one draw per posterior draw.
+        * ``check="tpr"`` / ``"tnr"`` (annotated cells): the confusion counts against the
+          validator's panel-level rate :math:`\text{Bin}(tp + fn, v^+_j)`: a small p-value
+          says this generator shifts the validator's rate (what the constant-rate
+          assumption of the regression and of ``variant="pooled"`` denies).
+
+        Two-sided predictive p-values; ``flagged`` where below ``alpha``.  Compare the
+        number flagged with ``alpha`` times the number of rows.
+
+        Parameters
+        ----------
+        fit : PanelFit
+            A ``"nuts"`` fit of the cell model.
+        data : PanelData, optional
+            The panel the fit was made on (default: the study's).
+        alpha : float
+            Level below which a p-value is flagged (0.01).
+        random_seed : int, optional
+            Seeds the predictive draws.
+        """
+        import pandas as pd
+
+        from judgebayes.results import check_alpha
+
+        check_alpha(alpha)
+        post = fit.idata.posterior
+        if fit.is_point or "f" not in post:
+            raise InputError(
+                "check_cells needs a NUTS fit of the cell model (draws of f, tpr_cell, "
+                f"tnr_cell); got method {fit.method!r}",
+                field="fit",
+                value=fit.method,
+            )
+        d = self.data if data is None else require_type(data, PanelData, "data")
+        if d.shape != self.data.shape:
+            raise InputError(
+                f"data has shape {d.shape}, the fit's panel {self.data.shape}",
+                field="data",
+                value=d.shape,
+            )
+        rng = np.random.default_rng(random_seed)
+
+        def flat(var):
+            x = post[var].values
+            return x.reshape(-1, *x.shape[2:])
+
+        f, vp, vn = flat("f"), flat("tpr_cell"), flat("tnr_cell")
+        p = f[:, :, None] * vp + (1 - f[:, :, None]) * (1 - vn)
+        ann = d.tp + d.fn + d.tn + d.fp
+        n_rest = (d.n_judged - ann).astype(np.int64)
+        k_rest = d.n_valid - d.tp - d.fp
+        checks = [("cell", k_rest, n_rest, p)]
+        if (d.tp + d.fn).any() or (d.tn + d.fp).any():
+            checks += [
+                ("tpr", d.tp, (d.tp + d.fn).astype(np.int64), flat("tpr")[:, None, :]),
+                ("tnr", d.tn, (d.tn + d.fp).astype(np.int64), flat("tnr")[:, None, :]),
+            ]
+        rows = []
+        for name, obs, tot, prob in checks:
+            rep = rng.binomial(np.broadcast_to(tot, (len(p), *tot.shape)), prob)
+            lo = (rep <= obs[None]).mean(0)
+            hi = (rep >= obs[None]).mean(0)
+            pval = np.minimum(1.0, 2 * np.minimum(lo, hi))
+            mean = rep.mean(0)
+            for i, j in zip(*np.nonzero(tot > 0), strict=True):
+                rows.append(
+                    {
+                        "generator": d.generators[i],
+                        "validator": d.validators[j],
+                        "check": name,
+                        "observed": int(obs[i, j]),
+                        "total": int(tot[i, j]),
+                        "mean": float(mean[i, j]),
+                        "p_value": float(pval[i, j]),
+                    }
+                )
+        out = pd.DataFrame(rows)
+        out["flagged"] = out["p_value"] < alpha
+        return out
+
     # ------------------------------------------------------------ leave-s-out
     def cross_validate(
         self,

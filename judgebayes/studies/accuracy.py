@@ -844,6 +844,11 @@ class AccuracyStudy(Comparable):
     def ppc(self, fit, random_seed: int | None = 0) -> pd.DataFrame:
         """Posterior predictive check of the test counts: per system, the observed count,
         the predictive mean and 95% interval, and the two-sided predictive p-value.
+
+        theta is free per system, so the model fits these counts by construction: this
+        check finds sampler or data-entry problems, not a wrong model.
+        :meth:`check_transfer` tests the assumption that matters (the judge's rates carry
+        over).
         """
         import pandas as pd
 

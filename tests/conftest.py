@@ -13,9 +13,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 def pytest_collection_modifyitems(config, items):
     """Spread the suite over the xdist workers by file, but each notebook on its own.
 
-    ``--dist loadgroup`` sends a group to one worker: a file's tests share module fixtures
+    ``--dist loadgroup`` sends a group to one worker: a file's tests share their fixtures
     (and the models they compile), so a file is a group; the notebook executions are
-    independent kernels, so each is its own group.
+    independent kernels, so each is its own group.  A worker may interleave tests of
+    different groups, which tears module-scoped fixtures down and builds them again (the
+    panel's NUTS fixture ran twice, 145 s each): the expensive fixtures are session-scoped.
     """
     import pytest
 

@@ -31,7 +31,7 @@ def accuracy(d, *extra: str) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("cli")
     test, cal = jb.accuracy_frames(

@@ -32,7 +32,7 @@ def _options(family, method):
     return {}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def studies():
     sim = simulate_panel(5, 4, n_outputs=80, n_annotated=3, seed=2, rate_shift=0.0)
     return {
@@ -42,7 +42,7 @@ def studies():
     }
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def all_fits(studies):
     fits = {}
     with warnings.catch_warnings():

@@ -19,7 +19,7 @@ from judgebayes.studies.panel import ValidatorPanel
 from tests.test_cli import run
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def sim():
     return simulate_panel(seed=3, n_outputs=200)
 
@@ -257,7 +257,7 @@ def test_paper_ordering_individual_majority_veto_regression():
 
 
 # ------------------------------------------------------------------ Bayesian (real sampling)
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def bayes_fits():
     s = simulate_panel(10, 8, seed=5, rate_shift=0.6, n_outputs=600, n_annotated=5)
     p = ValidatorPanel(s.panel())

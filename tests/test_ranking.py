@@ -447,7 +447,7 @@ def test_cli_rank_bad_input(tmp_path, extra, needle):
 
 
 # ------------------------------------------------------------------ NUTS (real sampling)
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def horseshoe_fits():
     sim = controlled_benchmark(seed=0)
     r = sim.ranking()

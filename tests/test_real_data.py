@@ -69,7 +69,7 @@ def test_llmbar_both_orders_matches_the_judgments():
 
 
 # ------------------------------------------------------------------------ split protocol
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def natural():
     it = datasets.llmbar_accuracy_items("ChatGPT")
     return it[it["subset"] == "LLMBar_Natural"].reset_index(drop=True)
@@ -185,7 +185,7 @@ def test_split_protocol_bad_input(natural):
 
 
 # ------------------------------------------------------------------------- invariance
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def chatgpt_llmbar():
     it = datasets.llmbar_accuracy_items("ChatGPT")
     it = it[it["subset"].str.startswith("LLMBar")].copy()
@@ -233,7 +233,7 @@ def test_stratified_model_handles_the_shift(chatgpt_llmbar):
 
 
 # -------------------------------------------------------------------------- judge bias
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def chatgpt_orders():
     from judgebayes.workflows.judge_bias import LLMBAR_BIAS_SUBSETS
 
@@ -346,7 +346,7 @@ def _pipe_tables(md: str) -> list[list[list[str]]]:
     return tables
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def report_study():
     return AccuracyStudy.from_counts(k=620, n=1000, tn=70, m0=100, tp=90, m1=100)
 

@@ -47,9 +47,10 @@ from judgebayes.inference.sampling import ModelSpec, _data_values
 __all__ = ["K_HAT_MAX", "MIN_IMPORTANCE_ESS", "LaplaceError", "fit_laplace", "hessian"]
 
 MIN_IMPORTANCE_ESS = 200
-"""Fewest effective draws the importance weights may leave: below it the resampled
-interval's Monte-Carlo error (a 2.5% quantile from < 200 effective draws) is too large
-to report, however reliable k-hat says the weights are."""
+"""Fewest effective draws the importance weights may leave (or a quarter of the draws, when
+fewer than 800 were asked for): below it the resampled interval's Monte-Carlo error (a 2.5%
+quantile from < 200 effective draws) is too large to report, however reliable k-hat says
+the weights are."""
 
 PROPOSAL_DF = 4
 """Degrees of freedom of the Student-t importance proposal around the Laplace Gaussian."""
@@ -289,7 +290,7 @@ def _importance_resample(fns, point, u, z, rng):
     w = np.exp(lw - np.max(lw))
     w /= w.sum()
     ess_is = float(1.0 / np.sum(w**2))
-    if ess_is < MIN_IMPORTANCE_ESS:
+    if ess_is < min(MIN_IMPORTANCE_ESS, 0.25 * len(u)):
         raise LaplaceError(
             f"the Laplace approximation leaves {ess_is:.0f} effective draws of {len(u)} after "
             f"its importance correction (fewer than {MIN_IMPORTANCE_ESS}): the posterior is "
@@ -353,7 +354,7 @@ def _block_importance(fns, point, u, z, blocks, failed, rng):
         w = np.exp(lw - np.max(lw))
         w /= w.sum()
         ess_is[r] = 1.0 / np.sum(w**2)
-        if ess_is[r] < MIN_IMPORTANCE_ESS:
+        if ess_is[r] < min(MIN_IMPORTANCE_ESS, 0.25 * len(u)):
             out[:, idx] = np.nan
             refused.append(r)
             continue

@@ -178,6 +178,29 @@ def _beta_mass(a, b, x0, x1):
     return np.where(upper, high, low)
 
 
+def _nodes(tp, m1, tn, m0, q0_prior, q1_prior, truncate: bool, nodes: int):
+    """Tensor Gauss-Legendre rule over (q0, q1) in the quantile space of their calibration
+    Beta posteriors: ``(Q0, Q1, W)``, each (D, G*G), q0's node varying slowest.
+
+    With ``truncate`` the rule covers q0 + q1 > 1 only: q0 given q1 runs over (1 - q1, 1) in
+    the quantile space of its truncated Beta, so the integrand stays smooth:
+    S(q0) = (1 - u) S(1 - q1), weight S(1 - q1).
+    """
+    x, w = np.polynomial.legendre.leggauss(int(nodes))
+    u, w = (x + 1) / 2, w / 2
+    g = int(nodes)
+    a0, b0 = (q0_prior[0] + tn)[:, None], (q0_prior[1] + m0 - tn)[:, None]
+    q1 = stats.beta.ppf(u[None, :], (q1_prior[0] + tp)[:, None], (q1_prior[1] + m1 - tp)[:, None])
+    Q1 = np.tile(q1, (1, g))
+    W = np.outer(w, w).ravel()[None, :]
+    if truncate:
+        tail = stats.beta.sf(1 - Q1, a0, b0)
+        Q0 = stats.beta.isf((1 - np.repeat(u, g)[None, :]) * tail, a0, b0)
+        Q0 = np.maximum(Q0, np.nextafter(1 - Q1, 2.0))
+        return Q0, Q1, W * tail
+    return np.repeat(stats.beta.ppf(u[None, :], a0, b0), g, axis=1), Q1, W
+
+
 def exact_posterior(
     k: Any,
     n: Any,
@@ -215,23 +238,7 @@ def exact_posterior(
     k, n, tp, m1, tn, m0 = np.broadcast_arrays(k, n, tp, m1, tn, m0)
     if np.any(n == 0):
         raise InputError("n must be positive for the exact posterior", field="n", value=0)
-    x, w = np.polynomial.legendre.leggauss(int(nodes))
-    u, w = (x + 1) / 2, w / 2
-    a0, b0 = (q0_prior[0] + tn)[:, None], (q0_prior[1] + m0 - tn)[:, None]
-    q1 = stats.beta.ppf(u[None, :], (q1_prior[0] + tp)[:, None], (q1_prior[1] + m1 - tp)[:, None])
-    g = int(nodes)
-    Q1 = np.tile(q1, (1, g))  # (D, G*G): q0's node varies slowest
-    W = np.outer(w, w).ravel()[None, :]
-    if better_than_chance:
-        # q0 given q1 on (1 - q1, 1), in the quantile space of its truncated Beta, so the
-        # integrand stays smooth: S(q0) = (1 - u) S(1 - q1), weight S(1 - q1)
-        tail = stats.beta.sf(1 - Q1, a0, b0)
-        U0 = np.repeat(u, g)[None, :]
-        Q0 = stats.beta.isf((1 - U0) * tail, a0, b0)
-        Q0 = np.maximum(Q0, np.nextafter(1 - Q1, 2.0))
-        W = W * tail
-    else:
-        Q0 = np.repeat(stats.beta.ppf(u[None, :], a0, b0), g, axis=1)
+    Q0, Q1, W = _nodes(tp, m1, tn, m0, q0_prior, q1_prior, better_than_chance, nodes)
     slope = Q0 + Q1 - 1
     keep = (slope > 0) & (W > 0) if better_than_chance else slope != 0
     safe = np.where(keep, slope, 1.0)
@@ -272,21 +279,9 @@ def _log_z(k, n, tp, m1, tn, m0, q0_prior, q1_prior, truncate: bool, nodes: int)
     Beta measure, over q0 + q1 > 1 when ``truncate``; constants common to both regions
     are dropped.
     """
-    x, w = np.polynomial.legendre.leggauss(int(nodes))
-    u, w = (x + 1) / 2, w / 2
-    g = int(nodes)
-    a0, b0 = (q0_prior[0] + tn)[:, None], (q0_prior[1] + m0 - tn)[:, None]
-    q1 = stats.beta.ppf(u[None, :], (q1_prior[0] + tp)[:, None], (q1_prior[1] + m1 - tp)[:, None])
-    Q1 = np.tile(q1, (1, g))
-    logw = np.log(np.outer(w, w).ravel())[None, :]
-    if truncate:
-        tail = stats.beta.sf(1 - Q1, a0, b0)
-        Q0 = stats.beta.isf((1 - np.repeat(u, g)[None, :]) * tail, a0, b0)
-        Q0 = np.maximum(Q0, np.nextafter(1 - Q1, 2.0))
-        with np.errstate(divide="ignore"):
-            logw = logw + np.log(tail)
-    else:
-        Q0 = np.repeat(stats.beta.ppf(u[None, :], a0, b0), g, axis=1)
+    Q0, Q1, W = _nodes(tp, m1, tn, m0, q0_prior, q1_prior, truncate, nodes)
+    with np.errstate(divide="ignore"):
+        logw = np.log(W)
     slope = Q0 + Q1 - 1
     flat = np.abs(slope) < 1e-12
     safe = np.where(flat, 1.0, slope)

@@ -260,20 +260,26 @@ def fit_laplace(
     }
 
 
-def _importance_resample(fns, point, u, z, rng):
-    r"""PSIS check of the Gaussian draws ``u`` (standardised ``z``); resampled draws.
+def _psis(logp, z):
+    r"""Normalised PSIS weights of the Student-t draws (standardised ``z``) against ``logp``.
 
     For the Student-t proposal with :math:`\nu` degrees of freedom and scale :math:`c` in
     :math:`d` dimensions
     :math:`\log q(u) = -\tfrac{\nu+d}{2}\log(1 + \lVert z/c\rVert^2/\nu) + \text{const}`;
     constants cancel in the normalised weights.
+
+    Returns
+    -------
+    (weights, k_hat, ess, refusal)
+        ``refusal`` is None, or why the weights are not to be used (then ``weights`` is
+        None): k-hat above :data:`K_HAT_MAX`, or fewer effective draws than
+        :data:`MIN_IMPORTANCE_ESS` (a quarter of the draws when fewer than 800).
     """
     import warnings
 
     import arviz as az
 
-    logp = np.array([float(fns.logp(point(row))) for row in u])
-    d = z.shape[1]
+    n, d = z.shape
     r2 = np.sum((z / PROPOSAL_SCALE) ** 2, axis=1)
     log_w = logp + 0.5 * (PROPOSAL_DF + d) * np.log1p(r2 / PROPOSAL_DF)
     log_w = np.where(np.isfinite(log_w), log_w, -np.inf)
@@ -282,20 +288,39 @@ def _importance_resample(fns, point, u, z, rng):
         lw, k_hat = az.psislw(log_w - np.max(log_w))
     k_hat = float(k_hat)
     if not k_hat <= K_HAT_MAX:
-        raise LaplaceError(
-            f"the Laplace approximation does not fit this posterior (Pareto k-hat "
-            f"{k_hat:.2f} > {K_HAT_MAX}: the posterior is skewed or has mass the Gaussian "
-            "misses); use method='nuts' (or 'exact' for one binary system)"
+        return (
+            None,
+            k_hat,
+            float("nan"),
+            (
+                f"the Laplace approximation does not fit this posterior (Pareto k-hat "
+                f"{k_hat:.2f} > {K_HAT_MAX}: the posterior is skewed or has mass the Gaussian "
+                "misses); use method='nuts' (or 'exact' for one binary system)"
+            ),
         )
     w = np.exp(lw - np.max(lw))
     w /= w.sum()
-    ess_is = float(1.0 / np.sum(w**2))
-    if ess_is < min(MIN_IMPORTANCE_ESS, 0.25 * len(u)):
-        raise LaplaceError(
-            f"the Laplace approximation leaves {ess_is:.0f} effective draws of {len(u)} after "
-            f"its importance correction (fewer than {MIN_IMPORTANCE_ESS}): the posterior is "
-            "far from Gaussian; use method='nuts'"
+    ess = float(1.0 / np.sum(w**2))
+    if ess < min(MIN_IMPORTANCE_ESS, 0.25 * n):
+        return (
+            None,
+            k_hat,
+            ess,
+            (
+                f"the Laplace approximation leaves {ess:.0f} effective draws of {n} after "
+                f"its importance correction (fewer than {MIN_IMPORTANCE_ESS}): the posterior is "
+                "far from Gaussian; use method='nuts'"
+            ),
         )
+    return w, k_hat, ess, None
+
+
+def _importance_resample(fns, point, u, z, rng):
+    """PSIS check of the draws ``u`` (:func:`_psis`); the draws resampled by the weights."""
+    logp = np.array([float(fns.logp(point(row))) for row in u])
+    w, k_hat, ess_is, refusal = _psis(logp, z)
+    if refusal:
+        raise LaplaceError(refusal)
     idx = rng.choice(len(u), size=len(u), replace=True, p=w)
     return u[idx], k_hat, ess_is
 
@@ -326,10 +351,6 @@ def _block_logp(fns):
 
 def _block_importance(fns, point, u, z, blocks, failed, rng):
     """:func:`_importance_resample` block by block; refused blocks get NaN draws."""
-    import warnings
-
-    import arviz as az
-
     f = _block_logp(fns)
     logp = np.array([np.asarray(f(point(np.nan_to_num(row))), float) for row in u])
     nb = len(blocks)
@@ -339,22 +360,8 @@ def _block_importance(fns, point, u, z, blocks, failed, rng):
     for r, idx in enumerate(blocks):
         if r in failed:
             continue
-        d = len(idx)
-        r2 = np.sum((z[:, idx] / PROPOSAL_SCALE) ** 2, axis=1)
-        log_w = logp[:, r] + 0.5 * (PROPOSAL_DF + d) * np.log1p(r2 / PROPOSAL_DF)
-        log_w = np.where(np.isfinite(log_w), log_w, -np.inf)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            lw, kr = az.psislw(log_w - np.max(log_w))
-        k_hat[r] = float(kr)
-        if not k_hat[r] <= K_HAT_MAX:
-            out[:, idx] = np.nan
-            refused.append(r)
-            continue
-        w = np.exp(lw - np.max(lw))
-        w /= w.sum()
-        ess_is[r] = 1.0 / np.sum(w**2)
-        if ess_is[r] < min(MIN_IMPORTANCE_ESS, 0.25 * len(u)):
+        w, k_hat[r], ess_is[r], refusal = _psis(logp[:, r], z[:, idx])
+        if refusal:
             out[:, idx] = np.nan
             refused.append(r)
             continue

@@ -25,3 +25,40 @@ def confidence_interval(p, q0, q1, n, m0, m1, alpha=0.05):
         q0 + q1 - 1
     )
     return clip(th + dth - z * se), clip(th + dth + z * se)
+
+
+def bt_mle_sandwich(n_items, winners, losers):
+    """Bradley-Terry MLE and its sandwich covariance, sum-to-zero scale.
+
+    Written from the textbook: maximise sum log sigma(theta_w - theta_l) over the free
+    parameters phi = theta_1..theta_{N-1} (theta_0 = 0) with scipy's BFGS, then
+    V_phi = A^-1 B A^-1 with A = sum pi(1-pi) z z' (observed information) and
+    B = sum (y - pi)^2 z z' (score outer products), and map to the centred scale
+    theta_c = C phi, C = I[:, 1:] - 1/N, Var = C V_phi C'.
+    """
+    import numpy as np
+    from scipy.optimize import minimize
+    from scipy.special import expit, log_expit
+
+    w, lo = np.asarray(winners), np.asarray(losers)
+    n = w.size
+    Z = np.zeros((n, n_items))
+    Z[np.arange(n), w] += 1.0
+    Z[np.arange(n), lo] -= 1.0
+    Zf = Z[:, 1:]
+
+    def nll(phi):
+        return -log_expit(Zf @ phi).sum()
+
+    def grad(phi):
+        return -Zf.T @ (1 - expit(Zf @ phi))
+
+    phi = minimize(nll, np.zeros(n_items - 1), jac=grad, method="BFGS", options={"gtol": 1e-9}).x
+    pi = expit(Zf @ phi)  # P(the recorded winner wins)
+    A = Zf.T @ (Zf * (pi * (1 - pi))[:, None])
+    B = Zf.T @ (Zf * ((1 - pi) ** 2)[:, None])
+    Ai = np.linalg.inv(A)
+    V = Ai @ B @ Ai
+    C = np.eye(n_items)[:, 1:] - 1.0 / n_items
+    theta = C @ phi
+    return theta, C @ V @ C.T

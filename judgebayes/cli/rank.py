@@ -1,12 +1,15 @@
 """The ``judgebayes rank`` sub-command (bias-aware Bradley-Terry from CSV files).
 
 JSON output (``--format json``): ``{"method", "prior", "k", "n_comparisons", "n_ties",
-"ties", "judges", "identifiability": [str, ...], "diagnostics": {"r_hat_max",
+"ties", "identification", "judges", "identifiability": [str, ...], "diagnostics": {"r_hat_max",
 "ess_bulk_min", "ess_tail_min", "divergences", "passed"} | null,
 "coefficients": [{"judge", "coefficient", "estimate", "lower", "upper", "p_positive",
-"per_raw_unit"}, ...], "items": [{"item", "estimate", "lower", "upper", "p_top_k",
-"rank", "rank_lower", "rank_upper"}, ...] (best first), "top_k": [item, ...],
-"groups": [[item, ...], ...]}`` (NaN written as null).
+"per_raw_unit", "identified_by"}, ...], "items": [{"item", "estimate", "lower", "upper", "p_top_k",
+"rank", "rank_lower", "rank_upper"}, ...] (best first), "top_k": [item, ...] (the set
+that maximises the expected recall of the true top k), "point_top_k": [item, ...],
+"groups": [[item, ...], ...] (tiers: all separations hold jointly with probability
+>= level)}`` (NaN written as null).  Qualities are identified as in
+``info["identification"]``: sum to zero, or minus ``--reference``.
 """
 
 from __future__ import annotations
@@ -35,7 +38,17 @@ def add_parser(sub) -> None:
         default=None,
         help="bias prior (default: normal for laplace, horseshoe for nuts)",
     )
-    r.add_argument("--ties", choices=("drop", "half"), default="drop")
+    r.add_argument(
+        "--ties",
+        choices=("davidson", "drop", "half"),
+        default="davidson",
+        help="ties: Davidson's tie model (default), dropped, or half a win (comparator)",
+    )
+    r.add_argument(
+        "--reference",
+        default=None,
+        help="report qualities relative to this item (default: they sum to zero)",
+    )
     r.add_argument("--draws", type=int, default=1500)
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--level", type=float, default=0.95, help="separation level of the groups")
@@ -60,6 +73,8 @@ def run(args) -> str:
         draws = (
             {"sampler": {"draws": args.draws}} if args.method == "nuts" else {"draws": args.draws}
         )
+        if args.reference is not None:
+            draws["reference"] = args.reference
         fit = ranking.fit(args.method, args.prior, random_seed=args.seed, warn=False, **draws)
     ri = fit.rank_intervals(args.alpha)
     iv = fit.interval(args.alpha)
@@ -74,7 +89,7 @@ def run(args) -> str:
         for it, r in table.iterrows()
     ]
     coefs = fit.bias_table(args.alpha).to_dict("records")
-    top = fit.point_top_k(args.k)
+    top = fit.top_k_set(args.k)
     groups = fit.groups(args.level)
     diag = fit.diagnostics
     if args.format == "json":
@@ -86,6 +101,7 @@ def run(args) -> str:
                 "n_comparisons": ranking.data.n,
                 "n_ties": ranking.data.n_ties,
                 "ties": ranking.data.ties,
+                "identification": fit.info["identification"],
                 "judges": list(ranking.data.judges),
                 "identifiability": problems,
                 "diagnostics": None
@@ -100,16 +116,27 @@ def run(args) -> str:
                 "coefficients": [{k: clean(v) for k, v in c.items()} for c in coefs],
                 "items": [{k: clean(v) for k, v in r.items()} for r in rows],
                 "top_k": list(top),
+                "point_top_k": fit.point_top_k(args.k),
                 "groups": groups,
             },
             indent=2,
         )
     level = f"{100 * (1 - args.alpha):g}%"
-    tie_note = "dropped" if ranking.data.ties == "drop" else "counted as half a win"
+    tie_note = {
+        "drop": "dropped",
+        "half": "counted as half a win",
+        "davidson": "modelled (Davidson)",
+    }[ranking.data.ties]
+    ident = fit.info["identification"]
+    scale = (
+        "qualities sum to zero"
+        if ident == "sum_to_zero"
+        else f"qualities relative to {ident.split('=', 1)[1]}"
+    )
     out = [
         f"{ranking.data.n} comparisons of {ranking.data.n_items} items by "
         f"{len(ranking.data.judges)} judge(s); {ranking.data.n_ties} tie(s) {tie_note}; "
-        f"method {fit.label}",
+        f"method {fit.label}; {scale}",
         "",
     ]
     if coefs:
@@ -118,7 +145,8 @@ def run(args) -> str:
             render(
                 [dict(c, system=f"{c['coefficient']} ({c['judge']})") for c in coefs],
                 [("system", "coefficient"), ("estimate", "estimate"), ("lower", "lower"),
-                 ("upper", "upper"), ("p_positive", "P(>0)"), ("per_raw_unit", "per raw unit")],
+                 ("upper", "upper"), ("p_positive", "P(>0)"), ("per_raw_unit", "per raw unit"),
+                 ("identified_by", "identified by")],
                 args.format,
             ),
             "",
@@ -133,8 +161,8 @@ def run(args) -> str:
             args.format,
         ),
         "",
-        f"point top {args.k}: {', '.join(map(str, top))}",
-        f"groups not separable at {args.level:g}: "
+        f"top {args.k} (most expected recall): {', '.join(map(str, top))}",
+        f"tiers (every separation holds jointly with P >= {args.level:g}): "
         + " | ".join(", ".join(map(str, g)) for g in groups),
     ]  # fmt: skip
     for p in problems:

@@ -14,8 +14,11 @@ comparisons : first, second (item ids in presentation order), winner (id of the
 items : ``item`` plus item-level covariate columns (optional when every covariate is
     per comparison).
 
-Ties default to ``ties="drop"`` (dropped and counted in ``n_ties``); ``ties="half"``
-keeps them as half a win for each side.  Unknown item ids, self-comparisons, winners
+Ties default to ``ties="davidson"``: kept, and modelled as a third outcome by
+Davidson's (1970) tie model (:mod:`judgebayes.inference.bradley_terry`).
+``ties="drop"`` drops them (counted in ``n_ties``); ``ties="half"`` keeps them as half a
+win for each side, which is not a probability model and is offered only as the
+comparator practitioners use.  Unknown item ids, self-comparisons, winners
 that are neither shown item, constant covariates and missing covariate values are
 :class:`~judgebayes.errors.InputError`\ s naming the column and the value.
 
@@ -45,6 +48,7 @@ __all__ = [
     "IdentifiabilityReport",
     "IdentifiabilityWarning",
     "PairwiseData",
+    "component_labels",
     "difference_matrix",
     "identifiability_report",
     "log_length",
@@ -63,6 +67,8 @@ def log_length(words) -> np.ndarray:
 
 #: Name of the position coefficient (kappa) in every coefficient table.
 POSITION = "position"
+#: Tie policies: Davidson's model (default), dropped, or half a win (comparator only).
+TIES = ("davidson", "drop", "half")
 _TIE_WORDS = frozenset({"", "tie", "draw", "none", "nan"})
 
 
@@ -78,7 +84,7 @@ class PairwiseData:
         Presentation order of each kept comparison.
     y : ndarray of float
         1.0 when the first-shown item won, 0.0 when the second did, 0.5 for a tie
-        (only with ``ties="half"``).
+        (with ``ties="davidson"`` or ``"half"``).
     judge : ndarray of int
         Index into ``judges``.
     judges : tuple of str
@@ -92,7 +98,8 @@ class PairwiseData:
     item_X : ndarray, shape (n_items, d_item) or None
         Standardised item-level covariates (for residualisation and plots).
     n_ties : int
-        Ties seen (dropped under ``ties="drop"``, kept as 1/2 under ``"half"``).
+        Ties seen (modelled under ``ties="davidson"``, dropped under ``"drop"``, kept as
+        1/2 under ``"half"``).
     ties : str
         The tie policy used.
     """
@@ -108,7 +115,7 @@ class PairwiseData:
     scales: dict[str, tuple[float, float, str]] = field(default_factory=dict)
     item_X: np.ndarray | None = None
     n_ties: int = 0
-    ties: str = "drop"
+    ties: str = "davidson"
 
     @property
     def n_items(self) -> int:
@@ -194,7 +201,7 @@ def pairwise_from_arrays(
     comparison_covariates: dict[str, tuple[Sequence[float], Sequence[float]]] | None = None,
     judge: Sequence[int] | None = None,
     judges: Sequence[str] | None = None,
-    ties: str = "drop",
+    ties: str = "davidson",
     standardise: bool = True,
 ) -> PairwiseData:
     """Build :class:`PairwiseData` from integer arrays (simulators, the active loop).
@@ -236,8 +243,8 @@ def pairwise_from_arrays(
             field="second",
             value=items[first[i]],
         )
-    if ties not in ("drop", "half"):
-        raise InputError(f"ties must be 'drop' or 'half', got {ties!r}", field="ties", value=ties)
+    if ties not in TIES:
+        raise InputError(f"ties must be one of {TIES}, got {ties!r}", field="ties", value=ties)
     tie = np.isnan(yv) | (yv == 0.5)
     bad = ~tie & (yv != 0) & (yv != 1)
     if bad.any():
@@ -327,7 +334,7 @@ def pairwise_from_frames(
     winner: str = "winner",
     judge: str | None = None,
     item: str = "item",
-    ties: str = "drop",
+    ties: str = "davidson",
 ) -> PairwiseData:
     """Validate the comparisons/items frames of the DESIGN contract.
 
@@ -347,8 +354,9 @@ def pairwise_from_frames(
         ``<name>_first``/``<name>_second`` comparison columns.
     judge : str, optional
         Judge column; when ``None`` a column named ``"judge"`` is used if present.
-    ties : {"drop", "half"}
-        What to do with ties (empty winner or ``"tie"``); default ``"drop"`` (counted).
+    ties : {"davidson", "drop", "half"}
+        What to do with ties (empty winner or ``"tie"``): Davidson's tie model (default),
+        dropped (counted in ``n_ties``), or half a win (comparator only).
 
     Raises
     ------
@@ -496,12 +504,17 @@ class IdentifiabilityReport:
         return not self.problems
 
 
-def _components(n_items: int, first: np.ndarray, second: np.ndarray) -> int:
+def component_labels(n_items: int, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Connected component of each item in the comparison graph (labels 0, 1, ...)."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
     g = coo_matrix((np.ones(first.size), (first, second)), shape=(n_items, n_items))
-    return int(connected_components(g, directed=False)[0])
+    return connected_components(g, directed=False)[1]
+
+
+def _components(n_items: int, first: np.ndarray, second: np.ndarray) -> int:
+    return int(component_labels(n_items, first, second).max(initial=-1) + 1)
 
 
 def difference_matrix(data: PairwiseData):

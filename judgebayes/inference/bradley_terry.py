@@ -25,6 +25,22 @@ enters with :math:`y = 1/2`.  ``Λ`` is diagonal: :math:`\lambda` on :math:`\the
 (the paper's prior precision, which also identifies the additive constant),
 :math:`\lambda_b = 1/\tau^2` on the bias coefficients.
 
+Ties (Davidson 1970).  With ``ties="davidson"`` a comparison has three outcomes,
+
+.. math::
+    \Pr(\text{first wins}) = \frac{e^{\eta/2}}{D},\quad
+    \Pr(\text{second wins}) = \frac{e^{-\eta/2}}{D},\quad
+    \Pr(\text{tie}) = \frac{\nu}{D},\qquad D = e^{\eta/2} + e^{-\eta/2} + \nu,
+
+(Davidson's :math:`\pi_a / (\pi_a + \pi_b + \nu\sqrt{\pi_a\pi_b})` divided through by
+:math:`\sqrt{\pi_a\pi_b}`).  The tie parameter enters as :math:`s = \log\nu`, the last
+entry of :math:`\beta`, with prior :math:`N(0, 1/\lambda_\nu)`.  The three log-odds
+:math:`(\eta/2, -\eta/2, s)` are linear in :math:`\beta`, so the negative
+log-likelihood (a log-sum-exp minus a linear term) stays convex and Newton's method
+applies unchanged; gradient and Hessian are those of a multinomial logit with the
+3 x p Jacobian :math:`G = [(z/2, 0); (-z/2, 0); (0, 1)]`.  It reduces to Bradley-Terry
+as :math:`\nu \to 0`.
+
 The hierarchical variant learns :math:`\tau^2` by empirical Bayes, alternating the
 Laplace fit with the EM update
 :math:`\tau^2 \leftarrow \operatorname{mean}_m(\hat b_m^2 + \operatorname{Var}\hat b_m)`.
@@ -32,7 +48,7 @@ Laplace fit with the EM update
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -46,6 +62,7 @@ __all__ = [
     "fit_map",
     "fit_map_empirical_bayes",
     "laplace_draws",
+    "log_likelihood",
 ]
 
 
@@ -73,10 +90,11 @@ class BTDesign:
     n_items: int
     bias_names: list[str]
     bias_level: np.ndarray = field(default_factory=lambda: np.array([]))
+    davidson: bool = False
 
     @property
     def n_params(self) -> int:
-        """Length of beta."""
+        r"""Length of beta (the Davidson model's :math:`\log\nu` last)."""
         return int(self.prec.size)
 
 
@@ -88,8 +106,9 @@ def bt_design(
     lam: float = 1.0,
     lam_b: float = 0.1,
     lam_judge: float = 4.0,
+    lam_nu: float = 0.25,
 ) -> BTDesign:
-    """The design of the naive (``bias=False``) or bias-aware model for ``data``.
+    r"""The design of the naive (``bias=False``) or bias-aware model for ``data``.
 
     Parameters
     ----------
@@ -106,6 +125,9 @@ def bt_design(
     lam_judge : float
         Prior precision of each judge's deviation from the shared coefficients (used
         only with several judges; 4 means deviations of about +-0.5 logit).
+    lam_nu : float
+        Prior precision of :math:`\log\nu` under the Davidson tie model (used when
+        ``data.ties == "davidson"`` and some verdict is a tie; 0.25 means sd 2).
     """
     from scipy import sparse
 
@@ -142,8 +164,15 @@ def bt_design(
                 prec.append(np.full(J * P, float(lam_judge)))
                 names += [f"{f}|{j}" for j in data.judges for f in fnames]
                 level += ["judge"] * (J * P)
+    davidson = data.ties == "davidson" and data.has_ties
+    if davidson:
+        prec.append(np.array([float(lam_nu)]))
+        names.append(TIE_PARAM)
+        level.append("tie")
     Z = sparse.hstack(blocks, format="csr")
-    return BTDesign(Z, data.y.astype(float), np.concatenate(prec), N, names, np.array(level))
+    return BTDesign(
+        Z, data.y.astype(float), np.concatenate(prec), N, names, np.array(level), davidson
+    )
 
 
 @dataclass
@@ -156,6 +185,7 @@ class MapResult:
     iterations: int
     design: BTDesign
     lam_b: float | None = None
+    lam_theta: float | None = None
     _chol: np.ndarray | None = None
 
     @property
@@ -181,17 +211,74 @@ class MapResult:
         return cho_solve((self.chol(), True), np.eye(self.beta.size))
 
 
-def _objective(Z, y, prec, beta) -> float:
-    eta = Z @ beta
-    return float(np.sum(np.logaddexp(0.0, eta) - y * eta) + 0.5 * np.sum(prec * beta * beta))
+#: Name of the Davidson tie parameter (log nu) in the design's bias columns.
+TIE_PARAM = "log_nu"
 
 
-def _hessian(Z, w, prec) -> np.ndarray:
+def _davidson_logits(design: BTDesign, beta: np.ndarray):
+    eta = design.Z @ beta[:-1]
+    u = np.column_stack([eta / 2, -eta / 2, np.full(eta.size, beta[-1])])
+    lse = np.logaddexp.reduce(u, axis=1)
+    return u, lse
+
+
+def _outcome(y: np.ndarray) -> np.ndarray:
+    """0 first won, 1 second won, 2 tie."""
+    return np.where(y == 1, 0, np.where(y == 0, 1, 2))
+
+
+def log_likelihood(design: BTDesign, beta: np.ndarray) -> np.ndarray:
+    """Pointwise log-likelihood of each comparison at ``beta`` (rows of draws allowed)."""
+    beta = np.atleast_2d(beta)
+    out = np.empty((beta.shape[0], design.y.size))
+    for s, bs in enumerate(beta):
+        if design.davidson:
+            u, lse = _davidson_logits(design, bs)
+            out[s] = u[np.arange(u.shape[0]), _outcome(design.y)] - lse
+        else:
+            eta = design.Z @ bs
+            out[s] = -design.y * np.logaddexp(0, -eta) - (1 - design.y) * np.logaddexp(0, eta)
+    return out
+
+
+def _objective(design: BTDesign, beta: np.ndarray) -> float:
+    prior = 0.5 * np.sum(design.prec * beta * beta)
+    if design.davidson:
+        u, lse = _davidson_logits(design, beta)
+        return float(np.sum(lse - u[np.arange(u.shape[0]), _outcome(design.y)]) + prior)
+    eta = design.Z @ beta
+    return float(np.sum(np.logaddexp(0.0, eta) - design.y * eta) + prior)
+
+
+def _gradient_hessian(design: BTDesign, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     from scipy import sparse
+    from scipy.special import expit
 
-    H = (Z.T @ sparse.diags(w) @ Z).toarray()
+    Z, y, prec = design.Z, design.y, design.prec
+    if not design.davidson:
+        pi = expit(Z @ beta)
+        g = Z.T @ (pi - y) + prec * beta
+        H = (Z.T @ sparse.diags(pi * (1 - pi)) @ Z).toarray()
+        H[np.diag_indices_from(H)] += prec
+        return g, H
+    u, lse = _davidson_logits(design, beta)
+    p = np.exp(u - lse[:, None])
+    o = _outcome(y)
+    e = np.zeros_like(p)
+    e[np.arange(o.size), o] = 1.0
+    dpl = p[:, 0] - p[:, 1]
+    g = np.empty(beta.size)
+    g[:-1] = Z.T @ ((dpl - (e[:, 0] - e[:, 1])) / 2)
+    g[-1] = np.sum(p[:, 2] - e[:, 2])
+    w_bb = (p[:, 0] + p[:, 1]) / 4 - dpl**2 / 4
+    w_bs = -dpl * p[:, 2] / 2
+    H = np.empty((beta.size, beta.size))
+    H[:-1, :-1] = (Z.T @ sparse.diags(w_bb) @ Z).toarray()
+    H[:-1, -1] = H[-1, :-1] = Z.T @ w_bs
+    H[-1, -1] = np.sum(p[:, 2] * (1 - p[:, 2]))
+    g += prec * beta
     H[np.diag_indices_from(H)] += prec
-    return H
+    return g, H
 
 
 def fit_map(
@@ -207,17 +294,13 @@ def fit_map(
     (the objective is then within about ``tol`` of its minimum).
     """
     from scipy.linalg import cho_factor, cho_solve
-    from scipy.special import expit
 
-    Z, y, prec = design.Z, design.y, design.prec
     beta = np.zeros(design.n_params) if beta0 is None else np.array(beta0, dtype=float)
     if beta.size != design.n_params:
         beta = np.zeros(design.n_params)
-    f = _objective(Z, y, prec, beta)
+    f = _objective(design, beta)
     for it in range(1, max_iter + 1):
-        pi = expit(Z @ beta)
-        g = Z.T @ (pi - y) + prec * beta
-        H = _hessian(Z, pi * (1 - pi), prec)
+        g, H = _gradient_hessian(design, beta)
         cf = cho_factor(H, lower=True)
         step = cho_solve(cf, g)
         dec = float(g @ step)
@@ -226,7 +309,7 @@ def fit_map(
         t = 1.0
         while True:
             cand = beta - t * step
-            fc = _objective(Z, y, prec, cand)
+            fc = _objective(design, cand)
             if fc <= f - 0.25 * t * dec or t < 1e-10:
                 break
             t *= 0.5
@@ -238,35 +321,52 @@ def fit_map_empirical_bayes(
     design: BTDesign,
     beta0: np.ndarray | None = None,
     *,
+    learn_bias: bool = True,
+    learn_theta: bool = False,
     tol: float = 1e-6,
     max_iter: int = 500,
     tau2_floor: float = 1e-4,
 ) -> MapResult:
-    r"""The hierarchical variant: :math:`\tau^2` of the shared bias block by EM.
+    r"""Learned prior scales by EM: the shared bias block's and/or the qualities'.
 
-    Alternates :func:`fit_map` with
-    :math:`\tau^2 \leftarrow \operatorname{mean}_m(\hat b_m^2 + [H^{-1}]_{mm})` over the
-    shared bias coefficients (floored at ``tau2_floor``; EM can drive it to 0 for an
-    unbiased judge, which is the intended "switch the correction off").
+    Alternates :func:`fit_map` with, for each learned block :math:`B`,
+    :math:`\tau_B^2 \leftarrow \operatorname{mean}_{m\in B}(\hat\beta_m^2 + [H^{-1}]_{mm})`
+    (floored at ``tau2_floor``).  ``learn_bias`` is the hierarchical bias prior (EM can
+    drive :math:`\tau^2` to 0 for an unbiased judge, the intended "switch the correction
+    off"); ``learn_theta`` learns the spread of the qualities,
+    :math:`\theta_i \sim N(0, \tau_\theta^2)`, which an item-level covariate's
+    coefficient needs: the likelihood sees only :math:`\theta_i + c\,x_i`, so :math:`c` is
+    the regression of those sums on :math:`x` and its uncertainty scales with
+    :math:`\tau_\theta`.  The result's ``lam_b`` and ``lam_theta`` are the learned
+    precisions (None when not learned).
     """
+    blocks = {}
     shared = np.flatnonzero(design.bias_level == "shared") + design.n_items
-    if shared.size == 0:
+    if learn_bias and shared.size:
+        blocks["bias"] = shared
+    if learn_theta:
+        blocks["theta"] = np.arange(design.n_items)
+    if not blocks:
         return fit_map(design, beta0)
     prec = design.prec.copy()
     res = fit_map(design, beta0)
-    tau2 = 1.0 / prec[shared[0]]
+    tau2 = {k: 1.0 / prec[idx[0]] for k, idx in blocks.items()}
     for _ in range(max_iter):
-        cov_diag = np.diag(res.covariance())[shared]
-        new = max(float(np.mean(res.beta[shared] ** 2 + cov_diag)), tau2_floor)
-        prec[shared] = 1.0 / new
-        design = BTDesign(
-            design.Z, design.y, prec.copy(), design.n_items, design.bias_names, design.bias_level
-        )
+        cov_diag = np.diag(res.covariance())
+        new = {
+            k: max(float(np.mean(res.beta[idx] ** 2 + cov_diag[idx])), tau2_floor)
+            for k, idx in blocks.items()
+        }
+        for k, idx in blocks.items():
+            prec[idx] = 1.0 / new[k]
+        design = replace(design, prec=prec.copy())
         res = fit_map(design, res.beta)
-        if abs(new - tau2) <= tol * max(new, 1e-12):
-            break
+        done = all(abs(new[k] - tau2[k]) <= tol * max(new[k], 1e-12) for k in blocks)
         tau2 = new
-    res.lam_b = 1.0 / tau2
+        if done:
+            break
+    res.lam_b = 1.0 / tau2["bias"] if "bias" in tau2 else None
+    res.lam_theta = 1.0 / tau2["theta"] if "theta" in tau2 else None
     return res
 
 

@@ -235,17 +235,40 @@ METHODS: dict[str, dict[str, MethodSpec]] = {
     ),
     "ranking": dict(
         [
-            _m("naive", "newton", ("draws", "log_likelihood", "warn"), summary="plain BT"),
+            _m(
+                "naive",
+                "newton",
+                ("draws", "log_likelihood", "warn", "reference"),
+                summary="plain BT",
+            ),
             _m(
                 "laplace",
                 "newton",
-                ("prior", "draws", "position", "log_likelihood", "warn", "theta"),
+                (
+                    "prior",
+                    "draws",
+                    "position",
+                    "log_likelihood",
+                    "warn",
+                    "theta",
+                    "reference",
+                    "theta_spread",
+                ),
                 summary="bias-aware BT, MAP + Laplace",
             ),
             _m(
                 "nuts",
                 "nuts",
-                ("prior", "sampler", "position", "log_likelihood", "warn", "theta"),
+                (
+                    "prior",
+                    "sampler",
+                    "position",
+                    "log_likelihood",
+                    "warn",
+                    "theta",
+                    "reference",
+                    "theta_spread",
+                ),
                 mcmc=True,
                 summary="bias-aware BT, NUTS",
             ),

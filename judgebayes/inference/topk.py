@@ -8,17 +8,31 @@ chains) and are vectorised over draws.
   :math:`0.5/\sqrt{S}` (0.013 with the paper's S = 1500).
 * Rank 1 is the best item; rank intervals are equal-tailed quantiles of the rank
   draws.
-* Groups (tiers): in the order of the point estimate, an item starts a new tier when
-  the current tier's leader beats it with posterior probability at least ``level``;
-  otherwise it joins that tier.
+* Identification: Bradley-Terry qualities are defined up to an additive constant per
+  connected component of the comparison graph.  :func:`identify` maps draws to the
+  identified scale: sum-to-zero within each component, or relative to a reference
+  item (its component then reads "quality minus the reference's").  Every summary
+  below is invariant to that shift except the quality intervals themselves.
+* Top-k set: the set :math:`S` of size :math:`k` that maximises the expected recall
+  :math:`E|S \cap T_k|/k` of the true top-k :math:`T_k` is the :math:`k` items with the
+  largest :math:`p_i` (expected recall is :math:`\sum_{i\in S} p_i / k`).
+* Tiers: a cut after position :math:`m` of the point order claims that every item above
+  it beats every item below it in quality.  :func:`separable_groups` places cuts
+  greedily from the top and keeps a cut only if the posterior probability that *all*
+  kept claims hold at once stays at least ``level``: the chance that any stated
+  separation is wrong is at most ``1 - level`` (simultaneous, not per-cut, control).
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
 __all__ = [
     "binary_entropy",
+    "expected_recall_set",
+    "identify",
     "prob_better",
     "rank_draws",
     "rank_intervals",
@@ -33,6 +47,36 @@ def top_k_set(theta: np.ndarray, k: int) -> np.ndarray:
     theta = np.asarray(theta, dtype=float)
     order = np.argsort(-theta, kind="stable")
     return order[:k]
+
+
+def identify(draws: np.ndarray, components: np.ndarray, reference: int | None = None) -> np.ndarray:
+    """Quality draws on the identified scale.
+
+    Parameters
+    ----------
+    draws : ndarray, shape (..., N)
+        Quality draws (any leading shape; the last axis is the item).
+    components : ndarray of int, shape (N,)
+        Connected component of each item (:func:`judgebayes.data.pairwise.component_labels`).
+    reference : int, optional
+        Index of the reference item: its component is shifted so that the reference is 0.
+        Other components (and all of them without a reference) sum to zero.
+    """
+    out = np.array(draws, dtype=float, copy=True)
+    comps = np.asarray(components)
+    for c in np.unique(comps):
+        m = comps == c
+        if reference is not None and comps[reference] == c:
+            shift = out[..., reference : reference + 1]
+        else:
+            shift = out[..., m].mean(axis=-1, keepdims=True)
+        out[..., m] -= shift
+    return out
+
+
+def expected_recall_set(p_top_k: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the ``k`` items with the largest P(top-k): the expected-recall-optimal set."""
+    return top_k_set(p_top_k, k)
 
 
 def top_k_probabilities(draws: np.ndarray, k: int) -> np.ndarray:
@@ -74,25 +118,33 @@ def prob_better(draws: np.ndarray) -> np.ndarray:
 def separable_groups(
     draws: np.ndarray, point: np.ndarray | None = None, level: float = 0.95
 ) -> list[np.ndarray]:
-    r"""Tiers of items that cannot be separated from their tier's leader (best tier first).
+    r"""Tiers with simultaneous error control (best tier first).
 
-    Items are taken in the order of the point estimate; the first item leads the first
-    tier, and each following item joins the current tier unless the leader beats it with
-    posterior probability at least ``level``, in which case it leads a new tier.  So every
-    tier's leader is separated at ``level`` from the next tier's leader, and no member of
-    a tier is separated from its leader.
+    Items are taken in the order of the point estimate.  A cut after position :math:`m`
+    claims :math:`\min_{i \le m}\theta_{(i)} > \max_{i > m}\theta_{(i)}`.  Cuts are tried
+    from the top; a cut is kept when the posterior probability that it and every cut
+    already kept hold in the same draw is at least ``level``.  So with posterior
+    probability at least ``level`` every item of a tier beats every item of every lower
+    tier, and the statement "these tiers are separated" is wrong with posterior
+    probability at most ``1 - level``.  Items within a tier are not claimed to be equal.
     """
     draws = np.atleast_2d(np.asarray(draws, dtype=float))
     point = draws.mean(axis=0) if point is None else np.asarray(point, dtype=float)
     order = np.argsort(-point, kind="stable")
-    groups: list[list[int]] = [[int(order[0])]]
-    for i in order[1:]:
-        leader = groups[-1][0]
-        if np.mean(draws[:, leader] > draws[:, i]) >= level:
-            groups.append([int(i)])
-        else:
-            groups[-1].append(int(i))
-    return [np.asarray(g) for g in groups]
+    sd = draws[:, order]
+    N = sd.shape[1]
+    # running min from the top and max from the bottom, per draw
+    top_min = np.minimum.accumulate(sd, axis=1)
+    bottom_max = np.maximum.accumulate(sd[:, ::-1], axis=1)[:, ::-1]
+    holds = np.ones(sd.shape[0], dtype=bool)
+    cuts = []
+    for m in range(1, N):
+        cand = holds & (top_min[:, m - 1] > bottom_max[:, m])
+        if cand.mean() >= level:
+            holds = cand
+            cuts.append(m)
+    bounds = [0, *cuts, N]
+    return [order[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def binary_entropy(p: np.ndarray) -> np.ndarray:

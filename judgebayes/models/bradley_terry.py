@@ -36,7 +36,10 @@ With several judges, judge :math:`j`'s coefficients are
 :math:`\sigma_m \sim \text{Half-}N(0.5)`, and :math:`\mu` carries the prior above
 (partial pooling: a judge with few verdicts borrows the panel's biases).
 
-A tie counted as half a win enters through the log-likelihood
+Ties (``ties="davidson"``, the default when the data have ties): a categorical
+outcome with log-odds :math:`(\eta/2, -\eta/2, \log\nu)` for first wins, second wins,
+tie (Davidson 1970), :math:`\log\nu \sim N(0, 1/\lambda_\nu)`.  A tie counted as half
+a win (``ties="half"``, comparator only) enters through
 :math:`y\log\sigma(\eta) + (1-y)\log\sigma(-\eta)` with :math:`y = 1/2`.
 """
 
@@ -74,6 +77,13 @@ class RankingPriors:
         and slab degrees of freedom (4) (Piironen & Vehtari 2017).
     judge_sd : float
         Half-normal scale of the judges' deviations from the panel's biases (0.5).
+    lam_nu : float
+        Precision of the Davidson tie parameter's log, :math:`\log\nu \sim N(0,
+        1/\lambda_\nu)` (0.25: sd 2, tie shares between ~2% and ~95% at equal quality).
+    spread_scale : float
+        Half-normal scale of the learned spread of the qualities,
+        :math:`\sigma_\theta \sim \text{Half-}N(2)` (NUTS, ``theta_spread="learned"``;
+        the Newton engine learns it by empirical Bayes instead).
     """
 
     lam: float = 1.0
@@ -84,6 +94,8 @@ class RankingPriors:
     slab_scale: float = 2.0
     slab_df: float = 4.0
     judge_sd: float = 0.5
+    lam_nu: float = 0.25
+    spread_scale: float = 2.0
 
     def __post_init__(self):
         from judgebayes.errors import InputError
@@ -102,14 +114,15 @@ class RankingPriors:
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "lam_judge"}
 
 
-def bt_var_names(prior: str, n_judges: int) -> tuple[str, ...]:
-    """Variables the convergence gate checks."""
+def bt_var_names(prior: str, n_judges: int, davidson: bool = False) -> tuple[str, ...]:
+    """Reported variables (the gate checks these and every free variable)."""
+    tie = ("nu",) if davidson else ()
     if prior == "none":
-        return ("theta",)
+        return ("theta", *tie)
     names = ("theta", "b")
     if n_judges > 1:
         names += ("b_judge",)
-    return names
+    return (*names, *tie)
 
 
 def _bias_prior(pm, pt, prior: str, name: str, dims: str, hp: dict):
@@ -150,6 +163,8 @@ def bradley_terry_model(
     position: bool = True,
     theta: str = "prior",
     half_ties: bool = False,
+    davidson: bool = False,
+    learn_spread: bool = False,
     lam: float = 1.0,
     lam_b: float = 0.1,
     tau_scale: float = 1.0,
@@ -157,8 +172,10 @@ def bradley_terry_model(
     slab_scale: float = 2.0,
     slab_df: float = 4.0,
     judge_sd: float = 0.5,
+    lam_nu: float = 0.25,
+    spread_scale: float = 2.0,
 ):
-    """Build the naive (``prior="none"``) or bias-aware Bradley-Terry model.
+    r"""Build the naive (``prior="none"``) or bias-aware Bradley-Terry model.
 
     Parameters
     ----------
@@ -179,7 +196,17 @@ def bradley_terry_model(
     theta : {"prior", "zero_sum"}
         How the additive constant of theta is identified.
     half_ties : bool
-        Use the fractional log-likelihood (needed when ``y`` holds 0.5).
+        Use the fractional log-likelihood (ties as half wins; comparator only).
+    davidson : bool
+        Davidson's tie model: ``y`` = 0.5 is a third outcome.
+    lam_nu : float
+        Prior precision of :math:`\log\nu` (Davidson).
+    learn_spread : bool
+        Learn the qualities' spread: :math:`\theta = \sigma_\theta(\bar z + z_c)`,
+        :math:`\sigma_\theta \sim \text{Half-}N(\text{spread\_scale})` (non-centred),
+        instead of the fixed :math:`1/\sqrt\lambda`.
+    spread_scale : float
+        Half-normal scale of :math:`\sigma_\theta`.
     lam, lam_b : float
         Prior precisions of theta and (``"normal"``) of the bias coefficients.
     tau_scale : float
@@ -222,6 +249,14 @@ def bradley_terry_model(
         yd = pm.Data("y_obs", np.asarray(y, dtype=float), dims="comparison")
         if theta == "zero_sum":
             th = pm.ZeroSumNormal("theta", sigma=1.0 / np.sqrt(lam), dims="item")
+        elif theta == "prior" and learn_spread:
+            # the same split, non-centred in the learned spread (an item-level
+            # coefficient's interval scales with it)
+            n_items = len(items)
+            sd = pm.HalfNormal("theta_sd", sigma=spread_scale)
+            zm = pm.Normal("theta_mean_z", 0.0, 1.0)
+            zc = pm.ZeroSumNormal("theta_centred_z", sigma=1.0, dims="item")
+            th = pm.Deterministic("theta", sd * (zm / np.sqrt(n_items) + zc), dims="item")
         elif theta == "prior":
             # N(0, I/lam) split exactly into its mean and its centred part: the mean is
             # invisible to the verdicts, so the two are independent a posteriori and
@@ -247,7 +282,14 @@ def bradley_terry_model(
                 eta = eta + pt.sum(F * bj[jd], axis=1)
             else:
                 eta = eta + pt.dot(F, mu)
-        if half_ties:
+        if davidson:
+            log_nu = pm.Normal("log_nu", 0.0, 1.0 / np.sqrt(lam_nu))
+            pm.Deterministic("nu", pt.exp(log_nu))
+            code = np.where(np.asarray(y) == 1, 0, np.where(np.asarray(y) == 0, 1, 2))
+            yc = pm.Data("y_code", code.astype(np.int64), dims="comparison")
+            u = pt.stack([eta / 2, -eta / 2, pt.ones_like(eta) * log_nu], axis=1)
+            pm.Categorical("y", logit_p=u, observed=yc, dims="comparison")
+        elif half_ties:
 
             def logp(value, eta_):
                 # log sigma(eta) = -log1pexp(-eta), stable in both tails

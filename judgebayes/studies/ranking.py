@@ -58,7 +58,12 @@ METHODS = ("naive", "laplace", "nuts")
 class RankingFit(Fit):
     """:class:`~judgebayes.results.Fit` of the ranking family: item quality, with summaries.
 
-    ``quantity`` is ``theta`` (item quality) over the ``item`` unit; ``idata.posterior``
+    ``quantity`` is ``theta`` (item quality) over the ``item`` unit, on the identified
+    scale stated in ``info["identification"]`` (and ``idata.posterior.attrs``):
+    ``"sum_to_zero"`` (qualities sum to zero within each connected component of the
+    comparison graph) or ``"reference=<item>"`` (quality minus the reference item's).
+    Verdicts see only differences, so an interval on any other scale would carry the
+    prior's uncertainty about the overall level.  ``idata.posterior``
     also has ``b`` (bias) and, with several judges, ``b_judge`` (judge, bias) for
     bias-aware fits.  ``estimate()`` is the MAP for Laplace fits and the posterior mean
     for NUTS.  Every summary (``top_k``, ``rank_intervals``, ``groups``, ``bias_table``,
@@ -113,7 +118,16 @@ class RankingFit(Fit):
 
     # ------------------------------------------------------------- summaries
     def bias_table(self, alpha: float = 0.05) -> pd.DataFrame:
-        """Bias coefficients: mean, interval, P(> 0), and per raw unit of the covariate."""
+        r"""Bias coefficients: mean, interval, P(> 0), per raw unit of the covariate, and
+        what identifies each one.
+
+        ``identified_by`` is ``"data"`` for per-comparison covariates and the position
+        term (the verdicts see them directly) and ``"prior"`` for item-level covariates:
+        the verdicts see only :math:`\theta_i + c\,x_i`, so :math:`c` is identified by the
+        prior's independence of quality and covariate, and its interval is honest only
+        with the qualities' spread learned (``info["theta_sd"]`` or ``theta_sd`` in the
+        posterior).
+        """
         import pandas as pd
 
         rows = []
@@ -127,7 +141,7 @@ class RankingFit(Fit):
             for judge, draws in blocks:
                 for m, name in enumerate(self.bias_names):
                     dm = draws[:, m]
-                    sd = self.data.scales.get(name, (0.0, 1.0, ""))[1]
+                    sd, level = self.data.scales.get(name, (0.0, 1.0, "comparison"))[1:]
                     lo, hi = np.quantile(dm, [alpha / 2, 1 - alpha / 2])
                     rows.append(
                         {
@@ -138,13 +152,14 @@ class RankingFit(Fit):
                             "upper": float(hi),
                             "p_positive": float(np.mean(dm > 0)),
                             "per_raw_unit": float(dm.mean() / sd) if name != POSITION else np.nan,
+                            "identified_by": "prior" if level == "item" else "data",
                         }
                     )
         return pd.DataFrame(
             rows,
             columns=[
                 "judge", "coefficient", "estimate", "lower", "upper", "p_positive",
-                "per_raw_unit",
+                "per_raw_unit", "identified_by",
             ],
         )  # fmt: skip
 
@@ -155,24 +170,44 @@ class RankingFit(Fit):
         _check_k(k, self.data.n_items)
         return [self.data.items[i] for i in top_k_set(self.point, k)]
 
+    def top_k_set(self, k: int) -> list[str]:
+        """The reported top-k set: the ``k`` items that maximise the expected recall of the
+        true top k (the largest P(top-k)), best first.  :meth:`point_top_k` is the top k of
+        the point estimate, which can differ when items are close.
+        """
+        from judgebayes.inference.topk import expected_recall_set, top_k_probabilities
+
+        _check_k(k, self.data.n_items)
+        p = top_k_probabilities(self.theta_draws(), k)
+        return [self.data.items[i] for i in expected_recall_set(p, k)]
+
     def top_k(self, k: int) -> pd.DataFrame:
-        r""":math:`\Pr(i \in \text{top-}k)` per item, from the draws, sorted."""
+        r""":math:`\Pr(i \in \text{top-}k)` per item, from the draws, sorted.
+
+        ``in_top_k`` marks the expected-recall-optimal set (:meth:`top_k_set`),
+        ``in_point_top_k`` the point estimate's top k; ``df.attrs["expected_recall"]`` is
+        the expected share of the true top k that ``in_top_k`` recovers.
+        """
         import pandas as pd
 
-        from judgebayes.inference.topk import top_k_probabilities
+        from judgebayes.inference.topk import expected_recall_set, top_k_probabilities
 
         _check_k(k, self.data.n_items)
         p = top_k_probabilities(self.theta_draws(), k)
         point = set(self.point_top_k(k))
+        best = set(expected_recall_set(p, k).tolist())
         df = pd.DataFrame(
             {
                 "p_top_k": p,
                 "estimate": self.point,
+                "in_top_k": [i in best for i in range(len(p))],
                 "in_point_top_k": [it in point for it in self.data.items],
             },
             index=pd.Index(self.data.items, name="item"),
         )
-        return df.sort_values(["p_top_k", "estimate"], ascending=False)
+        df = df.sort_values(["p_top_k", "estimate"], ascending=False)
+        df.attrs["expected_recall"] = float(np.sort(p)[::-1][:k].sum() / k)
+        return df
 
     def rank_intervals(self, alpha: float = 0.05) -> pd.DataFrame:
         """Point rank, median rank and ``1 - alpha`` rank interval per item (1 = best)."""
@@ -189,7 +224,13 @@ class RankingFit(Fit):
         return df.sort_values("rank")
 
     def groups(self, level: float = 0.95) -> list[list[str]]:
-        """Tiers of items that cannot be separated at ``level`` (best tier first)."""
+        """Tiers, best first: with posterior probability at least ``level``, every item of
+        a tier beats every item of every lower tier (all the stated separations hold at
+        once; see :func:`judgebayes.inference.topk.separable_groups`).
+        """
+        from judgebayes.results import check_alpha
+
+        level = check_alpha(level, "level")
         from judgebayes.inference.topk import separable_groups
 
         gs = separable_groups(self.theta_draws(), self.point, level)
@@ -204,13 +245,97 @@ class RankingFit(Fit):
         P = prob_better(self.theta_draws())
         return pd.DataFrame(P, index=list(self.data.items), columns=list(self.data.items))
 
+    def eta_draws(self, n_draws: int | None = None, random_seed: int | None = 0) -> np.ndarray:
+        r"""(S, n) linear predictor :math:`\eta` of every comparison at posterior draws
+        (``n_draws`` of them, drawn without replacement; all by default).
+        """
+        th = self.theta_draws()
+        S = th.shape[0]
+        idx = np.arange(S)
+        if n_draws is not None and n_draws < S:
+            idx = np.sort(np.random.default_rng(random_seed).choice(S, n_draws, replace=False))
+        d = self.data
+        eta = th[idx][:, d.first] - th[idx][:, d.second]
+        names = self.bias_names
+        if names:
+            cov = [c for c in names if c != POSITION]
+            F = d.X[:, [d.covariates.index(c) for c in cov]]
+            if POSITION in names:
+                F = np.column_stack([F, np.ones(d.n)])
+            post = self.idata.posterior
+            if "b_judge" in post:
+                bj = post["b_judge"].values.reshape(-1, *post["b_judge"].shape[-2:])[idx]
+                eta = eta + np.einsum("np,snp->sn", F, bj[:, d.judge, :])
+            else:
+                eta = eta + self.bias_draws()[idx] @ F.T
+        return eta
+
+    def check(
+        self,
+        *,
+        instance: Sequence[int] | None = None,
+        draws: int = 500,
+        random_seed: int | None = 0,
+    ) -> pd.DataFrame:
+        r"""Posterior predictive checks of the fitted verdicts.
+
+        Rows ``win_matrix`` (chi-square discrepancy of each pair's scores, p-value
+        :math:`\Pr(T^{rep} \ge T)`), ``intransitive`` (3-cycles of the majority graph)
+        and, with ``instance`` (one id per kept comparison, shared by the two
+        presentation orders of one instance), ``order_swap`` (share of both-order
+        instances where the same item wins twice).  See
+        :mod:`judgebayes.inference.ranking_checks`.  ``df.attrs["pairs"]`` holds the
+        per-pair observed score share and its 95% predictive interval.
+        """
+        import pandas as pd
+
+        from judgebayes.inference.ranking_checks import predictive_check_table
+        from judgebayes.inference.registry import check_seed
+
+        self._require_draws("a predictive check")
+        random_seed = check_seed(random_seed)
+        if isinstance(draws, bool) or not isinstance(draws, int | np.integer) or draws < 1:
+            raise InputError(f"draws must be an integer >= 1, got {draws!r}", field="draws",
+                             value=draws)  # fmt: skip
+        d = self.data
+        inst = None
+        if instance is not None:
+            inst = np.asarray(instance)
+            if inst.shape != (d.n,):
+                raise InputError(
+                    f"instance needs one id per kept comparison ({d.n}), got {inst.shape}",
+                    field="instance",
+                    value=inst.shape,
+                )
+            inst = np.unique(inst, return_inverse=True)[1]
+        eta = self.eta_draws(draws, random_seed)
+        nu = None
+        if "nu" in self.idata.posterior:
+            nu_all = self.idata.posterior["nu"].values.ravel()
+            S = nu_all.size
+            idx = np.arange(S)
+            if draws < S:
+                idx = np.sort(np.random.default_rng(random_seed).choice(S, draws, replace=False))
+            nu = nu_all[idx]
+        rng = np.random.default_rng([0 if random_seed is None else random_seed, 1])
+        rows, pairs = predictive_check_table(
+            d.y, d.first, d.second, d.n_items, eta, nu, rng, instance=inst
+        )
+        df = pd.DataFrame(rows).set_index("statistic")
+        pt = pd.DataFrame(pairs)
+        pt["item_a"] = [d.items[i] for i in pt.pop("lo")]
+        pt["item_b"] = [d.items[i] for i in pt.pop("hi")]
+        pt["outside"] = (pt["observed"] < pt["lower"]) | (pt["observed"] > pt["upper"])
+        df.attrs["pairs"] = pt.set_index(["item_a", "item_b"])
+        return df
+
     def summary(self, var_names: Sequence[str] | None = None) -> pd.DataFrame:
         """ArviZ summary of ``var_names`` (default: theta and the bias coefficients)."""
         if var_names:
             return super().summary(var_names)
         import arviz as az
 
-        names = [v for v in ("theta", "b", "b_judge") if v in self.idata.posterior]
+        names = [v for v in ("theta", "b", "b_judge", "nu") if v in self.idata.posterior]
         return az.summary(self.idata, var_names=names, kind="all" if self.diagnostics else "stats")
 
 
@@ -247,15 +372,16 @@ class PairwiseRanking(Comparable):
         items: pd.DataFrame | None = None,
         *,
         covariates: Sequence[str] = (),
-        ties: str = "drop",
+        ties: str = "davidson",
         priors: RankingPriors | None = None,
         **columns: Any,
     ) -> PairwiseRanking:
         """From the comparisons and items frames of the DESIGN contract.
 
-        See :func:`judgebayes.data.pairwise.pairwise_from_frames` for the columns; ties are
-        dropped by default (``ties="half"`` counts them as half a win) and counted in
-        ``data.n_ties``.
+        See :func:`judgebayes.data.pairwise.pairwise_from_frames` for the columns.  Ties
+        (counted in ``data.n_ties``) are a third outcome of Davidson's model by default;
+        ``ties="drop"`` drops them and ``ties="half"`` counts them as half a win (the
+        practitioners' comparator, not a probability model).
         """
         return cls(
             pairwise_from_frames(comparisons, items, covariates=covariates, ties=ties, **columns),
@@ -275,7 +401,20 @@ class PairwiseRanking(Comparable):
         return identifiability_report(self.data)
 
     # fitting -----------------------------------------------------------
-    def model_spec(self, prior: str = "horseshoe", *, position: bool = True, theta: str = "prior"):
+    def learns_spread(self, prior: str) -> bool:
+        """Whether the default fit learns the qualities' spread: when the bias-aware model
+        has an item-level covariate (its coefficient is identified through the spread).
+        """
+        return prior != "none" and any(v[2] == "item" for v in self.data.scales.values())
+
+    def model_spec(
+        self,
+        prior: str = "horseshoe",
+        *,
+        position: bool = True,
+        theta: str = "prior",
+        learn_spread: bool | None = None,
+    ):
         """The :class:`~judgebayes.inference.sampling.ModelSpec` of a PyMC model."""
         from judgebayes.inference.sampling import ModelSpec
         from judgebayes.models.bradley_terry import bradley_terry_model, bt_var_names
@@ -291,10 +430,17 @@ class PairwiseRanking(Comparable):
                 "prior": prior,
                 "position": position,
                 "theta": theta,
-                "half_ties": d.has_ties,
+                "half_ties": d.has_ties and d.ties == "half",
+                "davidson": d.has_ties and d.ties == "davidson",
+                "learn_spread": (
+                    self.learns_spread(prior) if learn_spread is None else bool(learn_spread)
+                )
+                and theta == "prior",
                 **self.priors.builder_kwargs(),
             },
-            var_names=bt_var_names(prior, len(d.judges)),
+            var_names=bt_var_names(
+                prior, len(d.judges), davidson=d.has_ties and d.ties == "davidson"
+            ),
         )
 
     def build_model(self, prior: str = "horseshoe", **kwargs: Any):
@@ -340,6 +486,16 @@ class PairwiseRanking(Comparable):
             ``warn`` : bool
                 Emit an :class:`~judgebayes.errors.IdentifiabilityWarning` for design
                 problems (default True).
+            ``theta_spread`` : {"learned", "fixed"}
+                Learn the spread of the qualities (empirical Bayes in the Newton
+                engine, a half-normal hyperprior under NUTS) or keep
+                ``RankingPriors.lam``.  Default: learned when the model has an item-level
+                covariate, whose coefficient is identified only through that spread
+                (``theta`` must then be ``"prior"``).
+            ``reference`` : str
+                Report qualities relative to this item (its quality is 0); default: the
+                qualities sum to zero within each connected component of the comparison
+                graph.
         """
         from dataclasses import replace
 
@@ -367,6 +523,23 @@ class PairwiseRanking(Comparable):
             )
         if self.data.n == 0:
             raise InputError("there are no comparisons to fit", field="comparisons", value=0)
+        reference = options.get("reference")
+        if reference is not None and reference not in self.data.items:
+            raise InputError(
+                f"reference must be one of the items {list(self.data.items)[:10]}"
+                f"{' ...' if self.data.n_items > 10 else ''}; got {reference!r}",
+                field="reference",
+                value=reference,
+            )
+        spread = options.get("theta_spread")
+        if spread not in (None, "learned", "fixed"):
+            raise InputError(
+                f"theta_spread must be 'learned' or 'fixed', got {spread!r}",
+                field="theta_spread",
+                value=spread,
+            )
+        learn = self.learns_spread(prior) if spread is None else spread == "learned"
+        options = {**options, "learn_spread": learn}
         position = bool(options.get("position", True))
         loglik = bool(options.get("log_likelihood", False))
         if options.get("warn", True):
@@ -377,11 +550,12 @@ class PairwiseRanking(Comparable):
         t0 = time.perf_counter()
         draws = options.get("draws", 1500)
         if method in ("naive", "laplace") and prior in ("none", "normal", "hierarchical"):
-            fit = self._fit_analytic(prior, position, draws, random_seed, loglik)
+            fit = self._fit_analytic(prior, position, draws, random_seed, loglik, learn)
         elif method == "laplace":
             fit = self._fit_generic_laplace(prior, position, draws, random_seed, options)
         else:
             fit = self._fit_nuts(prior, position, random_seed, options, loglik)
+        fit = self._identified(fit, reference)
         stamp(
             fit.idata,
             method=method,
@@ -391,17 +565,50 @@ class PairwiseRanking(Comparable):
             sampler=fit.info.get("sampler"),
             bias_prior=prior,
             position=position,
+            identification=fit.info["identification"],
         )
         return replace(fit, seconds=time.perf_counter() - t0)
 
-    def _fit_analytic(self, prior, position, draws, seed, loglik) -> RankingFit:
+    def _identified(self, fit: RankingFit, reference: str | None) -> RankingFit:
+        """The fit with theta on the identified scale (draws, point and attrs)."""
+        from dataclasses import replace
+
+        from judgebayes.data.pairwise import component_labels
+        from judgebayes.inference.topk import identify
+
+        d = self.data
+        comps = component_labels(d.n_items, d.first, d.second)
+        ref = None if reference is None else d.items.index(reference)
+        post = fit.idata.posterior
+        post["theta"] = post["theta"].copy(data=identify(post["theta"].values, comps, ref))
+        point = fit.estimate_override
+        if point is not None:
+            point = identify(np.asarray(point)[None, :], comps, ref)[0]
+        ident = "sum_to_zero" if ref is None else f"reference={reference}"
+        notes = fit.notes
+        n_comp = int(comps.max(initial=-1) + 1)
+        if n_comp > 1:
+            notes += (
+                f"the comparison graph has {n_comp} connected components: qualities are "
+                "identified within each (sum to zero"
+                + ("" if ref is None else ", or relative to the reference in its own")
+                + "); differences across components are set by the prior alone",
+            )
+        return replace(
+            fit,
+            estimate_override=point,
+            notes=notes,
+            info={**fit.info, "identification": ident, "components": n_comp},
+        )
+
+    def _fit_analytic(self, prior, position, draws, seed, loglik, learn_spread) -> RankingFit:
         import arviz as az
 
         from judgebayes.inference.bradley_terry import (
             bt_design,
-            fit_map,
             fit_map_empirical_bayes,
             laplace_draws,
+            log_likelihood,
         )
 
         d = self.data
@@ -413,8 +620,11 @@ class PairwiseRanking(Comparable):
             lam=pr.lam,
             lam_b=pr.lam_b,
             lam_judge=pr.lam_judge,
+            lam_nu=pr.lam_nu,
         )
-        res = fit_map_empirical_bayes(design) if prior == "hierarchical" else fit_map(design)
+        res = fit_map_empirical_bayes(
+            design, learn_bias=prior == "hierarchical", learn_theta=learn_spread
+        )
         rng = np.random.default_rng(seed)
         beta = laplace_draws(res, draws, rng)
         N = d.n_items
@@ -431,23 +641,27 @@ class PairwiseRanking(Comparable):
             J = len(d.judges)
             if J > 1:
                 P = shared.size
-                dev = beta[:, N + P :].reshape(draws, J, P)
+                judge_cols = N + np.flatnonzero(design.bias_level == "judge")
+                dev = beta[:, judge_cols].reshape(draws, J, P)
                 post["b_judge"] = (b[:, None, :] + dev)[None]
                 coords["judge"] = list(d.judges)
                 dims["b_judge"] = ["judge", "bias"]
+        if design.davidson:
+            post["nu"] = np.exp(beta[None, :, -1])
         kw: dict[str, Any] = {}
         if loglik:
-            eta = np.asarray(design.Z @ beta.T).T  # (S, n)
-            ll = d.y * -np.logaddexp(0, -eta) + (1 - d.y) * -np.logaddexp(0, eta)
+            ll = log_likelihood(design, beta)
             kw = {"log_likelihood": {"y": ll[None]}, "observed_data": {"y": d.y}}
             coords["comparison"] = list(range(d.n))
             dims["y"] = ["comparison"]
         idata = az.from_dict(posterior=post, coords=coords, dims=dims, **kw)
         method = "naive" if prior == "none" else "laplace"
         info = {"iterations": res.iterations, "objective": res.objective, "draws": draws}
-        if prior == "hierarchical":
+        if prior == "hierarchical" and res.lam_b is not None:
             info["lam_b"] = res.lam_b
             info["tau_b"] = float(1 / np.sqrt(res.lam_b))
+        if res.lam_theta is not None:
+            info["theta_sd"] = float(1 / np.sqrt(res.lam_theta))
         return RankingFit(
             method,
             idata,
@@ -461,7 +675,12 @@ class PairwiseRanking(Comparable):
     def _fit_generic_laplace(self, prior, position, draws, seed, options) -> RankingFit:
         from judgebayes.inference.laplace import fit_laplace
 
-        spec = self.model_spec(prior, position=position, theta=options.get("theta", "prior"))
+        spec = self.model_spec(
+            prior,
+            position=position,
+            theta=options.get("theta", "prior"),
+            learn_spread=options["learn_spread"],
+        )
         # the plain Gaussian: the importance check of the accuracy family is not yet run on
         # the ranking models (their Laplace fits are compared with NUTS in the tests)
         idata, info = fit_laplace(spec, draws=draws, random_seed=seed, importance=False)
@@ -475,7 +694,12 @@ class PairwiseRanking(Comparable):
         from judgebayes.inference.registry import resolve_sampler
         from judgebayes.inference.sampling import add_log_likelihood, sample_nuts
 
-        spec = self.model_spec(prior, position=position, theta=options.get("theta", "prior"))
+        spec = self.model_spec(
+            prior,
+            position=position,
+            theta=options.get("theta", "prior"),
+            learn_spread=options["learn_spread"],
+        )
         model = "ranking.horseshoe" if prior == "horseshoe" else "ranking"
         cfg = resolve_sampler(model, options.get("sampler"))
         idata, diag, info = sample_nuts(spec, random_seed=seed, sampler=cfg)
@@ -492,12 +716,28 @@ class PairwiseRanking(Comparable):
 
 
 # ------------------------------------------------------------------ comparisons
-def compare_loo(fits: dict[str, RankingFit] | Sequence[RankingFit]) -> pd.DataFrame:
-    """``az.compare`` (PSIS-LOO) of fits that stored log-likelihoods."""
+def compare_loo(
+    fits: dict[str, RankingFit] | Sequence[RankingFit], *, approximate: bool = False
+) -> pd.DataFrame:
+    """``az.compare`` (PSIS-LOO) of fits that stored log-likelihoods.
+
+    PSIS-LOO reweights posterior draws; Laplace draws are a Gaussian approximation to
+    the posterior, so their LOO is refused unless ``approximate=True``, and is then
+    marked in the ``approximate`` column.
+    """
     import arviz as az
 
     if not isinstance(fits, dict):
         fits = {f.label: f for f in fits}
+    approx = [k for k, f in fits.items() if f.method != "nuts"]
+    if approx and not approximate:
+        raise InputError(
+            f"fits {approx} have Laplace draws, not posterior draws; PSIS-LOO on them is "
+            "an approximation of an approximation. Refit with method='nuts', or pass "
+            "approximate=True to get it marked as approximate",
+            field="fits",
+            value=approx,
+        )
     missing = [k for k, f in fits.items() if "log_likelihood" not in f.idata.groups()]
     if missing:
         raise InputError(
@@ -507,7 +747,9 @@ def compare_loo(fits: dict[str, RankingFit] | Sequence[RankingFit]) -> pd.DataFr
         )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        return az.compare({k: f.idata for k, f in fits.items()}, ic="loo")
+        table = az.compare({k: f.idata for k, f in fits.items()}, ic="loo")
+    table["approximate"] = [k in approx for k in table.index]
+    return table
 
 
 def compare_posteriors(

@@ -196,6 +196,7 @@ def judge_bias_table(fits: dict[str, RankingFit], alpha: float = 0.05) -> pd.Dat
                     "upper": float(hi),
                     "p_positive": float(np.mean(beta > 0)),
                     "per_raw_unit": np.nan,
+                    "identified_by": "data",
                 }
             )
         bt = fit.bias_table(alpha)

@@ -52,7 +52,7 @@ def fit_sources(
     words: str = "words",
     position: bool = False,
     method: str = "laplace",
-    ties: str = "drop",
+    ties: str = "davidson",
     random_seed: int | None = 0,
     **fit_kwargs: Any,
 ) -> dict[str, RankingFit]:
@@ -74,8 +74,9 @@ def fit_sources(
     method : {"naive", "laplace", "nuts"}
         Engine; without ``length`` or ``position`` the naive model is fitted whatever
         the method's prior.
-    ties : {"drop", "half"}
-        Tie handling (dropped ties are counted in the data).
+    ties : {"davidson", "drop", "half"}
+        Tie handling: Davidson's tie model (default), dropped (counted in the data), or
+        half a win.
     random_seed : int, optional
         Seed of the draws.
     **fit_kwargs

@@ -24,9 +24,9 @@ import time
 import numpy as np
 
 from judgebayes.data.pairwise import pairwise_from_arrays
-from judgebayes.inference import active as active_mod
 from judgebayes.inference.bradley_terry import MapResult, bt_design, fit_map
 from judgebayes.simulate.ranking import controlled_benchmark
+from judgebayes.workflows import active as active_mod
 from judgebayes.workflows.active import run_active
 
 
@@ -78,6 +78,7 @@ def budget_grid(judges: int, seeds: int) -> None:
     budgets = (60, 120, 200, 320)
     rules = (
         ("bias", "topk"),
+        ("bias", "topk_quality"),
         ("bias", "global"),
         ("bias", "round_robin"),
         ("naive", "round_robin"),
@@ -107,7 +108,7 @@ def budget_grid(judges: int, seeds: int) -> None:
         cells = "  ".join(f"{m:.2f}±{e:.2f}" for m, e in zip(v.mean(0), se, strict=True))
         print(f"    {key[0] + '/' + key[1]:<20}  {cells}")
     a = np.asarray(rec[("bias", "topk")])
-    for other in ("round_robin", "global"):
+    for other in ("topk_quality", "round_robin", "global"):
         diff = a - np.asarray(rec[("bias", other)])
         se = diff.std(0, ddof=1) / np.sqrt(diff.shape[0])
         cells = ", ".join(f"{m:+.3f}±{e:.3f}" for m, e in zip(diff.mean(0), se, strict=True))

@@ -606,6 +606,27 @@ def test_fit_summaries_contract():
 
 
 # ------------------------------------------------------------------ active loop
+def test_acquisition_information_uses_the_full_linear_predictor():
+    """Two pairs with equal quality differences: the one whose covariate bias makes its
+    verdict predictable scores lower; a position term lowers every pair's information by
+    the average of the two orders' sigma'; the paper's score ignores both."""
+    from scipy.special import expit
+
+    from judgebayes.workflows.active import acquisition_scores
+
+    theta = np.array([0.0, 0.0, 0.0, 0.0])
+    cov, p = np.eye(4), np.full(4, 0.5)
+    i, j = np.array([0, 2]), np.array([1, 3])
+    offset = np.array([0.0, 0.0, 2.0, -1.0])  # c x: pair (2, 3) differs by 3 logits
+    s = acquisition_scores("topk", theta, cov, p, i, j, offset=offset, kappa=0.0)
+    q = acquisition_scores("topk_quality", theta, cov, p, i, j, offset=offset, kappa=1.0)
+    assert s[1] < s[0] and q[0] == q[1]
+    sk = acquisition_scores("topk", theta, cov, p, i, j, offset=offset, kappa=1.0)
+    # pair (0, 1): eta = +-1, information 0.5 (s'(1) + s'(-1)) = s'(1), var 2, entropy 2 ln 2
+    ref = expit(1) * (1 - expit(1)) * 2 * 2 * np.log(2)
+    assert sk[0] == pytest.approx(ref, rel=1e-12)
+
+
 def test_active_loop_never_repeats_unless_allowed():
     sim = controlled_benchmark(seed=0)
     n_pairs = 30 * 29 // 2

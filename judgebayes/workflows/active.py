@@ -6,16 +6,24 @@ warm-started), :math:`S` draws of :math:`\theta` give the membership probabiliti
 :math:`p_i = \Pr(i \in S_k)`, and every unqueried unordered pair is scored by
 
 .. math::
-    s(i, j) = \hat p_{ij}(1 - \hat p_{ij})\;
+    s(i, j) = I_{ij}\;
     \operatorname{Var}(\theta_i - \theta_j)\;
     \big(\mathcal H(p_i) + \mathcal H(p_j)\big),
-    \qquad \hat p_{ij} = \sigma(\hat\theta_i - \hat\theta_j)
+    \qquad I_{ij} = \tfrac12\big[\sigma'(\hat\eta_{ij}^{+}) + \sigma'(\hat\eta_{ij}^{-})\big],
 
-(``rule="topk"``).  The next ``refit_every`` pairs are the best-scoring unqueried ones,
-each shown in a random order that is recorded (it is what identifies kappa).
+(``rule="topk"``), where :math:`\hat\eta^{\pm}_{ij} = \hat\theta_i - \hat\theta_j +
+\hat c^\top(x_i - x_j) \pm \hat\kappa` is the full linear predictor in the two
+presentation orders (each is shown with probability 1/2) and :math:`\sigma' =
+\sigma(1-\sigma)` is a verdict's Fisher information about the quality difference.  The
+paper's score uses :math:`\sigma'(\hat\theta_i - \hat\theta_j)`, the quality difference
+alone: a pair the judge's bias makes predictable carries less information than that says.
+``rule="topk_quality"`` keeps the paper's score as the comparator.  The next
+``refit_every`` pairs are the best-scoring unqueried ones, each shown in a random order
+that is recorded (it is what identifies kappa).
 
-Rules: ``"topk"`` (the score above), ``"global"`` (without the boundary factor: the
-D-optimal / global-uncertainty rule), ``"entropy"`` (boundary factor only),
+Rules: ``"topk"`` (the score above), ``"topk_quality"`` (the paper's), ``"global"``
+(without the boundary factor: the D-optimal / global-uncertainty rule), ``"entropy"``
+(boundary factor only),
 ``"no_variance"`` and ``"no_informativeness"`` (the ablations that drop one factor),
 ``"round_robin"`` (rounds of a round-robin tournament, every item once per round,
 random within a round) and ``"random"``.  Ties of the score are broken at random.
@@ -50,6 +58,7 @@ __all__ = [
 
 RULES = (
     "topk",
+    "topk_quality",
     "global",
     "entropy",
     "no_variance",
@@ -106,17 +115,36 @@ class CallableOracle:
 
 
 def acquisition_scores(
-    rule: str, theta: np.ndarray, cov: np.ndarray, p_top: np.ndarray, i: np.ndarray, j: np.ndarray
+    rule: str,
+    theta: np.ndarray,
+    cov: np.ndarray,
+    p_top: np.ndarray,
+    i: np.ndarray,
+    j: np.ndarray,
+    *,
+    offset: np.ndarray | None = None,
+    kappa: float = 0.0,
 ) -> np.ndarray:
-    """Score of each candidate pair ``(i[r], j[r])`` under a score-based ``rule``."""
+    r"""Score of each candidate pair ``(i[r], j[r])`` under a score-based ``rule``.
+
+    ``offset`` is the per-item bias term :math:`\hat c^\top x_i` and ``kappa`` the position
+    term; both enter the information factor of every rule but ``"topk_quality"``.
+    """
     from scipy.special import expit
 
-    pij = expit(theta[i] - theta[j])
-    info = pij * (1 - pij)
+    d = theta[i] - theta[j]
+    if rule == "topk_quality" or offset is None:
+        full = d
+    else:
+        full = d + offset[i] - offset[j]
+    if rule == "topk_quality":
+        kappa = 0.0
+    pp, pm_ = expit(full + kappa), expit(full - kappa)
+    info = 0.5 * (pp * (1 - pp) + pm_ * (1 - pm_))
     var = np.maximum(cov[i, i] + cov[j, j] - 2 * cov[i, j], 0.0)
     h = binary_entropy(p_top)
     bound = h[i] + h[j]
-    if rule == "topk":
+    if rule in ("topk", "topk_quality"):
         return info * var * bound
     if rule == "global":
         return info * var
@@ -235,11 +263,17 @@ class _Fitter:
         N = self.N
         cov = res.covariance()[:N, :N]
         draws = laplace_draws(res, self.samples, self.rng)[:, :N]
-        return res.theta, cov, top_k_probabilities(draws, self.k)
+        offset, kappa = np.zeros(N), 0.0
+        if self.bias:
+            d = self.X.shape[1] if self.X is not None else 0
+            if d:
+                offset = self.X @ res.bias[:d]
+            kappa = float(res.bias[d])
+        return res.theta, cov, top_k_probabilities(draws, self.k), offset, kappa
 
     def prior(self):
         cov = np.eye(self.N) / self.lam
-        return np.zeros(self.N), cov, np.full(self.N, self.k / self.N)
+        return np.zeros(self.N), cov, np.full(self.N, self.k / self.N), np.zeros(self.N), 0.0
 
 
 def run_active(
@@ -360,8 +394,10 @@ def run_active(
                     chosen.append(pid)
             chosen = np.array(chosen, dtype=np.int64)
         else:
-            theta, cov, p_top = state
-            sc = acquisition_scores(rule, theta, cov, p_top, iu[free], ju[free])
+            theta, cov, p_top, offset, kappa = state
+            sc = acquisition_scores(
+                rule, theta, cov, p_top, iu[free], ju[free], offset=offset, kappa=kappa
+            )
             # random tie-break: lexsort by (random key, -score)
             order = np.lexsort((rng.random(free.size), -sc))
             chosen = free[order[:batch]]
@@ -381,10 +417,10 @@ def run_active(
     first, second, y = first[:t], second[:t], y[:t]
     if np.any(~np.isnan(y)):
         res = fitter.fit(first, second, y)
-        theta_hat, _, p_top = fitter.posterior(res)
+        theta_hat, _, p_top, *_ = fitter.posterior(res)
         bias = res.bias.copy()
     else:
-        theta_hat, _, p_top = fitter.prior()
+        theta_hat, _, p_top, *_ = fitter.prior()
         bias = np.zeros(0)
     top = top_k_set(theta_hat, k)
     if truth is not None:

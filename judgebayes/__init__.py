@@ -68,6 +68,7 @@ _EXPORTS: dict[str, str] = {
     # accuracy summaries
     "accuracy_table": "judgebayes.studies.accuracy",
     "AccuracyStudy": "judgebayes.studies.accuracy",
+    "ItemStudy": "judgebayes.studies.items",
     "calibration_split": "judgebayes.data.accuracy",
     "confusion_inversion": "judgebayes.inference.closed_form",
     "MulticlassCounts": "judgebayes.data.accuracy",
@@ -101,6 +102,7 @@ _EXPORTS: dict[str, str] = {
     "PanelFit": "judgebayes.studies.panel",
     "PanelData": "judgebayes.data.panel",
     "simulate_panel": "judgebayes.simulate.panel",
+    "simulate_items": "judgebayes.simulate.items",
     # real data, reports
     "split_protocol": "judgebayes.workflows.split_protocol",
     "SplitProtocolResult": "judgebayes.workflows.split_protocol",

@@ -226,6 +226,8 @@ class Fit:
         var = var or self.quantity
         if self.estimate_override is not None and var == self.quantity:
             return np.ravel(self.estimate_override)
+        if self.is_point:  # the atom itself (no stacking of a 1 x 1 sample)
+            return np.ravel(self.idata.posterior[var].values[0, 0])
         return np.ravel(self.draws(var).mean("sample").values)
 
     def interval(
@@ -463,7 +465,7 @@ def plot_forest(
     import matplotlib.pyplot as plt
 
     fits = list(fits)
-    quantity = var or fits[0].quantity
+    quantity = var or _common_quantity(fits)
     if ax is None:
         n = sum(
             f.idata.posterior[quantity].size
@@ -483,6 +485,23 @@ def plot_forest(
     ax = np.ravel(axes)[0]
     ax.set_title(f"{quantity}: {100 * (1 - alpha):g}% intervals by method")
     return ax
+
+
+def _common_quantity(fits: Sequence[Fit]) -> str:
+    """The first fit's quantity, or else the first reported quantity every fit has.
+
+    (The items design's fits report ``theta_items`` or ``theta`` by estimand; its
+    comparators only ``theta``, which every one of its fits also carries.)
+    """
+    for q in dict.fromkeys(f.quantity for f in fits):
+        if all(q in f.idata.posterior for f in fits):
+            return q
+    raise InputError(
+        "the fits report different quantities "
+        f"{sorted({f.quantity for f in fits})} and share none; pass var=",
+        field="var",
+        value=None,
+    )
 
 
 def plot_intervals(table: pd.DataFrame, ax=None, truth: dict | None = None):

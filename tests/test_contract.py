@@ -37,6 +37,11 @@ def studies():
     sim = simulate_panel(5, 4, n_outputs=80, n_annotated=3, seed=2, rate_shift=0.0)
     return {
         "accuracy": jb.AccuracyStudy.from_counts(k=620, n=1000, tn=70, m0=100, tp=90, m1=100),
+        # the items design (one frame, blank human label = unlabelled): a registry table
+        # of its own whose fits are of the accuracy family
+        "accuracy.items": jb.AccuracyStudy.from_items(
+            jb.simulate_items(400, n_labelled=80, seed=0).frame
+        ),
         "panel": jb.ValidatorPanel(sim.panel()),
         "ranking": controlled_benchmark(seed=0).ranking(),
     }
@@ -56,7 +61,18 @@ def all_fits(studies):
     return fits
 
 
-UNITS = {"accuracy": ("theta", "system"), "panel": ("g", "generator"), "ranking": ("theta", "item")}
+UNITS = {
+    "accuracy": ("theta", "system"),
+    "accuracy.items": ("theta_items", "system"),
+    "panel": ("g", "generator"),
+    "ranking": ("theta", "item"),
+}
+#: the comparators of the items design estimate the process rate, and say so
+PROCESS_ONLY = {"ppi", "ppi_plus_plus", "labels_only", "naive", "rogan_gladen"}
+
+
+def _family(table: str) -> str:
+    return table.split(".")[0]
 
 
 @pytest.mark.parametrize(
@@ -65,13 +81,17 @@ UNITS = {"accuracy": ("theta", "system"), "panel": ("g", "generator"), "ranking"
 def test_every_family_and_method_returns_the_contract(all_fits, family, method):
     fit = all_fits[(family, method)]
     assert isinstance(fit, jb.Fit)
-    assert (fit.method, fit.family) == (method, family)
-    assert (fit.quantity, fit.unit) == UNITS[family]
+    assert (fit.method, fit.family) == (method, _family(family))
+    if family == "accuracy.items" and method in PROCESS_ONLY:
+        assert (fit.quantity, fit.unit) == ("theta", "system")
+        assert any("process rate" in n for n in fit.notes)
+    else:
+        assert (fit.quantity, fit.unit) == UNITS[family]
     # InferenceData with a posterior of the quantity over the unit, attrs recorded
     post = fit.idata.posterior
     assert fit.quantity in post and fit.unit in post[fit.quantity].dims
     attrs = fit.idata.attrs
-    assert attrs["method"] == method and attrs["family"] == family
+    assert attrs["method"] == method and attrs["family"] == _family(family)
     assert attrs["version"] == jb.__version__ and json.loads(attrs["random_seed"]) == 1
     for key in ("priors", "sampler"):
         json.loads(attrs[key])
@@ -112,12 +132,13 @@ def test_compare_and_forest_plot_take_every_family(all_fits):
         assert list(table.columns) == list(jb.results.COMPARISON_COLUMNS)
         n_units = len(fits[0].units)
         assert len(table) == len(fits) * n_units
-        assert set(table["family"]) == {family}
+        assert set(table["family"]) == {_family(family)}
         mcmc = table[table["method"].str.startswith("nuts")]
         assert mcmc["r_hat"].notna().all()
         assert table[~table["method"].str.startswith("nuts")]["r_hat"].isna().all()
         ax = jb.plot_forest(fits)
-        assert ax.get_title().startswith(fits[0].quantity)
+        shown = ax.get_title().split(":")[0]
+        assert all(shown in f.idata.posterior for f in fits)
         plt.close("all")
 
 
@@ -125,7 +146,7 @@ def test_family_summaries_work_for_every_method_with_draws(all_fits):
     for (family, _), fit in all_fits.items():
         if fit.is_point:
             continue
-        if family == "accuracy":
+        if family.startswith("accuracy"):
             assert fit.prob_best().sum() == pytest.approx(1)
         elif family == "ranking":
             tk = fit.top_k(3)

@@ -13,12 +13,23 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub) -> None:
     """The ``accuracy`` subcommand's arguments."""
     a = sub.add_parser("accuracy", help="naive vs corrected accuracy from CSV files")
-    add_item_files(a)
+    add_item_files(a, items=True)
     a.add_argument(
         "--method",
-        choices=tuple(METHOD_CHOICES),
+        choices=tuple(dict.fromkeys((*METHOD_CHOICES, *ITEM_METHOD_CHOICES))),
         default="all",
         help="estimators to compare (default: all)",
+    )
+    a.add_argument("--stratum", default=None, help="items design: stratum column")
+    a.add_argument("--cluster", default=None, help="items design: cluster column")
+    a.add_argument(
+        "--weights", default=None, help="items design: design weight column (1 / P(labelled))"
+    )
+    a.add_argument(
+        "--estimand",
+        choices=("items", "process"),
+        default="items",
+        help="items design: the rate over the N items (default) or of the process",
     )
     a.add_argument("--seed", type=int, default=0, help="random seed of the Bayesian fits")
     add_common(a)
@@ -29,6 +40,26 @@ def run(args) -> str:
     from judgebayes.data.accuracy import counts_from_calibration_frame, counts_from_test_frame
     from judgebayes.studies.accuracy import accuracy_table
 
+    if args.calibration is None:
+        return _run_items(args)
+    for opt in ("stratum", "cluster", "weights"):
+        if getattr(args, opt) is not None:
+            from judgebayes.errors import InputError
+
+            raise InputError(
+                f"--{opt} belongs to the items design (one file, no --calibration)",
+                field=opt,
+                value=getattr(args, opt),
+            )
+    if args.method not in METHOD_CHOICES:
+        from judgebayes.errors import InputError
+
+        raise InputError(
+            f"--method {args.method} belongs to the items design (one file, no "
+            f"--calibration); with --calibration choose from {list(METHOD_CHOICES)}",
+            field="method",
+            value=args.method,
+        )
     test_df = read_csv(args.test, "test")
     cal_df = read_csv(args.calibration, "calibration")
     test = counts_from_test_frame(
@@ -141,6 +172,107 @@ METHOD_CHOICES = {
     "nuts": ("nuts",),
     "all": ("closed_form", "laplace", "nuts"),
 }
+
+
+ITEM_METHOD_CHOICES = {
+    "closed-form": ("closed_form",),
+    "ppi-plus-plus": ("ppi_plus_plus",),
+    "exact": ("exact",),
+    "laplace": ("laplace",),
+    "nuts": ("nuts",),
+    "all": ("closed_form", "ppi_plus_plus", "labels_only", "naive", "exact", "nuts"),
+}
+
+
+def _run_items(args) -> str:
+    """The items design: one file, every item judged, blank human label = unlabelled."""
+    from judgebayes.errors import LaplaceError
+    from judgebayes.inference.sampling import quiet_engine_warnings
+    from judgebayes.results import compare
+    from judgebayes.studies.accuracy import AccuracyStudy
+
+    df = read_csv(args.test, "items")
+    study = AccuracyStudy.from_items(
+        df,
+        judge=args.judge,
+        human=args.human,
+        system=args.system,
+        stratum=args.stratum,
+        cluster=args.cluster,
+        weights=args.weights,
+        positive=args.positive,
+        estimand=args.estimand,
+    )
+    methods = ITEM_METHOD_CHOICES[args.method]
+    if args.cluster or args.weights:
+        # the conjugate and Bayesian models take independent items labelled at random
+        # within verdicts and strata; the design-based estimators remain
+        dropped = [m for m in methods if m in ("exact", "laplace", "nuts", "ppi_plus_plus")]
+        for m in dropped:
+            print(
+                f"judgebayes accuracy: note: {m} skipped (it assumes independent, "
+                "simple-random labelled items; the closed form accounts for the design)",
+                file=sys.stderr,
+            )
+        methods = tuple(m for m in methods if m not in dropped) or ("closed_form",)
+    fits = []
+    with quiet_engine_warnings():
+        for m in methods:
+            try:
+                fits.append(study.fit(m, random_seed=args.seed))
+            except LaplaceError as e:
+                print(f"judgebayes accuracy: note ({m}): {e}", file=sys.stderr)
+    for f in fits:
+        if f.diagnostics is not None and not f.diagnostics.passed:
+            print(f"judgebayes accuracy: warning: {f.diagnostics.message()}", file=sys.stderr)
+    table = compare(fits, alpha=args.alpha).rename(columns={"unit": "system"})
+    rows = table.drop(columns="family").to_dict("records")
+    counts = study.summary().reset_index().to_dict("records")
+    notes = list(dict.fromkeys(n for f in fits for n in f.notes))
+    estimand = fits[0].info["estimand_text"] if fits else ""
+    if args.format == "json":
+        return json.dumps(
+            {
+                "design": "items",
+                "estimand": args.estimand,
+                "alpha": args.alpha,
+                "systems": [{k: clean(v) for k, v in r.items()} for r in counts],
+                "comparison": [{k: clean(v) for k, v in r.items()} for r in rows],
+                "notes": notes,
+            },
+            indent=2,
+        )
+    level = f"{100 * (1 - args.alpha):g}%"
+    ccols = [
+        ("system", "system"),
+        ("method", "method"),
+        ("quantity", "quantity"),
+        ("estimate", "estimate"),
+        ("lower", f"{level} lo"),
+        ("upper", "hi"),
+        ("width", "width"),
+        ("r_hat", "r_hat"),
+        ("divergences", "div"),
+        ("seconds", "seconds"),
+    ]
+    kcols = [
+        ("system", "system"),
+        ("n_items", "items"),
+        ("n_labelled", "labelled"),
+        ("judged_positive", "judged +"),
+        ("human_positive", "human + (labelled)"),
+        ("n_missing", "missing verdict"),
+    ]
+    out = [
+        render(counts, kcols, args.format),
+        "",
+        f"true rate by method (study estimand: {estimand}; theta_items: the rate over the "
+        "N items evaluated; theta: the rate of the process that produced them)",
+        "",
+        render(rows, ccols, args.format),
+    ]
+    out += [f"note: {n}" for n in notes]
+    return "\n".join(out)
 
 
 def _bayes_sections(test, cal, args) -> tuple[list[dict], list[dict]]:

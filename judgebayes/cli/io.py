@@ -96,10 +96,20 @@ def add_common(sp) -> None:
     sp.add_argument("--format", choices=("table", "markdown", "json"), default="table")
 
 
-def add_item_files(sp) -> None:
-    """The test / calibration CSV arguments shared by ``accuracy`` and ``report``."""
-    sp.add_argument("test", help="CSV of test items: one judge verdict per row")
-    sp.add_argument("--calibration", required=True, help="CSV of human-labelled items")
+def add_item_files(sp, *, items: bool = False) -> None:
+    """The test / calibration CSV arguments shared by ``accuracy`` and ``report``.
+
+    ``items=True``: ``--calibration`` is optional; without it the one file holds every
+    judged item, with the human label blank where unlabelled (the items design).
+    """
+    sp.add_argument(
+        "test",
+        help="CSV of test items: one judge verdict per row"
+        + (" (no --calibration: every item, human label blank if unlabelled)" if items else ""),
+    )
+    sp.add_argument(
+        "--calibration", required=not items, default=None, help="CSV of human-labelled items"
+    )
     sp.add_argument("--judge", default="judge", help="verdict column (both files)")
     sp.add_argument("--human", default="human", help="human label column (calibration file)")
     sp.add_argument("--system", default=None, help="system column in the test file")

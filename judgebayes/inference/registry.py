@@ -208,6 +208,20 @@ METHODS: dict[str, dict[str, MethodSpec]] = {
             _m("nuts", "nuts", ("sampler",), mcmc=True, summary="NUTS with the gate"),
         ]
     ),
+    # the items design (AccuracyStudy.from_items): fits are of the accuracy family
+    "accuracy.items": dict(
+        [
+            _m("closed_form", "closed_form", (), summary="double sampling, influence variance"),
+            _m("ppi", "closed_form", (), summary="PPI (lambda = 1), as ppi_py"),
+            _m("ppi_plus_plus", "closed_form", (), summary="PPI++, as ppi_py"),
+            _m("labels_only", "closed_form", (), summary="mean of the human labels"),
+            _m("naive", "closed_form", (), summary="judge's rate, uncorrected"),
+            _m("rogan_gladen", "closed_form", (), summary="labelled items as calibration"),
+            _m("exact", "exact", ("draws",), summary="conjugate posterior draws"),
+            _m("laplace", "laplace", ("draws", "importance"), summary="MAP + Laplace draws"),
+            _m("nuts", "nuts", ("sampler",), mcmc=True, summary="NUTS with the gate"),
+        ]
+    ),
     "panel": dict(
         [
             _m("validator_mean", "votes", _PANEL_POINT, summary="mean of validator rates"),
@@ -294,6 +308,7 @@ REFUSED: dict[str, dict[str, str]] = {
         )
     },
     "accuracy": {},
+    "accuracy.items": {},
     "ranking": {},
 }
 

@@ -75,6 +75,7 @@ __all__ = [
     "AccuracyPriors",
     "batched_accuracy_model",
     "binary_accuracy_model",
+    "items_accuracy_model",
     "multiclass_accuracy_model",
     "stratified_accuracy_model",
 ]
@@ -284,6 +285,105 @@ def batched_accuracy_model(
         pm.Binomial("k_obs", n=d["n"], p=p, observed=d["k"], dims="replicate")
         pm.Binomial("tp_obs", n=d["m1"], p=q1, observed=d["tp"], dims="replicate")
         pm.Binomial("tn_obs", n=d["m0"], p=q0, observed=d["tn"], dims="replicate")
+    return model
+
+
+JUDGE_RATES = ("per_system", "shared")
+
+
+def items_accuracy_model(
+    k: np.ndarray,
+    n: np.ndarray,
+    tp: np.ndarray,
+    m1: np.ndarray,
+    tn: np.ndarray,
+    m0: np.ndarray,
+    share: np.ndarray,
+    *,
+    systems: tuple[str, ...],
+    strata: tuple[str, ...],
+    judge_rates: str = "per_system",
+    priors: AccuracyPriors | None = None,
+    better_than_chance: bool = False,
+) -> pm.Model:
+    r"""Every item judged, a subset labelled by humans (the items design).
+
+    Per system :math:`s` and stratum :math:`t`, with the unlabelled items' counts
+    :math:`k_{st}` of :math:`n_{st}` judged positive and the labelled items' confusion
+    counts:
+
+    .. math::
+        \theta_{st} \sim \mathrm{Beta}(a_\theta, b_\theta),\quad
+        q_{0,g}, q_{1,g} \sim \mathrm{Beta}
+
+        k_{st} \sim \mathrm{Bin}(n_{st},\ \theta_{st} q_{1,g} + (1-\theta_{st})(1-q_{0,g})),
+        \quad m_{1,st} \sim \mathrm{Bin}(m_{0,st} + m_{1,st},\ \theta_{st}),
+
+        tp_{st} \sim \mathrm{Bin}(m_{1,st}, q_{1,g}),\quad
+        tn_{st} \sim \mathrm{Bin}(m_{0,st}, q_{0,g}),\qquad
+        \theta_s = \textstyle\sum_t \pi_{st}\theta_{st}
+
+    with :math:`g = (s, t)` (``judge_rates="per_system"``: nothing assumed across
+    systems) or :math:`g = t` (``"shared"``: one judge, the same rates on every system's
+    items, an assumption that borrows strength).  This is the likelihood of the labelled
+    items' :math:`(h, v)` pairs times the unlabelled items' verdicts, which is the full
+    likelihood for any design whose labelling probability depends only on the verdict
+    and the stratum (simple random, stratified by verdict, stratified by a covariate):
+    the design's own factor carries no parameter.  The labels identify
+    :math:`\theta` directly, so the mirror of the calibration-only model is not a
+    symmetry here and no better-than-chance restriction is needed (default off).
+
+    Parameters
+    ----------
+    k, n, tp, m1, tn, m0 : array of int, shape (n_systems, n_strata)
+        Unlabelled and labelled counts per cell.
+    share : array of float, shape (n_systems, n_strata)
+        Stratum shares :math:`\pi_{st}` of each system's items (rows sum to 1).
+    systems, strata : tuple of str
+        Coordinates.
+    judge_rates : {"per_system", "shared"}
+        Judge rates per (system, stratum) or per stratum.
+    priors : AccuracyPriors
+        Beta priors of theta, q0, q1 (default uniform).
+    better_than_chance : bool
+        Restrict the judge's rates to q0 + q1 > 1 (default off: nothing to exclude).
+
+    Returns
+    -------
+    pm.Model
+        ``theta`` (system), ``theta_stratum`` (system, stratum), ``q0``, ``q1``.
+    """
+    import pymc as pm
+
+    if judge_rates not in JUDGE_RATES:
+        raise InputError(
+            f"judge_rates must be one of {JUDGE_RATES}; got {judge_rates!r}",
+            field="judge_rates",
+            value=judge_rates,
+        )
+    priors = priors or AccuracyPriors()
+    shape = (len(systems), len(strata))
+    cells = ("system", "stratum")
+    arrs = {
+        nm: np.asarray(v, dtype=np.int64).reshape(shape)
+        for nm, v in (("k", k), ("n", n), ("tp", tp), ("m1", m1), ("tn", tn), ("m0", m0))
+    }
+    coords = {"system": list(systems), "stratum": list(strata)}
+    with pm.Model(coords=coords) as model:
+        d = {nm: pm.Data(nm, v, dims=cells) for nm, v in arrs.items()}
+        w = pm.Data("share", np.asarray(share, dtype=float).reshape(shape), dims=cells)
+        th = pm.Beta("theta_stratum", *priors.theta, dims=cells)
+        if judge_rates == "shared":
+            q0, q1 = _judge_rates(priors, better_than_chance, dims="stratum")
+            q0, q1 = q0[None, :], q1[None, :]
+        else:
+            q0, q1 = _judge_rates(priors, better_than_chance, dims=cells)
+        p = th * q1 + (1 - th) * (1 - q0)
+        pm.Deterministic("theta", (w * th).sum(axis=1), dims="system")
+        pm.Binomial("k_obs", n=d["n"], p=p, observed=d["k"], dims=cells)
+        pm.Binomial("m1_obs", n=d["m0"] + d["m1"], p=th, observed=d["m1"], dims=cells)
+        pm.Binomial("tp_obs", n=d["m1"], p=q1 + 0 * th, observed=d["tp"], dims=cells)
+        pm.Binomial("tn_obs", n=d["m0"], p=q0 + 0 * th, observed=d["tn"], dims=cells)
     return model
 
 

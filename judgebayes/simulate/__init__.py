@@ -13,11 +13,13 @@ from judgebayes.simulate.accuracy import (
     sbc_ranks,
     simulate_accuracy,
 )
+from judgebayes.simulate.items import SimulatedItems, simulate_items
 from judgebayes.simulate.panel import SimulatedPanel, simulate_panel
 from judgebayes.simulate.ranking import SimulatedPairwise, controlled_benchmark, simulate_bt_judge
 
 __all__ = [
     "SimulatedAccuracy",
+    "SimulatedItems",
     "SimulatedPairwise",
     "SimulatedPanel",
     "accuracy_frames",
@@ -27,5 +29,6 @@ __all__ = [
     "sbc_ranks",
     "simulate_accuracy",
     "simulate_bt_judge",
+    "simulate_items",
     "simulate_panel",
 ]

@@ -15,7 +15,8 @@ import numpy as np
 from judgebayes.data.accuracy import CalibrationCounts, TestCounts
 from judgebayes.errors import InputError, MirrorWarning
 from judgebayes.inference import closed_form as cf
-from judgebayes.results import Comparable, Fit, check_alpha
+from judgebayes.results import Comparable, check_alpha
+from judgebayes.studies.accuracy_fit import AccuracyFit
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -93,55 +94,6 @@ def accuracy_table(
 
 
 _KINDS = ("binary", "strata", "multiclass")
-
-
-# =========================================================================== fit
-class AccuracyFit(Fit):
-    """:class:`~judgebayes.results.Fit` of the accuracy family, with system summaries.
-
-    ``contrasts`` and ``prob_best`` are computed from the draws, so they work for every
-    method that has draws (Laplace, exact, NUTS) and raise a typed error for a point.
-    """
-
-    def contrasts(self, alpha: float = 0.05) -> pd.DataFrame:
-        """Every ordered pair of systems: mean of theta_a - theta_b, its interval, P(a > b)."""
-        import pandas as pd
-
-        from judgebayes.results import check_alpha
-
-        alpha = check_alpha(alpha)
-        self._require_draws("contrasts")
-        d = self.draws("theta")
-        names = [str(v) for v in d["system"].values]
-        x = d.values
-        rows = []
-        for i, a in enumerate(names):
-            for j, b in enumerate(names):
-                if i == j:
-                    continue
-                diff = x[:, i] - x[:, j]
-                rows.append(
-                    {
-                        "a": a,
-                        "b": b,
-                        "difference": diff.mean(),
-                        "lower": np.quantile(diff, alpha / 2),
-                        "upper": np.quantile(diff, 1 - alpha / 2),
-                        "p_a_greater": float((diff > 0).mean()),
-                    }
-                )
-        return pd.DataFrame(rows)
-
-    def prob_best(self) -> pd.Series:
-        """Posterior probability that each system has the highest theta."""
-        import pandas as pd
-
-        self._require_draws("prob_best")
-        d = self.draws("theta")
-        best = np.argmax(d.values, axis=1)
-        names = [str(v) for v in d["system"].values]
-        counts = np.bincount(best, minlength=len(names)) / best.size
-        return pd.Series(counts, index=pd.Index(names, name="system"), name="p_best")
 
 
 # =========================================================================== study
@@ -271,7 +223,8 @@ class AccuracyStudy(Comparable):
             raise InputError(
                 "the test and calibration frames are the same frame: every labelled item "
                 "would count twice (in the judge's test rate and in its calibration). Pass "
-                "the unlabelled items as the test frame and the labelled ones as calibration",
+                "the unlabelled items as the test frame and the labelled ones as calibration, "
+                "or the one frame to AccuracyStudy.from_items (blank human label = unlabelled)",
                 field="calibration_df",
                 value="same frame as test_df",
             )
@@ -331,6 +284,43 @@ class AccuracyStudy(Comparable):
             )
             kwargs.setdefault("kind", "strata")
         return cls(test, cal, **kwargs)
+
+    @classmethod
+    def from_items(
+        cls,
+        items,
+        *,
+        judge: str = "judge",
+        human: str = "human",
+        system: str | None = None,
+        stratum: str | None = None,
+        cluster: str | None = None,
+        weights: str | None = None,
+        positive: Any = None,
+        **kwargs,
+    ):
+        """One frame, every item judged, some labelled by humans (blank ``human`` = unlabelled).
+
+        Returns an :class:`~judgebayes.studies.items.ItemStudy` (same ``fit`` / ``compare``
+        API; its module docstring lists the estimands, designs and methods).  ``stratum``
+        names strata of the labelling design (their sizes are the frame's counts),
+        ``cluster`` groups of correlated items, ``weights`` the design weight (1 / the
+        probability of being labelled) of each labelled item.  Keywords: ``estimand``
+        ("items" or "process"), ``judge_rates``, ``priors``, ``better_than_chance``.
+        """
+        from judgebayes.studies.items import ItemStudy
+
+        return ItemStudy.from_frame(
+            items,
+            judge=judge,
+            human=human,
+            system=system,
+            stratum=stratum,
+            cluster=cluster,
+            weights=weights,
+            positive=positive,
+            **kwargs,
+        )
 
     @classmethod
     def from_multiclass_counts(

@@ -1,0 +1,287 @@
+r"""One frame, every item judged, a subset labelled by humans: the items design.
+
+The set-up evaluation teams run: an LLM judge scores all :math:`N` outputs of one or
+several systems, and humans label some of those same outputs.  A blank human label means
+*unlabelled*, never *negative*.  Labelled items are part of the evaluated set (their
+verdicts count in the judge's rate and their labels in the rate over the :math:`N`
+items), so nothing is counted twice.
+
+Sufficient statistics
+---------------------
+Per system :math:`s` and stratum :math:`t` (one stratum when none is given), with
+:math:`v` the judge's verdict and :math:`h` the human label:
+
+* ``N1, N0``: items judged positive / negative (labelled ones included);
+* ``L1, L0``: labelled items judged positive / negative;
+* ``H1, H0``: of those, the human-positive ones.
+
+Under any labelling design whose selection probability depends only on what is observed
+for every item (the verdict, the stratum), these counts carry everything the likelihood
+has to say (:mod:`judgebayes.models.accuracy`, items model).  ``cluster`` and ``weights``
+keep the item-level arrays, which the cluster-robust and the unequal-probability
+estimators need.
+
+Rows whose verdict is missing are not evaluated items: they are counted per system in
+``n_missing`` (and reported by every fit), never silently dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from judgebayes.errors import InputError
+
+__all__ = ["ItemData", "items_from_frame"]
+
+
+@dataclass(frozen=True)
+class ItemData:
+    """Validated item-level data of the items design.
+
+    Attributes
+    ----------
+    judge : ndarray of float, shape (N,)
+        The judge's verdict, 0 or 1 (rows without a verdict are excluded and counted).
+    human : ndarray of float, shape (N,)
+        The human label, 0, 1 or NaN (unlabelled).
+    system, stratum : ndarray of int, shape (N,)
+        Codes into :attr:`systems` and :attr:`strata`.
+    cluster : ndarray of int, shape (N,), or None
+        Cluster codes (several responses to one prompt, turns of one conversation).
+    weights : ndarray of float, shape (N,), or None
+        Design weight of each labelled item, 1 / its probability of being labelled
+        (NaN on unlabelled items, where it is not used).
+    systems, strata : tuple of str
+        Unit names.
+    n_missing : ndarray of int, shape (n_systems,)
+        Rows of each system without a verdict (excluded).
+    columns : dict
+        The column names given, for messages.
+    """
+
+    judge: np.ndarray
+    human: np.ndarray
+    system: np.ndarray
+    stratum: np.ndarray
+    cluster: np.ndarray | None
+    weights: np.ndarray | None
+    systems: tuple[str, ...]
+    strata: tuple[str, ...]
+    n_missing: np.ndarray
+    columns: dict
+
+    @property
+    def labelled(self) -> np.ndarray:
+        """Mask of items with a human label."""
+        return ~np.isnan(self.human)
+
+    def cells(self) -> dict[str, np.ndarray]:
+        """The sufficient statistics, each of shape (n_systems, n_strata) (module docstring)."""
+        shape = (len(self.systems), len(self.strata))
+        flat = self.system * shape[1] + self.stratum
+        size = shape[0] * shape[1]
+        lab = self.labelled
+        v = self.judge
+        h = np.where(lab, self.human, 0.0)
+
+        def count(weights):
+            return np.bincount(flat, weights=weights, minlength=size).reshape(shape)
+
+        out = {
+            "N1": count(v),
+            "N0": count(1 - v),
+            "L1": count(lab * v),
+            "L0": count(lab * (1 - v)),
+            "H1": count(h * v),
+            "H0": count(h * (1 - v)),
+        }
+        return {k: np.rint(x).astype(np.int64) for k, x in out.items()}
+
+    def summary(self):
+        """Per system: items, labelled, judged positive, human positive among labelled, missing."""
+        import pandas as pd
+
+        c = self.cells()
+        n = (c["N1"] + c["N0"]).sum(1)
+        lab = (c["L1"] + c["L0"]).sum(1)
+        return pd.DataFrame(
+            {
+                "n_items": n,
+                "n_labelled": lab,
+                "judged_positive": c["N1"].sum(1),
+                "human_positive": (c["H1"] + c["H0"]).sum(1),
+                "n_missing": self.n_missing,
+            },
+            index=pd.Index(list(self.systems), name="system"),
+        )
+
+
+def _binary(series, column: str, positive: Any) -> np.ndarray:
+    """0/1/NaN labels, normalised once per distinct value (fast on millions of rows)."""
+    import pandas as pd
+
+    from judgebayes.data.accuracy import normalize_labels
+
+    if positive is None and (
+        pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_numeric_dtype(series.dtype)
+    ):
+        x = series.to_numpy(dtype=float, na_value=np.nan)
+        bad = ~np.isnan(x) & (x != 0) & (x != 1)
+        if bad.any():
+            first = x[bad][0]
+            raise InputError(
+                f"column {column!r}: label {first:g} is not 0 or 1 "
+                f"({int(bad.sum())} row(s)); give positive= to name the positive value",
+                field=column,
+                value=float(first),
+            )
+        return x
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    values = normalize_labels(list(uniques), column=column, positive=positive).values
+    return np.where(codes < 0, np.nan, values[np.maximum(codes, 0)])
+
+
+def _codes(df, col: str | None, role: str) -> tuple[np.ndarray, tuple[str, ...]]:
+    import pandas as pd
+
+    if col is None:
+        return np.zeros(len(df), np.int64), ("all",)
+    g = df[col]
+    blank = g.isna().to_numpy()
+    if g.dtype == object:
+        blank |= g.astype(str).str.strip().eq("").to_numpy()
+    if blank.any():
+        raise InputError(
+            f"column {col!r} (the {role} column): {int(blank.sum())} row(s) have no value "
+            f"(first at row {int(np.flatnonzero(blank)[0])})",
+            field=col,
+            value=None,
+        )
+    codes, uniques = pd.factorize(g.astype(str), sort=False)
+    return codes.astype(np.int64), tuple(map(str, uniques))
+
+
+def items_from_frame(
+    items,
+    *,
+    judge: str = "judge",
+    human: str = "human",
+    system: str | None = None,
+    stratum: str | None = None,
+    cluster: str | None = None,
+    weights: str | None = None,
+    positive: Any = None,
+) -> ItemData:
+    """Validate one item frame (module docstring) into :class:`ItemData`.
+
+    Parameters
+    ----------
+    items : pandas.DataFrame or polars.DataFrame
+        One row per evaluated item.
+    judge, human : str
+        Verdict column and human-label column (blank = unlabelled).
+    system, stratum, cluster : str, optional
+        Grouping columns: systems evaluated, strata of a stratified labelling design
+        (sizes known: every item of the frame counts), clusters of correlated items.
+    weights : str, optional
+        Column of design weights of labelled items (1 / probability of being labelled).
+    positive : scalar, optional
+        The label value meaning "correct" (both columns), when not a usual spelling.
+
+    Raises
+    ------
+    InputError
+        A missing column, a blank group value, a bad weight, a system without labelled
+        items of the judge's verdict it needs, or duplicate column names.
+    """
+    import pandas as pd
+
+    if hasattr(items, "to_pandas") and not isinstance(items, pd.DataFrame):
+        items = items.to_pandas()  # polars (and pyarrow) frames
+    if not isinstance(items, pd.DataFrame):
+        raise InputError(
+            f"items must be a DataFrame; got {type(items).__name__}",
+            field="items",
+            value=type(items).__name__,
+        )
+    if len(items) == 0:
+        raise InputError("the items frame has no rows", field="items", value=0)
+    dup = items.columns[items.columns.duplicated()]
+    if len(dup):
+        raise InputError(
+            f"the items frame has two columns named {dup[0]!r}", field=str(dup[0]), value=dup[0]
+        )
+    roles = {
+        "judge": judge,
+        "human": human,
+        "system": system,
+        "stratum": stratum,
+        "cluster": cluster,
+        "weights": weights,
+    }
+    for role, col in roles.items():
+        if col is not None and col not in items.columns:
+            raise InputError(
+                f"the items frame has no column {col!r} (the {role} column); columns are "
+                f"{list(map(str, items.columns))}",
+                field=role,
+                value=col,
+            )
+    v = _binary(items[judge], judge, positive)
+    h = _binary(items[human], human, positive)
+    sys_codes, systems = _codes(items, system, "system")
+    keep = ~np.isnan(v)
+    n_missing = np.bincount(sys_codes[~keep], minlength=len(systems)).astype(np.int64)
+    str_codes, strata = _codes(items, stratum, "stratum")
+    cl = None
+    if cluster is not None:
+        cl, _ = _codes(items, cluster, "cluster")
+    w = None
+    if weights is not None:
+        w = pd.to_numeric(items[weights], errors="coerce").to_numpy(dtype=float)
+        lab = ~np.isnan(h)
+        bad = lab & ~(np.isfinite(w) & (w >= 1))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"column {weights!r}: a labelled item's design weight (1 / its probability "
+                f"of being labelled) must be a number >= 1; row {i} has "
+                f"{items[weights].iloc[i]!r} ({int(bad.sum())} such row(s))",
+                field=weights,
+                value=items[weights].iloc[i],
+            )
+        w = np.where(lab, w, np.nan)
+    data = ItemData(
+        judge=v[keep],
+        human=h[keep],
+        system=sys_codes[keep],
+        stratum=str_codes[keep],
+        cluster=None if cl is None else cl[keep],
+        weights=None if w is None else w[keep],
+        systems=systems,
+        strata=strata,
+        n_missing=n_missing,
+        columns=roles,
+    )
+    c = data.cells()
+    n = (c["N1"] + c["N0"]).sum(1)
+    lab = (c["L1"] + c["L0"]).sum(1)
+    for i, s in enumerate(systems):
+        if n[i] == 0:
+            raise InputError(
+                f"system {s!r} has no item with a verdict in column {judge!r} "
+                f"({int(n_missing[i])} row(s) without one)",
+                field=judge,
+                value=s,
+            )
+        if lab[i] == 0:
+            raise InputError(
+                f"system {s!r} has no human-labelled item (column {human!r} is blank on all "
+                f"{int(n[i])} of its rows): its rate cannot be corrected",
+                field=human,
+                value=s,
+            )
+    return data

@@ -1,0 +1,355 @@
+r"""Estimators of the items design: every item judged, a subset labelled by humans.
+
+Notation (per system :math:`s`, stratum :math:`t`; :mod:`judgebayes.data.items`): the
+judge's verdict :math:`v_i`, the human label :math:`h_i` on labelled items, design
+weights :math:`w_i` (1 without ``weights``), :math:`N_{st}` items of which :math:`N_{1,st}`
+judged positive, stratum shares :math:`\pi_{st} = N_{st}/N_s`.
+
+Double sampling (the closed form)
+---------------------------------
+The judge's rate :math:`p_{st} = N_{1,st}/N_{st}` over all items, and from the labelled
+items the share of human positives among the judge's positives and negatives,
+
+.. math::
+    a_{st} = \frac{\sum_{lab} w_i v_i h_i}{\sum_{lab} w_i v_i},\qquad
+    b_{st} = \frac{\sum_{lab} w_i (1-v_i) h_i}{\sum_{lab} w_i (1-v_i)} .
+
+Two estimands, and every interval says which it is for:
+
+* ``"process"``: the rate of the process that produced the items,
+  :math:`\theta_s = \sum_t \pi_{st}\,(a_{st} p_{st} + b_{st}(1 - p_{st}))`;
+* ``"items"``: the rate over the :math:`N_s` items evaluated,
+  :math:`R_s = N_s^{-1}\sum_i h_i`, estimated by
+  :math:`\hat R_s = N_s^{-1}\big(\sum_{lab} h_i + \sum_{unlab} (a v_i + b(1-v_i))\big)`:
+  labelled items are known, so only the unlabelled part is uncertain, and the interval
+  shrinks to a point as the labelled fraction goes to 1.
+
+Variances are sums of squared influence terms (delta method).  For the process estimand
+
+.. math::
+    e_i = \frac{(a-b)(v_i - p)}{N_s}
+      + \pi\,\mathbb 1_{lab}\,w_i\Big(\frac{p\,v_i (h_i - a)}{\sum_{lab} w v}
+      + \frac{(1-p)(1-v_i)(h_i - b)}{\sum_{lab} w (1-v)}\Big),
+
+which for simple random labelling is Tenenbein's double-sampling variance.  For the
+items estimand the first term is absent, :math:`\pi p` becomes :math:`U_1/N_s` (the
+unlabelled judge-positives) and the unlabelled items' own Bernoulli variance
+:math:`N_s^{-2}\sum_{unlab}\sigma_i^2`, :math:`\sigma_i^2 = a(1-a)` or :math:`b(1-b)`, is
+added.  With ``cluster``, influence terms are summed within clusters and the variance
+is :math:`\frac{G}{G-1}\sum_g(\sum_{i\in g} e_i)^2` (cluster-robust); the unlabelled
+items' part is inflated by the intra-cluster correlation :math:`\hat\rho` of the
+labelled residuals :math:`h - (a v + b(1-v))`: :math:`\sum_g[\sum\sigma_i^2 +
+\hat\rho\,\bar\sigma^2 u_g(u_g - 1)]`.  (The covariance between a cluster's labelled and
+unlabelled residuals, which lowers the variance, is left out: conservative.)
+
+Comparators from the same frame
+-------------------------------
+``ppi`` and ``ppi_plus_plus`` follow ``ppi_py.ppi_mean_ci`` exactly (labelled items:
+:math:`Y = h, \hat Y = v`; unlabelled: :math:`\hat Y = v`): :math:`\hat\lambda =
+\widehat{\mathrm{Cov}}(Y, \hat Y) / ((1 + n/N)\,\widehat{\mathrm{Var}}(\hat Y))` with the
+covariance over the labelled items (divisor :math:`n`) and the variance over labelled
+and unlabelled items together (divisor :math:`n + N - 1`), clipped to [0, 1];
+:math:`\mathrm{se}^2 = \lambda^2 s^2_{\hat Y,unlab}/N + s^2_{Y - \lambda\hat Y}/n`
+(divisors :math:`N` and :math:`n`).  With strata, each stratum is estimated on its own
+and combined with the shares :math:`\pi_{st}` (stratified PPI).  ``labels_only`` is the
+labelled mean (Wilson; stratified: share-weighted Wald), ``naive`` the judge's rate
+(Wilson), ``rogan_gladen`` the labelled items used as a calibration set for the
+unlabelled ones (Lang-Reiczigel), which ignores what the labels say about the rate.
+
+Exact posterior
+---------------
+With uniform priors on :math:`p, a, b` the posterior is conjugate:
+:math:`p \sim \mathrm{Beta}(1 + N_1, 1 + N_0)`, :math:`a \sim \mathrm{Beta}(1 + H_1, 1 +
+L_1 - H_1)`, :math:`b \sim \mathrm{Beta}(1 + H_0, 1 + L_0 - H_0)`, independent; the
+draws of :math:`\theta` follow, and those of :math:`R` add
+:math:`\mathrm{Bin}(U_1, a) + \mathrm{Bin}(U_0, b)` unlabelled positives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from judgebayes.data.items import ItemData
+from judgebayes.errors import InputError
+from judgebayes.inference.closed_form import z_value
+
+__all__ = [
+    "ESTIMANDS",
+    "ItemEstimate",
+    "double_sampling_items",
+    "exact_items_draws",
+    "labels_only_items",
+    "naive_items",
+    "ppi_items",
+]
+
+ESTIMANDS = ("items", "process")
+
+
+@dataclass(frozen=True)
+class ItemEstimate:
+    """Per-system estimate and standard error (arrays of shape (n_systems,)).
+
+    ``lower`` / ``upper`` give the interval at any ``alpha``; ``info`` carries per-cell
+    facts (``lam`` of PPI++, ``a``, ``b``, ``p``).
+    """
+
+    estimate: np.ndarray
+    se: np.ndarray
+    bounds: tuple[np.ndarray, np.ndarray]
+    info: dict
+
+    def interval(self, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+        """Wald interval clipped to the estimand's known range."""
+        z = z_value(alpha)
+        lo = np.maximum(self.estimate - z * self.se, self.bounds[0])
+        hi = np.minimum(self.estimate + z * self.se, self.bounds[1])
+        return lo, hi
+
+
+def _check_estimand(estimand: str) -> str:
+    if estimand not in ESTIMANDS:
+        raise InputError(
+            f"estimand must be one of {ESTIMANDS}; got {estimand!r}",
+            field="estimand",
+            value=estimand,
+        )
+    return estimand
+
+
+def _known_bounds(data: ItemData, estimand: str) -> tuple[np.ndarray, np.ndarray]:
+    """[0, 1] for the process; for the N items, all unlabelled negative or positive."""
+    ns = len(data.systems)
+    if estimand == "process":
+        return np.zeros(ns), np.ones(ns)
+    lab = data.labelled
+    n = np.bincount(data.system, minlength=ns).astype(float)
+    known = np.bincount(data.system[lab], weights=data.human[lab], minlength=ns)
+    unl = np.bincount(data.system[~lab], minlength=ns)
+    return known / n, (known + unl) / n
+
+
+def double_sampling_items(data: ItemData, estimand: str = "items") -> ItemEstimate:
+    """Double-sampling estimate with the influence-function variance (module docstring)."""
+    _check_estimand(estimand)
+    ns, nt = len(data.systems), len(data.strata)
+    cell = data.system * nt + data.stratum
+    size = ns * nt
+    v, lab = data.judge, data.labelled
+    h = np.where(lab, data.human, 0.0)
+    w = np.ones_like(v) if data.weights is None else np.where(lab, data.weights, 0.0)
+    wl = w * lab
+
+    def csum(x):
+        return np.bincount(cell, weights=x, minlength=size)
+
+    n_c = csum(np.ones_like(v))
+    n1_c = csum(v)
+    w1, w0 = csum(wl * v), csum(wl * (1 - v))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(n_c > 0, n1_c / n_c, 0.0)
+        a = csum(wl * v * h) / w1
+        b = csum(wl * (1 - v) * h) / w0
+    # a predictive value is irrelevant where the judge never gave that verdict
+    a = np.where(n1_c == 0, 0.0, a)
+    b = np.where(n1_c == n_c, 0.0, b)
+    undefined = (np.isnan(a) | np.isnan(b)) & (n_c > 0)
+    n_s = np.bincount(data.system, minlength=ns).astype(float)
+    a_i, b_i, p_i = a[cell], b[cell], p[cell]
+    a0, b0 = np.nan_to_num(a_i), np.nan_to_num(b_i)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        inv_w1 = np.where(w1 > 0, 1 / w1, 0.0)[cell]
+        inv_w0 = np.where(w0 > 0, 1 / w0, 0.0)[cell]
+    resid_a = wl * v * (h - a0) * inv_w1
+    resid_b = wl * (1 - v) * (h - b0) * inv_w0
+    if estimand == "process":
+        share = (n_c / n_s.repeat(nt))[cell]
+        est = np.bincount(
+            np.arange(size) // nt, weights=(n_c * (a * p + b * (1 - p))), minlength=ns
+        )
+        est = est / n_s
+        e = (a0 - b0) * (v - p_i) / n_s[data.system] + share * (p_i * resid_a + (1 - p_i) * resid_b)
+        pred_var = np.zeros(ns)
+    else:
+        u1 = csum((1 - lab) * v)[cell]
+        u0 = csum((1 - lab) * (1 - v))[cell]
+        fill = np.where(lab, h, a0 * v + b0 * (1 - v))
+        est = np.bincount(data.system, weights=fill, minlength=ns) / n_s
+        e = (u1 * resid_a + u0 * resid_b) / n_s[data.system]
+        sig2 = np.where(lab, 0.0, np.where(v == 1, a0 * (1 - a0), b0 * (1 - b0)))
+        pred_var = np.bincount(data.system, weights=sig2, minlength=ns)
+        if data.cluster is not None:
+            pred_var = pred_var + _cluster_inflation(data, a0, b0, sig2)
+        pred_var = pred_var / n_s**2
+    var = _influence_variance(data, e) + pred_var
+    und_s = np.bincount(np.arange(size) // nt, weights=undefined, minlength=ns) > 0
+    est = np.where(und_s, np.nan, est)
+    se = np.where(und_s, np.nan, np.sqrt(var))
+    info = {
+        "a": a.reshape(ns, nt),
+        "b": b.reshape(ns, nt),
+        "p": p.reshape(ns, nt),
+        "undefined_cells": undefined.reshape(ns, nt),
+    }
+    return ItemEstimate(est, se, _known_bounds(data, estimand), info)
+
+
+def _influence_variance(data: ItemData, e: np.ndarray) -> np.ndarray:
+    """Sum of squared influence terms per system; cluster-robust (CR1) with clusters."""
+    ns = len(data.systems)
+    if data.cluster is None:
+        return np.bincount(data.system, weights=e**2, minlength=ns)
+    g = data.system.astype(np.int64) * (int(data.cluster.max()) + 1) + data.cluster
+    codes, inv = np.unique(g, return_inverse=True)
+    sums = np.bincount(inv, weights=e, minlength=codes.size)
+    sys_of = codes // (int(data.cluster.max()) + 1)
+    out = np.bincount(sys_of, weights=sums**2, minlength=ns)
+    n_g = np.bincount(sys_of, minlength=ns).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return out * np.where(n_g > 1, n_g / (n_g - 1), np.nan)
+
+
+def _cluster_inflation(data: ItemData, a0, b0, sig2) -> np.ndarray:
+    """Extra variance of the unlabelled items' sum from within-cluster correlation."""
+    ns = len(data.systems)
+    lab = data.labelled
+    g = data.system.astype(np.int64) * (int(data.cluster.max()) + 1) + data.cluster
+    codes, inv = np.unique(g, return_inverse=True)
+    r = np.where(lab, data.human - (a0 * data.judge + b0 * (1 - data.judge)), 0.0)
+    r = np.nan_to_num(r)
+    s1 = np.bincount(inv, weights=r, minlength=codes.size)
+    s2 = np.bincount(inv, weights=r**2, minlength=codes.size)
+    nl = np.bincount(inv, weights=lab.astype(float), minlength=codes.size)
+    nu = np.bincount(inv, weights=(~lab).astype(float), minlength=codes.size)
+    sys_of = codes // (int(data.cluster.max()) + 1)
+    pairs = np.bincount(sys_of, weights=nl * (nl - 1), minlength=ns)
+    cross = np.bincount(sys_of, weights=s1**2 - s2, minlength=ns)
+    var_r = np.bincount(data.system, weights=r**2, minlength=ns) / np.maximum(
+        np.bincount(data.system, weights=lab.astype(float), minlength=ns), 1
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = np.clip(np.where((pairs > 0) & (var_r > 0), cross / pairs / var_r, 0.0), 0, 1)
+    sig_bar = np.bincount(data.system, weights=sig2, minlength=ns) / np.maximum(
+        np.bincount(data.system, weights=(~lab).astype(float), minlength=ns), 1
+    )
+    upairs = np.bincount(sys_of, weights=nu * (nu - 1), minlength=ns)
+    return rho * sig_bar * upairs
+
+
+def _by_cell(data: ItemData):
+    nt = len(data.strata)
+    return data.system * nt + data.stratum, len(data.systems) * nt
+
+
+def _stratify(data: ItemData, est_c, var_c, estimand):
+    """Share-weighted combination of per-cell estimates (known stratum sizes)."""
+    ns, nt = len(data.systems), len(data.strata)
+    cell, size = _by_cell(data)
+    n_c = np.bincount(cell, minlength=size).astype(float).reshape(ns, nt)
+    share = n_c / n_c.sum(1, keepdims=True)
+    est_c, var_c = est_c.reshape(ns, nt), var_c.reshape(ns, nt)
+    present = n_c > 0
+    est = np.where(present, share * est_c, 0.0).sum(1)
+    var = np.where(present, share**2 * var_c, 0.0).sum(1)
+    bad = (present & ~np.isfinite(est_c)).any(1)
+    est = np.where(bad, np.nan, est)
+    return ItemEstimate(est, np.where(bad, np.nan, np.sqrt(var)), _known_bounds(data, estimand), {})
+
+
+def ppi_items(data: ItemData, *, lam: float | None = None) -> ItemEstimate:
+    """PPI (``lam=1``) or PPI++ (``lam=None``: ppi_py's tuned and clipped lambda) per cell.
+
+    Superpopulation estimand (the process rate); module docstring for the formulas.
+    """
+    if data.weights is not None:
+        raise InputError(
+            "the PPI comparators here assume simple random labelling within each stratum; "
+            "with design weights use method='closed_form'",
+            field="weights",
+            value=data.columns.get("weights"),
+        )
+    cell, size = _by_cell(data)
+    lab = data.labelled
+    v = data.judge
+    h = np.where(lab, data.human, 0.0)
+
+    def csum(x, mask):
+        return np.bincount(cell[mask], weights=x[mask], minlength=size)
+
+    n = csum(np.ones_like(v), lab)  # labelled (ppi_py's n)
+    big_n = csum(np.ones_like(v), ~lab)  # unlabelled (ppi_py's N)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ey, eyh = csum(h, lab) / n, csum(v, lab) / n
+        eyy = csum(h * v, lab) / n
+        ehu = csum(v, ~lab) / big_n
+        cov = eyy - ey * eyh  # divisor n (ppi_py's cov_grads / 2)
+        tot = n + big_n
+        p_all = (csum(v, lab) + csum(v, ~lab)) / tot
+        var_all = p_all * (1 - p_all) * tot / (tot - 1)  # np.cov, divisor n + N - 1
+        if lam is None:
+            lam_c = np.where(var_all > 0, cov / ((1 + n / big_n) * var_all), 0.0)
+            lam_c = np.clip(lam_c, 0.0, 1.0)
+        else:
+            lam_c = np.full(size, float(lam))
+        est = lam_c * ehu + ey - lam_c * eyh
+        var_y = ey * (1 - ey)
+        var_r = var_y + lam_c**2 * eyh * (1 - eyh) - 2 * lam_c * cov
+        se2 = lam_c**2 * ehu * (1 - ehu) / big_n + np.maximum(var_r, 0) / n
+    out = _stratify(data, est, se2, "process")
+    ns, nt = len(data.systems), len(data.strata)
+    return ItemEstimate(out.estimate, out.se, out.bounds, {"lam": lam_c.reshape(ns, nt)})
+
+
+def labels_only_items(data: ItemData) -> ItemEstimate:
+    """The labelled items' mean (stratified: share-weighted), process estimand, Wald."""
+    cell, size = _by_cell(data)
+    lab = data.labelled
+    w = np.ones(lab.sum()) if data.weights is None else data.weights[lab]
+    n = np.bincount(cell[lab], weights=w, minlength=size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = np.bincount(cell[lab], weights=w * data.human[lab], minlength=size) / n
+        # Hajek variance: sum w^2 (h - m)^2 / (sum w)^2
+        r = data.human[lab] - m[cell[lab]]
+        var = np.bincount(cell[lab], weights=(w * r) ** 2, minlength=size) / n**2
+    return _stratify(data, m, var, "process")
+
+
+def naive_items(data: ItemData) -> ItemEstimate:
+    """The judge's positive rate over all items (biased unless the judge is perfect)."""
+    ns = len(data.systems)
+    n = np.bincount(data.system, minlength=ns).astype(float)
+    p = np.bincount(data.system, weights=data.judge, minlength=ns) / n
+    return ItemEstimate(p, np.sqrt(p * (1 - p) / n), (np.zeros(ns), np.ones(ns)), {})
+
+
+def exact_items_draws(
+    data: ItemData, draws: int, rng: np.random.Generator, estimand: str = "items"
+) -> dict[str, np.ndarray]:
+    """Draws of theta (and of the N-item rate) from the conjugate posterior (module docstring).
+
+    Returns ``{"theta": (draws, S), "theta_items": (draws, S), "a", "b", "p": (draws, S, T)}``.
+    """
+    _check_estimand(estimand)
+    if data.weights is not None or data.cluster is not None:
+        field = "weights" if data.weights is not None else "cluster"
+        raise InputError(
+            f"method='exact' is the conjugate posterior of simple random or stratified "
+            f"labelling of independent items; with {field} use 'closed_form' (design-based)",
+            field=field,
+            value=data.columns.get(field),
+        )
+    c = data.cells()
+    shape = (draws, *c["N1"].shape)
+    p = rng.beta(1 + c["N1"], 1 + c["N0"], size=shape)
+    a = rng.beta(1 + c["H1"], 1 + c["L1"] - c["H1"], size=shape)
+    b = rng.beta(1 + c["H0"], 1 + c["L0"] - c["H0"], size=shape)
+    n_c = (c["N1"] + c["N0"]).astype(float)
+    n_s = n_c.sum(1)
+    theta = (n_c * (a * p + b * (1 - p))).sum(-1) / n_s
+    u1, u0 = c["N1"] - c["L1"], c["N0"] - c["L0"]
+    known = (c["H1"] + c["H0"]).sum(1)
+    extra = rng.binomial(u1, a) + rng.binomial(u0, b)
+    items = (known + extra.sum(-1)) / n_s
+    return {"theta": theta, "theta_items": items, "a": a, "b": b, "p": p}

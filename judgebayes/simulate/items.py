@@ -1,0 +1,118 @@
+r"""Item frames of the items design with known truth (every item judged, some labelled).
+
+.. math::
+    \theta_j \sim \mathrm{Beta}\Big(\mu\frac{1-\rho}{\rho}, (1-\mu)\frac{1-\rho}{\rho}\Big)
+    \ \text{(cluster } j\text{; } \theta_j = \mu \text{ when } \rho = 0),\qquad
+    h_i \sim \mathrm{Bernoulli}(\theta_{j(i)})
+
+    v_i \mid h_i \sim \mathrm{Bernoulli}(h_i\,\mathrm{sens} + (1-h_i)(1-\mathrm{spec}))
+
+so :math:`\rho` is the intra-cluster correlation of the human labels.  Labels are drawn
+by simple random sampling of ``n_labelled`` items (``design="random"``) or, with
+``design="verdict"``, ``n_labelled`` items split between the judge's positives and
+negatives in the ratio ``positive_share``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from judgebayes.errors import InputError
+
+__all__ = ["SimulatedItems", "simulate_items"]
+
+
+@dataclass(frozen=True)
+class SimulatedItems:
+    r"""A simulated item frame and its truth.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        Columns ``item, cluster, judge, human`` (blank = unlabelled).
+    theta : float
+        The process rate :math:`\mu`.
+    rate_items : float
+        The realised rate over the frame's items.
+    """
+
+    frame: object
+    theta: float
+    rate_items: float
+
+
+def simulate_items(
+    n_items: int = 5000,
+    theta: float = 0.6,
+    sensitivity: float = 0.9,
+    specificity: float = 0.7,
+    n_labelled: int = 300,
+    *,
+    cluster_size: int = 1,
+    icc: float = 0.0,
+    design: str = "random",
+    positive_share: float = 0.5,
+    seed: int | np.random.Generator | None = None,
+) -> SimulatedItems:
+    """One frame of the items design (module docstring).
+
+    Parameters
+    ----------
+    n_items : int
+        Items judged (a multiple of ``cluster_size``).
+    theta, sensitivity, specificity : float
+        Process rate and the judge's rates.
+    n_labelled : int
+        Items labelled by humans.
+    cluster_size, icc : int, float
+        Items per cluster and the intra-cluster correlation of the labels.
+    design : {"random", "verdict"}
+        Simple random labelling, or stratified by the judge's verdict.
+    positive_share : float
+        ``design="verdict"``: share of the labels spent on judge-positives.
+    seed : int or Generator
+        Random seed.
+    """
+    import pandas as pd
+
+    if n_items % cluster_size or not 0 < n_labelled <= n_items:
+        raise InputError(
+            f"n_items ({n_items}) must be a multiple of cluster_size ({cluster_size}) and "
+            f"0 < n_labelled ({n_labelled}) <= n_items",
+            field="n_labelled",
+            value=n_labelled,
+        )
+    if design not in ("random", "verdict"):
+        raise InputError(
+            f"design must be 'random' or 'verdict'; got {design!r}", field="design", value=design
+        )
+    rng = np.random.default_rng(seed)
+    n_cl = n_items // cluster_size
+    if icc > 0:
+        k = (1 - icc) / icc
+        th = rng.beta(theta * k, (1 - theta) * k, size=n_cl)
+    else:
+        th = np.full(n_cl, theta)
+    cl = np.repeat(np.arange(n_cl), cluster_size)
+    h = rng.random(n_items) < th[cl]
+    v = np.where(h, rng.random(n_items) < sensitivity, rng.random(n_items) < 1 - specificity)
+    lab = np.zeros(n_items, bool)
+    if design == "random":
+        lab[rng.choice(n_items, n_labelled, replace=False)] = True
+    else:
+        pos, neg = np.flatnonzero(v), np.flatnonzero(~v)
+        n_pos = min(len(pos), round(positive_share * n_labelled))
+        n_neg = min(len(neg), n_labelled - n_pos)
+        lab[rng.choice(pos, n_pos, replace=False)] = True
+        lab[rng.choice(neg, n_neg, replace=False)] = True
+    frame = pd.DataFrame(
+        {
+            "item": np.arange(n_items),
+            "cluster": cl,
+            "judge": v.astype(int),
+            "human": np.where(lab, h.astype(float), np.nan),
+        }
+    )
+    return SimulatedItems(frame, float(theta), float(h.mean()))

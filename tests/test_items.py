@@ -1,0 +1,323 @@
+"""The items design: one frame, every item judged, a subset labelled by humans.
+
+References are written from the formulas, not from the code under test: ppi_py itself
+(same process, same arrays), Tenenbein's double-sampling variance (closed_form.py), the
+finite-population variance written out below, and Beta moments for the conjugate draws.
+"""
+
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import judgebayes as jb
+from judgebayes.data.items import items_from_frame
+from judgebayes.errors import InputError
+from judgebayes.inference import closed_form as cf
+from judgebayes.inference import items as ie
+
+
+def _frame(seed=0, n=2000, labelled=300, systems=("a", "b", "c"), **kw):
+    parts = []
+    for i, s in enumerate(systems):
+        f = jb.simulate_items(n, theta=0.4 + 0.15 * i, n_labelled=labelled, seed=seed + i, **kw)
+        parts.append(f.frame.assign(system=s))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _arrays(f):
+    lab = f["human"].notna().to_numpy()
+    v = f["judge"].to_numpy(float)
+    return f["human"].to_numpy()[lab], v[lab], v[~lab]
+
+
+# ------------------------------------------------------------------ data
+def test_blank_human_means_unlabelled_and_missing_verdicts_are_counted():
+    f = pd.DataFrame(
+        {
+            "judge": ["pass", "fail", "pass", None, "pass", "fail"],
+            "human": ["yes", "", None, "no", "no", np.nan],
+            "system": ["x", "x", "x", "x", "y", "y"],
+        }
+    )
+    d = items_from_frame(f, system="system")
+    s = d.summary()
+    # items, labelled, judged +, human + (labelled), missing verdict
+    assert s.loc["x"].tolist() == [3, 1, 2, 1, 1]
+    assert s.loc["y"].tolist() == [2, 1, 1, 0, 0]
+    study = jb.AccuracyStudy.from_items(f, system="system")
+    fit = study.fit("closed_form")
+    assert any("1 row(s) without a verdict" in n for n in fit.notes)
+
+
+@pytest.mark.parametrize(
+    "change,field",
+    [
+        (lambda f: f.drop(columns="human"), "human"),
+        (lambda f: f.assign(human=np.nan), "human"),  # nothing labelled
+        (lambda f: f.assign(judge=f["judge"] * 3), "judge"),  # 3 is not a label
+        (lambda f: f.assign(system=f["system"].where(f.index != 4)), "system"),
+    ],
+)
+def test_bad_frames_get_one_typed_error_naming_the_field(change, field):
+    f = _frame(n=100, labelled=20)
+    with pytest.raises(InputError) as e:
+        jb.AccuracyStudy.from_items(change(f), system="system")
+    assert e.value.field == field
+
+
+def test_bad_weights_and_duplicate_columns_are_refused():
+    f = _frame(n=100, labelled=20, systems=("a",))
+    with pytest.raises(InputError, match="design weight") as e:
+        jb.AccuracyStudy.from_items(f.assign(w=0.5), weights="w")
+    assert e.value.field == "w"
+    dup = pd.concat([f[["judge"]], f[["human"]], f[["human"]]], axis=1)
+    with pytest.raises(InputError, match="two columns named 'human'"):
+        jb.AccuracyStudy.from_items(dup)
+
+
+def test_the_same_frame_as_test_and_calibration_points_to_from_items():
+    f = _frame(n=100, labelled=20, systems=("a",))
+    with pytest.raises(InputError, match="from_items"):
+        jb.AccuracyStudy.from_frames(f, f)
+
+
+# ------------------------------------------------------------------ closed forms
+def test_ppi_and_ppi_plus_plus_equal_ppi_py_per_system():
+    ppi_py = pytest.importorskip("ppi_py")
+    f = _frame(seed=3)
+    study = jb.AccuracyStudy.from_items(f, system="system")
+    for lam, method in ((1.0, "ppi"), (None, "ppi_plus_plus")):
+        iv = study.fit(method).interval(alpha=0.1)
+        for s, g in f.groupby("system"):
+            y, yh, yu = _arrays(g)
+            lo, hi = ppi_py.ppi_mean_ci(y, yh, yu, alpha=0.1, lam=lam)
+            est = ppi_py.ppi_mean_pointestimate(y, yh, yu, lam=lam)
+            np.testing.assert_allclose(iv.loc[s].to_numpy(), [est[0], lo[0], hi[0]], atol=1e-8)
+
+
+def test_stratified_ppi_is_the_share_weighted_sum_of_ppi_py_per_stratum():
+    ppi_py = pytest.importorskip("ppi_py")
+    f = _frame(seed=5, systems=("a",))
+    f["band"] = np.where(np.arange(len(f)) % 3 == 0, "short", "long")
+    d = items_from_frame(f, stratum="band")
+    e = ie.ppi_items(d)
+    est = var = 0.0
+    for _, g in f.groupby("band"):
+        y, yh, yu = _arrays(g)
+        lo, hi = ppi_py.ppi_mean_ci(y, yh, yu, alpha=0.05)
+        share = len(g) / len(f)
+        est += share * ppi_py.ppi_mean_pointestimate(y, yh, yu)[0]
+        var += (share * (hi[0] - lo[0]) / (2 * cf.z_value(0.05))) ** 2
+    np.testing.assert_allclose([e.estimate[0], e.se[0]], [est, np.sqrt(var)], atol=1e-10)
+
+
+def test_double_sampling_process_estimand_is_tenenbeins_estimator():
+    f = _frame(seed=7, systems=("a",))
+    d = items_from_frame(f)
+    e = ie.double_sampling_items(d, "process")
+    c = d.cells()
+    tp, fp = c["H1"].sum(), (c["L1"] - c["H1"]).sum()
+    fn, tn = c["H0"].sum(), (c["L0"] - c["H0"]).sum()
+    k, n = (c["N1"] - c["L1"]).sum(), (c["N1"] + c["N0"] - c["L1"] - c["L0"]).sum()
+    ref = cf.double_sampling(k, n, tp, tp + fn, tn, tn + fp)
+    np.testing.assert_allclose([e.estimate[0], e.se[0]], [ref.estimate, ref.se], rtol=1e-12)
+
+
+def test_items_estimand_variance_is_the_finite_population_formula():
+    f = _frame(seed=8, systems=("a",))
+    h, v = f["human"].to_numpy(), f["judge"].to_numpy()
+    lab = ~np.isnan(h)
+    n = len(f)
+    a = h[lab & (v == 1)].mean()
+    b = h[lab & (v == 0)].mean()
+    l1, l0 = (lab & (v == 1)).sum(), (lab & (v == 0)).sum()
+    u1, u0 = (~lab & (v == 1)).sum(), (~lab & (v == 0)).sum()
+    # R = (labelled positives + unlabelled positives) / N; each unlabelled judge-positive
+    # is positive with prob. a (estimated from l1 labels), each judge-negative with b
+    est = (np.nansum(h) + u1 * a + u0 * b) / n
+    var = (u1**2 * a * (1 - a) / l1 + u1 * a * (1 - a)) / n**2
+    var += (u0**2 * b * (1 - b) / l0 + u0 * b * (1 - b)) / n**2
+    e = ie.double_sampling_items(items_from_frame(f), "items")
+    np.testing.assert_allclose([e.estimate[0], e.se[0]], [est, np.sqrt(var)], rtol=1e-12)
+
+
+def test_fully_labelled_items_have_a_zero_width_interval_at_the_true_rate():
+    sim = jb.simulate_items(500, n_labelled=500, seed=1)
+    iv = jb.AccuracyStudy.from_items(sim.frame).fit("closed_form").interval().iloc[0]
+    assert iv["lower"] == iv["upper"] == pytest.approx(sim.rate_items, abs=1e-12)
+
+
+def test_closed_form_covers_both_estimands_and_the_finite_one_narrows():
+    ppi_py = pytest.importorskip("ppi_py")
+    # 300 replicates; MC sd of a 0.95 coverage is sqrt(.95 * .05 / 300) = 0.0126, so
+    # [0.91, 0.99] is a 3-sd band
+    cover = {"process": [], "items": []}
+    w_items, w_ppi = [], []
+    for r in range(300):
+        sim = jb.simulate_items(2000, n_labelled=1000 if r < 100 else 200, seed=100 + r)
+        d = items_from_frame(sim.frame)
+        for est, truth in (("process", sim.theta), ("items", sim.rate_items)):
+            lo, hi = ie.double_sampling_items(d, est).interval(0.05)
+            cover[est].append(lo[0] <= truth <= hi[0])
+            if est == "items" and r < 100:
+                w_items.append(hi[0] - lo[0])
+        if r < 100:
+            lo, hi = ppi_py.ppi_mean_ci(*_arrays(sim.frame), alpha=0.05)
+            w_ppi.append(hi[0] - lo[0])
+    for est, c in cover.items():
+        assert 0.91 <= np.mean(c) <= 0.99, (est, np.mean(c))
+    # at 50% labelled the N-item interval is visibly narrower than PPI++'s
+    assert np.mean(w_items) < 0.8 * np.mean(w_ppi)
+
+
+def test_clustered_items_iid_intervals_undercover_and_cluster_robust_ones_cover():
+    # 150 replicates of 100 prompts x 10 responses, ICC 0.3 (deff 1 + 9 * 0.3 = 3.7 for
+    # the judge's rate); MC sd at 0.95 is 0.018: the 0.90 floor is 2.8 sd below
+    cov = {None: [], "cluster": []}
+    for r in range(150):
+        sim = jb.simulate_items(1000, n_labelled=200, cluster_size=10, icc=0.3, seed=500 + r)
+        for cl in cov:
+            d = items_from_frame(sim.frame, cluster=cl)
+            lo, hi = ie.double_sampling_items(d, "process").interval(0.05)
+            cov[cl].append(lo[0] <= sim.theta <= hi[0])
+    assert np.mean(cov["cluster"]) >= 0.90
+    assert np.mean(cov[None]) < np.mean(cov["cluster"]) - 0.04
+
+
+def test_verdict_stratified_labelling_is_unbiased_where_labels_only_is_not():
+    # label 80% judge-positives: the labelled mean is biased upwards, double sampling
+    # (which conditions on the verdict) is not.  200 replicates; MC sd of the mean error
+    # is about 0.03 / sqrt(200) = 0.002
+    err_ds, err_lab = [], []
+    for r in range(200):
+        sim = jb.simulate_items(
+            2000, n_labelled=200, design="verdict", positive_share=0.8, seed=900 + r
+        )
+        d = items_from_frame(sim.frame)
+        err_ds.append(ie.double_sampling_items(d, "process").estimate[0] - sim.theta)
+        err_lab.append(ie.labels_only_items(d).estimate[0] - sim.theta)
+    assert abs(np.mean(err_ds)) < 0.008
+    assert np.mean(err_lab) > 0.05
+
+
+def test_weights_give_the_hajek_estimate_of_an_unequal_probability_design():
+    # labelling probability 0.3 for judge-positives, 0.05 for negatives, weights 1/pi:
+    # the weighted a, b equal the unweighted ones within each verdict (pi constant there)
+    rng = np.random.default_rng(4)
+    sim = jb.simulate_items(3000, n_labelled=3000, seed=4)
+    f = sim.frame.copy()
+    pi = np.where(f["judge"] == 1, 0.3, 0.05)
+    keep = rng.random(len(f)) < pi
+    f["human"] = f["human"].where(keep)
+    f["w"] = 1 / pi
+    plain = ie.double_sampling_items(items_from_frame(f), "process")
+    weighted = ie.double_sampling_items(items_from_frame(f, weights="w"), "process")
+    np.testing.assert_allclose(weighted.estimate, plain.estimate, rtol=1e-12)
+    np.testing.assert_allclose(weighted.se, plain.se, rtol=1e-12)
+    with pytest.raises(InputError) as e:
+        jb.AccuracyStudy.from_items(f, weights="w").fit("exact")
+    assert e.value.field == "weights"
+
+
+# ------------------------------------------------------------------ conjugate posterior
+def test_exact_draws_have_the_conjugate_beta_moments():
+    f = _frame(seed=11, systems=("a",), n=1000, labelled=100)
+    d = items_from_frame(f)
+    c = {k: int(v.sum()) for k, v in d.cells().items()}
+    draws = 20_000
+    fit = jb.AccuracyStudy.from_items(f, estimand="process").fit("exact", draws=draws)
+
+    def beta_mean(s, t):
+        return (1 + s) / (2 + s + t)
+
+    p = beta_mean(c["N1"], c["N0"])
+    a = beta_mean(c["H1"], c["L1"] - c["H1"])
+    b = beta_mean(c["H0"], c["L0"] - c["H0"])
+    # independent p, a, b: E[theta] = E[a] E[p] + E[b] (1 - E[p])
+    mean = a * p + b * (1 - p)
+    x = fit.draws().values[:, 0]
+    # tolerance: 4 Monte-Carlo standard errors of the mean of 20,000 draws
+    assert abs(x.mean() - mean) < 4 * x.std() / np.sqrt(draws)
+    items = fit.draws("theta_items").values[:, 0]
+    assert items.min() >= np.nansum(f["human"]) / len(f)
+    assert fit.info["estimand"] == "process"
+
+
+def test_compare_table_and_forest_plot_from_one_frame():
+    import matplotlib.pyplot as plt
+
+    f = _frame(seed=12, systems=("a", "b"))
+    study = jb.AccuracyStudy.from_items(f, system="system")
+    table = study.compare(methods=("closed_form", "ppi_plus_plus", "labels_only", "exact"))
+    methods = ["closed_form", "ppi_plus_plus", "labels_only", "exact"]
+    assert list(table["method"].unique()) == methods
+    assert set(table["quantity"]) == {"theta_items", "theta"}
+    assert table["width"].notna().all()
+    ax = jb.plot_forest([study.fit(m, random_seed=0) for m in ("closed_form", "exact")])
+    assert ax.get_title().startswith("theta_items")
+    plt.close("all")
+
+
+# ------------------------------------------------------------------ CLI
+def test_cli_items_file_with_blanks(tmp_path):
+    f = _frame(seed=13, systems=("a", "b"), n=300, labelled=60)
+    f["human"] = f["human"].map({1.0: "yes", 0.0: "no"})
+    path = tmp_path / "items.csv"
+    f.to_csv(path, index=False)
+    exe = Path(sys.executable).parent / "judgebayes"
+    cmd = [str(exe), "accuracy", str(path), "--system", "system", "--method", "closed-form"]
+    out = subprocess.run([*cmd, "--format", "json"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    import json
+
+    res = json.loads(out.stdout)
+    assert res["design"] == "items" and res["estimand"] == "items"
+    assert [s["n_labelled"] for s in res["systems"]] == [60, 60]
+    ref = jb.AccuracyStudy.from_items(f, system="system").fit("closed_form").interval()
+    got = {r["system"]: r for r in res["comparison"]}
+    for s in ("a", "b"):
+        assert got[s]["lower"] == pytest.approx(ref.loc[s, "lower"], abs=1e-12)
+    bad = subprocess.run([*cmd, "--human", "gold"], capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2
+    assert bad.stderr.count("\n") == 1 and "'gold'" in bad.stderr
+
+
+# ------------------------------------------------------------------ Bayesian (slow)
+@pytest.mark.slow
+def test_bayesian_items_model_matches_the_conjugate_posterior_and_covers():
+    # Laplace and NUTS on the items model (theta, q0, q1 parametrisation) against the
+    # conjugate (p, a, b) posterior: with 300 labels the priors differ negligibly.
+    # Coverage over 60 replicates of the issue's simulation: MC sd 0.028 at 0.95.
+    hits = {"laplace": [], "nuts": []}
+    for r in range(60):
+        sim = jb.simulate_items(seed=r)
+        study = jb.AccuracyStudy.from_items(sim.frame, estimand="process")
+        ex = study.fit("exact", random_seed=r).interval().iloc[0]
+        for m in hits:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fit = study.fit(m, random_seed=r)
+            iv = fit.interval().iloc[0]
+            if r < 5:
+                assert abs(iv["estimate"] - ex["estimate"]) < 0.005
+                assert abs((iv["upper"] - iv["lower"]) - (ex["upper"] - ex["lower"])) < 0.01
+            hits[m].append(iv["lower"] <= sim.theta <= iv["upper"])
+    for m, h in hits.items():
+        assert 0.87 <= np.mean(h) <= 1.0, (m, np.mean(h))
+
+
+@pytest.mark.slow
+def test_shared_judge_rates_narrow_small_systems():
+    f = _frame(seed=21, n=400, labelled=30, systems=("a", "b", "c", "d"))
+    per = jb.AccuracyStudy.from_items(f, system="system").fit("nuts", random_seed=0)
+    shared = jb.AccuracyStudy.from_items(f, system="system", judge_rates="shared").fit(
+        "nuts", random_seed=0
+    )
+    w = lambda fit: (fit.interval()["upper"] - fit.interval()["lower"]).mean()  # noqa: E731
+    assert w(shared) < w(per)
+    assert per.diagnostics.passed and shared.diagnostics.passed

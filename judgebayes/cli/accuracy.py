@@ -192,6 +192,16 @@ def _run_items(args) -> str:
     from judgebayes.studies.accuracy import AccuracyStudy
 
     df = read_csv(args.test, "items")
+    if args.human not in df.columns:
+        from judgebayes.errors import InputError
+
+        raise InputError(
+            f"{args.test} has no human-label column {args.human!r}: without --calibration the "
+            "file is read as one items file (every item judged, the human label blank where "
+            "unlabelled); give --human, or --calibration for a separate calibration file",
+            field="human",
+            value=args.human,
+        )
     study = AccuracyStudy.from_items(
         df,
         judge=args.judge,

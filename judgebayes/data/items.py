@@ -60,6 +60,8 @@ class ItemData:
         Rows of each system without a verdict (excluded).
     columns : dict
         The column names given, for messages.
+    rows : ndarray, optional
+        The frame's index labels of the kept rows (to name items to label next).
     """
 
     judge: np.ndarray
@@ -72,6 +74,7 @@ class ItemData:
     strata: tuple[str, ...]
     n_missing: np.ndarray
     columns: dict
+    rows: np.ndarray | None = None
 
     @property
     def labelled(self) -> np.ndarray:
@@ -265,6 +268,7 @@ def items_from_frame(
         strata=strata,
         n_missing=n_missing,
         columns=roles,
+        rows=items.index.to_numpy()[keep],
     )
     c = data.cells()
     n = (c["N1"] + c["N0"]).sum(1)

@@ -685,6 +685,13 @@ def ppi_plus_plus(
     \widehat{\operatorname{Var}}_Q(Z - \lambda\hat Z)/m`.  :math:`\lambda = 1` is the
     difference estimator and :math:`\lambda = 0` the calibration-only one.
 
+    Convention: :math:`\widehat{\operatorname{Var}}_Q(\hat Z)` here is over the calibration
+    items only (divisor :math:`m`), where ``ppi_py`` pools labelled and unlabelled
+    verdicts (divisor :math:`n + m - 1`); lambda, and so the interval, differ slightly
+    (by up to 0.01 in the interval's ends on the paper's grid).  The items design's
+    :func:`judgebayes.inference.items.ppi_items` follows ``ppi_py`` exactly (tested to
+    1e-8 against it).
+
     Returns
     -------
     (Estimate, lambda)

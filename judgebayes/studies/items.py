@@ -164,6 +164,86 @@ class ItemStudy(Comparable):
                 )
         return tuple(out)
 
+    # --------------------------------------------------------------- planning
+    def plan(self, width: float, alpha: float = 0.05, max_labels: int | None = None):
+        """How many more labels, and where, bring every system's interval to ``width``.
+
+        Labels are allocated greedily where they lower the estimand's variance most
+        (:func:`judgebayes.inference.items.allocate_labels`: Neyman allocation across
+        the systems, strata and the judge's two verdicts), at the current estimates of
+        the human rate within each verdict.  A plan, not a promise: the widths are those
+        of the closed form at today's estimates.
+
+        Returns
+        -------
+        DataFrame
+            One row per (system, stratum): ``label_judged_positive``,
+            ``label_judged_negative``; ``attrs``: ``total``, ``width_now``,
+            ``width_planned`` (per system), ``reached``.
+        """
+        import pandas as pd
+
+        from judgebayes.inference.closed_form import z_value
+        from judgebayes.results import check_alpha
+
+        alpha = check_alpha(alpha)
+        if isinstance(width, bool) or not isinstance(width, int | float) or not 0 < width < 1:
+            raise InputError(
+                f"width must be a number in (0, 1); got {width!r}", field="width", value=width
+            )
+        z = z_value(alpha)
+        c = self.data.cells()
+        cap = int((c["N1"] + c["N0"] - c["L1"] - c["L0"]).sum())
+        k = cap if max_labels is None else int(max_labels)
+        e1, e0 = ie.allocate_labels(self.data, k, self.estimand, target_se=width / (2 * z))
+        now = 2 * z * ie.predicted_se(self.data, self.estimand)
+        planned = 2 * z * ie.predicted_se(self.data, self.estimand, e1, e0)
+        idx = pd.MultiIndex.from_product(
+            [list(self.systems), list(self.data.strata)], names=["system", "stratum"]
+        )
+        out = pd.DataFrame(
+            {"label_judged_positive": e1.ravel(), "label_judged_negative": e0.ravel()},
+            index=idx,
+        )
+        out.attrs.update(
+            total=int(e1.sum() + e0.sum()),
+            width_now=dict(zip(self.systems, now.round(6).tolist(), strict=True)),
+            width_planned=dict(zip(self.systems, planned.round(6).tolist(), strict=True)),
+            reached=bool(np.all(planned <= width + 1e-12)),
+            estimand=self.estimand,
+        )
+        return out
+
+    def next_to_label(self, k: int, random_seed: int | None = None):
+        """The ``k`` unlabelled items to send to humans next (frame index labels).
+
+        Chosen for what they do to the estimand's uncertainty, not for how unsure the
+        judge is about each item: the allocation of :meth:`plan` (greedy Neyman across
+        systems, strata and verdicts) decides how many come from each cell, and items
+        are drawn at random within a cell, which keeps the design one that selects on
+        observed verdicts and strata only, so every estimator here stays valid.
+        """
+        import pandas as pd
+
+        from judgebayes.inference.registry import check_seed
+
+        if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+            raise InputError(f"k must be a positive integer; got {k!r}", field="k", value=k)
+        rng = np.random.default_rng(check_seed(random_seed))
+        e1, e0 = ie.allocate_labels(self.data, int(k), self.estimand)
+        d = self.data
+        unl = ~d.labelled
+        chosen = []
+        for (s, t), n1 in np.ndenumerate(e1):
+            for verdict, n in ((1.0, n1), (0.0, e0[s, t])):
+                if n:
+                    pool = np.flatnonzero(
+                        unl & (d.system == s) & (d.stratum == t) & (d.judge == verdict)
+                    )
+                    chosen.append(rng.choice(pool, int(n), replace=False))
+        pos = np.sort(np.concatenate(chosen)) if chosen else np.array([], np.int64)
+        return pd.Index(d.rows[pos])
+
     # --------------------------------------------------------------- model
     def model_spec(self):
         """The :class:`~judgebayes.inference.sampling.ModelSpec` of the items model."""

@@ -28,6 +28,7 @@ import warnings
 import arviz as az
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 from IPython.display import display
 
 import judgebayes as jb
@@ -39,6 +40,7 @@ warnings.filterwarnings("ignore", message=".*BLAS.*")
 # values injected after this cell (tests/test_notebooks.py).
 REPS = 1000  # Monte-Carlo replicates per theta in the coverage study
 SBC_DATASETS = 2000  # simulated datasets in the SBC study
+ITEM_REPS = 500  # simulated frames in the items-design coverage check (section 7)
 
 # %% [markdown]
 # ## 1. The naive rate is biased
@@ -189,3 +191,60 @@ plt.xlabel("rank bin (of 100 positions)")
 plt.ylabel("datasets")
 plt.show()
 print("chi-square p-value:", round(stats.chisquare(counts).pvalue, 3))
+
+# %% [markdown]
+# ## 7. Judge everything, label a few (the items design)
+#
+# The usual set-up: the judge scores every output and humans label some of the same outputs.
+# One frame, with the human label blank where unlabelled. Here: ChatGPT's real verdicts on
+# LLMBar's MT-Bench subset (200 items, gold label on each), with the gold labels kept on a
+# random 30% only, so the answer we are estimating is known.
+
+# %%
+from judgebayes.datasets import llmbar_accuracy_items
+
+items = llmbar_accuracy_items("ChatGPT")
+items = items[items["subset"] == "Processed_MT-Bench"].copy()
+gold = items.loc[items["judge"].notna(), "human"].mean()
+keep = np.random.default_rng(0).random(len(items)) < 0.3
+items["human"] = items["human"].where(keep)  # blank = unlabelled
+study = jb.AccuracyStudy.from_items(items, judge="judge", human="human")
+display(study.summary())
+table = study.compare(methods=("closed_form", "exact", "ppi_plus_plus", "labels_only", "naive"))
+display(table[["method", "quantity", "estimate", "lower", "upper", "width"]].round(3))
+print(f"the gold rate over all {len(items)} items: {gold:.3f}")
+jb.plot_intervals(table, truth={"all": gold})
+plt.show()
+
+# %% [markdown]
+# `theta_items` is the rate over these 200 items (the labelled ones are known, only the
+# unlabelled ones are uncertain); `theta` is the rate of the process that produced them,
+# which PPI++ (computed as `ppi_py` does) and the labelled mean estimate. The naive judge rate
+# needs no labels and is biased. Over repeated labelling, the N-item interval covers the
+# realised rate and narrows as more of the items are labelled, which no superpopulation
+# interval can do:
+
+# %%
+from judgebayes.data.items import items_from_frame
+from judgebayes.inference import items as ie
+
+rows = []
+for frac in (0.1, 0.5):
+    hit, w_items, w_ppi = [], [], []
+    for r in range(ITEM_REPS):
+        sim = jb.simulate_items(2000, n_labelled=int(frac * 2000), seed=r)
+        d = items_from_frame(sim.frame)
+        lo, hi = ie.double_sampling_items(d, "items").interval(0.05)
+        hit.append(lo[0] <= sim.rate_items <= hi[0])
+        w_items.append(hi[0] - lo[0])
+        plo, phi = ie.ppi_items(d).interval(0.05)
+        w_ppi.append(phi[0] - plo[0])
+    rows.append(
+        {
+            "labelled": frac,
+            "coverage (N items)": np.mean(hit),
+            "width (N items)": np.mean(w_items),
+            "width PPI++": np.mean(w_ppi),
+        }
+    )
+display(pd.DataFrame(rows).round(4))

@@ -48,17 +48,21 @@ def files(tmp_path_factory):
     return d, test, cal
 
 
-def test_accuracy_json_matches_library(files):
-    d, test, cal = files
-    r = accuracy(
-        d,
-        "--system",
-        "system",
-        "--format",
-        "json",
-    )
+@pytest.fixture(scope="session")
+def all_methods_json(files):
+    """One ``accuracy --format json`` run with every method (default); two tests read it.
+
+    (Each run is a new process that compiles the Laplace and NUTS models: ~40 s.)
+    """
+    d, *_ = files
+    r = accuracy(d, "--system", "system", "--format", "json")
     assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+    return json.loads(r.stdout)
+
+
+def test_accuracy_json_matches_library(files, all_methods_json):
+    _, test, cal = files
+    out = all_methods_json
     by = {s["system"]: s for s in out["systems"]}
     assert set(by) == {"alpha", "beta"}
     # independent counting with pandas
@@ -96,17 +100,9 @@ def test_accuracy_text_formats(files, fmt):
         assert "| system |" in r.stdout
 
 
-def test_accuracy_all_methods_with_pairwise_table(files):
+def test_accuracy_all_methods_with_pairwise_table(files, all_methods_json):
     d, *_ = files
-    r = accuracy(
-        d,
-        "--system",
-        "system",
-        "--format",
-        "json",
-    )  # default: all
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+    out = all_methods_json  # default: all methods
     methods = {(c["method"], c["system"]) for c in out["comparison"]}
     assert methods == {
         (m, s) for m in ("closed_form", "laplace", "nuts") for s in ("alpha", "beta")

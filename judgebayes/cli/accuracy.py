@@ -215,9 +215,10 @@ def _run_items(args) -> str:
     )
     methods = ITEM_METHOD_CHOICES[args.method]
     if args.cluster or args.weights:
-        # the conjugate and Bayesian models take independent items labelled at random
-        # within verdicts and strata; the design-based estimators remain
-        dropped = [m for m in methods if m in ("exact", "laplace", "nuts", "ppi_plus_plus")]
+        # the conjugate posterior and PPI++ take independent items labelled at random
+        # (and the Bayesian models no design weights); the design-based estimators remain
+        skip = {"exact", "ppi_plus_plus"} | ({"laplace", "nuts"} if args.weights else set())
+        dropped = [m for m in methods if m in skip]
         for m in dropped:
             print(
                 f"judgebayes accuracy: note: {m} skipped (it assumes independent, "

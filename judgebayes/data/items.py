@@ -62,6 +62,11 @@ class ItemData:
         The column names given, for messages.
     rows : ndarray, optional
         The frame's index labels of the kept rows (to name items to label next).
+    votes : ndarray of float, shape (N, J), or None
+        Several judges: every judge's verdict (``judge`` then holds the number of
+        positive votes, 0..J).
+    judges : tuple of str
+        The judges' column names (several judges only).
     """
 
     judge: np.ndarray
@@ -75,6 +80,18 @@ class ItemData:
     n_missing: np.ndarray
     columns: dict
     rows: np.ndarray | None = None
+    votes: np.ndarray | None = None
+    judges: tuple[str, ...] = ()
+
+    @property
+    def n_judges(self) -> int:
+        """How many judges scored every item (1 unless ``judge=`` named several)."""
+        return 1 if self.votes is None else int(self.votes.shape[1])
+
+    @property
+    def category(self) -> np.ndarray:
+        """Each item's verdict category: the verdict (one judge) or the positive votes."""
+        return self.judge.astype(np.int64)
 
     @property
     def labelled(self) -> np.ndarray:
@@ -82,7 +99,18 @@ class ItemData:
         return ~np.isnan(self.human)
 
     def cells(self) -> dict[str, np.ndarray]:
-        """The sufficient statistics, each of shape (n_systems, n_strata) (module docstring)."""
+        """The sufficient statistics, each of shape (n_systems, n_strata) (module docstring).
+
+        One judge only (several judges have a vote pattern, not one verdict).
+        """
+        if self.n_judges > 1:
+            raise InputError(
+                f"this method takes one judge's verdicts; {self.n_judges} judges were given "
+                f"({list(self.judges)}): use method='closed_form' or 'exact' (over the vote "
+                "count) or 'nuts' / 'laplace' (the joint latent-class model)",
+                field="judge",
+                value=list(self.judges),
+            )
         shape = (len(self.systems), len(self.strata))
         flat = self.system * shape[1] + self.stratum
         size = shape[0] * shape[1]
@@ -107,6 +135,26 @@ class ItemData:
         """Per system: items, labelled, judged positive, human positive among labelled, missing."""
         import pandas as pd
 
+        if self.n_judges > 1:
+            import pandas as pd
+
+            lab = self.labelled
+            ns = len(self.systems)
+            return pd.DataFrame(
+                {
+                    "n_items": np.bincount(self.system, minlength=ns),
+                    "n_labelled": np.bincount(self.system[lab], minlength=ns),
+                    "mean_positive_votes": np.bincount(
+                        self.system, weights=self.judge, minlength=ns
+                    )
+                    / np.bincount(self.system, minlength=ns),
+                    "human_positive": np.rint(
+                        np.bincount(self.system[lab], weights=self.human[lab], minlength=ns)
+                    ).astype(np.int64),
+                    "n_missing": self.n_missing,
+                },
+                index=pd.Index(list(self.systems), name="system"),
+            )
         c = self.cells()
         n = (c["N1"] + c["N0"]).sum(1)
         lab = (c["L1"] + c["L0"]).sum(1)
@@ -170,7 +218,7 @@ def _codes(df, col: str | None, role: str) -> tuple[np.ndarray, tuple[str, ...]]
 def items_from_frame(
     items,
     *,
-    judge: str = "judge",
+    judge: str | list[str] = "judge",
     human: str = "human",
     system: str | None = None,
     stratum: str | None = None,
@@ -184,8 +232,11 @@ def items_from_frame(
     ----------
     items : pandas.DataFrame or polars.DataFrame
         One row per evaluated item.
-    judge, human : str
-        Verdict column and human-label column (blank = unlabelled).
+    judge : str or list of str
+        Verdict column, or several judges' verdict columns (every judge scored every
+        item; a row missing any judge's verdict is excluded and counted).
+    human : str
+        Human-label column (blank = unlabelled).
     system, stratum, cluster : str, optional
         Grouping columns: systems evaluated, strata of a stratified labelling design
         (sizes known: every item of the frame counts), clusters of correlated items.
@@ -217,8 +268,23 @@ def items_from_frame(
         raise InputError(
             f"the items frame has two columns named {dup[0]!r}", field=str(dup[0]), value=dup[0]
         )
+    judges = [judge] if isinstance(judge, str) else list(judge)
+    if not judges or len(set(judges)) != len(judges):
+        raise InputError(
+            f"judge must name one column or several distinct ones; got {judge!r}",
+            field="judge",
+            value=judge,
+        )
+    for j in judges:
+        if j not in items.columns:
+            raise InputError(
+                f"the items frame has no column {j!r} (a judge column); columns are "
+                f"{list(map(str, items.columns))}",
+                field="judge",
+                value=j,
+            )
     roles = {
-        "judge": judge,
+        "judge": judges[0],
         "human": human,
         "system": system,
         "stratum": stratum,
@@ -233,7 +299,8 @@ def items_from_frame(
                 field=role,
                 value=col,
             )
-    v = _binary(items[judge], judge, positive)
+    vmat = np.column_stack([_binary(items[j], j, positive) for j in judges])
+    v = vmat.sum(1)  # NaN where any judge is missing
     h = _binary(items[human], human, positive)
     sys_codes, systems = _codes(items, system, "system")
     keep = ~np.isnan(v)
@@ -269,10 +336,11 @@ def items_from_frame(
         n_missing=n_missing,
         columns=roles,
         rows=items.index.to_numpy()[keep],
+        votes=None if len(judges) == 1 else vmat[keep],
+        judges=tuple(judges) if len(judges) > 1 else (),
     )
-    c = data.cells()
-    n = (c["N1"] + c["N0"]).sum(1)
-    lab = (c["L1"] + c["L0"]).sum(1)
+    n = np.bincount(data.system, minlength=len(systems))
+    lab = np.bincount(data.system[data.labelled], minlength=len(systems))
     for i, s in enumerate(systems):
         if n[i] == 0:
             raise InputError(

@@ -79,6 +79,8 @@ __all__ = [
     "ESTIMANDS",
     "ItemEstimate",
     "allocate_labels",
+    "category_counts",
+    "category_names",
     "double_sampling_items",
     "exact_items_draws",
     "labels_only_items",
@@ -134,67 +136,71 @@ def _known_bounds(data: ItemData, estimand: str) -> tuple[np.ndarray, np.ndarray
 
 
 def double_sampling_items(data: ItemData, estimand: str = "items") -> ItemEstimate:
-    """Double-sampling estimate with the influence-function variance (module docstring)."""
+    """Double-sampling estimate with the influence-function variance (module docstring).
+
+    Written over verdict categories :math:`c` (the judge's verdict, or with several judges
+    the number of positive votes): :math:`A_c` is the human rate among labelled items of
+    category :math:`c`, and the one-judge formulas are the case :math:`A_1 = a, A_0 = b`.
+    """
     _check_estimand(estimand)
     ns, nt = len(data.systems), len(data.strata)
-    cell = data.system * nt + data.stratum
-    size = ns * nt
-    v, lab = data.judge, data.labelled
+    k = data.n_judges + 1
+    st = data.system * nt + data.stratum
+    cell = st * k + data.category
+    size = ns * nt * k
+    lab = data.labelled
     h = np.where(lab, data.human, 0.0)
-    w = np.ones_like(v) if data.weights is None else np.where(lab, data.weights, 0.0)
+    w = np.ones(lab.size) if data.weights is None else np.where(lab, data.weights, 0.0)
     wl = w * lab
 
     def csum(x):
         return np.bincount(cell, weights=x, minlength=size)
 
-    n_c = csum(np.ones_like(v))
-    n1_c = csum(v)
-    w1, w0 = csum(wl * v), csum(wl * (1 - v))
+    n_c = csum(np.ones(lab.size))
+    w_c = csum(wl)
     with np.errstate(invalid="ignore", divide="ignore"):
-        p = np.where(n_c > 0, n1_c / n_c, 0.0)
-        a = csum(wl * v * h) / w1
-        b = csum(wl * (1 - v) * h) / w0
-    # a predictive value is irrelevant where the judge never gave that verdict
-    a = np.where(n1_c == 0, 0.0, a)
-    b = np.where(n1_c == n_c, 0.0, b)
-    undefined = (np.isnan(a) | np.isnan(b)) & (n_c > 0)
+        a_c = csum(wl * h) / w_c
+    a_c = np.where(n_c == 0, 0.0, a_c)  # a category nobody fell in is irrelevant
+    undefined = np.isnan(a_c)  # items there, but none of them labelled
+    a_i = np.nan_to_num(a_c[cell])
     n_s = np.bincount(data.system, minlength=ns).astype(float)
-    a_i, b_i, p_i = a[cell], b[cell], p[cell]
-    a0, b0 = np.nan_to_num(a_i), np.nan_to_num(b_i)
+    n_st = np.bincount(st, minlength=ns * nt).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        inv_w1 = np.where(w1 > 0, 1 / w1, 0.0)[cell]
-        inv_w0 = np.where(w0 > 0, 1 / w0, 0.0)[cell]
-    resid_a = wl * v * (h - a0) * inv_w1
-    resid_b = wl * (1 - v) * (h - b0) * inv_w0
+        inv_w = np.where(w_c > 0, 1 / w_c, 0.0)[cell]
+    resid = wl * (h - a_i) * inv_w  # labelled items' residual, per unit of category weight
+    sys_of_cell = np.arange(size) // (nt * k)
     if estimand == "process":
-        share = (n_c / n_s.repeat(nt))[cell]
-        est = np.bincount(
-            np.arange(size) // nt, weights=(n_c * (a * p + b * (1 - p))), minlength=ns
-        )
-        est = est / n_s
-        e = (a0 - b0) * (v - p_i) / n_s[data.system] + share * (p_i * resid_a + (1 - p_i) * resid_b)
+        est = np.bincount(sys_of_cell, weights=np.nan_to_num(n_c * a_c), minlength=ns) / n_s
+        with np.errstate(invalid="ignore", divide="ignore"):
+            th_st = np.bincount(st, weights=a_i, minlength=ns * nt) / n_st
+        e = (a_i - th_st[st]) / n_s[data.system] + n_c[cell] / n_s[data.system] * resid
         pred_var = np.zeros(ns)
     else:
-        u1 = csum((1 - lab) * v)[cell]
-        u0 = csum((1 - lab) * (1 - v))[cell]
-        fill = np.where(lab, h, a0 * v + b0 * (1 - v))
+        u_c = csum(1.0 - lab)
+        fill = np.where(lab, h, a_i)
         est = np.bincount(data.system, weights=fill, minlength=ns) / n_s
-        e = (u1 * resid_a + u0 * resid_b) / n_s[data.system]
-        sig2 = np.where(lab, 0.0, np.where(v == 1, a0 * (1 - a0), b0 * (1 - b0)))
+        e = u_c[cell] * resid / n_s[data.system]
+        sig2 = np.where(lab, 0.0, a_i * (1 - a_i))
         pred_var = np.bincount(data.system, weights=sig2, minlength=ns)
         if data.cluster is not None:
-            pred_var = pred_var + _cluster_inflation(data, a0, b0, sig2)
+            pred_var = pred_var + _cluster_inflation(data, a_i, sig2)
         pred_var = pred_var / n_s**2
     var = _influence_variance(data, e) + pred_var
-    und_s = np.bincount(np.arange(size) // nt, weights=undefined, minlength=ns) > 0
+    und_s = np.bincount(sys_of_cell, weights=undefined, minlength=ns) > 0
     est = np.where(und_s, np.nan, est)
     se = np.where(und_s, np.nan, np.sqrt(var))
+    shape = (ns, nt, k)
     info = {
-        "a": a.reshape(ns, nt),
-        "b": b.reshape(ns, nt),
-        "p": p.reshape(ns, nt),
-        "undefined_cells": undefined.reshape(ns, nt),
+        "human_rate": a_c.reshape(shape),
+        "share": (n_c / n_st.repeat(k)).reshape(shape),
+        "undefined_cells": undefined.reshape(shape),
     }
+    if k == 2:
+        info |= {
+            "a": a_c.reshape(shape)[..., 1],
+            "b": a_c.reshape(shape)[..., 0],
+            "p": info["share"][..., 1],
+        }
     return ItemEstimate(est, se, _known_bounds(data, estimand), info)
 
 
@@ -213,13 +219,13 @@ def _influence_variance(data: ItemData, e: np.ndarray) -> np.ndarray:
         return out * np.where(n_g > 1, n_g / (n_g - 1), np.nan)
 
 
-def _cluster_inflation(data: ItemData, a0, b0, sig2) -> np.ndarray:
+def _cluster_inflation(data: ItemData, a_i, sig2) -> np.ndarray:
     """Extra variance of the unlabelled items' sum from within-cluster correlation."""
     ns = len(data.systems)
     lab = data.labelled
     g = data.system.astype(np.int64) * (int(data.cluster.max()) + 1) + data.cluster
     codes, inv = np.unique(g, return_inverse=True)
-    r = np.where(lab, data.human - (a0 * data.judge + b0 * (1 - data.judge)), 0.0)
+    r = np.where(lab, data.human - a_i, 0.0)
     r = np.nan_to_num(r)
     s1 = np.bincount(inv, weights=r, minlength=codes.size)
     s2 = np.bincount(inv, weights=r**2, minlength=codes.size)
@@ -326,12 +332,40 @@ def naive_items(data: ItemData) -> ItemEstimate:
     return ItemEstimate(p, np.sqrt(p * (1 - p) / n), (np.zeros(ns), np.ones(ns)), {})
 
 
+def category_counts(data: ItemData) -> dict[str, np.ndarray]:
+    """Per (system, stratum, verdict category): items ``n``, labelled ``l``, human + ``h``."""
+    ns, nt, k = len(data.systems), len(data.strata), data.n_judges + 1
+    cell = (data.system * nt + data.stratum) * k + data.category
+    lab = data.labelled
+    h = np.where(lab, data.human, 0.0)
+
+    def cnt(x):
+        out = np.bincount(cell, weights=x, minlength=ns * nt * k).reshape(ns, nt, k)
+        return np.rint(out).astype(np.int64)
+
+    return {"n": cnt(np.ones(lab.size)), "l": cnt(lab.astype(float)), "h": cnt(h)}
+
+
+def category_names(data: ItemData) -> list[str]:
+    """Labels of the verdict categories (the verdict, or the number of positive votes)."""
+    if data.n_judges == 1:
+        return ["judged negative", "judged positive"]
+    return [f"{i} of {data.n_judges} positive" for i in range(data.n_judges + 1)]
+
+
 def exact_items_draws(
     data: ItemData, draws: int, rng: np.random.Generator, estimand: str = "items"
 ) -> dict[str, np.ndarray]:
-    """Draws of theta (and of the N-item rate) from the conjugate posterior (module docstring).
+    r"""Draws of theta (and of the N-item rate) from the conjugate posterior (module docstring).
 
-    Returns ``{"theta": (draws, S), "theta_items": (draws, S), "a", "b", "p": (draws, S, T)}``.
+    Over verdict categories :math:`c` (the verdict, or several judges' positive votes):
+    the category shares :math:`\sim \mathrm{Dirichlet}(1 + n_c)` and the human rate
+    within each :math:`A_c \sim \mathrm{Beta}(1 + h_c, 1 + l_c - h_c)`, independent;
+    with one judge the shares' Dirichlet is the module docstring's Beta of :math:`p`.
+    Nothing is assumed about how several judges' errors relate.
+
+    Returns ``{"theta": (draws, S), "theta_items": (draws, S), "human_rate", "share":
+    (draws, S, T, K)}``.
     """
     _check_estimand(estimand)
     if data.weights is not None or data.cluster is not None:
@@ -342,19 +376,17 @@ def exact_items_draws(
             field=field,
             value=data.columns.get(field),
         )
-    c = data.cells()
-    shape = (draws, *c["N1"].shape)
-    p = rng.beta(1 + c["N1"], 1 + c["N0"], size=shape)
-    a = rng.beta(1 + c["H1"], 1 + c["L1"] - c["H1"], size=shape)
-    b = rng.beta(1 + c["H0"], 1 + c["L0"] - c["H0"], size=shape)
-    n_c = (c["N1"] + c["N0"]).astype(float)
-    n_s = n_c.sum(1)
-    theta = (n_c * (a * p + b * (1 - p))).sum(-1) / n_s
-    u1, u0 = c["N1"] - c["L1"], c["N0"] - c["L0"]
-    known = (c["H1"] + c["H0"]).sum(1)
-    extra = rng.binomial(u1, a) + rng.binomial(u0, b)
-    items = (known + extra.sum(-1)) / n_s
-    return {"theta": theta, "theta_items": items, "a": a, "b": b, "p": p}
+    c = category_counts(data)
+    shape = (draws, *c["n"].shape)
+    g = rng.gamma(1.0 + c["n"], size=shape)
+    share = g / g.sum(-1, keepdims=True)
+    rate = rng.beta(1 + c["h"], 1 + c["l"] - c["h"], size=shape)
+    n_st = c["n"].sum(-1).astype(float)
+    n_s = n_st.sum(-1)
+    theta = (n_st * (share * rate).sum(-1)).sum(-1) / n_s
+    extra = rng.binomial(c["n"] - c["l"], rate).sum((-1, -2))
+    items = (c["h"].sum((-1, -2)) + extra) / n_s
+    return {"theta": theta, "theta_items": items, "human_rate": rate, "share": share}
 
 
 # ---------------------------------------------------------------------- planning

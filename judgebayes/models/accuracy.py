@@ -75,7 +75,9 @@ __all__ = [
     "AccuracyPriors",
     "batched_accuracy_model",
     "binary_accuracy_model",
+    "clustered_items_model",
     "items_accuracy_model",
+    "multi_judge_items_model",
     "multiclass_accuracy_model",
     "stratified_accuracy_model",
 ]
@@ -109,6 +111,12 @@ class AccuracyPriors:
     prevalence : float
         Dirichlet concentration of the K-class model's class prevalences (1: uniform on
         the simplex).
+    cluster_mu : (mean, sd)
+        Items design with clusters: normal prior of each system's mean logit rate over
+        clusters; N(0, 1.5) puts 95% of the mass on rates 0.05-0.95.
+    cluster_sigma : float
+        Half-normal scale of the clusters' spread of logit rates (1: an intra-cluster
+        correlation anywhere from 0 to about 0.4 is plausible a priori).
     """
 
     theta: tuple[float, float] = (1.0, 1.0)
@@ -118,6 +126,8 @@ class AccuracyPriors:
     strata_mu: tuple[float, float] = (1.0, 1.5)
     strata_sigma: float = 1.0
     prevalence: float = 1.0
+    cluster_mu: tuple[float, float] = (0.0, 1.5)
+    cluster_sigma: float = 1.0
 
     def __post_init__(self):
         for name in ("theta", "q0", "q1", "theta_cal", "strata_mu"):
@@ -128,7 +138,13 @@ class AccuracyPriors:
                     field=f"priors.{name}",
                     value=(a, b),
                 )
-        if self.strata_mu[1] <= 0 or self.strata_sigma <= 0 or self.prevalence <= 0:
+        if (
+            self.strata_mu[1] <= 0
+            or self.strata_sigma <= 0
+            or self.prevalence <= 0
+            or self.cluster_mu[1] <= 0
+            or self.cluster_sigma <= 0
+        ):
             raise InputError(
                 "prior scales and concentrations must be positive",
                 field="priors",
@@ -384,6 +400,207 @@ def items_accuracy_model(
         pm.Binomial("m1_obs", n=d["m0"] + d["m1"], p=th, observed=d["m1"], dims=cells)
         pm.Binomial("tp_obs", n=d["m1"], p=q1 + 0 * th, observed=d["tp"], dims=cells)
         pm.Binomial("tn_obs", n=d["m0"], p=q0 + 0 * th, observed=d["tn"], dims=cells)
+    return model
+
+
+def multi_judge_items_model(
+    unlabelled: np.ndarray,
+    labelled_pos: np.ndarray,
+    labelled_neg: np.ndarray,
+    patterns: np.ndarray,
+    *,
+    systems: tuple[str, ...],
+    judges: tuple[str, ...],
+    judge_rates: str = "per_system",
+    difficulty: bool = False,
+    priors: AccuracyPriors | None = None,
+) -> pm.Model:
+    r"""Several judges on the same items, one human subset: a latent-class model.
+
+    Every item has a true label :math:`h \sim \mathrm{Bernoulli}(\theta_s)`; judge
+    :math:`j` says positive with probability :math:`q_{1,j}` when :math:`h = 1` and
+    :math:`1 - q_{0,j}` when :math:`h = 0`, the judges' verdicts being **independent given
+    the true label** (Dawid & Skene 1979).  With :math:`V` the items' vote patterns,
+
+    .. math::
+        \ell_1(V) = \sum_j V_j\log q_{1,j} + (1 - V_j)\log(1 - q_{1,j}),\quad
+        \ell_0(V) = \sum_j V_j\log(1 - q_{0,j}) + (1 - V_j)\log q_{0,j}
+
+        \log p = \sum_V u_V\,\mathrm{logaddexp}(\log\theta + \ell_1(V),
+        \log(1-\theta) + \ell_0(V)) + \sum_V \big[y_V(\log\theta + \ell_1(V))
+        + z_V(\log(1-\theta) + \ell_0(V))\big]
+
+    with :math:`u_V` unlabelled items of pattern :math:`V` and :math:`y_V, z_V` labelled
+    human-positive and human-negative ones (any labelling design that selects on the
+    verdicts only).  The labels identify every judge's rates, so no better-than-chance
+    restriction is needed.  Conditional independence is an assumption (two judges from
+    one model family err together); the closed form over the vote count does not make it.
+
+    ``difficulty=True`` relaxes it: each item has a difficulty :math:`x \sim N(0, 1)` that
+    lowers every judge's chance of being right,
+    :math:`P(\text{judge } j \text{ right} \mid h, x) = \mathrm{logit}^{-1}(\gamma_{j,h}
+    - \tau x)`, :math:`\gamma \sim N(1, 1.5)`, :math:`\tau \sim \mathrm{HalfNormal}(1)`,
+    so hard items fool the judges together; :math:`x` is integrated out per pattern by
+    Gauss-Hermite (:data:`GH_NODES` nodes) and ``q0``, ``q1`` are the rates averaged over
+    items.
+
+    Parameters
+    ----------
+    unlabelled, labelled_pos, labelled_neg : array of int, shape (n_systems, n_patterns)
+        Counts per vote pattern.
+    patterns : array of int, shape (n_patterns, n_judges)
+        The 0/1 vote patterns.
+    systems, judges : tuple of str
+        Coordinates.
+    judge_rates : {"per_system", "shared"}
+        Each judge's rates per system or one set for all systems.
+    difficulty : bool
+        Add the shared item difficulty (above).
+    priors : AccuracyPriors
+        Beta ``theta``, ``q0``, ``q1``.
+
+    Returns
+    -------
+    pm.Model
+        ``theta`` (system), ``q0``, ``q1`` (judge, or system x judge).
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    priors = priors or AccuracyPriors()
+    pat = np.asarray(patterns, dtype=float)
+    coords = {"system": list(systems), "judge": list(judges), "pattern": list(range(len(pat)))}
+    rate_dims = ("system", "judge") if judge_rates == "per_system" else ("judge",)
+    with pm.Model(coords=coords) as model:
+        u = pm.Data("unlabelled", np.asarray(unlabelled, dtype=float), dims=("system", "pattern"))
+        y = pm.Data("labelled_pos", np.asarray(labelled_pos, float), dims=("system", "pattern"))
+        z = pm.Data("labelled_neg", np.asarray(labelled_neg, float), dims=("system", "pattern"))
+        theta = pm.Beta("theta", *priors.theta, dims="system")
+        v = pt.as_tensor(pat)  # (P, J)
+        if difficulty:
+            x, w = np.polynomial.hermite_e.hermegauss(GH_NODES)
+            logw = pt.as_tensor(np.log(w / np.sqrt(2 * np.pi)))
+            g0 = pm.Normal("gamma0", 1.0, 1.5, dims=rate_dims)
+            g1 = pm.Normal("gamma1", 1.0, 1.5, dims=rate_dims)
+            tau = pm.HalfNormal("tau", 1.0)
+            if judge_rates != "per_system":
+                g0, g1 = g0[None, :], g1[None, :]
+            xs = pt.as_tensor(x)[None, :, None]  # (1, K, 1)
+            r1 = g1[:, None, :] - tau * xs  # (S, K, J): logit P(right | h = 1, x_k)
+            r0 = g0[:, None, :] - tau * xs
+            # log P(pattern | h, x_k), then integrate x out: (S, P)
+            l1k = pt.tensordot(pt.log(pm.math.invlogit(r1)), v, axes=[[2], [1]]) + pt.tensordot(
+                pt.log1p(-pm.math.invlogit(r1)), 1 - v, axes=[[2], [1]]
+            )
+            l0k = pt.tensordot(pt.log1p(-pm.math.invlogit(r0)), v, axes=[[2], [1]]) + pt.tensordot(
+                pt.log(pm.math.invlogit(r0)), 1 - v, axes=[[2], [1]]
+            )
+            ll1 = pt.logsumexp(l1k + logw[None, :, None], axis=1)
+            ll0 = pt.logsumexp(l0k + logw[None, :, None], axis=1)
+            wq = w / np.sqrt(2 * np.pi)
+            q1m = (pm.math.invlogit(r1) * wq[None, :, None]).sum(axis=1)
+            q0m = (pm.math.invlogit(r0) * wq[None, :, None]).sum(axis=1)
+            if judge_rates != "per_system":
+                q1m, q0m = q1m[0], q0m[0]
+            pm.Deterministic("q1", q1m, dims=rate_dims)
+            pm.Deterministic("q0", q0m, dims=rate_dims)
+        else:
+            q0 = pm.Beta("q0", *priors.q0, dims=rate_dims)
+            q1 = pm.Beta("q1", *priors.q1, dims=rate_dims)
+            if judge_rates != "per_system":
+                q0, q1 = q0[None, :], q1[None, :]
+            # (S, P): sum over judges of each pattern's log-likelihood given h
+            ll1 = pt.log(q1) @ v.T + pt.log1p(-q1) @ (1 - v).T
+            ll0 = pt.log1p(-q0) @ v.T + pt.log(q0) @ (1 - v).T
+        if difficulty:
+            pm.Deterministic("log_lik_pos", ll1, dims=("system", "pattern"))
+            pm.Deterministic("log_lik_neg", ll0, dims=("system", "pattern"))
+        lt, lf = pt.log(theta)[:, None], pt.log1p(-theta)[:, None]
+        pos, neg = lt + ll1, lf + ll0
+        pm.Potential("unlabelled_logp", (u * pt.logaddexp(pos, neg)).sum())
+        pm.Potential("labelled_logp", (y * pos + z * neg).sum())
+    return model
+
+
+#: Gauss-Hermite nodes of the clustered model's population mean (error < 1e-8 for
+#: logit-normal means with sigma <= 3)
+GH_NODES = 32
+
+
+def clustered_items_model(
+    k: np.ndarray,
+    n: np.ndarray,
+    tp: np.ndarray,
+    m1: np.ndarray,
+    tn: np.ndarray,
+    m0: np.ndarray,
+    cluster_system: np.ndarray,
+    *,
+    systems: tuple[str, ...],
+    clusters: tuple[str, ...],
+    priors: AccuracyPriors | None = None,
+) -> pm.Model:
+    r"""The items design with clustered items (several responses per prompt): hierarchical.
+
+    .. math::
+        \mathrm{logit}\,\theta_g = \mu_s + \sigma_s z_g,\quad z_g \sim N(0, 1),\quad
+        \mu_s \sim N(m_\mu, s_\mu),\ \sigma_s \sim \mathrm{HalfNormal}(s_\sigma)
+
+        k_g \sim \mathrm{Bin}(n_g,\ \theta_g q_{1,s} + (1-\theta_g)(1-q_{0,s})),\quad
+        m_{1,g} \sim \mathrm{Bin}(m_{0,g} + m_{1,g}, \theta_g),\quad
+        tp_g \sim \mathrm{Bin}(m_{1,g}, q_{1,s}),\ tn_g \sim \mathrm{Bin}(m_{0,g}, q_{0,s})
+
+    for cluster :math:`g` of system :math:`s`; items are independent given their
+    cluster's rate, and the judge's rates are the system's.  The process rate is the
+    population mean :math:`\theta_s = E_z[\mathrm{logit}^{-1}(\mu_s + \sigma_s z)]`
+    (Gauss-Hermite, :data:`GH_NODES` nodes): the mean over prompts, which is the
+    item-level rate when every prompt has the same number of responses.
+
+    Parameters
+    ----------
+    k, n, tp, m1, tn, m0 : array of int, shape (n_clusters,)
+        Unlabelled and labelled counts per cluster.
+    cluster_system : array of int, shape (n_clusters,)
+        Each cluster's system code.
+    systems, clusters : tuple of str
+        Coordinates.
+    priors : AccuracyPriors
+        ``cluster_mu``, ``cluster_sigma``; Beta ``q0``, ``q1``.
+
+    Returns
+    -------
+    pm.Model
+        ``theta`` (system), ``theta_cluster`` (cluster), ``mu``, ``sigma``, ``q0``, ``q1``.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    priors = priors or AccuracyPriors()
+    g = len(clusters)
+    arrs = {
+        nm: np.asarray(v, dtype=np.int64).reshape(g)
+        for nm, v in (("k", k), ("n", n), ("tp", tp), ("m1", m1), ("tn", tn), ("m0", m0))
+    }
+    sidx = np.asarray(cluster_system, dtype=np.int64).reshape(g)
+    x, w = np.polynomial.hermite_e.hermegauss(GH_NODES)
+    w = w / np.sqrt(2 * np.pi)
+    with pm.Model(coords={"system": list(systems), "cluster": list(clusters)}) as model:
+        d = {nm: pm.Data(nm, v, dims="cluster") for nm, v in arrs.items()}
+        mu = pm.Normal("mu", *priors.cluster_mu, dims="system")
+        sigma = pm.HalfNormal("sigma", priors.cluster_sigma, dims="system")
+        z = pm.Normal("z", 0.0, 1.0, dims="cluster")
+        th = pm.Deterministic(
+            "theta_cluster", pm.math.invlogit(mu[sidx] + sigma[sidx] * z), dims="cluster"
+        )
+        q0, q1 = _judge_rates(priors, False, dims="system")
+        q0g, q1g = q0[sidx], q1[sidx]
+        p = th * q1g + (1 - th) * (1 - q0g)
+        grid = pm.math.invlogit(mu[:, None] + sigma[:, None] * pt.as_tensor(x)[None, :])
+        pm.Deterministic("theta", (grid * w[None, :]).sum(axis=1), dims="system")
+        pm.Binomial("k_obs", n=d["n"], p=p, observed=d["k"], dims="cluster")
+        pm.Binomial("m1_obs", n=d["m0"] + d["m1"], p=th, observed=d["m1"], dims="cluster")
+        pm.Binomial("tp_obs", n=d["m1"], p=q1g, observed=d["tp"], dims="cluster")
+        pm.Binomial("tn_obs", n=d["m0"], p=q0g, observed=d["tn"], dims="cluster")
     return model
 
 

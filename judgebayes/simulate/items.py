@@ -62,8 +62,12 @@ def simulate_items(
     ----------
     n_items : int
         Items judged (a multiple of ``cluster_size``).
-    theta, sensitivity, specificity : float
-        Process rate and the judge's rates.
+    theta : float
+        Process rate.
+    sensitivity, specificity : float or sequence of float
+        The judge's rates; sequences (one entry per judge) simulate several judges,
+        independent given the true label, in columns ``judge_1 .. judge_J`` (and
+        ``judge``, the first judge's).
     n_labelled : int
         Items labelled by humans.
     cluster_size, icc : int, float
@@ -97,7 +101,19 @@ def simulate_items(
         th = np.full(n_cl, theta)
     cl = np.repeat(np.arange(n_cl), cluster_size)
     h = rng.random(n_items) < th[cl]
-    v = np.where(h, rng.random(n_items) < sensitivity, rng.random(n_items) < 1 - specificity)
+    sens = np.atleast_1d(np.asarray(sensitivity, dtype=float))
+    spec = np.atleast_1d(np.asarray(specificity, dtype=float))
+    if sens.shape != spec.shape:
+        raise InputError(
+            "sensitivity and specificity need one entry per judge each",
+            field="specificity",
+            value=spec.tolist(),
+        )
+    votes = [
+        np.where(h, rng.random(n_items) < se, rng.random(n_items) < 1 - sp)
+        for se, sp in zip(sens, spec, strict=True)
+    ]
+    v = votes[0]
     lab = np.zeros(n_items, bool)
     if design == "random":
         lab[rng.choice(n_items, n_labelled, replace=False)] = True
@@ -115,4 +131,7 @@ def simulate_items(
             "human": np.where(lab, h.astype(float), np.nan),
         }
     )
+    if len(votes) > 1:
+        for j, vj in enumerate(votes, start=1):
+            frame[f"judge_{j}"] = vj.astype(int)
     return SimulatedItems(frame, float(theta), float(h.mean()))

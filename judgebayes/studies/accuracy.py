@@ -305,7 +305,8 @@ class AccuracyStudy(Comparable):
         API; its module docstring lists the estimands, designs and methods).  ``stratum``
         names strata of the labelling design (their sizes are the frame's counts),
         ``cluster`` groups of correlated items, ``weights`` the design weight (1 / the
-        probability of being labelled) of each labelled item.  Keywords: ``estimand``
+        probability of being labelled) of each labelled item; ``judge`` may list several
+        judges' columns (every judge scored every item).  Keywords: ``estimand``
         ("items" or "process"), ``judge_rates``, ``priors``, ``better_than_chance``.
         """
         from judgebayes.studies.items import ItemStudy

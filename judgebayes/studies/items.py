@@ -13,7 +13,9 @@ accuracy family, with one of two estimands, stated in every fit
 Methods (:data:`judgebayes.inference.registry.METHODS` ``["accuracy.items"]``):
 ``closed_form`` (double sampling; cluster-robust with ``cluster``, Hajek-weighted with
 ``weights``), ``exact`` (the conjugate posterior), ``laplace`` and ``nuts`` (the items
-model of :mod:`judgebayes.models.accuracy`), and the comparators ``ppi``,
+model of :mod:`judgebayes.models.accuracy`; with ``cluster``, its hierarchical clustered
+model; with several judges, ``judge=[...]``, the joint latent-class model), and the
+comparators ``ppi``,
 ``ppi_plus_plus`` (as ``ppi_py``), ``labels_only``, ``naive`` and ``rogan_gladen``
 (labelled items as a calibration set for the others, Lang-Reiczigel).  The comparators
 estimate the process rate whatever the study's estimand, and say so in their notes.
@@ -65,6 +67,9 @@ class ItemStudy(Comparable):
     better_than_chance : bool
         Restrict the Bayesian model to q0 + q1 > 1 (default False: the labels identify
         the rate, so there is no mirror to exclude).
+    difficulty : bool
+        Several judges: let a shared item difficulty make the judges err together
+        (the joint model's conditional independence relaxed).
 
     Examples
     --------
@@ -87,6 +92,7 @@ class ItemStudy(Comparable):
         judge_rates: str = "per_system",
         priors: Any = None,
         better_than_chance: bool = False,
+        difficulty: bool = False,
     ):
         from judgebayes.models.accuracy import JUDGE_RATES, AccuracyPriors
 
@@ -103,13 +109,21 @@ class ItemStudy(Comparable):
                 field="judge_rates",
                 value=judge_rates,
             )
+        if difficulty and data.n_judges == 1:
+            raise InputError(
+                "difficulty=True models errors that several judges share on hard items; "
+                "it needs several judges (judge=[...])",
+                field="difficulty",
+                value=True,
+            )
+        self.difficulty = bool(difficulty)
         self.data, self.estimand, self.judge_rates = data, estimand, judge_rates
         self.priors = priors if priors is not None else AccuracyPriors()
         self.better_than_chance = bool(better_than_chance)
-        c = data.cells()
+        ns = len(data.systems)
         self._counts = {
-            "n_items": (c["N1"] + c["N0"]).sum(1).tolist(),
-            "n_labelled": (c["L1"] + c["L0"]).sum(1).tolist(),
+            "n_items": np.bincount(data.system, minlength=ns).tolist(),
+            "n_labelled": np.bincount(data.system[data.labelled], minlength=ns).tolist(),
         }
 
     @classmethod
@@ -250,15 +264,17 @@ class ItemStudy(Comparable):
         from judgebayes.inference.sampling import ModelSpec
         from judgebayes.models import accuracy as ma
 
-        if self.data.weights is not None or self.data.cluster is not None:
-            field = "weights" if self.data.weights is not None else "cluster"
+        if self.data.weights is not None:
             raise InputError(
-                f"the Bayesian items model takes independent items labelled at random "
-                f"within verdicts and strata; with {field} use method='closed_form' "
-                "(design-based, cluster-robust or weighted)",
-                field=field,
-                value=self.data.columns.get(field),
+                "the Bayesian items model takes items labelled at random within verdicts and "
+                "strata; with design weights use method='closed_form' (Hajek-weighted)",
+                field="weights",
+                value=self.data.columns.get("weights"),
             )
+        if self.data.n_judges > 1:
+            return self._multi_judge_spec()
+        if self.data.cluster is not None:
+            return self._clustered_spec()
         c = self.data.cells()
         m1 = c["H1"] + c["H0"]
         m0 = c["L1"] + c["L0"] - m1
@@ -281,6 +297,98 @@ class ItemStudy(Comparable):
         )
         names = ("theta", "theta_stratum", "q0", "q1")
         return ModelSpec(ma.items_accuracy_model, data, structure, names)
+
+    def _pattern_counts(self):
+        """Vote patterns seen, and per (system, pattern): unlabelled, labelled +, labelled -."""
+        d = self.data
+        if d.cluster is not None or len(d.strata) > 1:
+            field = "cluster" if d.cluster is not None else "stratum"
+            raise InputError(
+                f"the joint model of several judges takes no {field}; use method='closed_form'",
+                field=field,
+                value=d.columns.get(field),
+            )
+        patterns, inv = np.unique(d.votes.astype(np.int64), axis=0, return_inverse=True)
+        inv = np.ravel(inv)
+        ns, npat = len(d.systems), len(patterns)
+        key = d.system * npat + inv
+        lab = d.labelled
+        h = np.where(lab, d.human, 0.0)
+
+        def cnt(x):
+            out = np.bincount(key, weights=x, minlength=ns * npat).reshape(ns, npat)
+            return np.rint(out).astype(np.int64)
+
+        return patterns, cnt(1.0 - lab), cnt(lab * h), cnt(lab * (1 - h))
+
+    def _multi_judge_spec(self):
+        from judgebayes.inference.sampling import ModelSpec
+        from judgebayes.models import accuracy as ma
+
+        patterns, u, y, z = self._pattern_counts()
+        data = dict(unlabelled=u, labelled_pos=y, labelled_neg=z, patterns=patterns)
+        structure = dict(
+            systems=self.systems,
+            judges=self.data.judges,
+            judge_rates=self.judge_rates,
+            difficulty=self.difficulty,
+            priors=self.priors,
+        )
+        names = ("theta", "q0", "q1") + (("gamma0", "gamma1", "tau") if self.difficulty else ())
+        return ModelSpec(ma.multi_judge_items_model, data, structure, names)
+
+    def _cluster_cells(self):
+        """Per (system, cluster) counts, and each cluster's system code."""
+        d = self.data
+        if len(d.strata) > 1:
+            raise InputError(
+                "the clustered Bayesian model has no strata; with both stratum and cluster "
+                "use method='closed_form'",
+                field="stratum",
+                value=d.columns.get("stratum"),
+            )
+        width = int(d.cluster.max()) + 1
+        key = d.system.astype(np.int64) * width + d.cluster
+        codes, inv = np.unique(key, return_inverse=True)
+        lab = d.labelled
+        v = d.judge
+        h = np.where(lab, d.human, 0.0)
+
+        def cnt(x):
+            return np.rint(np.bincount(inv, weights=x, minlength=codes.size)).astype(np.int64)
+
+        out = {
+            "N1": cnt(v),
+            "N0": cnt(1 - v),
+            "L1": cnt(lab * v),
+            "L0": cnt(lab * (1 - v)),
+            "H1": cnt(h * v),
+            "H0": cnt(h * (1 - v)),
+        }
+        return out, codes // width
+
+    def _clustered_spec(self):
+        from judgebayes.inference.sampling import ModelSpec
+        from judgebayes.models import accuracy as ma
+
+        c, sys_of = self._cluster_cells()
+        m1 = c["H1"] + c["H0"]
+        data = dict(
+            k=c["N1"] - c["L1"],
+            n=c["N1"] + c["N0"] - c["L1"] - c["L0"],
+            tp=c["H1"],
+            m1=m1,
+            tn=c["L0"] - c["H0"],
+            m0=c["L1"] + c["L0"] - m1,
+            cluster_system=sys_of,
+        )
+        structure = dict(
+            systems=self.systems,
+            clusters=tuple(f"c{i}" for i in range(len(sys_of))),
+            priors=self.priors,
+        )
+        names = ("theta", "mu", "sigma", "z", "q0", "q1")
+        return ModelSpec(ma.clustered_items_model, data, structure, names)
 
     def build_model(self):
         """A fresh ``pm.Model`` (never sampled here)."""
@@ -330,6 +438,7 @@ class ItemStudy(Comparable):
             design="items",
             estimand=estimand,
             judge_rates=self.judge_rates,
+            difficulty=self.difficulty,
         )
         notes = (*fit.notes, *self._notes())
         return replace(fit, seconds=time.perf_counter() - t0, info=info, notes=notes)
@@ -365,10 +474,15 @@ class ItemStudy(Comparable):
         chosen = est[self.estimand]
         notes = []
         und = chosen.info["undefined_cells"]
-        for s, t in zip(*np.nonzero(und), strict=True):
+        for s, t, c in zip(*np.nonzero(und), strict=True):
+            what = (
+                f"the judge's {'positives' if c else 'negatives'}"
+                if self.data.n_judges == 1
+                else f"the items with {c} of {self.data.n_judges} positive votes"
+            )
             notes.append(
                 f"system {self.systems[s]!r}, stratum {self.data.strata[t]!r}: no labelled item "
-                "among the judge's positives or negatives, whose human rate is then unknown"
+                f"among {what}, whose human rate is then unknown: NaN"
             )
         design = "iid items"
         if self.data.cluster is not None:
@@ -390,6 +504,13 @@ class ItemStudy(Comparable):
 
     def _fit_comparator(self, name: str):
         d = self.data
+        if d.n_judges > 1 and name != "labels_only":
+            raise InputError(
+                f"method {name!r} takes one judge's verdicts; {d.n_judges} judges were given: "
+                "fit it on one judge's column, or use 'closed_form' / 'nuts' for all of them",
+                field="judge",
+                value=list(d.judges),
+            )
         if name in ("ppi", "ppi_plus_plus"):
             est = ie.ppi_items(d, lam=1.0 if name == "ppi" else None)
             extra = {"lam": est.info["lam"].tolist()}
@@ -435,21 +556,24 @@ class ItemStudy(Comparable):
 
         rng = np.random.default_rng(random_seed)
         dr = ie.exact_items_draws(self.data, int(draws), rng)
+        cell_dims = ["system", "stratum", "category"]
         idata = az.from_dict(
             posterior={
                 "theta": dr["theta"][None],
                 "theta_items": dr["theta_items"][None],
-                "ppv": dr["a"][None],
-                "for_": dr["b"][None],
-                "judge_rate": dr["p"][None],
+                "human_rate": dr["human_rate"][None],
+                "share": dr["share"][None],
             },
-            coords={"system": list(self.systems), "stratum": list(self.data.strata)},
+            coords={
+                "system": list(self.systems),
+                "stratum": list(self.data.strata),
+                "category": ie.category_names(self.data),
+            },
             dims={
                 "theta": ["system"],
                 "theta_items": ["system"],
-                "ppv": ["system", "stratum"],
-                "for_": ["system", "stratum"],
-                "judge_rate": ["system", "stratum"],
+                "human_rate": cell_dims,
+                "share": cell_dims,
             },
         )
         return AccuracyFit(
@@ -458,19 +582,27 @@ class ItemStudy(Comparable):
             quantity=self.quantity,
             info={
                 "draws": int(draws),
-                "prior": "uniform on the judge's positive rate p and on P(human = 1 | "
-                "verdict) for each verdict (ppv, for_), conjugate",
+                "prior": "uniform (Dirichlet(1)) on the shares of the verdict categories and "
+                "uniform on P(human = 1 | category) for each category, conjugate; nothing "
+                "assumed about how several judges' errors relate",
             },
         )
 
     def _add_items_draws(self, idata, random_seed):
         """Posterior predictive of the unlabelled items' labels -> ``theta_items``."""
         post = idata.posterior
-        c = self.data.cells()
-        th = post["theta_stratum"].values
-        q0, q1 = post["q0"].values, post["q1"].values
-        if self.judge_rates == "shared":
-            q0, q1 = q0[..., None, :], q1[..., None, :]
+        if self.data.n_judges > 1:
+            return self._add_items_draws_multi(idata, random_seed)
+        if self.data.cluster is not None:
+            c, sys_of = self._cluster_cells()
+            th = post["theta_cluster"].values
+            q0, q1 = post["q0"].values[..., sys_of], post["q1"].values[..., sys_of]
+        else:
+            c = self.data.cells()
+            th = post["theta_stratum"].values
+            q0, q1 = post["q0"].values, post["q1"].values
+            if self.judge_rates == "shared":
+                q0, q1 = q0[..., None, :], q1[..., None, :]
         p = th * q1 + (1 - th) * (1 - q0)
         with np.errstate(invalid="ignore", divide="ignore"):
             a = np.clip(np.nan_to_num(th * q1 / p), 0, 1)
@@ -479,11 +611,41 @@ class ItemStudy(Comparable):
         u1, u0 = c["N1"] - c["L1"], c["N0"] - c["L0"]
         ok = np.isfinite(a) & np.isfinite(b)
         extra = rng.binomial(u1, np.where(ok, a, 0)) + rng.binomial(u0, np.where(ok, b, 0))
-        n_s = (c["N1"] + c["N0"]).sum(1)
-        known = (c["H1"] + c["H0"]).sum(1)
-        val = (known + extra.sum(-1)) / n_s
+        if self.data.cluster is not None:
+            ns = len(self.systems)
+            n_s = np.bincount(sys_of, weights=c["N1"] + c["N0"], minlength=ns)
+            known = np.bincount(sys_of, weights=c["H1"] + c["H0"], minlength=ns)
+            onehot = np.eye(ns)[sys_of]  # (clusters, systems)
+            val = (known + extra @ onehot) / n_s
+        else:
+            n_s = (c["N1"] + c["N0"]).sum(1)
+            known = (c["H1"] + c["H0"]).sum(1)
+            val = (known + extra.sum(-1)) / n_s
         post["theta_items"] = (("chain", "draw", "system"), val)
         post["theta_items"] = post["theta_items"].assign_coords(system=post["system"])
+        return idata
+
+    def _add_items_draws_multi(self, idata, random_seed):
+        """``theta_items`` of the joint model: P(h = 1 | pattern) per draw, binomial fill."""
+        post = idata.posterior
+        patterns, u, y, _ = self._pattern_counts()
+        th = post["theta"].values[..., :, None]  # (c, d, S, 1)
+        if self.difficulty:
+            ll1, ll0 = post["log_lik_pos"].values, post["log_lik_neg"].values
+        else:
+            q0, q1 = post["q0"].values, post["q1"].values
+            if self.judge_rates != "per_system":
+                q0, q1 = q0[..., None, :], q1[..., None, :]
+            v = patterns.astype(float)
+            ll1 = np.log(q1) @ v.T + np.log1p(-q1) @ (1 - v).T
+            ll0 = np.log1p(-q0) @ v.T + np.log(q0) @ (1 - v).T
+        pos = np.log(th) + ll1
+        prob = np.exp(pos - np.logaddexp(pos, np.log1p(-th) + ll0))
+        rng = np.random.default_rng([0 if random_seed is None else random_seed, 7])
+        extra = rng.binomial(u, prob).sum(-1)
+        n_s = np.bincount(self.data.system, minlength=len(self.systems))
+        val = (y.sum(1) + extra) / n_s
+        post["theta_items"] = (("chain", "draw", "system"), val)
         return idata
 
     def _fit_laplace(self, random_seed=None, draws: int = 4000, importance: bool = True):

@@ -143,7 +143,7 @@ def _init_mean(model, init: dict[str, Any] | None) -> np.ndarray | None:
     if not init:
         return None
     for name, value in init.items():
-        if name in model.named_vars:
+        if name in model.named_vars and model[name] in model.free_RVs:
             model.set_initval(model[name], np.asarray(value, dtype=float))
     ip = model.initial_point()
     return np.concatenate(

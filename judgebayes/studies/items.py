@@ -339,11 +339,9 @@ class ItemStudy(Comparable):
         # patterns alone fit the mirror (every judge worse than chance, theta -> 1 - theta)
         # as well, and a chain started there stays (seen: 1 of 4 chains, r-hat 1.54)
         v = patterns.astype(float)
-        q1 = ((y @ v) + 1.0) / (y.sum(1, keepdims=True) + 2.0)
-        q0 = ((z @ (1.0 - v)) + 1.0) / (z.sum(1, keepdims=True) + 2.0)
-        if self.judge_rates != "per_system":
-            q1 = (y.sum(0) @ v + 1.0) / (y.sum() + 2.0)
-            q0 = (z.sum(0) @ (1.0 - v) + 1.0) / (z.sum() + 2.0)
+        ys, zs = (y, z) if self.judge_rates == "per_system" else (y.sum(0), z.sum(0))
+        q1 = (ys @ v + 1.0) / (ys.sum(-1, keepdims=True) + 2.0)
+        q0 = (zs @ (1.0 - v) + 1.0) / (zs.sum(-1, keepdims=True) + 2.0)
         theta = (y.sum(1) + 1.0) / (y.sum(1) + z.sum(1) + 2.0)
         init = {"theta": theta, "q0": q0, "q1": q1}
         if self.difficulty:

@@ -20,7 +20,7 @@ HDI interval of their draws.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,6 +35,7 @@ __all__ = [
     "COMPARISON_COLUMNS",
     "KINDS",
     "Comparable",
+    "Deferred",
     "Fit",
     "check_alpha",
     "compare",
@@ -42,7 +43,9 @@ __all__ = [
     "interval_summary",
     "plot_forest",
     "plot_intervals",
+    "replace_fit",
     "stamp",
+    "stamped",
     "to_attrs",
 ]
 
@@ -121,6 +124,60 @@ def stamp(
     return idata
 
 
+class Deferred:
+    """A point fit's ``InferenceData``, built on first access.
+
+    Building the xarray objects of a one-atom posterior costs more than a closed-form
+    estimate itself (about 1 ms against 0.2 ms on 5,000 items), so a point method may
+    hand :class:`Fit` a ``Deferred`` instead: ``fit.estimate()``, ``fit.interval()`` and
+    ``fit.units`` of the reported quantity are answered from ``values`` and ``units``;
+    anything else (``fit.idata``, other variables, pickling, equality) builds the
+    ``InferenceData`` once and keeps it.
+
+    Parameters
+    ----------
+    factory : callable
+        No arguments; returns the ``InferenceData``.
+    unit : str
+        The reported quantity's dim.
+    units : tuple of str
+        Its labels.
+    values : dict of str to ndarray
+        The atom of the variables answered without building (one value per unit).
+    """
+
+    __slots__ = ("factory", "unit", "units", "values")
+
+    def __init__(self, factory: Callable[[], Any], unit: str, units, values: dict):
+        self.factory = factory
+        self.unit = unit
+        self.units = tuple(units)
+        self.values = values
+
+    def then(self, fn: Callable[[Any], Any]) -> Deferred:
+        """The same deferred object with ``fn`` applied to the built ``InferenceData``."""
+        inner = self.factory
+        return Deferred(lambda: fn(inner()), self.unit, self.units, self.values)
+
+
+def stamped(fit: Fit, **attrs: Any):
+    """``fit``'s ``InferenceData`` stamped (:func:`stamp`), or a :class:`Deferred` that
+    stamps it when it is built.
+    """
+    d = fit.__dict__.get("_deferred")
+    if d is not None:
+        return d.then(lambda idata: stamp(idata, **attrs))
+    return stamp(fit.idata, **attrs)
+
+
+def replace_fit(fit: Fit, **changes: Any) -> Fit:
+    """``dataclasses.replace`` that keeps a deferred ``InferenceData`` deferred."""
+    d = fit.__dict__.get("_deferred")
+    if d is not None and "idata" not in changes:
+        changes["idata"] = d
+    return replace(fit, **changes)
+
+
 @dataclass(frozen=True)
 class Fit:
     """Result of one method on one study: the same members for every family.
@@ -152,7 +209,8 @@ class Fit:
     Notes
     -----
     A fit is never mutated after it is made (the dataclass is frozen and nothing in the
-    package writes to ``idata`` after construction).
+    package writes to ``idata`` after construction).  A point method may pass a
+    :class:`Deferred` as ``idata``; it is built on first access and then kept.
     """
 
     method: str
@@ -167,6 +225,28 @@ class Fit:
     interval_fn: IntervalFn | None = field(default=None, repr=False)
     estimate_override: np.ndarray | None = field(default=None, repr=False)
 
+    def __post_init__(self):
+        if isinstance(self.idata, Deferred):
+            self.__dict__["_deferred"] = self.__dict__.pop("idata")
+
+    def __getattr__(self, name: str):
+        # only reached when normal lookup fails: ``idata`` of a deferred fit not yet built
+        deferred = self.__dict__.get("_deferred") if name == "idata" else None
+        if deferred is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        idata = deferred.factory()
+        self.__dict__["idata"] = idata
+        self.__dict__.pop("_deferred", None)
+        return idata
+
+    def __getstate__(self):
+        self.idata  # noqa: B018  (build a deferred InferenceData: a closure does not pickle)
+        return self.__dict__
+
+    def _deferred_var(self, var: str):
+        d = self.__dict__.get("_deferred")
+        return d if d is not None and var in d.values else None
+
     # --------------------------------------------------------------- identity
     @property
     def label(self) -> str:
@@ -176,12 +256,17 @@ class Fit:
     @property
     def is_point(self) -> bool:
         """True when the posterior has a single atom."""
+        if "_deferred" in self.__dict__:
+            return True  # only point methods defer their InferenceData
         post = self.idata.posterior
         return post.sizes["chain"] * post.sizes["draw"] == 1
 
     @property
     def units(self) -> tuple[str, ...]:
         """Labels of the reported units."""
+        d = self._deferred_var(self.quantity)
+        if d is not None:
+            return d.units
         return tuple(str(v) for v in self.idata.posterior[self.unit].values)
 
     # --------------------------------------------------------------- draws
@@ -209,6 +294,9 @@ class Fit:
     def _index(self, var: str):
         import pandas as pd
 
+        d = self._deferred_var(var)
+        if d is not None:
+            return pd.Index(list(d.units), name=d.unit), [d.unit]
         da = self.idata.posterior[var]
         dims = [d for d in da.dims if d not in ("chain", "draw")]
         if not dims:
@@ -226,6 +314,9 @@ class Fit:
         var = var or self.quantity
         if self.estimate_override is not None and var == self.quantity:
             return np.ravel(self.estimate_override)
+        d = self._deferred_var(var)
+        if d is not None:
+            return np.ravel(np.asarray(d.values[var], float))
         if self.is_point:  # the atom itself (no stacking of a 1 x 1 sample)
             return np.ravel(self.idata.posterior[var].values[0, 0])
         return np.ravel(self.draws(var).mean("sample").values)
@@ -283,8 +374,10 @@ class Fit:
             h = az.hdi(self.idata, var_names=[var], hdi_prob=1 - alpha)[var]
             lo = np.ravel(h.sel(hdi="lower").values)
             hi = np.ravel(h.sel(hdi="higher").values)
-        return pd.DataFrame(
-            {"estimate": est, "lower": np.ravel(lo), "upper": np.ravel(hi)}, index=index
+        return pd.DataFrame(  # one float block (a dict of columns costs 1.5x)
+            np.column_stack([est, np.ravel(lo), np.ravel(hi)]).astype(float),
+            index=index,
+            columns=["estimate", "lower", "upper"],
         )
 
     def summary(self, var_names: Sequence[str] | None = None) -> pd.DataFrame:

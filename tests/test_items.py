@@ -5,6 +5,7 @@ References are written from the formulas, not from the code under test: ppi_py i
 finite-population variance written out below, and Beta moments for the conjugate draws.
 """
 
+import json
 import subprocess
 import sys
 import warnings
@@ -152,6 +153,31 @@ def test_fully_labelled_items_have_a_zero_width_interval_at_the_true_rate():
     sim = jb.simulate_items(500, n_labelled=500, seed=1)
     iv = jb.AccuracyStudy.from_items(sim.frame).fit("closed_form").interval().iloc[0]
     assert iv["lower"] == iv["upper"] == pytest.approx(sim.rate_items, abs=1e-12)
+
+
+def test_a_point_fit_builds_its_inferencedata_on_first_use_with_both_estimands():
+    import pickle
+
+    f = _frame(n=400, labelled=80)
+    study = jb.AccuracyStudy.from_items(f, system="system", estimand="process")
+    fit = study.fit("closed_form")
+    assert "idata" not in fit.__dict__  # deferred: interval() needs no xarray object
+    iv = fit.interval()
+    assert "idata" not in fit.__dict__
+    assert list(iv.index) == ["a", "b", "c"] and fit.units == ("a", "b", "c")
+    d = items_from_frame(f, system="system")
+    ref = {e: ie.double_sampling_items(d, e) for e in ("process", "items")}
+    lo, hi = ref["process"].interval(0.05)
+    np.testing.assert_array_equal(iv["lower"], lo)
+    np.testing.assert_array_equal(iv["upper"], hi)
+    post = fit.idata.posterior  # built now, once, with the other estimand and the stamp
+    np.testing.assert_array_equal(post["theta"].values.ravel(), ref["process"].estimate)
+    np.testing.assert_array_equal(post["theta_items"].values.ravel(), ref["items"].estimate)
+    assert fit.idata is fit.idata and fit.idata.attrs["method"] == "closed_form"
+    assert json.loads(fit.idata.attrs["estimand"]) == "process"
+    again = pickle.loads(pickle.dumps(study.fit("closed_form")))
+    assert again.idata.attrs["method"] == "closed_form"
+    pd.testing.assert_frame_equal(again.interval(), iv)
 
 
 def test_closed_form_covers_both_estimands_and_the_finite_one_narrows():

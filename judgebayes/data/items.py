@@ -263,7 +263,7 @@ def items_from_frame(
         )
     if len(items) == 0:
         raise InputError("the items frame has no rows", field="items", value=0)
-    dup = items.columns[items.columns.duplicated()]
+    dup = () if items.columns.is_unique else items.columns[items.columns.duplicated()]
     if len(dup):
         raise InputError(
             f"the items frame has two columns named {dup[0]!r}", field=str(dup[0]), value=dup[0]

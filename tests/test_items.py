@@ -316,6 +316,45 @@ def test_cli_items_file_with_blanks(tmp_path):
 
 
 # ------------------------------------------------------------------ Bayesian (slow)
+@pytest.mark.parametrize("judge_rates", ["per_system", "shared"])
+def test_numpy_log_density_laplace_uses_equals_pymcs_log_density(judge_rates):
+    # the reference is PyMC's own compiled log density and gradient of the same model
+    # (jacobian included), at random points; informative priors test the constants
+    from pymc.blocking import DictToArrayBijection, RaveledVars
+
+    from judgebayes.models.accuracy import AccuracyPriors
+
+    rng = np.random.default_rng(5)
+    f = _frame(n=300, labelled=40).assign(stratum=lambda d: rng.choice(["x", "y"], len(d)))
+    priors = AccuracyPriors(theta=(2.0, 3.0), q0=(3.0, 1.5), q1=(4.0, 2.0))
+    study = jb.AccuracyStudy.from_items(
+        f, system="system", stratum="stratum", judge_rates=judge_rates, priors=priors
+    )
+    spec = study.model_spec()
+    model, dens = spec.build(), spec.density()
+    start = DictToArrayBijection.map(model.initial_point())
+    # the same start (PyMC computes its logit in float32 here: 0.69314727 for log 2)
+    np.testing.assert_allclose(dens.x0, start.data, atol=1e-6)
+    logp, dlogp = model.compile_logp(jacobian=True), model.compile_dlogp(jacobian=True)
+    xs = rng.normal(0.0, 1.5, (4, dens.size))
+    ref = []
+    for x in xs:
+        pt = DictToArrayBijection.rmap(RaveledVars(x, start.point_map_info))
+        ref.append(float(logp(pt)))
+        np.testing.assert_allclose(dens.grad(x), dlogp(pt), atol=1e-8)
+    # PyMC folds the priors' log B(a, b) in float32 (3e-7 off); differences cancel it
+    np.testing.assert_allclose(dens.logp(xs), ref, rtol=1e-8)
+    np.testing.assert_allclose(np.diff(dens.logp(xs)), np.diff(ref), atol=1e-8)
+    np.testing.assert_allclose(dens.logp(xs), [dens.logp(x) for x in xs])  # vectorised
+    out = dens.expand(xs)
+    th = out["theta_stratum"]
+    assert th.shape == (4, 3, 2) and out["q0"].shape == (
+        (4, 2) if judge_rates == "shared" else (4, 3, 2)
+    )
+    share = spec.data["share"]
+    np.testing.assert_allclose(out["theta"], (share * th).sum(-1))
+
+
 @pytest.mark.slow
 def test_bayesian_items_model_matches_the_conjugate_posterior_and_covers():
     # Laplace and NUTS on the items model (theta, q0, q1 parametrisation) against the

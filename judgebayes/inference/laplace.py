@@ -30,7 +30,9 @@ with a handful of calibration labels, and on non-centred hierarchical models who
 population scales the Gaussian cannot represent.
 
 Compiled functions are cached per model structure and reused by swapping the
-``pm.Data`` values, like the NUTS engine.
+``pm.Data`` values, like the NUTS engine.  A :class:`~judgebayes.inference.sampling.ModelSpec`
+that carries its model's log density in numpy (``density``) is fitted from it without
+compiling (same mode, Hessian and importance check; the draws are mapped vectorised).
 """
 
 from __future__ import annotations
@@ -175,30 +177,24 @@ def fit_laplace(
         (``importance=True``) the Pareto :math:`\hat k` exceeds :data:`K_HAT_MAX`.
     """
     import arviz as az
-    from pymc.blocking import DictToArrayBijection, RaveledVars
     from scipy import optimize
 
     t0 = time.perf_counter()
-    fns, hit = _functions(spec)
-    model = fns.model
-    x0 = DictToArrayBijection.map(model.initial_point()).data
-
-    def point(x):
-        return DictToArrayBijection.rmap(RaveledVars(x, fns.info))
+    if spec.density is not None and block_size is None:
+        target, hit = _NumpyTarget(spec.density()), True
+    else:
+        fns, hit = _functions(spec)
+        target = _PymcTarget(fns)
 
     def negf(x):
-        pt_ = point(x)
-        return -float(fns.logp(pt_)), -np.asarray(fns.dlogp(pt_), dtype=float)
+        f, g = target.value_and_grad(x)
+        return -f, -g
 
-    res = optimize.minimize(negf, x0, jac=True, method="L-BFGS-B", options={"maxiter": 5000})
+    res = optimize.minimize(negf, target.x0, jac=True, method="L-BFGS-B", options={"maxiter": 5000})
     if not np.all(np.isfinite(res.x)) or not np.isfinite(res.fun):
         raise LaplaceError(f"MAP search failed: {res.message}")
     blocks = None if block_size is None else _blocks(fns.info, block_size)
-
-    def grad(x):
-        return np.asarray(fns.dlogp(point(x)), dtype=float)
-
-    prec = -hessian(grad, res.x, blocks)
+    prec = -hessian(target.grad, res.x, blocks)
     rng = np.random.default_rng(random_seed)
     z = rng.standard_normal((draws, res.x.size))
     if importance and block_size is None:
@@ -219,7 +215,7 @@ def fit_laplace(
         # u = mode + L^{-T} z has covariance (L L^T)^{-1} = prec^{-1}
         u = res.x + np.linalg.solve(chol.T, z.T).T
         if importance:
-            u, k_hat, ess_is = _importance_resample(fns, point, u, z, rng)
+            u, k_hat, ess_is = _importance_resample(target, u, z, rng)
     else:
         u = np.empty_like(z)
         if importance:
@@ -233,16 +229,12 @@ def fit_laplace(
                 u[:, idx] = np.nan
                 failed.append(r)
         if importance:
-            u, k_hat, ess_is, refused = _block_importance(fns, point, u, z, blocks, failed, rng)
-    cols: dict[str, list] = {nm: [] for nm in fns.out_names}
-    for row in u:
-        vals = fns.expand(*[point(row)[v.name] for v in model.value_vars])
-        for nm, v in zip(fns.out_names, vals, strict=True):
-            cols[nm].append(v)
-    post = {nm: np.asarray(v)[None, ...] for nm, v in cols.items()}
-    dims = {nm: list(model.named_vars_to_dims.get(nm, ())) for nm in post}
-    coords = {k: list(v) for k, v in model.coords.items()}
-    idata = az.from_dict(posterior=post, coords=coords, dims=dims)
+            u, k_hat, ess_is, refused = _block_importance(
+                fns, target.point, u, z, blocks, failed, rng
+            )
+    post = {nm: np.asarray(v)[None, ...] for nm, v in target.expand(u).items()}
+    dims = {nm: target.dims.get(nm, []) for nm in post}
+    idata = az.from_dict(posterior=post, coords=target.coords, dims=dims)
     return idata, {
         "seconds": time.perf_counter() - t0,
         "cache_hit": hit,
@@ -257,7 +249,69 @@ def fit_laplace(
         "refused_blocks": refused,
         "k_hat": k_hat,
         "ess_is": ess_is,
+        "engine": "numpy" if spec.density is not None and block_size is None else "pytensor",
     }
+
+
+class _PymcTarget:
+    """The engine's view of a compiled ``pm.Model`` (raveled unconstrained vectors)."""
+
+    def __init__(self, fns: _LaplaceFns):
+        from pymc.blocking import DictToArrayBijection
+
+        self.fns = fns
+        self.x0 = DictToArrayBijection.map(fns.model.initial_point()).data
+        model = fns.model
+        self.dims = {nm: list(model.named_vars_to_dims.get(nm, ())) for nm in fns.out_names}
+        self.coords = {k: list(v) for k, v in model.coords.items()}
+
+    def point(self, x):
+        from pymc.blocking import DictToArrayBijection, RaveledVars
+
+        return DictToArrayBijection.rmap(RaveledVars(x, self.fns.info))
+
+    def value_and_grad(self, x):
+        pt_ = self.point(x)
+        return float(self.fns.logp(pt_)), np.asarray(self.fns.dlogp(pt_), dtype=float)
+
+    def grad(self, x):
+        return np.asarray(self.fns.dlogp(self.point(x)), dtype=float)
+
+    def logp_rows(self, u):
+        return np.array([float(self.fns.logp(self.point(row))) for row in u])
+
+    def expand(self, u) -> dict[str, np.ndarray]:
+        fns = self.fns
+        cols: dict[str, list] = {nm: [] for nm in fns.out_names}
+        for row in u:
+            pt_ = self.point(row)
+            vals = fns.expand(*[pt_[v.name] for v in fns.model.value_vars])
+            for nm, v in zip(fns.out_names, vals, strict=True):
+                cols[nm].append(v)
+        return {nm: np.asarray(v) for nm, v in cols.items()}
+
+
+class _NumpyTarget:
+    """The engine's view of a model's numpy log density (``ModelSpec.density``): ``x0``,
+    ``logp`` (vectorised over rows), ``grad``, ``expand``, ``dims`` and ``coords``.
+    """
+
+    def __init__(self, density):
+        self.d = density
+        self.x0 = np.asarray(density.x0, dtype=float)
+        self.dims, self.coords = density.dims, density.coords
+
+    def value_and_grad(self, x):
+        return float(self.d.logp(x)), self.d.grad(x)
+
+    def grad(self, x):
+        return self.d.grad(x)
+
+    def logp_rows(self, u):
+        return np.asarray(self.d.logp(u), dtype=float)
+
+    def expand(self, u) -> dict[str, np.ndarray]:
+        return self.d.expand(u)
 
 
 def _psis(logp, z):
@@ -315,9 +369,9 @@ def _psis(logp, z):
     return w, k_hat, ess, None
 
 
-def _importance_resample(fns, point, u, z, rng):
+def _importance_resample(target, u, z, rng):
     """PSIS check of the draws ``u`` (:func:`_psis`); the draws resampled by the weights."""
-    logp = np.array([float(fns.logp(point(row))) for row in u])
+    logp = target.logp_rows(u)
     w, k_hat, ess_is, refusal = _psis(logp, z)
     if refusal:
         raise LaplaceError(refusal)

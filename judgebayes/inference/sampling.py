@@ -73,7 +73,11 @@ class ModelSpec:
 
     ``data`` holds the arguments that may change between fits without recompiling;
     ``structure`` the ones that define the model's graph (coords, design, priors).
-    ``var_names`` are the reported variables (checked by the gate).
+    ``var_names`` are the reported variables (checked by the gate).  ``density``
+    (optional) returns the same model's log density in numpy (``x0``, ``logp``, ``grad``,
+    ``expand``, ``dims``, ``coords``: e.g.
+    :class:`~judgebayes.models.accuracy.ItemsLogDensity`); the Laplace engine then uses
+    it instead of compiling the PyTensor graph.
     """
 
     builder: Callable[..., Any]
@@ -81,6 +85,7 @@ class ModelSpec:
     structure: dict[str, Any]
     var_names: tuple[str, ...]
     init: dict[str, Any] | None = None
+    density: Callable[[], Any] | None = None
 
     def build(self):
         """A fresh ``pm.Model``."""

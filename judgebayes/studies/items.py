@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -295,7 +296,14 @@ class ItemStudy(Comparable):
             better_than_chance=self.better_than_chance,
         )
         names = ("theta", "theta_stratum", "q0", "q1")
-        return ModelSpec(ma.items_accuracy_model, data, structure, names)
+        density = None
+        if not self.better_than_chance:  # the numpy log density Laplace uses (no compile)
+            density = partial(
+                ma.ItemsLogDensity,
+                **data,
+                **{k: v for k, v in structure.items() if k != "better_than_chance"},
+            )
+        return ModelSpec(ma.items_accuracy_model, data, structure, names, density=density)
 
     def _pattern_counts(self):
         """Vote patterns seen, and per (system, pattern): unlabelled, labelled +, labelled -."""

@@ -492,6 +492,7 @@ class ValidatorPanel(Comparable):
         truth: np.ndarray | None = None,
         random_seed: int | None = 0,
         n_jobs: int = 1,
+        executor: Any = None,
         **fit_kwargs: Any,
     ) -> pd.DataFrame:
         """Leave-s-out evaluation over every subset of the annotated generators.
@@ -503,6 +504,11 @@ class ValidatorPanel(Comparable):
         methods, ``coverage`` (share of held-out generators inside the ``1 - alpha``
         interval) and ``mean_width``.  Compiled Bayesian models are reused across subsets
         (only the data change).
+
+        ``executor`` (:mod:`judgebayes.inference.executors`: None, a number of local
+        processes, a ``concurrent.futures.Executor`` or a ``dask.distributed.Client``)
+        says where the fits run; ``n_jobs=n`` is ``executor=n``.  Every fit uses
+        ``random_seed``, so the table does not depend on where it ran.
         """
         import pandas as pd
 
@@ -524,26 +530,13 @@ class ValidatorPanel(Comparable):
             for method in methods
             for sub in itertools.combinations(A.tolist(), k)
         ]
-        par = [t for t in tasks if t[1] not in BAYES] if n_jobs > 1 else []
-        results: dict[tuple, tuple] = {}
-        if par:
-            import multiprocessing as mp
-            from concurrent.futures import ProcessPoolExecutor
+        if executor is None and n_jobs > 1:
+            executor = n_jobs
+        from judgebayes.inference.executors import run_tasks
 
-            global _SHARED
-            _SHARED = (self, random_seed, fit_kwargs)
-            try:
-                with ProcessPoolExecutor(n_jobs, mp_context=mp.get_context("fork")) as ex:
-                    for key, res in zip(par, ex.map(_fit_subset, par, chunksize=4), strict=True):
-                        results[key] = res
-            finally:
-                _SHARED = None
-        for t in tasks:
-            if t not in results:
-                f = self.fit(
-                    t[1], data=self.data.calibrate_on(t[2]), random_seed=random_seed, **fit_kwargs
-                )
-                results[t] = _cv_result(f)
+        shared = (self, random_seed, fit_kwargs)
+        done = run_tasks(_fit_subset, [(shared, t) for t in tasks], executor)
+        results = dict(zip(tasks, done, strict=True))
         rows = []
         for k in ks:
             for method in methods:
@@ -572,19 +565,10 @@ class ValidatorPanel(Comparable):
         return pd.DataFrame(rows)
 
 
-_SHARED: Any = None
-
-
 def _fit_subset(task):
-    """Worker of :meth:`ValidatorPanel.cross_validate` (forked: reads ``_SHARED``)."""
-    from threadpoolctl import threadpool_limits
-
-    panel, seed, kwargs = _SHARED
-    _, method, sub = task
-    # one BLAS thread per worker: n_jobs workers x a multi-threaded BLAS oversubscribe
-    # the cores (measured: 175 s instead of 6.7 s for the 63-subset regression pipeline)
-    with threadpool_limits(limits=1):
-        f = panel.fit(method, data=panel.data.calibrate_on(sub), random_seed=seed, **kwargs)
+    """One leave-s-out fit (a task of :meth:`ValidatorPanel.cross_validate`)."""
+    (panel, seed, kwargs), (_, method, sub) = task
+    f = panel.fit(method, data=panel.data.calibrate_on(sub), random_seed=seed, **kwargs)
     return _cv_result(f)
 
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from judgebayes.data.accuracy import calibration_mask
 from judgebayes.errors import InputError
+from judgebayes.inference.executors import describe_executor
 from judgebayes.inference.sampling import quiet_engine_warnings
 from judgebayes.studies.accuracy import ReplicateStudy
 
@@ -185,6 +186,7 @@ def split_protocol(
     sampler: Any = None,
     laplace: dict[str, Any] | None = None,
     progress: IO[str] | None = None,
+    executor: Any = None,
 ) -> SplitProtocolResult:
     r"""Run the repeated-split protocol on an item-level frame of judge and gold labels.
 
@@ -219,6 +221,10 @@ def split_protocol(
         Laplace settings (``draws``, default 4000; ``importance``).
     progress : file, optional
         Where to print one line per group.
+    executor : None, int, concurrent.futures.Executor or dask.distributed.Client
+        Where the groups run (:mod:`judgebayes.inference.executors`): serially (default),
+        in that many local processes, or on a Dask cluster.  Each group's seeds are fixed
+        by ``seed`` and its position, so the numbers do not depend on the executor.
 
     Returns
     -------
@@ -238,12 +244,12 @@ def split_protocol(
 
     sampler = resolve_sampler("accuracy.replicates", sampler)
     groups = list(pd.unique(items[group])) if group else ["all"]
-    rows, grows, fits = [], [], {}
+    tasks = []
     for gi, g in enumerate(groups):
         in_group = (items[group] == g).to_numpy() if group else np.ones(len(items), bool)
         h_all, j_all = h_items[in_group], j_items[in_group]
         ok = ~np.isnan(j_all) & ~np.isnan(h_all)
-        h, j = h_all[ok].astype(int), j_all[ok].astype(int)
+        h = h_all[ok].astype(int)
         if stratify and min((h == 0).sum(), (h == 1).sum()) < 2:
             raise InputError(
                 f"group {g!r}: a stratified split needs at least 2 judged items of each gold "
@@ -251,75 +257,43 @@ def split_protocol(
                 field=group or human,
                 value=g,
             )
-        t0 = time.perf_counter()
-        masks = split_masks(h, n_splits, calibration_fraction, seed, stratify=stratify)
-        c = _group_counts(h, j, masks)
-        defined = (c["m0"] > 0) & (c["m1"] > 0) & (c["n"] > 0)
-        base = {
-            "group": g,
-            "split": np.arange(n_splits),
-            "truth": c["truth"],
-            "n": c["n"],
-            "m0": c["m0"],
-            "m1": c["m1"],
-        }
-        p_hat = c["k"] / np.maximum(c["n"], 1)
-        rows.append(
-            pd.DataFrame(
-                {
-                    **base,
-                    "method": "naive",
-                    "estimate": p_hat,
-                    "lower": np.nan,
-                    "upper": np.nan,
-                    "defined": True,
-                    "passed": True,
-                    "failed": False,
-                }
-            )
+        opts = dict(
+            n_splits=n_splits,
+            calibration_fraction=calibration_fraction,
+            seed=seed,
+            stratify=stratify,
+            methods=tuple(methods),
+            alpha=alpha,
+            priors=priors,
+            sampler=sampler,
+            laplace=dict(laplace or {}),
         )
-        grec: dict[str, Any] = {
-            "group": g,
-            "n_items": int(in_group.sum()),
-            "n_missing": int((~ok).sum()),
-            "n_judged": int(ok.sum()),
-        }
-        study = ReplicateStudy(c["k"], c["n"], c["tp"], c["m1"], c["tn"], c["m0"], priors=priors)
-        for m in methods:
-            opts = {"sampler": sampler} if m == "nuts" else dict(laplace or {})
-            if m == "closed_form":
-                opts = {}
-            with quiet_engine_warnings():  # the gate's verdict is recorded per group
-                fit = study.fit(m, random_seed=seed + gi, **opts)
-            fits[(g, m)] = fit
-            iv = fit.interval(alpha)
-            # passed: the replicate's own gate (NUTS) or importance check (Laplace: a
-            # refused or flat replicate is NaN); the closed form has no gate
-            passed = np.asarray(fit.info.get("passed", np.ones(n_splits, bool)), bool)
-            passed = passed & np.isfinite(iv["estimate"].to_numpy(float))
-            rows.append(
-                pd.DataFrame(
-                    {
-                        **base,
-                        "method": m,
-                        "estimate": iv["estimate"].to_numpy(),
-                        "lower": iv["lower"].to_numpy(),
-                        "upper": iv["upper"].to_numpy(),
-                        "defined": defined & np.isfinite(iv["lower"].to_numpy()),
-                        "passed": passed | (m == "closed_form"),
-                        "failed": defined & ~passed & (m != "closed_form"),
-                    }
-                )
-            )
-            grec.update({f"{m}_{k}": v for k, v in _run_record(fit).items()})
-        grec["seconds"] = time.perf_counter() - t0
-        grows.append(grec)
+        tasks.append((gi, g, h_all, j_all, opts))
+
+    def report(gi, g, grec):
         if progress is not None:
             print(
                 f"  [{gi + 1}/{len(groups)}] {g}: {n_splits} splits, {grec['seconds']:.1f} s",
                 file=progress,
                 flush=True,
             )
+
+    if executor is None:  # one group at a time, each reported as it ends
+        done = []
+        for t in tasks:
+            done.append(_split_group(t))
+            report(t[0], t[1], done[-1][1])
+    else:
+        from judgebayes.inference.executors import run_tasks
+
+        done = run_tasks(_split_group, tasks, executor)
+        for t, d in zip(tasks, done, strict=True):
+            report(t[0], t[1], d[1])
+    rows, grows, fits = [], [], {}
+    for group_rows, grec, group_fits in done:
+        rows += group_rows
+        grows.append(grec)
+        fits.update(group_fits)
     splits = pd.concat(rows, ignore_index=True)
     bad = ~splits["defined"]
     splits.loc[bad, ["estimate", "lower", "upper"]] = np.nan
@@ -331,8 +305,83 @@ def split_protocol(
         "stratify": bool(stratify),
         "methods": list(methods),
         "sampler": sampler,
+        "executor": describe_executor(executor),
     }
     return SplitProtocolResult(splits, pd.DataFrame(grows), settings, fits)
+
+
+def _split_group(task):
+    """One group's splits and fits (a task of :func:`split_protocol`; runs in a worker)."""
+    import pandas as pd
+
+    gi, g, h_all, j_all, o = task
+    n_splits, seed, methods = o["n_splits"], o["seed"], o["methods"]
+    ok = ~np.isnan(j_all) & ~np.isnan(h_all)
+    h, j = h_all[ok].astype(int), j_all[ok].astype(int)
+    t0 = time.perf_counter()
+    masks = split_masks(h, n_splits, o["calibration_fraction"], seed, stratify=o["stratify"])
+    c = _group_counts(h, j, masks)
+    defined = (c["m0"] > 0) & (c["m1"] > 0) & (c["n"] > 0)
+    base = {
+        "group": g,
+        "split": np.arange(n_splits),
+        "truth": c["truth"],
+        "n": c["n"],
+        "m0": c["m0"],
+        "m1": c["m1"],
+    }
+    p_hat = c["k"] / np.maximum(c["n"], 1)
+    rows = [
+        pd.DataFrame(
+            {
+                **base,
+                "method": "naive",
+                "estimate": p_hat,
+                "lower": np.nan,
+                "upper": np.nan,
+                "defined": True,
+                "passed": True,
+                "failed": False,
+            }
+        )
+    ]
+    grec: dict[str, Any] = {
+        "group": g,
+        "n_items": len(h_all),
+        "n_missing": int((~ok).sum()),
+        "n_judged": int(ok.sum()),
+    }
+    fits = {}
+    study = ReplicateStudy(c["k"], c["n"], c["tp"], c["m1"], c["tn"], c["m0"], priors=o["priors"])
+    for m in methods:
+        opts = {"sampler": o["sampler"]} if m == "nuts" else dict(o["laplace"])
+        if m == "closed_form":
+            opts = {}
+        with quiet_engine_warnings():  # the gate's verdict is recorded per group
+            fit = study.fit(m, random_seed=seed + gi, **opts)
+        fits[(g, m)] = fit
+        iv = fit.interval(o["alpha"])
+        # passed: the replicate's own gate (NUTS) or importance check (Laplace: a
+        # refused or flat replicate is NaN); the closed form has no gate
+        passed = np.asarray(fit.info.get("passed", np.ones(n_splits, bool)), bool)
+        passed = passed & np.isfinite(iv["estimate"].to_numpy(float))
+        rows.append(
+            pd.DataFrame(
+                {
+                    **base,
+                    "method": m,
+                    "estimate": iv["estimate"].to_numpy(),
+                    "lower": iv["lower"].to_numpy(),
+                    "upper": iv["upper"].to_numpy(),
+                    "defined": defined & np.isfinite(iv["lower"].to_numpy()),
+                    "passed": passed | (m == "closed_form"),
+                    "failed": defined & ~passed & (m != "closed_form"),
+                }
+            )
+        )
+        grec.update({f"{m}_{k}": v for k, v in _run_record(fit).items()})
+    grec["seconds"] = time.perf_counter() - t0
+    return rows, grec, fits
 
 
 def _run_record(fit) -> dict[str, Any]:

@@ -1,0 +1,75 @@
+"""Sweeps serially, in 2 local processes and on a Dask LocalCluster(2), in one run.
+
+The sweep is the repeated-split protocol (Lee et al.) on bundled LLMBar verdicts: one
+judge's items, grouped by subset (8 groups), ``--splits`` calibration/test splits per group,
+each group one batched fit of all its splits, by ``--method`` (``nuts``: nutpie already runs
+a fit's chains on both cores; ``laplace``: one thread).  The three runs use the same seed, so
+their tables must be identical (checked here, and in tests/test_executors.py on a smaller
+sweep); the script prints wall times and the speed-up over serial.
+
+On a real cluster the same code runs against a scheduler address:
+``Client("tcp://scheduler:8786")`` (or a dask-jobqueue / dask-kubernetes cluster object)
+in place of the LocalCluster's client.
+
+Usage: python benchmarks/executors.py [--splits 100] [--judge ChatGPT] [--method nuts]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+
+from judgebayes.datasets import llmbar_accuracy_items
+from judgebayes.workflows.split_protocol import split_protocol
+
+warnings.filterwarnings("ignore")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--splits", type=int, default=100)
+    ap.add_argument("--judge", default="ChatGPT")
+    ap.add_argument("--method", default="nuts", choices=("nuts", "laplace"))
+    a = ap.parse_args()
+    items = llmbar_accuracy_items(a.judge)
+    kw = dict(group="subset", n_splits=a.splits, calibration_fraction=0.1, seed=0)
+    kw["methods"] = (a.method,)
+    print(
+        f"{os.cpu_count()} cores; {items['subset'].nunique()} groups x {a.splits} splits, "
+        f"{a.method}"
+    )
+    c0 = time.process_time()
+    times, tables = {}, {}
+    t0 = time.perf_counter()
+    tables["serial"] = split_protocol(items, **kw).splits
+    times["serial"] = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    t0 = time.perf_counter()
+    tables["processes(2)"] = split_protocol(items, executor=2, **kw).splits
+    times["processes(2)"] = time.perf_counter() - t0
+    from distributed import Client, LocalCluster
+
+    t0 = time.perf_counter()
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        t1 = time.perf_counter()
+        tables["LocalCluster(2)"] = split_protocol(items, executor=client, **kw).splits
+        times["LocalCluster(2)"] = time.perf_counter() - t1
+    start = t1 - t0
+    for name, t in times.items():
+        same = (
+            ""
+            if name == "serial"
+            else ("identical" if tables[name].equals(tables["serial"]) else "DIFFERENT")
+        )
+        print(f"  {name:16s} {t:7.1f} s  speed-up {times['serial'] / t:4.2f}x  {same}")
+    print(f"  (LocalCluster start-up {start:.1f} s, not counted above)")
+    print(f"  serial run: {cpu:.1f} s of CPU in {times['serial']:.1f} s wall")
+
+
+if __name__ == "__main__":
+    main()

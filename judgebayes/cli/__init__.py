@@ -4,8 +4,9 @@ Sub-commands: ``accuracy`` (naive vs corrected accuracy from CSV files), ``plan`
 (calibration size for a target interval width), ``panel`` (generator precision from a
 validator panel, :mod:`judgebayes.cli.panel`), ``rank`` (bias-aware Bradley-Terry,
 :mod:`judgebayes.cli.rank`, whose docstring has its JSON schema), ``report`` (a written
-markdown/HTML accuracy report, :mod:`judgebayes.cli.report`) and ``demo`` (the main job
-on bundled data).  Bad input prints one line on stderr and exits with status 2.
+markdown/HTML accuracy report, :mod:`judgebayes.cli.report`), ``demo`` (the main job
+on bundled data) and ``gate`` (exit 1 unless stated claims about corrected rates hold,
+:mod:`judgebayes.cli.gate`).  Bad input prints one line on stderr and exits with status 2.
 
 JSON output (``--format json``)
 -------------------------------
@@ -35,6 +36,7 @@ SUBCOMMANDS = {
     "panel": "judgebayes.cli.panel",
     "report": "judgebayes.cli.report",
     "demo": "judgebayes.cli.demo",
+    "gate": "judgebayes.cli.gate",
 }
 
 
@@ -49,7 +51,9 @@ def build_parser() -> Parser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit status (0 ok, 2 bad input)."""
+    """Entry point; returns the exit status (0 ok, 1 a ``gate`` claim not supported, 2 bad
+    input).
+    """
     from judgebayes.errors import JudgeBayesError
 
     parser = build_parser()
@@ -62,10 +66,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command is None:
             raise CLIError(
-                "judgebayes: choose a command: accuracy, plan, rank, panel, report or demo "
-                "(see --help)"
+                "judgebayes: choose a command: accuracy, plan, rank, panel, report, demo or "
+                "gate (see --help)"
             )
         out = importlib.import_module(SUBCOMMANDS[args.command]).run(args)
+        status = 0
+        if isinstance(out, tuple):  # (stdout, status): ``gate`` exits 1 on a failed claim
+            out, status = out
     except CLIError as exc:
         print(str(exc), file=sys.stderr)
         return 2
@@ -73,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"judgebayes {args.command}: error: {exc}", file=sys.stderr)
         return 2
     print(out)
-    return 0
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover

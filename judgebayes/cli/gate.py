@@ -1,0 +1,106 @@
+"""``judgebayes gate``: exit 1 unless every stated claim is supported (a CI step).
+
+Exit status 0: every claim supported; 1: at least one not supported (or a NUTS fit failed
+its convergence gate); 2: bad input.  The table (or JSON) goes to stdout, the verdict in
+one line to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from judgebayes.cli.io import add_item_files, clean, read_csv, render
+
+__all__ = ["add_parser", "run"]
+
+GATE_METHODS = ("exact", "closed_form", "laplace", "nuts")
+
+
+def add_parser(sub) -> None:
+    """The ``gate`` subcommand's arguments."""
+    a = sub.add_parser("gate", help="exit 1 unless every claim about corrected rates holds")
+    add_item_files(a, items=True)
+    a.add_argument(
+        "--claim",
+        action="append",
+        required=True,
+        help="a claim such as 'A > 0.8', 'A < 0.25' or 'A > B' (repeatable; one system: 'rate')",
+    )
+    a.add_argument(
+        "--prob",
+        type=float,
+        default=0.95,
+        help="posterior probability (one-sided level for closed_form) required (default 0.95)",
+    )
+    a.add_argument(
+        "--method",
+        default="exact",
+        choices=(*GATE_METHODS, "closed-form"),
+        help="estimator (default exact: the conjugate posterior of the items design)",
+    )
+    a.add_argument("--estimand", choices=("items", "process"), default="items")
+    a.add_argument("--seed", type=int, default=0, help="random seed of the Bayesian fits")
+    a.add_argument("--format", choices=("table", "markdown", "json"), default="table")
+
+
+def run(args) -> tuple[str, int]:
+    """Run ``judgebayes gate``; returns (stdout, exit status)."""
+    from judgebayes.inference.sampling import quiet_engine_warnings
+    from judgebayes.studies.accuracy import AccuracyStudy
+    from judgebayes.workflows.gate import check_claims, parse_claim
+
+    claims = [parse_claim(c) for c in args.claim]  # bad claims fail before any fitting
+    method = args.method.replace("-", "_")
+    test_df = read_csv(args.test, "items" if args.calibration is None else "test")
+    if args.calibration is None:
+        study = AccuracyStudy.from_items(
+            test_df,
+            judge=args.judge,
+            human=args.human,
+            system=args.system,
+            positive=args.positive,
+            estimand=args.estimand,
+        )
+    else:
+        cal_df = read_csv(args.calibration, "calibration")
+        study = AccuracyStudy.from_frames(
+            test_df,
+            cal_df,
+            judge=args.judge,
+            human=args.human,
+            system=args.system,
+            positive=args.positive,
+        )
+    with quiet_engine_warnings():  # a failed gate is reported per claim
+        fit = study.fit(method, random_seed=args.seed)
+    table = check_claims(fit, [c.text for c in claims], prob=args.prob)
+    ok = bool(table["supported"].all())
+    n_bad = int((~table["supported"]).sum())
+    verdict = (
+        f"judgebayes gate: {'PASS' if ok else 'FAIL'}: "
+        f"{len(table) - n_bad} of {len(table)} claim(s) supported at {args.prob:g} "
+        f"({method}, {fit.info.get('estimand', 'process')} rate)"
+    )
+    print(verdict, file=sys.stderr)
+    rows = table.to_dict("records")
+    if args.format == "json":
+        out = json.dumps(
+            {
+                "passed": ok,
+                "method": method,
+                "prob": args.prob,
+                "claims": [{k: clean(v) for k, v in r.items()} for r in rows],
+            },
+            indent=2,
+        )
+    else:
+        cols = [
+            ("claim", "claim"),
+            ("probability", "P(claim)"),
+            ("bound", "bound"),
+            ("supported", "supported"),
+            ("reason", "reason"),
+        ]
+        out = render(rows, cols, args.format)
+    return out, 0 if ok else 1

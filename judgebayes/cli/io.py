@@ -83,6 +83,14 @@ def read_csv(path: str, what: str):
         return pd.read_csv(path, keep_default_na=True)
     except FileNotFoundError:
         raise InputError(f"{what} file not found: {path}", field=what, value=path) from None
+    except IsADirectoryError:
+        raise InputError(
+            f"{what} file {path} is a directory; give a CSV file", field=what, value=path
+        ) from None
+    except PermissionError:
+        raise InputError(
+            f"{what} file {path} cannot be read (permission denied)", field=what, value=path
+        ) from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InputError(

@@ -26,6 +26,14 @@ def run(args) -> str:
     from judgebayes.inference.calibration_design import plan_calibration
 
     n = math.inf if args.n is None else args.n
+    if not math.isinf(n) and not (n >= 1 and n == int(n)):
+        from judgebayes.errors import InputError
+
+        raise InputError(
+            f"--n is a number of test items, a whole number >= 1; got {args.n:g}",
+            field="n",
+            value=args.n,
+        )
     plans = [
         plan_calibration(args.p, args.q0, args.q1, args.width, n=n, alpha=args.alpha, allocation=a)
         for a in ("equal", "optimal")

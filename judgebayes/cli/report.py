@@ -41,6 +41,7 @@ def run(args) -> str:
     from judgebayes.report import accuracy_report
     from judgebayes.studies.accuracy import AccuracyStudy
 
+    _check_out(args.out)
     test_df = read_csv(args.test, "test")
     cal_df = read_csv(args.calibration, "calibration")
     study = AccuracyStudy.from_frames(
@@ -75,3 +76,33 @@ def run(args) -> str:
     cols += [("divergences", "div")]
     head = f"wrote {files.path} ({kind}) and {len(files.figures)} figure(s)"
     return head + "\n\n" + render(comp, cols, args.format)
+
+
+def _check_out(out: str) -> None:
+    """The report path: a .md or .html file in an existing, writable directory."""
+    import os
+    from pathlib import Path
+
+    from judgebayes.errors import InputError
+
+    path = Path(out)
+    if path.is_dir():
+        raise InputError(
+            f"--out {out} is a directory; give a file name ending in .md or .html",
+            field="out",
+            value=out,
+        )
+    if path.suffix.lower() not in (".md", ".markdown", ".html", ".htm"):
+        raise InputError(
+            f"--out {out}: the report is written as markdown (.md) or HTML (.html); got the "
+            f"suffix {path.suffix or '(none)'!r}",
+            field="out",
+            value=out,
+        )
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise InputError(
+            f"--out {out}: directory {str(parent)!r} does not exist or is not writable",
+            field="out",
+            value=out,
+        )

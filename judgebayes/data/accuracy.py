@@ -219,6 +219,14 @@ def check_counts(
     ------
     CountError, EmptyClassError, LengthMismatchError
     """
+    for nm, v in ((name, count), (total_name, total)):
+        if np.asarray(v).dtype == bool:  # True would silently count as 1
+            shown = np.asarray(v).tolist()
+            raise CountError(
+                f"{nm} must be a count (a whole number); got the boolean {shown!r}",
+                field=nm,
+                value=shown,
+            )
     c = np.asarray(count, dtype=float)
     t = np.asarray(total, dtype=float)
     try:

@@ -219,6 +219,13 @@ class AccuracyStudy(Comparable):
         """
         from judgebayes.data.accuracy import counts_from_calibration_frame, counts_from_test_frame
 
+        for nm, df in (("test_df", test_df), ("calibration_df", calibration_df)):
+            if not hasattr(df, "columns"):
+                raise InputError(
+                    f"{nm} must be a DataFrame (pandas or Polars); got {type(df).__name__}",
+                    field=nm,
+                    value=type(df).__name__,
+                )
         if test_df is calibration_df:
             raise InputError(
                 "the test and calibration frames are the same frame: every labelled item "

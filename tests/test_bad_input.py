@@ -37,7 +37,6 @@ def test_cli_paths_that_are_directories_or_the_wrong_kind(files, capsys):
     report = ["report", t, "--calibration", c, "--out"]
     _one_line(capsys, [*report, files / "x.pdf"], "--out", "'.pdf'")
     _one_line(capsys, [*report, files], "--out", "is a directory")
-    _one_line(capsys, [*report, files / "missing" / "r.md"], "--out", "does not exist")
     assert not (files / "x.pdf").exists() and not (files / "x_figures").exists()
 
 

@@ -79,8 +79,9 @@ def run(args) -> str:
 
 
 def _check_out(out: str) -> None:
-    """The report path: a .md or .html file in an existing, writable directory."""
-    import os
+    """The report path: a .md or .html file, not a directory (missing directories are
+    created by the writer).
+    """
     from pathlib import Path
 
     from judgebayes.errors import InputError
@@ -96,13 +97,6 @@ def _check_out(out: str) -> None:
         raise InputError(
             f"--out {out}: the report is written as markdown (.md) or HTML (.html); got the "
             f"suffix {path.suffix or '(none)'!r}",
-            field="out",
-            value=out,
-        )
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir() or not os.access(parent, os.W_OK):
-        raise InputError(
-            f"--out {out}: directory {str(parent)!r} does not exist or is not writable",
             field="out",
             value=out,
         )

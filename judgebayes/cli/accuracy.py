@@ -5,7 +5,15 @@ from __future__ import annotations
 import json
 import sys
 
-from judgebayes.cli.io import add_common, add_item_files, clean, fmt, read_csv, render
+from judgebayes.cli.io import (
+    add_common,
+    add_item_files,
+    clean,
+    fmt,
+    read_csv,
+    render,
+    study_from_args,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -189,30 +197,8 @@ def _run_items(args) -> str:
     from judgebayes.errors import LaplaceError
     from judgebayes.inference.sampling import quiet_engine_warnings
     from judgebayes.results import compare
-    from judgebayes.studies.accuracy import AccuracyStudy
 
-    df = read_csv(args.test, "items")
-    if args.human not in df.columns:
-        from judgebayes.errors import InputError
-
-        raise InputError(
-            f"{args.test} has no human-label column {args.human!r}: without --calibration the "
-            "file is read as one items file (every item judged, the human label blank where "
-            "unlabelled); give --human, or --calibration for a separate calibration file",
-            field="human",
-            value=args.human,
-        )
-    study = AccuracyStudy.from_items(
-        df,
-        judge=args.judge,
-        human=args.human,
-        system=args.system,
-        stratum=args.stratum,
-        cluster=args.cluster,
-        weights=args.weights,
-        positive=args.positive,
-        estimand=args.estimand,
-    )
+    study = study_from_args(args)
     methods = ITEM_METHOD_CHOICES[args.method]
     if args.cluster or args.weights:
         # the conjugate posterior and PPI++ take independent items labelled at random

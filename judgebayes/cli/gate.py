@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
-from judgebayes.cli.io import add_item_files, clean, read_csv, render
+from judgebayes.cli.io import add_item_files, clean, render, study_from_args
 
 __all__ = ["add_parser", "run"]
 
@@ -47,31 +47,11 @@ def add_parser(sub) -> None:
 def run(args) -> tuple[str, int]:
     """Run ``judgebayes gate``; returns (stdout, exit status)."""
     from judgebayes.inference.sampling import quiet_engine_warnings
-    from judgebayes.studies.accuracy import AccuracyStudy
     from judgebayes.workflows.gate import check_claims, parse_claim
 
     claims = [parse_claim(c) for c in args.claim]  # bad claims fail before any fitting
     method = args.method.replace("-", "_")
-    test_df = read_csv(args.test, "items" if args.calibration is None else "test")
-    if args.calibration is None:
-        study = AccuracyStudy.from_items(
-            test_df,
-            judge=args.judge,
-            human=args.human,
-            system=args.system,
-            positive=args.positive,
-            estimand=args.estimand,
-        )
-    else:
-        cal_df = read_csv(args.calibration, "calibration")
-        study = AccuracyStudy.from_frames(
-            test_df,
-            cal_df,
-            judge=args.judge,
-            human=args.human,
-            system=args.system,
-            positive=args.positive,
-        )
+    study = study_from_args(args)
     with quiet_engine_warnings():  # a failed gate is reported per claim
         fit = study.fit(method, random_seed=args.seed)
     table = check_claims(fit, [c.text for c in claims], prob=args.prob)

@@ -122,3 +122,34 @@ def add_item_files(sp, *, items: bool = False) -> None:
     sp.add_argument("--human", default="human", help="human label column (calibration file)")
     sp.add_argument("--system", default=None, help="system column in the test file")
     sp.add_argument("--positive", default=None, help="label value meaning 'correct'")
+
+
+def study_from_args(args):
+    """The accuracy study the item-file arguments (:func:`add_item_files`) describe.
+
+    Without ``--calibration``: the items design (one file, blank human label =
+    unlabelled; ``--stratum``, ``--cluster``, ``--weights`` and ``--estimand`` where the
+    subcommand has them).  With it: the two-frame study.
+    """
+    from judgebayes.errors import InputError
+    from judgebayes.studies.accuracy import AccuracyStudy
+
+    common = dict(judge=args.judge, human=args.human, system=args.system, positive=args.positive)
+    if args.calibration is not None:
+        test_df = read_csv(args.test, "test")
+        return AccuracyStudy.from_frames(
+            test_df, read_csv(args.calibration, "calibration"), **common
+        )
+    df = read_csv(args.test, "items")
+    if args.human not in df.columns:
+        raise InputError(
+            f"{args.test} has no human-label column {args.human!r}: without --calibration the "
+            "file is read as one items file (every item judged, the human label blank where "
+            "unlabelled); give --human, or --calibration for a separate calibration file",
+            field="human",
+            value=args.human,
+        )
+    design = {k: getattr(args, k, None) for k in ("stratum", "cluster", "weights")}
+    return AccuracyStudy.from_items(
+        df, **common, **design, estimand=getattr(args, "estimand", "items")
+    )

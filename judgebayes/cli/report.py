@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from judgebayes.cli.io import add_common, add_item_files, clean, read_csv, render
+from judgebayes.cli.io import add_common, add_item_files, clean, render, study_from_args
 
 __all__ = ["add_parser", "run"]
 
@@ -39,19 +39,9 @@ def add_parser(sub) -> None:
 def run(args) -> str:
     """Write the report and summarise it."""
     from judgebayes.report import accuracy_report
-    from judgebayes.studies.accuracy import AccuracyStudy
 
     _check_out(args.out)
-    test_df = read_csv(args.test, "test")
-    cal_df = read_csv(args.calibration, "calibration")
-    study = AccuracyStudy.from_frames(
-        test_df,
-        cal_df,
-        judge=args.judge,
-        human=args.human,
-        system=args.system,
-        positive=args.positive,
-    )
+    study = study_from_args(args)
     methods = ("closed_form", "laplace", "nuts") if args.method == "all" else (args.method,)
     files = accuracy_report(
         study, args.out, methods=methods, alpha=args.alpha, random_seed=args.seed, title=args.title

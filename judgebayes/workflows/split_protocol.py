@@ -244,6 +244,17 @@ def split_protocol(
 
     sampler = resolve_sampler("accuracy.replicates", sampler)
     groups = list(pd.unique(items[group])) if group else ["all"]
+    opts = dict(  # the same for every group
+        n_splits=n_splits,
+        calibration_fraction=calibration_fraction,
+        seed=seed,
+        stratify=stratify,
+        methods=tuple(methods),
+        alpha=alpha,
+        priors=priors,
+        sampler=sampler,
+        laplace=dict(laplace or {}),
+    )
     tasks = []
     for gi, g in enumerate(groups):
         in_group = (items[group] == g).to_numpy() if group else np.ones(len(items), bool)
@@ -257,17 +268,6 @@ def split_protocol(
                 field=group or human,
                 value=g,
             )
-        opts = dict(
-            n_splits=n_splits,
-            calibration_fraction=calibration_fraction,
-            seed=seed,
-            stratify=stratify,
-            methods=tuple(methods),
-            alpha=alpha,
-            priors=priors,
-            sampler=sampler,
-            laplace=dict(laplace or {}),
-        )
         tasks.append((gi, g, h_all, j_all, opts))
 
     def report(gi, g, grec):

@@ -113,6 +113,7 @@ _EXPORTS: dict[str, str] = {
 _SUBMODULES = (
     "errors",
     "data",
+    "io",
     "models",
     "results",
     "inference",

@@ -15,6 +15,8 @@ ROOT = pathlib.Path(judgebayes.__file__).parent
 LAYERS = {
     "errors": 0,
     "data": 1,
+    # the public name of data/logs.py's eval-log readers (``judgebayes.io.inspect_items``)
+    "io": 1,
     "datasets": 2,
     "models": 3,
     "results": 4,

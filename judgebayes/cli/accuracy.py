@@ -48,8 +48,10 @@ def run(args) -> str:
     from judgebayes.data.accuracy import counts_from_calibration_frame, counts_from_test_frame
     from judgebayes.studies.accuracy import accuracy_table
 
-    if args.calibration is None:
-        return _run_items(args)
+    if args.calibration is None or any(
+        getattr(args, k) is not None for k in ("inspect", "lm_eval", "promptfoo")
+    ):
+        return _run_items(args)  # a log with --calibration is refused there, in one line
     for opt in ("stratum", "cluster", "weights"):
         if getattr(args, opt) is not None:
             from judgebayes.errors import InputError

@@ -105,13 +105,16 @@ def add_common(sp) -> None:
 
 
 def add_item_files(sp, *, items: bool = False) -> None:
-    """The test / calibration CSV arguments shared by ``accuracy`` and ``report``.
+    """The test / calibration CSV arguments shared by ``accuracy``, ``gate`` and ``report``.
 
     ``items=True``: ``--calibration`` is optional; without it the one file holds every
-    judged item, with the human label blank where unlabelled (the items design).
+    judged item, with the human label blank where unlabelled (the items design).  The
+    items may also come from an evaluation tool's log (``--inspect``, ``--lm-eval``,
+    ``--promptfoo``) with human labels from ``--labels``.
     """
     sp.add_argument(
         "test",
+        nargs="?" if items else None,
         help="CSV of test items: one judge verdict per row"
         + (" (no --calibration: every item, human label blank if unlabelled)" if items else ""),
     )
@@ -122,6 +125,57 @@ def add_item_files(sp, *, items: bool = False) -> None:
     sp.add_argument("--human", default="human", help="human label column (calibration file)")
     sp.add_argument("--system", default=None, help="system column in the test file")
     sp.add_argument("--positive", default=None, help="label value meaning 'correct'")
+    if not items:
+        return
+    logs = sp.add_argument_group("items from an evaluation tool's log (instead of a CSV)")
+    logs.add_argument("--inspect", default=None, help="Inspect AI log file or directory")
+    logs.add_argument("--lm-eval", default=None, help="lm-eval samples_*.jsonl file or directory")
+    logs.add_argument("--promptfoo", default=None, help="promptfoo results JSON")
+    logs.add_argument("--labels", default=None, help="CSV of human labels: sample_id, human")
+    logs.add_argument("--scorer", default=None, help="Inspect: the model-graded scorer")
+    logs.add_argument("--metric", default=None, help="lm-eval: the per-sample metric")
+    logs.add_argument("--assertion", default=None, help="promptfoo: the assertion type")
+
+
+_LOG_SOURCES = ("inspect", "lm_eval", "promptfoo")
+
+
+def _items_from_log(args):
+    """The items frame of the ``--inspect`` / ``--lm-eval`` / ``--promptfoo`` source, or None."""
+    from judgebayes.errors import InputError
+
+    given = [k for k in _LOG_SOURCES if getattr(args, k, None) is not None]
+    if not given:
+        if getattr(args, "labels", None) is not None:
+            raise InputError(
+                "--labels goes with a log (--inspect, --lm-eval or --promptfoo); a CSV "
+                "carries its labels in the --human column",
+                field="labels",
+                value=args.labels,
+            )
+        return None
+    flags = [f"--{k.replace('_', '-')}" for k in given]
+    if len(given) > 1 or args.test is not None or args.calibration is not None:
+        other = flags[1] if len(given) > 1 else "a CSV file"
+        raise InputError(
+            f"{flags[0]} and {other} both give the items; give one source",
+            field=given[0],
+            value=getattr(args, given[0]),
+        )
+    from judgebayes.data import logs
+
+    src = getattr(args, given[0])
+    if given[0] == "inspect":
+        return logs.inspect_items(src, args.labels, scorer=args.scorer, positive=args.positive)
+    if given[0] == "lm_eval":
+        if args.metric is None:
+            raise InputError(
+                "--lm-eval needs --metric (the per-sample metric that is the verdict)",
+                field="metric",
+                value=None,
+            )
+        return logs.lm_eval_items(src, args.labels, metric=args.metric, positive=args.positive)
+    return logs.promptfoo_items(src, args.labels, assertion=args.assertion)
 
 
 def study_from_args(args):
@@ -134,6 +188,21 @@ def study_from_args(args):
     from judgebayes.errors import InputError
     from judgebayes.studies.accuracy import AccuracyStudy
 
+    design = {k: getattr(args, k, None) for k in ("stratum", "cluster", "weights")}
+    estimand = getattr(args, "estimand", "items")
+    df = _items_from_log(args)
+    if df is not None:
+        if "epoch" in df.columns and df["epoch"].nunique() > 1 and design["cluster"] is None:
+            design["cluster"] = "sample_id"  # epochs of one sample are correlated outputs
+        return AccuracyStudy.from_items(
+            df, judge="judge", human="human", system="system", **design, estimand=estimand
+        )
+    if args.test is None:
+        raise InputError(
+            "no items: give a CSV file, or a log with --inspect, --lm-eval or --promptfoo",
+            field="test",
+            value=None,
+        )
     common = dict(judge=args.judge, human=args.human, system=args.system, positive=args.positive)
     if args.calibration is not None:
         test_df = read_csv(args.test, "test")
@@ -149,7 +218,4 @@ def study_from_args(args):
             field="human",
             value=args.human,
         )
-    design = {k: getattr(args, k, None) for k in ("stratum", "cluster", "weights")}
-    return AccuracyStudy.from_items(
-        df, **common, **design, estimand=getattr(args, "estimand", "items")
-    )
+    return AccuracyStudy.from_items(df, **common, **design, estimand=estimand)

@@ -15,6 +15,7 @@ that maximises the expected recall of the true top k), "point_top_k": [item, ...
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from judgebayes.cli.io import add_common, clean, read_csv, render
@@ -26,6 +27,13 @@ def add_parser(sub) -> None:
     """Register ``rank`` on the sub-parser collection."""
     r = sub.add_parser("rank", help="bias-aware Bradley-Terry ranking from pairwise verdicts")
     r.add_argument("comparisons", help="CSV: first, second, winner [, judge, <cov>_first/_second]")
+    r.add_argument(
+        "--source",
+        choices=("csv", "mt-bench", "arena"),
+        default="csv",
+        help="format of the comparisons file: our CSV (default), MT-Bench pairwise "
+        "judgments (JSONL, both orders) or Chatbot Arena battles (JSON / JSONL)",
+    )
     r.add_argument("--items", default=None, help="CSV: item plus item-level covariates")
     r.add_argument(
         "--covariate", action="append", default=[], help="covariate to model (repeatable)"
@@ -55,13 +63,30 @@ def add_parser(sub) -> None:
     add_common(r)
 
 
+def _comparisons(args):
+    """The comparisons frame of the file, in the format ``--source`` names."""
+    if args.source == "csv":
+        return read_csv(args.comparisons, "comparisons")
+    import warnings
+
+    from judgebayes.data import logs
+
+    reader = logs.mt_bench_pairs if args.source == "mt-bench" else logs.arena_pairs
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        comps = reader(args.comparisons)
+    for w in caught:  # verdicts the judge did not give: counted, said once on stderr
+        print(f"judgebayes rank: note: {w.message}", file=sys.stderr)
+    return comps
+
+
 def run(args) -> str:
     """Run the ranking and format it."""
     from judgebayes.errors import InputError
     from judgebayes.inference.sampling import quiet_engine_warnings
     from judgebayes.studies.ranking import PairwiseRanking
 
-    comps = read_csv(args.comparisons, "comparisons")
+    comps = _comparisons(args)
     items = read_csv(args.items, "items") if args.items else None
     ranking = PairwiseRanking.from_frames(comps, items, covariates=args.covariate, ties=args.ties)
     if not 1 <= args.k <= ranking.data.n_items:

@@ -1,0 +1,333 @@
+"""Eval-log adapters (judgebayes.io): files written by the tools, or their documented formats.
+
+The Inspect AI logs are written in the test by Inspect itself (the offline ``mockllm``
+provider answers, a mock grader gives a model-graded verdict the test chooses per sample).
+lm-eval, promptfoo, MT-Bench and Chatbot Arena need an API or a GPU to run, so their files
+are written here in the formats of the tools' own writers (cited in data/logs.py).
+"""
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import judgebayes as jb
+from judgebayes.cli import main
+from judgebayes.errors import InputError, JudgeBayesWarning
+
+# the grade the mock grader gives each sample's answer, per system: C correct, I incorrect;
+# "X" is a grader reply without a grade (Inspect leaves the sample unscored)
+PLAN = {
+    "mockllm/sys-a": "CCICCICIICCCCICIXCCI",
+    "mockllm/sys-b": "CIIICIICIIICCICIIIXC",
+}
+N = 20
+
+
+@pytest.fixture(scope="module")
+def inspect_logs(tmp_path_factory):
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.scorer import model_graded_qa
+    from inspect_ai.solver import generate
+
+    def reply(text):
+        out = ModelOutput.from_content(model="mockllm", content=text)
+        # a usage, so Inspect does not fetch a tokenizer to count tokens
+        out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
+        return out
+
+    def answer_for(system):
+        def answer(messages, tools, tool_choice, config):
+            i = int(messages[-1].text.split()[-1])
+            return reply(f"{system} answer {i}")
+
+        return answer
+
+    def grader(messages, tools, tool_choice, config):
+        prompt = messages[-1].text
+        # the grading prompt quotes the submission: "<system> answer <i>"
+        sub = prompt.split("[Submission]: ")[1].split("\n")[0].split()
+        g = PLAN[sub[0]][int(sub[2])]
+        return reply("Checked." if g == "X" else f"Checked.\nGRADE: {g}")
+
+    log_dir = tmp_path_factory.mktemp("inspect_logs")
+    task = Task(
+        dataset=[Sample(id=f"q{i}", input=f"question {i}", target="42") for i in range(N)],
+        solver=generate(),
+        scorer=model_graded_qa(model=get_model("mockllm/grader", custom_outputs=grader)),
+    )
+    models = [get_model(s, custom_outputs=answer_for(s)) for s in PLAN]
+    logs = inspect_eval(task, model=models, log_dir=str(log_dir), display="none")
+    assert all(lg.status == "success" for lg in logs)
+    return log_dir
+
+
+def _expected_items(labels: dict) -> pd.DataFrame:
+    """The items frame written by hand from the grading plan (independent of the adapter)."""
+    rows = []
+    for system, plan in PLAN.items():
+        for i, g in enumerate(plan):
+            judge = {"C": 1.0, "I": 0.0, "X": np.nan}[g]
+            rows.append(
+                {
+                    "sample_id": f"q{i}",
+                    "system": system,
+                    "judge": judge,
+                    "human": labels.get((system, f"q{i}"), np.nan),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+LABELS = {
+    ("mockllm/sys-a", "q0"): 1,
+    ("mockllm/sys-a", "q2"): 0,
+    ("mockllm/sys-a", "q3"): 1,
+    ("mockllm/sys-a", "q5"): 1,
+    ("mockllm/sys-a", "q7"): 0,
+    ("mockllm/sys-a", "q10"): 1,
+    ("mockllm/sys-b", "q0"): 1,
+    ("mockllm/sys-b", "q1"): 0,
+    ("mockllm/sys-b", "q4"): 1,
+    ("mockllm/sys-b", "q5"): 0,
+    ("mockllm/sys-b", "q11"): 1,
+    ("mockllm/sys-b", "q13"): 0,
+}
+
+
+def _labels_frame():
+    return pd.DataFrame([{"system": s, "sample_id": i, "human": h} for (s, i), h in LABELS.items()])
+
+
+def test_inspect_items_reads_the_graders_verdicts(inspect_logs):
+    df = jb.io.inspect_items(inspect_logs, labels=_labels_frame())
+    got = df.set_index(["system", "sample_id"]).sort_index()
+    want = _expected_items(LABELS).set_index(["system", "sample_id"]).sort_index()
+    assert len(got) == 2 * N
+    np.testing.assert_array_equal(got["judge"].to_numpy(), want["judge"].to_numpy())
+    np.testing.assert_array_equal(got["human"].to_numpy(float), want["human"].to_numpy(float))
+    assert set(df["epoch"]) == {1}
+    # the unscored samples ("X") are missing verdicts, counted by the study, not dropped
+    study = jb.AccuracyStudy.from_items(df, system="system")
+    assert study.data.n_missing.tolist() == [1, 1]
+
+
+def test_inspect_cli_end_to_end_matches_the_hand_made_frame(inspect_logs, tmp_path, capsys):
+    labels = tmp_path / "labels.csv"
+    _labels_frame().to_csv(labels, index=False)
+    argv = ["accuracy", "--inspect", str(inspect_logs), "--labels", str(labels)]
+    assert main([*argv, "--method", "closed-form", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rows = {r["system"]: r for r in out["comparison"]}
+    ref = (
+        jb.AccuracyStudy.from_items(_expected_items(LABELS), system="system")
+        .fit("closed_form")
+        .interval()
+    )
+    for system in PLAN:
+        assert rows[system]["estimate"] == pytest.approx(ref.loc[system, "estimate"], abs=1e-12)
+        assert rows[system]["lower"] == pytest.approx(ref.loc[system, "lower"], abs=1e-12)
+        assert rows[system]["upper"] == pytest.approx(ref.loc[system, "upper"], abs=1e-12)
+
+
+def test_inspect_labels_must_name_the_output(inspect_logs, tmp_path, capsys):
+    lab = _labels_frame()
+    with pytest.raises(InputError, match="add a 'system' column"):
+        jb.io.inspect_items(inspect_logs, labels=lab.drop(columns="system"))
+    with pytest.raises(InputError, match="match no output"):
+        jb.io.inspect_items(
+            inspect_logs, labels=pd.concat([lab, lab.iloc[:1].assign(sample_id="q99")])
+        )
+    with pytest.raises(InputError, match="two labels for one output"):
+        jb.io.inspect_items(inspect_logs, labels=pd.concat([lab, lab.iloc[:1]]))
+    with pytest.raises(InputError, match="no scorer 'rubric'"):
+        jb.io.inspect_items(inspect_logs, scorer="rubric")
+    not_a_log = tmp_path / "x.json"
+    not_a_log.write_text("{}")
+    with pytest.raises(InputError, match="not an Inspect AI eval log"):
+        jb.io.inspect_items(not_a_log)
+    assert main(["accuracy", "--inspect", str(inspect_logs), "items.csv"]) == 2
+    assert "give one source" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ lm-eval-harness
+def _lm_eval_record(doc_id, acc, flt="none"):
+    # the keys lm_eval/evaluator.py writes per sample with --log_samples (v0.4)
+    return {
+        "doc_id": doc_id,
+        "doc": {"question": f"q{doc_id}"},
+        "target": "A",
+        "arguments": [["prompt", " A"]],
+        "resps": [[["-1.2", False]]],
+        "filtered_resps": [["-1.2", False]],
+        "filter": flt,
+        "metrics": ["acc"],
+        "doc_hash": "h",
+        "prompt_hash": "p",
+        "target_hash": "t",
+        "acc": acc,
+    }
+
+
+def test_lm_eval_items(tmp_path, capsys):
+    model_dir = tmp_path / "my-model"
+    model_dir.mkdir()
+    accs = [1.0, 0.0, 1.0, 1.0, 0.0, 1.0]
+    with open(model_dir / "samples_hellaswag_2026-11-23T01-00-00.jsonl", "w") as f:
+        for i, a in enumerate(accs):
+            f.write(json.dumps(_lm_eval_record(i, a)) + "\n")
+    labels = pd.DataFrame({"sample_id": ["0", "1", "4"], "human": [1, 1, 0]})
+    df = jb.io.lm_eval_items(model_dir, labels, metric="acc")
+    assert df["system"].unique().tolist() == ["my-model"]
+    np.testing.assert_array_equal(df["judge"], accs)
+    np.testing.assert_array_equal(df["human"], [1, 1, np.nan, np.nan, 0, np.nan])
+    with pytest.raises(InputError, match="no metric 'exact_match'"):
+        jb.io.lm_eval_items(model_dir, metric="exact_match")
+    assert main(["accuracy", "--lm-eval", str(model_dir)]) == 2
+    assert "needs --metric" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ promptfoo
+def _promptfoo_result(test_idx, provider, rubric_pass, other_pass=True, error=False):
+    # promptfoo's EvaluateResult (src/types): provider, testIdx, promptIdx, gradingResult
+    rec = {
+        "provider": {"id": f"openai:{provider}", "label": provider},
+        "prompt": {"raw": "Answer: {{q}}", "label": "p"},
+        "vars": {"q": f"question {test_idx}"},
+        "testIdx": test_idx,
+        "promptIdx": 0,
+        "success": rubric_pass and other_pass,
+        "score": float(rubric_pass),
+        "latencyMs": 12,
+    }
+    if error:
+        rec["error"] = "API error"
+        rec["success"] = False
+        return rec
+    rec["gradingResult"] = {
+        "pass": rubric_pass and other_pass,
+        "score": float(rubric_pass),
+        "reason": "graded",
+        "componentResults": [
+            {"pass": rubric_pass, "score": 1.0, "assertion": {"type": "llm-rubric", "value": "ok"}},
+            {"pass": other_pass, "score": 1.0, "assertion": {"type": "contains", "value": "x"}},
+        ],
+    }
+    return rec
+
+
+def test_promptfoo_items(tmp_path):
+    recs = [
+        _promptfoo_result(0, "gpt-a", True),
+        _promptfoo_result(1, "gpt-a", False),
+        _promptfoo_result(2, "gpt-a", True, other_pass=False),
+        _promptfoo_result(0, "gpt-b", True),
+        _promptfoo_result(1, "gpt-b", True, error=True),
+        _promptfoo_result(2, "gpt-b", False),
+    ]
+    path = tmp_path / "results.json"
+    doc = {"evalId": "e1", "results": {"version": 3, "results": recs, "stats": {}}}
+    path.write_text(json.dumps(doc))
+    rubric = jb.io.promptfoo_items(path, assertion="llm-rubric")
+    np.testing.assert_array_equal(rubric["judge"], [1, 0, 1, 1, np.nan, 0])
+    overall = jb.io.promptfoo_items(path)
+    np.testing.assert_array_equal(overall["judge"], [1, 0, 0, 1, np.nan, 0])
+    assert rubric["system"].tolist() == ["gpt-a"] * 3 + ["gpt-b"] * 3
+    with pytest.raises(InputError, match="no 'factuality' assertion"):
+        jb.io.promptfoo_items(path, assertion="factuality")
+    path.write_text(json.dumps({"results": []}))
+    with pytest.raises(InputError, match="not promptfoo output"):
+        jb.io.promptfoo_items(path)
+
+
+# ------------------------------------------------------------------ MT-Bench, Chatbot Arena
+def test_mt_bench_pairs_both_orders_ties_and_errors(tmp_path):
+    # FastChat llm_judge/common.py play_a_match_pair: g1 shows model_1 first, g2 model_2
+    recs = [
+        {"question_id": 81, "model_1": "vicuna", "model_2": "alpaca", "g1_winner": "model_1",
+         "g2_winner": "model_1", "judge": ["gpt-4", "pair-v2"], "turn": 1},
+        {"question_id": 82, "model_1": "vicuna", "model_2": "alpaca", "g1_winner": "model_1",
+         "g2_winner": "model_2", "judge": ["gpt-4", "pair-v2"], "turn": 1},
+        {"question_id": 83, "model_1": "alpaca", "model_2": "llama", "g1_winner": "tie",
+         "g2_winner": "error", "judge": ["gpt-4", "pair-v2"], "turn": 1},
+    ]  # fmt: skip
+    path = tmp_path / "gpt-4_pair.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in recs))
+    with pytest.warns(JudgeBayesWarning, match="1 verdict"):
+        df = jb.io.mt_bench_pairs(path)
+    assert df.attrs["n_missing"] == 1
+    got = list(zip(df["first"], df["second"], df["winner"], strict=True))
+    assert got == [
+        ("vicuna", "alpaca", "vicuna"),
+        ("alpaca", "vicuna", "vicuna"),
+        ("vicuna", "alpaca", "vicuna"),
+        ("alpaca", "vicuna", "alpaca"),
+        ("alpaca", "llama", ""),
+    ]
+    assert set(df["judge"]) == {"gpt-4/pair-v2"}
+    data = jb.PairwiseRanking.from_frames(df).data
+    assert data.y.size == 5 and data.n_ties == 1
+
+    human = tmp_path / "human.jsonl"  # the MT-Bench human judgments: model_a shown first
+    human.write_text(
+        json.dumps({"question_id": 81, "model_a": "gpt-4", "model_b": "claude-v1",
+                    "winner": "model_b", "judge": "expert_0", "turn": 1})
+    )  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        h = jb.io.mt_bench_pairs(human)
+    assert h.iloc[0][["first", "second", "winner", "judge"]].tolist() == [
+        "gpt-4", "claude-v1", "claude-v1", "expert_0"
+    ]  # fmt: skip
+
+
+def test_arena_pairs_with_token_lengths(tmp_path):
+    battles = [
+        {"model_a": "m1", "model_b": "m2", "winner": "model_a", "turn": 1,
+         "conv_metadata": {"sum_assistant_a_tokens": 300, "sum_assistant_b_tokens": 120}},
+        {"model_a": "m2", "model_b": "m1", "winner": "tie (bothbad)", "turn": 1,
+         "conv_metadata": {"sum_assistant_a_tokens": 90, "sum_assistant_b_tokens": 200}},
+        {"model_a": "m3", "model_b": "m1", "winner": "model_b", "turn": 2,
+         "conv_metadata": {"sum_assistant_a_tokens": 50, "sum_assistant_b_tokens": 400}},
+        {"model_a": "m2", "model_b": "m3", "winner": "tie", "turn": 1,
+         "conv_metadata": {"sum_assistant_a_tokens": 70, "sum_assistant_b_tokens": 80}},
+    ]  # fmt: skip
+    path = tmp_path / "clean_battle.json"
+    path.write_text(json.dumps(battles))
+    df = jb.io.arena_pairs(path)
+    assert df["winner"].tolist() == ["m1", "", "m1", ""]
+    assert df["tokens_first"].tolist() == [300, 90, 50, 70]
+    data = jb.PairwiseRanking.from_frames(df, covariates=["tokens"]).data
+    assert data.y.size == 4 and data.n_ties == 2
+    # without token counts in every record, no covariate columns are invented
+    del battles[0]["conv_metadata"]
+    path.write_text("\n".join(json.dumps(b) for b in battles))
+    assert "tokens_first" not in jb.io.arena_pairs(path).columns
+
+
+def test_rank_cli_reads_mt_bench_judgments(tmp_path, capsys):
+    models = ["vicuna", "alpaca", "llama", "koala"]
+    rng = np.random.default_rng(3)
+    recs = []
+    for q in range(40):
+        i, j = rng.choice(4, size=2, replace=False)
+        g1, g2 = (rng.choice(["model_1", "model_2", "tie"], p=[0.5, 0.35, 0.15]) for _ in "12")
+        recs.append(
+            {"question_id": q, "model_1": models[i], "model_2": models[j], "g1_winner": g1,
+             "g2_winner": g2 if q != 7 else "error", "judge": ["gpt-4", "pair-v2"], "turn": 1}
+        )  # fmt: skip
+    path = tmp_path / "gpt-4_pair.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in recs))
+    argv = ["rank", str(path), "--source", "mt-bench", "--method", "naive", "--k", "2", "--format", "json"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "1 verdict(s) the judge did not give" in captured.err
+    out = json.loads(captured.out)
+    assert out["n_comparisons"] == 79  # 40 records x 2 orders, one "error" left out
+    assert {r["item"] for r in out["items"]} == set(models)

@@ -37,6 +37,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/ranking.py
 	$(BIN)/python benchmarks/panel.py
 	$(BIN)/python benchmarks/split_protocol.py
+	$(BIN)/python benchmarks/large_logs.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info

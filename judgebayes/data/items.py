@@ -215,6 +215,23 @@ def _codes(df, col: str | None, role: str) -> tuple[np.ndarray, tuple[str, ...]]
     return codes.astype(np.int64), tuple(map(str, uniques))
 
 
+def _multiplicity(series, column: str) -> np.ndarray:
+    """Non-negative integer multiplicities of the ``count`` column."""
+    import pandas as pd
+
+    x = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
+    bad = ~(np.isfinite(x) & (x >= 0) & (x == np.round(x)))
+    if pd.api.types.is_bool_dtype(series.dtype) or bad.any():
+        i = int(np.flatnonzero(bad)[0]) if bad.any() else 0
+        raise InputError(
+            f"column {column!r} (the count column): counts must be whole numbers >= 0; "
+            f"row {i} has {series.iloc[i]!r}",
+            field=column,
+            value=series.iloc[i],
+        )
+    return x.astype(np.int64)
+
+
 def items_from_frame(
     items,
     *,
@@ -225,6 +242,7 @@ def items_from_frame(
     cluster: str | None = None,
     weights: str | None = None,
     positive: Any = None,
+    count: str | None = None,
 ) -> ItemData:
     """Validate one item frame (module docstring) into :class:`ItemData`.
 
@@ -244,6 +262,10 @@ def items_from_frame(
         Column of design weights of labelled items (1 / probability of being labelled).
     positive : scalar, optional
         The label value meaning "correct" (both columns), when not a usual spelling.
+    count : str, optional
+        Column of multiplicities: each row stands for that many identical items (the
+        reduced frame of :func:`judgebayes.data.large.reduce_items`).  The items are
+        exchangeable within a row, so the study is the one of the expanded frame.
 
     Raises
     ------
@@ -284,6 +306,7 @@ def items_from_frame(
                 value=j,
             )
     roles = {
+        "count": count,
         "judge": judges[0],
         "human": human,
         "system": system,
@@ -304,7 +327,10 @@ def items_from_frame(
     h = _binary(items[human], human, positive)
     sys_codes, systems = _codes(items, system, "system")
     keep = ~np.isnan(v)
-    n_missing = np.bincount(sys_codes[~keep], minlength=len(systems)).astype(np.int64)
+    mult = None if count is None else _multiplicity(items[count], count)
+    n_missing = np.bincount(
+        sys_codes[~keep], weights=None if mult is None else mult[~keep], minlength=len(systems)
+    ).astype(np.int64)
     str_codes, strata = _codes(items, stratum, "stratum")
     cl = None
     if cluster is not None:
@@ -324,19 +350,28 @@ def items_from_frame(
                 value=items[weights].iloc[i],
             )
         w = np.where(lab, w, np.nan)
+    if mult is None:
+
+        def rows(a):
+            return a[keep]
+    else:  # each row stands for mult identical items
+
+        def rows(a):
+            return np.repeat(a[keep], mult[keep], axis=0)
+
     data = ItemData(
-        judge=v[keep],
-        human=h[keep],
-        system=sys_codes[keep],
-        stratum=str_codes[keep],
-        cluster=None if cl is None else cl[keep],
-        weights=None if w is None else w[keep],
+        judge=rows(v),
+        human=rows(h),
+        system=rows(sys_codes),
+        stratum=rows(str_codes),
+        cluster=None if cl is None else rows(cl),
+        weights=None if w is None else rows(w),
         systems=systems,
         strata=strata,
         n_missing=n_missing,
-        columns=roles,
-        rows=items.index.to_numpy()[keep],
-        votes=None if len(judges) == 1 else vmat[keep],
+        columns={k: c for k, c in roles.items() if k != "count"},
+        rows=rows(items.index.to_numpy()),
+        votes=None if len(judges) == 1 else rows(vmat),
         judges=tuple(judges) if len(judges) > 1 else (),
     )
     n = np.bincount(data.system, minlength=len(systems))

@@ -304,6 +304,7 @@ class AccuracyStudy(Comparable):
         cluster: str | None = None,
         weights: str | None = None,
         positive: Any = None,
+        count: str | None = None,
         **kwargs,
     ):
         """One frame, every item judged, some labelled by humans (blank ``human`` = unlabelled).
@@ -313,7 +314,8 @@ class AccuracyStudy(Comparable):
         names strata of the labelling design (their sizes are the frame's counts),
         ``cluster`` groups of correlated items, ``weights`` the design weight (1 / the
         probability of being labelled) of each labelled item; ``judge`` may list several
-        judges' columns (every judge scored every item).  Keywords: ``estimand``
+        judges' columns (every judge scored every item); ``count`` a column of
+        multiplicities (a reduced log, :func:`judgebayes.data.large.reduce_items`).  Keywords: ``estimand``
         ("items" or "process"), ``judge_rates``, ``priors``, ``better_than_chance``.
         """
         from judgebayes.studies.items import ItemStudy
@@ -327,6 +329,7 @@ class AccuracyStudy(Comparable):
             cluster=cluster,
             weights=weights,
             positive=positive,
+            count=count,
             **kwargs,
         )
 

@@ -138,6 +138,7 @@ class ItemStudy(Comparable):
         cluster: str | None = None,
         weights: str | None = None,
         positive: Any = None,
+        count: str | None = None,
         **kwargs: Any,
     ) -> ItemStudy:
         """Validate ``items`` (:func:`~judgebayes.data.items.items_from_frame`) and wrap it."""
@@ -150,6 +151,7 @@ class ItemStudy(Comparable):
             cluster=cluster,
             weights=weights,
             positive=positive,
+            count=count,
         )
         return cls(data, **kwargs)
 

@@ -1,0 +1,208 @@
+r"""Large verdict logs (Parquet or CSV) reduced to sufficient statistics, never loaded whole.
+
+A leaderboard's verdict log has millions of rows, and every model here needs only counts
+of them.  The readers run one ``GROUP BY`` over the file in DuckDB, which scans Parquet
+and CSV in parallel, streaming, within a memory limit, and hands back the grouped rows
+only: a few hundred rows however long the log.
+
+* :func:`reduce_items`: the items design's log (one row per judged output, the human
+  label blank where unlabelled) to one row per (system, stratum, cluster, verdict, label)
+  with its count ``n``; :meth:`judgebayes.AccuracyStudy.from_items` reads it with
+  ``count="n"``.  Rows in one group are exchangeable items, so the study (every method,
+  every estimand) is the study of the raw log: the same counts, hence the same posterior.
+* :func:`reduce_panel`: a panel's item log (one row per output and validator verdict) to
+  the cells ``generator, validator, n_judged, n_valid`` of
+  :meth:`judgebayes.ValidatorPanel.from_frames`.
+
+Labels are normalised after grouping (one call per distinct spelling, with the package's
+vocabulary and ``positive=``), so a log of ``"PASS"`` / ``"fail"`` strings costs no more
+than one of 0/1 integers.  A missing verdict stays a group of its own and is counted by
+the study, as with a frame.
+
+DuckDB is the optional extra ``judgebayes[logs]``.  Why DuckDB and not Polars or
+dask.dataframe: one SQL ``GROUP BY`` is the whole reduction, DuckDB streams it out of core
+with a hard ``memory_limit`` on both Parquet and CSV (Polars' streaming engine covers
+fewer CSV dialects and has no memory cap; dask.dataframe is a cluster-scale tool whose
+partitions are pandas frames), and it is one wheel with no dependencies.
+"""
+
+from __future__ import annotations
+
+import pathlib
+from typing import Any
+
+from judgebayes.errors import InputError
+
+__all__ = ["reduce_items", "reduce_panel"]
+
+
+def _connect(memory_limit: str, threads: int | None):
+    try:
+        import duckdb
+    except ImportError:
+        raise InputError(
+            "reading large logs needs duckdb: pip install 'judgebayes[logs]'",
+            field="source",
+            value=None,
+        ) from None
+    con = duckdb.connect(":memory:")
+    con.execute(f"SET memory_limit = '{memory_limit}'")
+    if threads is not None:
+        con.execute(f"SET threads = {int(threads)}")
+    return con
+
+
+def _scan(source: Any) -> str:
+    """The DuckDB table function reading ``source`` (Parquet or CSV files, globs allowed)."""
+    paths = [source] if isinstance(source, (str, pathlib.Path)) else list(source)
+    if not paths:
+        raise InputError("no log file given", field="source", value=source)
+    names = [str(p) for p in paths]
+    for n in names:
+        if not any(c in n for c in "*?[") and not pathlib.Path(n).is_file():
+            raise InputError(f"log file not found: {n}", field="source", value=n)
+    kinds = {pathlib.Path(n).suffix.lower() for n in names}
+    quoted = "[" + ", ".join("'" + n.replace("'", "''") + "'" for n in names) + "]"
+    if kinds <= {".parquet", ".pq"}:
+        return f"read_parquet({quoted})"
+    if kinds <= {".csv", ".tsv", ".txt", ".gz"}:
+        return f"read_csv({quoted}, header = true)"
+    raise InputError(
+        f"log files must be Parquet (.parquet) or CSV (.csv); got {sorted(kinds)}",
+        field="source",
+        value=names[0],
+    )
+
+
+def _q(col: str) -> str:
+    return '"' + col.replace('"', '""') + '"'
+
+
+def _group_counts(source, columns: dict[str, str], *, memory_limit: str, threads: int | None):
+    """``SELECT <columns>, count(*) AS n ... GROUP BY ALL`` as a pandas frame (role names)."""
+    import duckdb
+
+    con = _connect(memory_limit, threads)
+    try:
+        scan = _scan(source)
+        try:
+            have = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()]
+        except duckdb.Error as exc:
+            raise InputError(
+                f"log {source} cannot be read: {str(exc).splitlines()[0]}",
+                field="source",
+                value=str(source),
+            ) from None
+        for role, col in columns.items():
+            if col not in have:
+                raise InputError(
+                    f"the log has no column {col!r} (the {role} column); columns are {have}",
+                    field=role,
+                    value=col,
+                )
+        select = ", ".join(f"{_q(c)} AS {_q(r)}" for r, c in columns.items())
+        sql = f"SELECT {select}, count(*) AS n FROM {scan} GROUP BY ALL"
+        return con.execute(sql).df()
+    finally:
+        con.close()
+
+
+def _normalise(df, role: str, column: str, positive: Any):
+    from judgebayes.data.items import _binary
+
+    df[role] = _binary(df[role], column, positive)
+
+
+def reduce_items(
+    source,
+    *,
+    judge: str = "judge",
+    human: str = "human",
+    system: str | None = None,
+    stratum: str | None = None,
+    cluster: str | None = None,
+    positive: Any = None,
+    memory_limit: str = "1GB",
+    threads: int | None = None,
+):
+    """Reduce an items-design log to its counts, for ``AccuracyStudy.from_items(count="n")``.
+
+    Parameters
+    ----------
+    source : str, path, or a list of them
+        Parquet or CSV files (DuckDB globs such as ``"logs/*.parquet"`` allowed).
+    judge, human, system, stratum, cluster : str
+        Columns as in :func:`judgebayes.data.items.items_from_frame`.
+    positive : scalar, optional
+        The label value meaning correct, when not a usual spelling.
+    memory_limit : str
+        DuckDB's memory cap for the scan (it spills to disk beyond it).
+    threads : int, optional
+        DuckDB threads (default: one per core).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per distinct (``system``, ``stratum``, ``cluster``, ``judge``, ``human``)
+        with ``judge`` and ``human`` as 1.0 / 0.0 / NaN and the count ``n``; columns keep
+        the log's names.  ``attrs["n_rows"]``: the rows of the log.
+
+    Examples
+    --------
+    >>> counts = reduce_items("verdicts.parquet", system="model")  # doctest: +SKIP
+    >>> jb.AccuracyStudy.from_items(counts, system="model", count="n").fit("exact")  # doctest: +SKIP
+    """
+    roles = {"judge": judge, "human": human}
+    for role, col in (("system", system), ("stratum", stratum), ("cluster", cluster)):
+        if col is not None:
+            roles[role] = col
+    by_role = _group_counts(source, roles, memory_limit=memory_limit, threads=threads)
+    _normalise(by_role, "judge", judge, positive)
+    _normalise(by_role, "human", human, positive)
+    keys = [r for r in roles if r not in ("judge", "human")] + ["judge", "human"]
+    out = by_role.groupby(keys, dropna=False, sort=True, observed=True)["n"].sum().reset_index()
+    out["n"] = out["n"].astype("int64")
+    out = out.rename(columns={r: c for r, c in roles.items()})
+    out.attrs["n_rows"] = int(out["n"].sum())
+    return out
+
+
+def reduce_panel(
+    source,
+    *,
+    generator: str = "generator",
+    validator: str = "validator",
+    verdict: str = "verdict",
+    positive: Any = None,
+    memory_limit: str = "1GB",
+    threads: int | None = None,
+):
+    """Reduce a panel's verdict log to the cells of ``ValidatorPanel.from_frames``.
+
+    Parameters
+    ----------
+    source : str, path, or a list of them
+        Parquet or CSV files with one row per (output, validator) verdict.
+    generator, validator, verdict : str
+        Columns: the generator of the output, the validator, its verdict (valid or not).
+    positive : scalar, optional
+        The verdict value meaning valid, when not a usual spelling.
+    memory_limit, threads
+        As in :func:`reduce_items`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``generator, validator, n_judged, n_valid, n_missing`` (rows without a verdict are
+        counted in ``n_missing``, not judged).
+    """
+    roles = {"generator": generator, "validator": validator, "verdict": verdict}
+    g = _group_counts(source, roles, memory_limit=memory_limit, threads=threads)
+    _normalise(g, "verdict", verdict, positive)
+    g["valid"] = g["verdict"].fillna(0.0) * g["n"]
+    g["judged"] = g["verdict"].notna() * g["n"]
+    g["missing"] = g["verdict"].isna() * g["n"]
+    cells = g.groupby(["generator", "validator"], sort=True)[["judged", "valid", "missing"]].sum()
+    cells = cells.astype("int64").reset_index()
+    return cells.rename(columns={"judged": "n_judged", "valid": "n_valid", "missing": "n_missing"})
+

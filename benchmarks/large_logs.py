@@ -1,9 +1,10 @@
 """A 10,000,000-row Parquet verdict log reduced to counts: DuckDB (judgebayes) vs pandas.
 
-Each contender runs in a fresh process (peak memory is the process's resident high-water
-mark, VmHWM, imports included: about 130 MiB of it is Python + pandas + duckdb) on the same file: ``reduce_items`` (one DuckDB GROUP BY, labels
-normalised after grouping) against ``pandas.read_parquet`` of the same columns + groupby.
-Both return the same counts (checked).  Run: python benchmarks/large_logs.py [--rows N]
+Each contender runs in a fresh process on the same file (peak memory is the process's
+resident high-water mark, VmHWM, imports included: about 130 MiB of it is Python + pandas +
+duckdb): ``reduce_items`` (one DuckDB GROUP BY, labels normalised after grouping) against
+``pandas.read_parquet`` of the same columns + groupby.  Both return the same counts
+(checked).  Run: python benchmarks/large_logs.py [--rows N]
 """
 
 import argparse
@@ -78,8 +79,10 @@ def main():
         t = time.perf_counter()
         make_log(path, args.rows)
         size = os.path.getsize(path) / 2**20
-        print(f"log: {args.rows:,} rows, {size:.0f} MiB Parquet, written in "
-              f"{time.perf_counter() - t:.1f} s")
+        print(
+            f"log: {args.rows:,} rows, {size:.0f} MiB Parquet, written in "
+            f"{time.perf_counter() - t:.1f} s"
+        )
         res = {}
         for how in ("duckdb", "pandas"):
             out = subprocess.run(
@@ -87,8 +90,10 @@ def main():
             )
             res[how] = json.loads(out.stdout)
             r = res[how]
-            print(f"{how:7s} {r['seconds']:6.2f} s  peak {r['peak_mib']:7.0f} MiB  "
-                  f"{r['groups']} groups, {r['rows']:,} rows")
+            print(
+                f"{how:7s} {r['seconds']:6.2f} s  peak {r['peak_mib']:7.0f} MiB  "
+                f"{r['groups']} groups, {r['rows']:,} rows"
+            )
         assert res["duckdb"]["rows"] == res["pandas"]["rows"] == args.rows
         print(
             f"duckdb / pandas: time {res['duckdb']['seconds'] / res['pandas']['seconds']:.2f}x, "

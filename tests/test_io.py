@@ -324,7 +324,8 @@ def test_rank_cli_reads_mt_bench_judgments(tmp_path, capsys):
         )  # fmt: skip
     path = tmp_path / "gpt-4_pair.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in recs))
-    argv = ["rank", str(path), "--source", "mt-bench", "--method", "naive", "--k", "2", "--format", "json"]
+    argv = ["rank", str(path), "--source", "mt-bench", "--method", "naive", "--k", "2"]
+    argv += ["--format", "json"]
     assert main(argv) == 0
     captured = capsys.readouterr()
     assert "1 verdict(s) the judge did not give" in captured.err

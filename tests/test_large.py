@@ -8,7 +8,7 @@ import judgebayes as jb
 from judgebayes.errors import InputError
 
 pytest.importorskip("duckdb")
-from judgebayes.data.large import reduce_items, reduce_panel  # noqa: E402
+from judgebayes.data.large import reduce_items, reduce_panel
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +89,7 @@ def test_reduce_panel_matches_a_groupby(tmp_path):
 
 
 def test_large_log_bad_input(log, tmp_path):
-    df, d = log
+    _, d = log
     with pytest.raises(InputError, match="no column 'verdikt'"):
         reduce_items(d / "log.parquet", judge="verdikt", human="gold")
     with pytest.raises(InputError, match="not found"):

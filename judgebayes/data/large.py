@@ -150,7 +150,7 @@ def reduce_items(
     Examples
     --------
     >>> counts = reduce_items("verdicts.parquet", system="model")  # doctest: +SKIP
-    >>> jb.AccuracyStudy.from_items(counts, system="model", count="n").fit("exact")  # doctest: +SKIP
+    >>> study = jb.AccuracyStudy.from_items(counts, system="model", count="n")  # doctest: +SKIP
     """
     roles = {"judge": judge, "human": human}
     for role, col in (("system", system), ("stratum", stratum), ("cluster", cluster)):
@@ -205,4 +205,3 @@ def reduce_panel(
     cells = g.groupby(["generator", "validator"], sort=True)[["judged", "valid", "missing"]].sum()
     cells = cells.astype("int64").reset_index()
     return cells.rename(columns={"judged": "n_judged", "valid": "n_valid", "missing": "n_missing"})
-

@@ -315,8 +315,9 @@ class AccuracyStudy(Comparable):
         ``cluster`` groups of correlated items, ``weights`` the design weight (1 / the
         probability of being labelled) of each labelled item; ``judge`` may list several
         judges' columns (every judge scored every item); ``count`` a column of
-        multiplicities (a reduced log, :func:`judgebayes.data.large.reduce_items`).  Keywords: ``estimand``
-        ("items" or "process"), ``judge_rates``, ``priors``, ``better_than_chance``.
+        multiplicities (a reduced log, :func:`judgebayes.data.large.reduce_items`).
+        Keywords: ``estimand`` ("items" or "process"), ``judge_rates``, ``priors``,
+        ``better_than_chance``.
         """
         from judgebayes.studies.items import ItemStudy
 

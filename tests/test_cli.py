@@ -233,14 +233,32 @@ def test_plan_unreachable_width():
 
 
 def test_demo_runs_on_bundled_data(tmp_path):
-    # the judge-bias part by MAP/Laplace here (its NUTS fits run in the real-data notebook)
+    # the judge-bias part by MAP/Laplace (the default; its NUTS fits run in the real-data
+    # notebook); 20 label draws instead of 200 for the coverage check
     report = tmp_path / "demo" / "report.md"
-    r = run("demo", "--format", "json", "--bias-method", "laplace", "--report", report)
+    argv = ["demo", "--format", "json", "--label-draws", "20", "--report", report]
+    r = run(*argv)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
+    # act 1: the headline's judge and bias, recomputed here from the bundled verdicts
+    items = jb.datasets.llmbar_accuracy_items("ChatGPT")
+    mt = items[items["subset"] == "Processed_MT-Bench"]
+    bias = mt["judge"].mean() - mt["human"].mean()
+    assert out["headline"].startswith(f"ChatGPT's raw rate {mt['judge'].mean():.3f}")
+    assert f"by {bias:+.3f}" in out["headline"] and abs(bias - 0.21) < 0.005
+    act1 = pd.DataFrame(out["label_a_few"])
+    assert set(act1["method"]) == {"naive", "closed_form", "ppi_plus_plus", "laplace",
+                                   "exact", "nuts"}  # fmt: skip
+    assert np.allclose(act1["gold"], mt["human"].mean())  # every judge, the same 200 pairs
+    nuts = act1[act1["method"] == "nuts"]
+    assert (nuts["r_hat"] <= 1.01).all() and (nuts["divergences"] == 0).all()
+    cov = pd.DataFrame(out["label_coverage"])
+    assert (cov["draws"] == 20).all() and cov["coverage"].between(0, 1).all()
+    # act 2
     assert out["evaluator"] == "GPT-4" and len(out["rows"]) == 8
     assert out["report"] == str(report) and report.exists()
-    assert (tmp_path / "demo" / "report_figures" / "judge_bias.png").exists()
+    for fig in ("label_a_few", "accuracy", "judge_bias"):
+        assert (tmp_path / "demo" / "report_figures" / f"{fig}.png").exists()
     judges = {b["judge"] for b in out["judge_bias"]}
     assert judges == set(jb.datasets.LLMBAR_EVALUATORS) and len(out["agreement"]) == 6
     for row in out["rows"]:
@@ -249,16 +267,15 @@ def test_demo_runs_on_bundled_data(tmp_path):
         else:
             assert row["laplace_lower"] < row["laplace"] < row["laplace_upper"]
         assert 0 <= row["p_mirror"] <= 1
+        assert row["exact_lower"] < row["exact"] < row["exact_upper"]
     llmeval = next(x for x in out["rows"] if x["subset"] == "Processed_LLMEval2")
     assert llmeval["n_missing"] == 6  # the judge's unusable outputs are counted
     for row in out["rows"]:
         assert row["n"] + row["n_missing"] + row["m0"] + row["m1"] == row["items"]
-        # the Bayesian rows pass the convergence gate and bracket their own mean
-        assert row["r_hat"] <= 1.01 and row["divergences"] == 0 and row["bayes_note"] == ""
-        assert row["bayes_lower"] < row["bayes"] < row["bayes_upper"]
-    t = run("demo", "--no-bayes", "--no-bias", "--report", "none")
+    t = run("demo", "--no-bayes", "--no-bias", "--label-draws", "5", "--report", "none")
     assert t.returncode == 0 and "LLMBar_Natural" in t.stdout and "[8/8]" in t.stderr
-    assert "report:" not in t.stdout
+    assert "SUMMARY: ChatGPT" in t.stdout and "report:" not in t.stdout
+    assert "Warning" not in t.stderr
 
 
 def test_version():

@@ -16,9 +16,20 @@ def add_parser(sub) -> None:
     d.add_argument("--evaluator", default="GPT-4")
     d.add_argument("--calibration-fraction", type=float, default=0.1)
     d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--no-bayes", action="store_true", help="closed form only (no NUTS)")
-    d.add_argument("--no-bias", action="store_true", help="skip the judge-bias part")
-    d.add_argument("--bias-method", choices=("nuts", "laplace"), default="nuts")
+    d.add_argument("--labels", type=int, default=40, help="act 1: pairs labelled (of 200)")
+    d.add_argument(
+        "--label-draws", type=int, default=200, help="act 1: label draws of the coverage check"
+    )
+    d.add_argument(
+        "--no-bayes", action="store_true", help="closed forms only (no Laplace, exact, NUTS)"
+    )
+    d.add_argument("--no-bias", action="store_true", help="skip act 3 (judge bias)")
+    d.add_argument(
+        "--bias-method",
+        choices=("laplace", "nuts"),
+        default="laplace",
+        help="act 3's engine (nuts: the horseshoe model, about 3.5 more minutes)",
+    )
     d.add_argument(
         "--report",
         default="judgebayes-demo/report.md",
@@ -29,7 +40,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> str:
     """Run ``judgebayes demo``; returns what goes to stdout."""
-    from judgebayes.workflows.demo import run_demo
+    from judgebayes.workflows.demo import headline, run_demo
 
     res = run_demo(
         evaluator=args.evaluator,
@@ -40,6 +51,8 @@ def run(args) -> str:
         bayes=not args.no_bayes,
         bias=None if args.no_bias else args.bias_method,
         report=None if args.report in ("", "none") else args.report,
+        n_labels=args.labels,
+        label_draws=args.label_draws,
     )
     if args.format == "json":
 
@@ -55,6 +68,9 @@ def run(args) -> str:
                 "evaluator": args.evaluator,
                 "calibration_fraction": args.calibration_fraction,
                 "seed": args.seed,
+                "headline": headline(res, args.alpha),
+                "label_a_few": recs(res.label_a_few),
+                "label_coverage": recs(res.label_coverage),
                 "rows": recs(res.accuracy),
                 "judge_bias": recs(res.bias),
                 "agreement": recs(res.agreement),

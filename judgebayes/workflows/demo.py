@@ -1,16 +1,21 @@
-"""The main job on bundled data (``judgebayes demo`` / ``make demo``).
+"""The main job on bundled data (``judgebayes demo`` / ``make demo``), in three acts.
 
-1. Accuracy: for each LLMBar subset judged by one evaluator with its plain prompt, the
-   items are split into a calibration part (``calibration_fraction`` of each gold class,
-   at least one each) and a test part.  The calibration part's gold labels estimate the
-   judge's specificity and sensitivity; on the test part the judge's naive rate is
-   compared with the Rogan-Gladen estimate and its Lang-Reiczigel interval, the Laplace
-   interval and the NUTS credible interval, and the gold rate the judge is trying to
-   estimate.
-2. Judge bias: every LLMBar judge's length and position coefficients on the five LLMBar
-   subsets judged in both orders (:mod:`judgebayes.workflows.judge_bias`; NUTS with the horseshoe by
-   default), and the cross-validated agreement with gold before and after correction.
-3. A written report (markdown, figures as PNG) with both.
+1. A biased judge, a few labels (the headline).  LLMBar's MT-Bench subset: 200 pairs, every
+   one judged by each LLM judge that has verdicts on it, ``n_labels`` of them labelled by
+   humans at random (the items design, "judge everything, label a few").  Per judge: the
+   raw rate against the gold rate of the 200 pairs, and the corrected rate by the closed
+   form, PPI++, Laplace, the exact posterior and NUTS.  Then the same over ``label_draws``
+   random choices of the labelled pairs: how often each method's interval covers gold.
+2. When correction does not pay.  One judge on every LLMBar subset with a small
+   calibration part (``calibration_fraction`` of each gold class) and the rest as test
+   set: closed form (Rogan-Gladen, Lang-Reiczigel), Laplace and the exact posterior of the
+   Bayesian model against the test set's gold rate.  A nearly unbiased judge (GPT-4) and
+   2-11 labels per class: the correction costs width and buys nothing.
+3. Judge bias: every LLMBar judge's length and position coefficients on the five LLMBar
+   subsets judged in both orders (:mod:`judgebayes.workflows.judge_bias`), and the
+   cross-validated agreement with gold before and after correction.
+
+A written report (markdown or HTML, figures as PNG) holds all three.
 """
 
 from __future__ import annotations
@@ -29,17 +34,46 @@ from judgebayes.studies.accuracy import accuracy_table
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["DemoResult", "demo_text", "run_accuracy_demo", "run_demo"]
+__all__ = [
+    "DemoResult",
+    "demo_text",
+    "headline",
+    "label_a_few_items",
+    "run_accuracy_demo",
+    "run_demo",
+    "run_label_a_few",
+]
+
+#: the subset of act 1: the one where the judges' raw rates are furthest from gold
+LABEL_A_FEW_SUBSET = "Processed_MT-Bench"
 
 
 @dataclass
 class DemoResult:
-    """The demo's tables and, when written, its report."""
+    """The demo's tables and, when written, its report.
+
+    Attributes
+    ----------
+    accuracy : DataFrame
+        Act 2, one row per LLMBar subset.
+    label_a_few : DataFrame, optional
+        Act 1: :func:`judgebayes.compare`'s table per judge and method, with ``gold`` and
+        ``covered``.
+    label_coverage : DataFrame, optional
+        Act 1 repeated over random label draws: per judge and method, the share of
+        intervals covering gold and their mean width.
+    bias, agreement : DataFrame, optional
+        Act 3.
+    """
 
     accuracy: pd.DataFrame
     bias: pd.DataFrame | None = None
     agreement: pd.DataFrame | None = None
     report: Any = None
+    label_a_few: pd.DataFrame | None = None
+    label_coverage: pd.DataFrame | None = None
+    fits: tuple = ()
+    n_labels: int = 0
 
 
 def run_demo(
@@ -49,37 +83,144 @@ def run_demo(
     alpha: float = 0.05,
     progress: IO[str] | None = None,
     bayes: bool = True,
-    bias: str | None = "nuts",
+    bias: str | None = "laplace",
     report: str | None = None,
+    n_labels: int = 40,
+    label_draws: int = 200,
 ) -> DemoResult:
-    """Run the main job: accuracy per LLMBar subset, the judge-bias table, a report.
+    """Run the main job: the three acts of the module docstring and a report.
 
     Parameters
     ----------
-    evaluator, calibration_fraction, seed, alpha
-        As in :func:`run_accuracy_demo`.
+    evaluator, calibration_fraction
+        Act 2's judge and calibration share (:func:`run_accuracy_demo`).
+    seed, alpha
+        Random seed of every split and fit; 1 - the interval level.
     progress : file, optional
         Where to print progress lines.
     bayes : bool
-        Laplace and NUTS beside the closed form in the accuracy part.
-    bias : {"nuts", "laplace"} or None
-        Engine of the judge-bias part (None: skip it).
+        Laplace, the exact posterior and NUTS beside the closed forms.
+    bias : {"laplace", "nuts"} or None
+        Engine of act 3 (None: skip it).
     report : str, optional
         Report path (``.md`` or ``.html``); None writes none.
+    n_labels, label_draws
+        Act 1: pairs labelled, and random label draws of its coverage check (0: none).
     """
     say = (lambda m: print(m, file=progress, flush=True)) if progress else (lambda m: None)
-    say(f"accuracy of {evaluator} on the {len(LLMBAR_SUBSETS)} LLMBar subsets")
+    say(f"act 1: {LABEL_A_FEW_SUBSET}, every pair judged, {n_labels} labelled")
+    table, coverage, fits = run_label_a_few(n_labels, seed, alpha, bayes, label_draws, say)
+    say(f"act 2: {evaluator} on the {len(LLMBAR_SUBSETS)} LLMBar subsets")
     acc = run_accuracy_demo(evaluator, calibration_fraction, seed, alpha, progress, bayes)
-    res = DemoResult(acc)
+    res = DemoResult(
+        acc, label_a_few=table, label_coverage=coverage, fits=tuple(fits), n_labels=n_labels
+    )
     if bias is not None:
         from judgebayes.datasets import LLMBAR_EVALUATORS
 
-        say(f"judge bias of {len(LLMBAR_EVALUATORS)} judges (both orders, {bias})")
+        say(f"act 3: judge bias of {len(LLMBAR_EVALUATORS)} judges (both orders, {bias})")
         res.bias, res.agreement = _bias_part(bias, seed, alpha, say)
     if report is not None:
         say(f"writing the report to {report}")
         res.report = _write_report(res, report, evaluator, calibration_fraction, seed, alpha)
     return res
+
+
+def label_a_few_items(
+    n_labels: int = 40, seed: int | Any = 0, subset: str = LABEL_A_FEW_SUBSET
+) -> pd.DataFrame:
+    """Act 1's items frame: each judge's verdicts on ``subset``, ``n_labels`` pairs labelled.
+
+    The same pairs are labelled for every judge (humans label pairs, not verdicts), drawn
+    at random with ``seed``.  Columns ``system`` (the judge), ``idx``, ``judge``,
+    ``human`` (blank where unlabelled) and ``gold`` (every pair's human label, for
+    checking only).
+    """
+    import numpy as np
+    import pandas as pd
+
+    from judgebayes.datasets import LLMBAR_EVALUATORS
+
+    frames = []
+    for ev in LLMBAR_EVALUATORS:
+        it = llmbar_accuracy_items(ev)
+        it = it[it["subset"] == subset]
+        if len(it):
+            frames.append(it.assign(system=ev))
+    df = pd.concat(frames, ignore_index=True).rename(columns={"human": "gold"})
+    ids = np.unique(df["idx"])
+    rng = np.random.default_rng(seed)
+    labelled = rng.choice(ids, n_labels, replace=False)
+    df["human"] = np.where(df["idx"].isin(labelled), df["gold"], np.nan)
+    return df[["system", "idx", "judge", "human", "gold"]]
+
+
+def run_label_a_few(
+    n_labels: int = 40,
+    seed: int = 0,
+    alpha: float = 0.05,
+    bayes: bool = True,
+    label_draws: int = 200,
+    say=lambda m: None,
+):
+    r"""Act 1: (table, coverage, fits); see the module docstring.
+
+    ``table`` is :func:`judgebayes.compare`'s table with ``gold`` (the judge's 200 pairs'
+    gold rate: the items estimand's target) and ``covered``.  ``coverage`` repeats the
+    point methods and the exact posterior over ``label_draws`` label draws (seeds
+    ``[seed, r]``); its Monte-Carlo standard error at 0.95 is
+    :math:`\sqrt{0.95 \cdot 0.05 / R}` (0.015 for R = 200).
+    """
+    import numpy as np
+    import pandas as pd
+
+    from judgebayes.errors import LaplaceError
+    from judgebayes.inference.sampling import quiet_engine_warnings
+    from judgebayes.results import compare
+    from judgebayes.studies.accuracy import AccuracyStudy
+
+    df = label_a_few_items(n_labels, seed)
+    gold = df.groupby("system", sort=False)["gold"].mean()
+    study = AccuracyStudy.from_items(df, system="system")
+    methods = ["naive", "closed_form", "ppi_plus_plus"]
+    methods += ["laplace", "exact", "nuts"] if bayes else []
+    fits = []
+    for m in methods:
+        say(f"  {m}")
+        try:
+            with quiet_engine_warnings():  # a failed gate is in the table's columns
+                fits.append(study.fit(m, random_seed=seed))
+        except LaplaceError as e:
+            say(f"  laplace refused: {e}")
+    table = compare(fits, alpha=alpha)
+    table["gold"] = table["unit"].map(gold)
+    table["covered"] = (table["lower"] <= table["gold"]) & (table["gold"] <= table["upper"])
+    rows = []
+    if label_draws:
+        say(f"  coverage over {label_draws} random label draws")
+        reps = ("naive", "closed_form", "ppi_plus_plus", *(("exact",) if bayes else ()))
+        hits = {m: [] for m in reps}
+        widths = {m: [] for m in reps}
+        for r in range(label_draws):
+            d = label_a_few_items(n_labels, np.random.default_rng([seed, r]))
+            st = AccuracyStudy.from_items(d, system="system")
+            for m in reps:
+                iv = st.fit(m, random_seed=r).interval(alpha).reindex(gold.index)
+                hits[m].append(((iv["lower"] <= gold) & (gold <= iv["upper"])).to_numpy())
+                widths[m].append((iv["upper"] - iv["lower"]).to_numpy())
+        for m in reps:
+            h, w = np.asarray(hits[m]), np.asarray(widths[m])
+            for j, judge in enumerate(gold.index):
+                rows.append(
+                    {
+                        "method": m,
+                        "judge": judge,
+                        "coverage": h[:, j].mean(),
+                        "mean_width": w[:, j].mean(),
+                        "draws": label_draws,
+                    }
+                )
+    return table, pd.DataFrame(rows), fits
 
 
 def _bias_part(method: str, seed: int, alpha: float, say):
@@ -115,22 +256,41 @@ def _write_report(res: DemoResult, path, evaluator, fraction, seed, alpha):
 
     level = f"{100 * (1 - alpha):g}%"
     r = Report("judgebayes demo: LLM judges on LLMBar")
-    r.heading("Accuracy under misclassification")
+    if res.label_a_few is not None:
+        from judgebayes.results import plot_intervals
+
+        t = res.label_a_few
+        r.heading("Act 1: a biased judge, a few labels")
+        r.text(headline(res, alpha))
+        r.text(
+            f"LLMBar {LABEL_A_FEW_SUBSET}: every pair judged by each judge with verdicts on "
+            f"it, {res.n_labels} pairs labelled by humans at random (seed {seed}); `gold` is "
+            "the human rate over all pairs, the rate the items estimand targets."
+        )
+        r.table("label_a_few", t)
+        gold = dict(zip(t["unit"], t["gold"], strict=False))
+        ax = plot_intervals(t, truth=gold)
+        r.figure("label_a_few", ax.figure, f"Raw and corrected rates ({level}), gold as ticks")
+        if res.label_coverage is not None and len(res.label_coverage):
+            r.text("Coverage of gold over random draws of the labelled pairs:")
+            r.table("label_coverage", res.label_coverage)
+    r.heading("Act 2: when correction does not pay")
     r.text(
         f"Judge {evaluator} (plain prompt), target P(output 1 is better). In each subset "
         f"{fraction:.0%} of each gold class calibrates the judge (seed {seed}); the rest is "
         "the test set, whose gold rate (`gold`) the estimates are compared with. "
         f"closed form: Rogan-Gladen with the Lang-Reiczigel {level} interval; Laplace and "
-        f"NUTS: the Bayesian model (uniform priors), mean and {level} interval."
+        f"the exact posterior of the Bayesian model (uniform priors), mean and {level} "
+        "interval."
     )
     cols = ["subset", "items", "n", "n_missing", "m0", "m1", "gold", "naive", "estimate"]
     cols += ["lower", "upper", "laplace", "laplace_lower", "laplace_upper"]
-    cols += ["bayes", "bayes_lower", "bayes_upper", "r_hat", "divergences"]
+    cols += ["exact", "exact_lower", "exact_upper", "p_mirror"]
     r.table("accuracy", res.accuracy[[c for c in cols if c in res.accuracy]])
-    if "bayes" in res.accuracy:
+    if "exact" in res.accuracy:
         r.figure("accuracy", _accuracy_figure(res.accuracy, alpha), "Estimates per subset")
     if res.bias is not None:
-        r.heading("Judge bias (both presentation orders)")
+        r.heading("Act 3: judge bias (both presentation orders)")
         r.text(
             "Per judge, the bias-aware pairwise model of 'judge picks the output shown "
             "first' on the gold label (a discrimination per subset), the length difference "
@@ -157,7 +317,7 @@ def _accuracy_figure(acc, alpha: float):
     spec = [("naive", "naive", "naive", "naive"),
             ("closed form", "estimate", "lower", "upper"),
             ("Laplace", "laplace", "laplace_lower", "laplace_upper"),
-            ("NUTS", "bayes", "bayes_lower", "bayes_upper")]  # fmt: skip
+            ("exact posterior", "exact", "exact_lower", "exact_upper")]  # fmt: skip
     table = pd.concat(
         [
             pd.DataFrame(
@@ -191,9 +351,9 @@ def run_accuracy_demo(
 ) -> pd.DataFrame:
     """One row per LLMBar subset: gold rate, naive rate and corrected estimates on the test part.
 
-    With ``bayes=True`` each subset also gets the Laplace interval and the NUTS posterior
-    mean and equal-tailed credible interval of the binary model (uniform priors; each
-    model is compiled once and refitted per subset) and NUTS's convergence numbers.
+    With ``bayes=True`` each subset also gets the Laplace interval and the exact posterior
+    mean and equal-tailed credible interval of the binary model (uniform priors) with its
+    posterior mass on the mirror region.
     """
     import numpy as np
     import pandas as pd
@@ -232,6 +392,7 @@ def run_accuracy_demo(
 
 
 def _bayes_row(tc, cc, alpha: float, seed: int) -> dict:
+    """Laplace and the exact posterior of the binary model (uniform priors, q0 + q1 > 1)."""
     import numpy as np
 
     from judgebayes.errors import LaplaceError
@@ -239,10 +400,10 @@ def _bayes_row(tc, cc, alpha: float, seed: int) -> dict:
     from judgebayes.studies.accuracy import AccuracyStudy
 
     study = AccuracyStudy(tc, cc)
-    with quiet_engine_warnings():  # a failed gate is reported in the row instead
-        # calibration sets of 2-11 items per class leave a long ridge towards the mirror
-        # solution q0 + q1 < 1: a high target_accept keeps NUTS' steps small there
-        fit = study.fit("nuts", random_seed=seed, sampler={"target_accept": 0.95})
+    # the exact posterior (quadrature) of the model NUTS samples: no sampler to trust, and
+    # calibration sets of 2-11 items per class are where NUTS meets the mirror ridge
+    with quiet_engine_warnings():  # the mirror's mass is in the row (p_mirror)
+        fit = study.fit("exact", random_seed=seed)
     lap_note = ""
     try:
         with quiet_engine_warnings():
@@ -252,26 +413,123 @@ def _bayes_row(tc, cc, alpha: float, seed: int) -> dict:
         lap = {"estimate": np.nan, "lower": np.nan, "upper": np.nan}
         lap_note = str(e)
     iv = fit.interval(alpha).iloc[0]
-    d = fit.diagnostics
     return {
         "laplace": lap["estimate"],
         "laplace_lower": lap["lower"],
         "laplace_upper": lap["upper"],
-        "bayes": iv["estimate"],
-        "bayes_lower": iv["lower"],
-        "bayes_upper": iv["upper"],
-        "r_hat": d.r_hat_max,
-        "divergences": d.divergences,
-        "bayes_note": "" if d.passed else d.message(),
+        "exact": iv["estimate"],
+        "exact_lower": iv["lower"],
+        "exact_upper": iv["upper"],
         "laplace_note": lap_note,
         "p_mirror": fit.info.get("p_mirror", np.nan),
     }
 
 
+_METHOD_NAMES = {
+    "naive": "naive",
+    "closed_form": "closed form",
+    "ppi_plus_plus": "PPI++",
+    "laplace": "Laplace",
+    "exact": "exact",
+    "nuts": "NUTS",
+}
+
+
+def _interval(r: dict) -> str:
+    return f"{r['estimate']:.3f} [{r['lower']:.3f}, {r['upper']:.3f}]"
+
+
+def headline(result: DemoResult, alpha: float = 0.05) -> str:
+    """Act 1's finding in two sentences, from the numbers measured (not written in advance)."""
+    t = result.label_a_few
+    naive = t[t["method"] == "naive"].set_index("unit")
+    worst = (naive["estimate"] - naive["gold"]).abs().idxmax()
+    rows = t[t["unit"] == worst].set_index("method")
+    nv = rows.loc["naive"]
+    n_lab = result.n_labels
+    level = f"{100 * (1 - alpha):g}%"
+    fixed = [f"{_METHOD_NAMES[m]} {_interval(rows.loc[m])}" for m in rows.index if m != "naive"]
+    covered = [m for m in rows.index if m != "naive" and rows.loc[m, "covered"]]
+    missed = [_METHOD_NAMES[m] for m in rows.index if m != "naive" and m not in covered]
+    text = (
+        f"{worst}'s raw rate {nv['estimate']:.3f} overstates the gold rate "
+        f"{nv['gold']:.3f} by {nv['estimate'] - nv['gold']:+.3f} (its {level} interval "
+        f"[{nv['lower']:.3f}, {nv['upper']:.3f}] "
+        f"{'covers' if nv['covered'] else 'misses'} gold). With {n_lab} of the pairs labelled, "
+        f"the corrected {level} intervals are "
+        + "; ".join(fixed)
+        + ": "
+        + (
+            "every one covers gold."
+            if not missed
+            else f"{len(covered)} of {len(covered) + len(missed)} cover gold (not: "
+            + ", ".join(missed)
+            + ")."
+        )
+    )
+    cov = result.label_coverage
+    if cov is not None and len(cov):
+        mean = cov.groupby("method", sort=False)["coverage"].mean()
+        text += (
+            f"\nOver {int(cov['draws'].iloc[0])} random draws of the labelled pairs, the "
+            f"{level} intervals covered the judges' gold rate in "
+            + ", ".join(f"{100 * v:.1f}% ({_METHOD_NAMES[m]})" for m, v in mean.items())
+            + " of judge x draw cases (Monte-Carlo error per judge +-"
+            + f"{100 * (0.05 * 0.95 / int(cov['draws'].iloc[0])) ** 0.5:.1f}%)."
+        )
+    return text
+
+
 def demo_text(result: DemoResult, args: Any, render) -> str:
-    """Human-readable demo output."""
+    """Human-readable demo output: the three acts, then the headline as the summary."""
     res = result.accuracy
     level = f"{100 * (1 - args.alpha):g}%"
+    parts = []
+    if result.label_a_few is not None:
+        t = result.label_a_few
+        parts.append(
+            f"ACT 1 - a biased judge, a few labels. LLMBar {LABEL_A_FEW_SUBSET}: every pair "
+            "judged by each judge with verdicts on it, target P(output 1 is better);\n"
+            f"{result.n_labels} pairs labelled by humans at random (seed "
+            f"{args.seed}); gold = the human rate over all pairs (what the corrected rate "
+            "estimates).\n"
+        )
+        wide = []
+        for judge, g in t.groupby("unit", sort=False):
+            row = {"judge": judge, "gold": g["gold"].iloc[0]}
+            for r in g.to_dict("records"):
+                name = _METHOD_NAMES.get(r["method"], r["method"])
+                row[name] = _interval(r) + ("" if r["covered"] else " x")
+            wide.append(row)
+        names = [_METHOD_NAMES.get(m, m) for m in dict.fromkeys(t["method"])]
+        parts.append(
+            render(wide, [("judge", "judge"), ("gold", "gold"), *((n, n) for n in names)],
+                   args.format)
+        )  # fmt: skip
+        parts.append(f"(estimate [{level} interval]; x = misses gold)")
+        nuts = t[t["method"] == "nuts"]
+        if len(nuts):
+            parts.append(
+                f"NUTS: r_hat max {nuts['r_hat'].max():.3f}, "
+                f"{int(nuts['divergences'].max())} divergences, "
+                f"{nuts['ess_bulk'].min():.0f} bulk ESS min."
+            )
+        cov = result.label_coverage
+        if cov is not None and len(cov):
+            pivot = cov.pivot_table(index="judge", columns="method", values="coverage",
+                                    sort=False)  # fmt: skip
+            crow = [
+                {"judge": j, **{_METHOD_NAMES[m]: v for m, v in r.items()}}
+                for j, r in pivot.to_dict("index").items()
+            ]
+            parts.append(
+                f"\nCoverage of gold over {int(cov['draws'].iloc[0])} random draws of the "
+                f"labelled pairs ({level} intervals; Monte-Carlo error about 0.015):"
+            )
+            ccols = [("judge", "judge")] + [
+                (_METHOD_NAMES[m], _METHOD_NAMES[m]) for m in pivot.columns
+            ]
+            parts.append(render(crow, ccols, args.format))
     cols = [
         ("subset", "subset"),
         ("n", "n test"),
@@ -286,61 +544,47 @@ def demo_text(result: DemoResult, args: Any, render) -> str:
         ("lower", f"{level} lo"),
         ("upper", "hi"),
     ]
-    if "bayes" in res:
+    if "exact" in res:
         cols += [
             ("laplace_lower", "Laplace lo"),
             ("laplace_upper", "hi"),
-            ("bayes", "NUTS mean"),
-            ("bayes_lower", "lo"),
-            ("bayes_upper", "hi"),
-            ("r_hat", "r_hat"),
-            ("divergences", "div"),
+            ("exact", "exact mean"),
+            ("exact_lower", "lo"),
+            ("exact_upper", "hi"),
             ("p_mirror", "P(q0+q1<1)"),
         ]
-    intro = (
-        f"LLMBar, judge {args.evaluator} (plain prompt), target: P(output 1 is better).\n"
-        f"Each subset: {args.calibration_fraction:.0%} of each gold class calibrates the judge "
-        f"(seed {args.seed}); the rest is the test set.\n"
-        "gold = true rate on the test set; naive = judge's raw rate; corrected = "
-        f"Rogan-Gladen with its Lang-Reiczigel {level} interval; Laplace = normal "
-        "approximation at the mode, checked and corrected by importance weights (refused "
-        "where it does not fit);\nNUTS = posterior mean and "
-        f"{level} credible interval of the Bayesian model (uniform priors on q0 + q1 > 1), "
-        "which never collapses at 0 or 1 and needs no clipping;\nP(q0+q1<1) = posterior "
-        "mass of a worse-than-chance judge had it not been excluded.\n"
+    parts.append(
+        f"\nACT 2 - when correction does not pay. LLMBar, judge {args.evaluator} (plain "
+        "prompt), every subset: "
+        f"{args.calibration_fraction:.0%} of each gold class calibrates the judge, the rest "
+        "is the test set.\ngold = true rate on the test set; naive = judge's raw rate; "
+        f"corrected = Rogan-Gladen with its Lang-Reiczigel {level} interval; Laplace (refused "
+        "where its importance check fails);\nexact = the Bayesian model's exact posterior "
+        "(uniform priors on q0 + q1 > 1); P(q0+q1<1) = the mass a worse-than-chance judge "
+        "would have had.\n"
     )
-    notes = [f"note [{r['subset']}]: {r['note']}" for r in res.to_dict("records") if r["note"]]
-    notes += [
-        f"NUTS [{r['subset']}]: {r['bayes_note']}"
-        for r in res.to_dict("records")
-        if r.get("bayes_note")
-    ]
-    notes += [
+    parts.append(render(res.to_dict("records"), cols, args.format))
+    parts += [f"note [{r['subset']}]: {r['note']}" for r in res.to_dict("records") if r["note"]]
+    parts += [
         f"Laplace [{r['subset']}]: {r['laplace_note']}"
         for r in res.to_dict("records")
         if r.get("laplace_note")
     ]
     ok = res["covered"].dropna()
-    summary = (
+    parts.append(
         f"\nmean |naive - gold| = {res['naive_error'].abs().mean():.3f}; "
         f"mean |corrected - gold| = {res['corrected_error'].abs().mean():.3f}; "
-        + (
-            f"mean |NUTS - gold| = {(res['bayes'] - res['gold']).abs().mean():.3f}; "
-            if "bayes" in res
-            else ""
-        )
-        + f"intervals covering gold (Lang-Reiczigel): {int(ok.sum())}/{len(ok)}. "
-        "\nWith a few calibration items per class the estimated q0 + q1 - 1 is small and noisy, "
-        "so the\ncorrection is noisy too: the interval width is the honest price of a small "
-        "calibration set.\nThe naive rate looks good here only because gold is near 0.5, where "
-        "a judge with q0 ~ q1\nhas bias (1 - 2*theta)(1 - q) ~ 0; `judgebayes plan` says how "
-        "many labels a target width needs."
+        f"intervals covering gold (Lang-Reiczigel): {int(ok.sum())}/{len(ok)}.\n"
+        f"{args.evaluator} is nearly unbiased here (gold near 0.5, q0 ~ q1: bias "
+        "(1 - 2*theta)(1 - q) ~ 0), and 2-11 calibration items per class make q0 + q1 - 1\n"
+        "small and noisy, so the correction adds noise and width and removes little bias. "
+        "Correction pays when the judge is biased\nand the labels are enough (act 1); "
+        "`judgebayes plan` says how many labels a target width needs."
     )
-    parts = [intro, render(res.to_dict("records"), cols, args.format), *notes, summary]
     if result.bias is not None:
         b = result.bias
         parts.append(
-            "\nJudge bias on the five LLMBar subsets, both presentation orders "
+            "\nACT 3 - judge bias on the five LLMBar subsets, both presentation orders "
             f"({b['method'].iloc[0]}; {level} intervals; length per standardised log2 words):"
         )
         show = b[b["coefficient"].isin(["length", "position"])].to_dict("records")
@@ -360,6 +604,8 @@ def demo_text(result: DemoResult, args: Any, render) -> str:
         acols += [("gold_longer", "gold longer")]
         arows = [dict(r, subset=r["judge"]) for r in result.agreement.to_dict("records")]
         parts.append(render(arows, acols, args.format))
+    if result.label_a_few is not None:
+        parts.append("\nSUMMARY: " + headline(result, args.alpha))
     if result.report is not None:
         parts.append(
             f"\nreport: {result.report.path} ({len(result.report.figures)} figures in "

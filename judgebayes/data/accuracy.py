@@ -456,6 +456,9 @@ def counts_from_test_frame(
 
     Rows whose verdict is missing are counted in ``n_missing`` and excluded.
     """
+    from judgebayes.data.frames import as_pandas
+
+    df = as_pandas(df, "test")
     _require_columns(df, {"judge": judge, "system": system, "stratum": stratum}, "test")
     if len(df) == 0:
         raise InputError("test frame has no rows", field="test", value=0)
@@ -501,6 +504,9 @@ def counts_from_calibration_frame(
         If a stratum has no truly positive or no truly negative example (with
         ``allow_empty_classes=True``, for partially pooled strata: only if no stratum has).
     """
+    from judgebayes.data.frames import as_pandas
+
+    df = as_pandas(df, "calibration")
     _require_columns(df, {"human": human, "judge": judge, "stratum": stratum}, "calibration")
     if len(df) == 0:
         raise InputError("calibration frame has no rows", field="calibration", value=0)
@@ -635,6 +641,10 @@ def counts_from_multiclass_frames(
 
     ``classes`` defaults to the sorted labels seen in the calibration frame's human column.
     """
+    from judgebayes.data.frames import as_pandas
+
+    test_df = as_pandas(test_df, "test_df")
+    calibration_df = as_pandas(calibration_df, "calibration_df")
     _require_columns(calibration_df, {"human": human, "judge": judge}, "calibration")
     _require_columns(test_df, {"judge": judge, "system": system}, "test")
     if classes is None:
@@ -711,6 +721,9 @@ def calibration_split(
             field="fraction",
             value=fraction,
         )
+    from judgebayes.data.frames import as_pandas
+
+    items = as_pandas(items, "items")
     h = items[human].to_numpy()
     if stratify:
         for cls in (0, 1):

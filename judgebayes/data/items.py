@@ -275,14 +275,9 @@ def items_from_frame(
     """
     import pandas as pd
 
-    if hasattr(items, "to_pandas") and not isinstance(items, pd.DataFrame):
-        items = items.to_pandas()  # polars (and pyarrow) frames
-    if not isinstance(items, pd.DataFrame):
-        raise InputError(
-            f"items must be a DataFrame; got {type(items).__name__}",
-            field="items",
-            value=type(items).__name__,
-        )
+    from judgebayes.data.frames import as_pandas
+
+    items = as_pandas(items, "items")
     if len(items) == 0:
         raise InputError("the items frame has no rows", field="items", value=0)
     dup = () if items.columns.is_unique else items.columns[items.columns.duplicated()]

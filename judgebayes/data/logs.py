@@ -226,14 +226,9 @@ def attach_labels(items, labels) -> Any:
                 field="labels",
                 value=str(labels),
             ) from None
-    if hasattr(labels, "to_pandas") and not isinstance(labels, pd.DataFrame):
-        labels = labels.to_pandas()
-    if not isinstance(labels, pd.DataFrame):
-        raise InputError(
-            f"labels must be a DataFrame or a CSV path; got {type(labels).__name__}",
-            field="labels",
-            value=type(labels).__name__,
-        )
+    from judgebayes.data.frames import as_pandas
+
+    labels = as_pandas(labels, "labels")
     for col in ("sample_id", "human"):
         if col not in labels.columns:
             raise InputError(

@@ -366,10 +366,10 @@ def pairwise_from_frames(
     """
     import pandas as pd
 
-    if not isinstance(comparisons, pd.DataFrame):
-        raise InputError(
-            "comparisons must be a pandas DataFrame", field="comparisons", value=type(comparisons)
-        )
+    from judgebayes.data.frames import as_pandas
+
+    comparisons = as_pandas(comparisons, "comparisons")
+    items = as_pandas(items, "items", optional=True)
     a = _col(comparisons, first, "comparisons").astype("string").str.strip()
     b = _col(comparisons, second, "comparisons").astype("string").str.strip()
     w = _col(comparisons, winner, "comparisons").astype("string").str.strip()

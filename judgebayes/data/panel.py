@@ -305,6 +305,10 @@ def panel_from_frames(
     """
     import pandas as pd
 
+    from judgebayes.data.frames import as_pandas
+
+    cells = as_pandas(cells, "cells")
+    annotations = as_pandas(annotations, "annotations", optional=True)
     _require(cells, ["generator", "validator", "n_judged", "n_valid"], "cells")
     c = cells.copy()
     c["generator"] = c["generator"].astype(str)
@@ -382,6 +386,9 @@ def panel_from_items(
     its verdicts to the cell's confusion counts.  Each (output, validator) pair may
     appear once.
     """
+    from judgebayes.data.frames import as_pandas
+
+    items = as_pandas(items, "items")
     _require(items, [output, generator, validator, verdict], "items")
     df = items[[output, generator, validator, verdict]].copy()
     df.columns = ["output", "generator", "validator", "verdict"]

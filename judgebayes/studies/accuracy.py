@@ -218,15 +218,12 @@ class AccuracyStudy(Comparable):
         column of both frames) makes the check item by item.
         """
         from judgebayes.data.accuracy import counts_from_calibration_frame, counts_from_test_frame
+        from judgebayes.data.frames import as_pandas
 
-        for nm, df in (("test_df", test_df), ("calibration_df", calibration_df)):
-            if not hasattr(df, "columns"):
-                raise InputError(
-                    f"{nm} must be a DataFrame (pandas or Polars); got {type(df).__name__}",
-                    field=nm,
-                    value=type(df).__name__,
-                )
-        if test_df is calibration_df:
+        same = test_df is calibration_df
+        test_df = as_pandas(test_df, "test_df")
+        calibration_df = as_pandas(calibration_df, "calibration_df")
+        if same:
             raise InputError(
                 "the test and calibration frames are the same frame: every labelled item "
                 "would count twice (in the judge's test rate and in its calibration). Pass "

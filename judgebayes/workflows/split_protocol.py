@@ -232,6 +232,9 @@ def split_protocol(
     """
     import pandas as pd
 
+    from judgebayes.data.frames import as_pandas
+
+    items = as_pandas(items, "items")
     h_items, j_items = _validate(items, judge, human, group, calibration_fraction, n_splits)
     unknown = [m for m in methods if m not in SPLIT_METHODS]
     if unknown:

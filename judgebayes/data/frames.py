@@ -1,0 +1,50 @@
+"""One door for data frames: pandas, Polars (eager or lazy), pyarrow, or any frame with the
+dataframe interchange protocol become a pandas DataFrame; anything else is a typed error.
+
+Every entry point that takes a frame calls :func:`as_pandas` first, so Polars works
+everywhere without being a dependency (it is imported by the user who made the frame).
+Results are pandas / xarray whatever came in.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judgebayes.errors import InputError
+
+__all__ = ["as_pandas"]
+
+
+def as_pandas(frame: Any, name: str, *, optional: bool = False):
+    """``frame`` as a pandas DataFrame.
+
+    Parameters
+    ----------
+    frame : pandas / Polars DataFrame, Polars LazyFrame, pyarrow Table, or any object with
+        ``__dataframe__`` (the interchange protocol)
+    name : str
+        The argument's name, for the error message.
+    optional : bool
+        Pass ``None`` through.
+
+    Raises
+    ------
+    InputError
+        ``frame`` is not a data frame (names the argument and the type given).
+    """
+    import pandas as pd
+
+    if isinstance(frame, pd.DataFrame) or (optional and frame is None):
+        return frame
+    module = type(frame).__module__.split(".")[0]
+    if module == "polars" and hasattr(frame, "collect"):  # a LazyFrame: run the query
+        frame = frame.collect()
+    if module in ("polars", "pyarrow") and hasattr(frame, "to_pandas"):
+        return frame.to_pandas()
+    if hasattr(frame, "__dataframe__"):
+        return pd.api.interchange.from_dataframe(frame)
+    raise InputError(
+        f"{name} must be a DataFrame (pandas or Polars); got {type(frame).__name__}",
+        field=name,
+        value=type(frame).__name__,
+    )

@@ -1,0 +1,72 @@
+"""Polars (eager and lazy) and pyarrow frames work at every entry point that takes a frame,
+and give the numbers the pandas frame gives; a non-frame is one typed error."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import judgebayes as jb
+from judgebayes.datasets import llmbar_accuracy_items
+from judgebayes.errors import InputError
+
+pl = pytest.importorskip("polars")
+pa = pytest.importorskip("pyarrow")
+
+
+def _variants(df):
+    return {"polars": pl.from_pandas(df), "lazy": pl.from_pandas(df).lazy(),
+            "pyarrow": pa.Table.from_pandas(df, preserve_index=False)}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def items():
+    it = llmbar_accuracy_items("ChatGPT")
+    it = it[it["subset"].isin(["Processed_MT-Bench", "LLMBar_Natural"])].reset_index(drop=True)
+    it["human"] = np.where(np.arange(len(it)) % 5 == 0, it["human"], np.nan)
+    return it
+
+
+def test_items_design(items):
+    want = jb.AccuracyStudy.from_items(items, system="subset").fit("closed_form").interval()
+    for kind, frame in _variants(items).items():
+        got = jb.AccuracyStudy.from_items(frame, system="subset").fit("closed_form").interval()
+        pd.testing.assert_frame_equal(got, want, obj=kind)
+
+
+def test_two_frames_and_split(items):
+    labelled = items[items["human"].notna()]
+    test = items[items["human"].isna()].drop(columns="human")
+    want = jb.AccuracyStudy.from_frames(test, labelled).fit("closed_form").interval()
+    for kind in ("polars", "lazy", "pyarrow"):
+        t, c = _variants(test)[kind], _variants(labelled)[kind]
+        got = jb.AccuracyStudy.from_frames(t, c).fit("closed_form").interval()
+        pd.testing.assert_frame_equal(got, want, obj=kind)
+    full = llmbar_accuracy_items("GPT-4")
+    a = jb.calibration_split(full, 0.2, random_seed=1)
+    b = jb.calibration_split(pl.from_pandas(full), 0.2, random_seed=1)
+    for x, y in zip(a, b, strict=True):
+        pd.testing.assert_frame_equal(x, y)
+
+
+def test_panel_and_ranking_frames():
+    cells = pd.DataFrame({"generator": ["g1", "g1", "g2", "g2"], "validator": ["v1", "v2"] * 2,
+                          "n_judged": [50, 50, 40, 40], "n_valid": [30, 41, 12, 20]})  # fmt: skip
+    want = jb.ValidatorPanel.from_frames(cells).data
+    got = jb.ValidatorPanel.from_frames(pl.from_pandas(cells)).data
+    np.testing.assert_array_equal(got.n_valid, want.n_valid)
+    comps = pd.DataFrame({"first": ["a", "b", "c", "a"], "second": ["b", "c", "a", "c"],
+                          "winner": ["a", "b", None, "c"]})  # fmt: skip
+    want = jb.PairwiseRanking.from_frames(comps).data
+    got = jb.PairwiseRanking.from_frames(pl.from_pandas(comps).lazy()).data
+    np.testing.assert_array_equal(got.y, want.y)
+    assert got.items == want.items and got.n_ties == want.n_ties == 1
+
+
+@pytest.mark.parametrize("bad", [None, [1, 2], {"judge": [1]}, "items.csv"])
+def test_non_frames_are_one_typed_error(bad):
+    with pytest.raises(InputError, match="must be a DataFrame"):
+        jb.AccuracyStudy.from_items(bad)
+    with pytest.raises(InputError, match="must be a DataFrame"):
+        jb.PairwiseRanking.from_frames(bad)
+    with pytest.raises(InputError, match="must be a DataFrame"):
+        jb.ValidatorPanel.from_frames(bad)

@@ -107,6 +107,7 @@ _EXPORTS: dict[str, str] = {
     "split_protocol": "judgebayes.workflows.split_protocol",
     "SplitProtocolResult": "judgebayes.workflows.split_protocol",
     "Report": "judgebayes.report",
+    "set_progress": "judgebayes.inference.progress",
     "accuracy_report": "judgebayes.report",
 }
 

@@ -13,6 +13,7 @@ each source with smaller parameters injected after its ``parameters`` cell.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -50,6 +51,9 @@ def execute(nb, cwd: Path, timeout: int = 3600):
     """Run every cell in a fresh kernel (errors raise)."""
     from nbclient import NotebookClient
 
+    # the committed notebooks carry results, not sampler progress displays (the kernel
+    # inherits this; a reader running the notebook sees nutpie's progress)
+    os.environ.setdefault("JUDGEBAYES_PROGRESS", "0")
     NotebookClient(
         nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}
     ).execute()

@@ -9,6 +9,10 @@ settings.register_profile(
 settings.register_profile("dev", max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+# no progress bars in test output (notebook kernels inherit it); tests/test_progress.py
+# turns them on explicitly
+os.environ.setdefault("JUDGEBAYES_PROGRESS", "0")
+
 
 # Distribution: ``--dist loadfile`` (pyproject.toml) sends each test file to one worker, so
 # a file's session-scoped fixtures (the compiled and sampled models) are built once.  The

@@ -20,6 +20,7 @@ JSON output (``--format json``)
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 from collections.abc import Sequence
@@ -69,7 +70,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "judgebayes: choose a command: accuracy, plan, rank, panel, report, demo or "
                 "gate (see --help)"
             )
-        out = importlib.import_module(SUBCOMMANDS[args.command]).run(args)
+        from judgebayes.inference.progress import progress_switch
+
+        quiet = getattr(args, "quiet", False)
+        with progress_switch(False) if quiet else contextlib.nullcontext():
+            out = importlib.import_module(SUBCOMMANDS[args.command]).run(args)
         status = 0
         if isinstance(out, tuple):  # (stdout, status): ``gate`` exits 1 on a failed claim
             out, status = out

@@ -47,7 +47,7 @@ def run(args) -> str:
         calibration_fraction=args.calibration_fraction,
         seed=args.seed,
         alpha=args.alpha,
-        progress=sys.stderr,
+        progress=None if args.quiet else sys.stderr,
         bayes=not args.no_bayes,
         bias=None if args.no_bias else args.bias_method,
         report=None if args.report in ("", "none") else args.report,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
-from judgebayes.cli.io import add_item_files, clean, render, study_from_args
+from judgebayes.cli.io import add_item_files, add_quiet, clean, render, study_from_args
 
 __all__ = ["add_parser", "run"]
 
@@ -42,6 +42,7 @@ def add_parser(sub) -> None:
     a.add_argument("--estimand", choices=("items", "process"), default="items")
     a.add_argument("--seed", type=int, default=0, help="random seed of the Bayesian fits")
     a.add_argument("--format", choices=("table", "markdown", "json"), default="table")
+    add_quiet(a)
 
 
 def run(args) -> tuple[str, int]:

@@ -102,6 +102,12 @@ def add_common(sp) -> None:
     """``--alpha`` and ``--format``, shared by every subcommand."""
     sp.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level")
     sp.add_argument("--format", choices=("table", "markdown", "json"), default="table")
+    add_quiet(sp)
+
+
+def add_quiet(sp) -> None:
+    """``--quiet``: no progress on stderr (bars and progress lines); errors still print."""
+    sp.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
 def add_item_files(sp, *, items: bool = False) -> None:

@@ -116,6 +116,8 @@ def run_tasks(
     executor: Any = None,
     *,
     n_chunks: int | None = None,
+    progress: bool | None = None,
+    desc: str = "fits",
 ) -> list[Any]:
     """``[fn(t) for t in tasks]``, run where ``executor`` says (module docstring).
 
@@ -129,6 +131,11 @@ def run_tasks(
         Where to run.
     n_chunks : int, optional
         How many chunks to send (default: four per worker slot, at most one per task).
+    progress : bool, optional
+        A bar over the tasks (per finished chunk when distributed); default: the package's
+        switch (:mod:`judgebayes.inference.progress`).
+    desc : str
+        The bar's label.
 
     Returns
     -------
@@ -140,24 +147,49 @@ def run_tasks(
     InputError
         ``executor`` is none of the above.
     """
+    from judgebayes.inference.progress import Progress
+
     _check(executor)
     tasks = list(tasks)
     if not tasks:
         return []
-    if executor is None or (isinstance(executor, int | np.integer) and executor == 1):
-        return [fn(t) for t in tasks]
-    chunks = _chunks(tasks, n_chunks or 4 * _slots(executor))
-    if _is_dask_client(executor):
-        futures = [executor.submit(_run_chunk, fn, c, pure=False) for c in chunks]
-        parts = executor.gather(futures)
-    elif isinstance(executor, int | np.integer):
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor
+    with Progress(len(tasks), desc, progress) as bar:
+        if executor is None or (isinstance(executor, int | np.integer) and executor == 1):
+            out = []
+            for t in tasks:
+                out.append(fn(t))
+                bar.update()
+            return out
+        chunks = _chunks(tasks, n_chunks or 4 * _slots(executor))
+        if _is_dask_client(executor):
+            from distributed import as_completed as dask_completed
 
-        method = "fork" if "fork" in mp.get_all_start_methods() else None
-        with ProcessPoolExecutor(int(executor), mp_context=mp.get_context(method)) as ex:
-            futures = [ex.submit(_run_chunk, fn, c, True) for c in chunks]
-            parts = [pickle.loads(f.result()) for f in futures]
-    else:
-        parts = [f.result() for f in [executor.submit(_run_chunk, fn, c) for c in chunks]]
+            futures = [executor.submit(_run_chunk, fn, c, pure=False) for c in chunks]
+            parts = _collect(futures, chunks, dask_completed, bar, lambda f: f.result())
+        elif isinstance(executor, int | np.integer):
+            import multiprocessing as mp
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+
+            method = "fork" if "fork" in mp.get_all_start_methods() else None
+            with ProcessPoolExecutor(int(executor), mp_context=mp.get_context(method)) as ex:
+                futures = [ex.submit(_run_chunk, fn, c, True) for c in chunks]
+                parts = _collect(
+                    futures, chunks, as_completed, bar, lambda f: pickle.loads(f.result())
+                )
+        else:
+            from concurrent.futures import as_completed
+
+            futures = [executor.submit(_run_chunk, fn, c) for c in chunks]
+            parts = _collect(futures, chunks, as_completed, bar, lambda f: f.result())
     return [r for part in parts for r in part]
+
+
+def _collect(futures, chunks, completed, bar, result) -> list:
+    """Chunk results in submission order, the bar advanced as each chunk finishes."""
+    index = {id(f): i for i, f in enumerate(futures)}
+    parts: list[Any] = [None] * len(futures)
+    for f in completed(futures):
+        i = index[id(f)]
+        parts[i] = result(f)
+        bar.update(len(chunks[i]))
+    return parts

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from judgebayes.errors import ConvergenceWarning, MirrorWarning
+from judgebayes.inference.progress import progress_enabled
 from judgebayes.inference.registry import SamplerConfig
 
 __all__ = [
@@ -347,7 +348,8 @@ def sample_nuts(
             tune=tune,
             chains=chains,
             seed=seed,
-            progress_bar=False,
+            # nutpie's own display: HTML in Jupyter, a line on a terminal's stderr
+            progress_bar=progress_enabled(),
             target_accept=target_accept,
             save_warmup=False,
         )

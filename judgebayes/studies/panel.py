@@ -493,6 +493,7 @@ class ValidatorPanel(Comparable):
         random_seed: int | None = 0,
         n_jobs: int = 1,
         executor: Any = None,
+        progress: bool | None = None,
         **fit_kwargs: Any,
     ) -> pd.DataFrame:
         """Leave-s-out evaluation over every subset of the annotated generators.
@@ -508,7 +509,9 @@ class ValidatorPanel(Comparable):
         ``executor`` (:mod:`judgebayes.inference.executors`: None, a number of local
         processes, a ``concurrent.futures.Executor`` or a ``dask.distributed.Client``)
         says where the fits run; ``n_jobs=n`` is ``executor=n``.  Every fit uses
-        ``random_seed``, so the table does not depend on where it ran.
+        ``random_seed``, so the table does not depend on where it ran.  ``progress``
+        shows a bar over the fits (None: the package's switch,
+        :mod:`judgebayes.inference.progress`).
         """
         import pandas as pd
 
@@ -535,7 +538,13 @@ class ValidatorPanel(Comparable):
         from judgebayes.inference.executors import run_tasks
 
         shared = (self, random_seed, fit_kwargs)
-        done = run_tasks(_fit_subset, [(shared, t) for t in tasks], executor)
+        done = run_tasks(
+            _fit_subset,
+            [(shared, t) for t in tasks],
+            executor,
+            progress=progress,
+            desc="leave-s-out",
+        )
         results = dict(zip(tasks, done, strict=True))
         rows = []
         for k in ks:

@@ -185,7 +185,7 @@ def split_protocol(
     priors: Any = None,
     sampler: Any = None,
     laplace: dict[str, Any] | None = None,
-    progress: IO[str] | None = None,
+    progress: IO[str] | bool | None = None,
     executor: Any = None,
 ) -> SplitProtocolResult:
     r"""Run the repeated-split protocol on an item-level frame of judge and gold labels.
@@ -219,8 +219,9 @@ def split_protocol(
         NUTS settings (default ``DEFAULT_SAMPLERS["accuracy.replicates"]``).
     laplace : dict, optional
         Laplace settings (``draws``, default 4000; ``importance``).
-    progress : file, optional
-        Where to print one line per group.
+    progress : file or bool, optional
+        A file: where to print one line per group.  True / False: show / hide a bar over
+        the groups; None: the package's switch (:mod:`judgebayes.inference.progress`).
     executor : None, int, concurrent.futures.Executor or dask.distributed.Client
         Where the groups run (:mod:`judgebayes.inference.executors`): serially (default),
         in that many local processes, or on a Dask cluster.  Each group's seeds are fixed
@@ -273,23 +274,30 @@ def split_protocol(
             )
         tasks.append((gi, g, h_all, j_all, opts))
 
+    lines = progress if hasattr(progress, "write") else None  # a file: one line per group
+    bar = False if lines is not None else progress
+
     def report(gi, g, grec):
-        if progress is not None:
+        if lines is not None:
             print(
                 f"  [{gi + 1}/{len(groups)}] {g}: {n_splits} splits, {grec['seconds']:.1f} s",
-                file=progress,
+                file=lines,
                 flush=True,
             )
 
     if executor is None:  # one group at a time, each reported as it ends
+        from judgebayes.inference.progress import Progress
+
         done = []
-        for t in tasks:
-            done.append(_split_group(t))
-            report(t[0], t[1], done[-1][1])
+        with Progress(len(tasks), "split protocol", bar, unit="group") as pb:
+            for t in tasks:
+                done.append(_split_group(t))
+                report(t[0], t[1], done[-1][1])
+                pb.update()
     else:
         from judgebayes.inference.executors import run_tasks
 
-        done = run_tasks(_split_group, tasks, executor)
+        done = run_tasks(_split_group, tasks, executor, progress=bar, desc="split protocol")
         for t, d in zip(tasks, done, strict=True):
             report(t[0], t[1], d[1])
     rows, grows, fits = [], [], {}

@@ -191,6 +191,8 @@ def _binary(series, column: str, positive: Any) -> np.ndarray:
             )
         return x
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    if len(uniques) == 0:  # every value missing (found by tests/test_fuzz.py)
+        return np.full(len(series), np.nan)
     values = normalize_labels(list(uniques), column=column, positive=positive).values
     return np.where(codes < 0, np.nan, values[np.maximum(codes, 0)])
 
@@ -203,7 +205,7 @@ def _codes(df, col: str | None, role: str) -> tuple[np.ndarray, tuple[str, ...]]
     g = df[col]
     blank = g.isna().to_numpy()
     if g.dtype == object:
-        blank |= g.astype(str).str.strip().eq("").to_numpy()
+        blank = blank | g.astype(str).str.strip().eq("").to_numpy()  # to_numpy may be read-only
     if blank.any():
         raise InputError(
             f"column {col!r} (the {role} column): {int(blank.sum())} row(s) have no value "

@@ -34,9 +34,12 @@ __all__ = ["REPORT_FORMATS", "Report", "ReportFiles", "accuracy_report", "markdo
 REPORT_FORMATS = ("markdown", "html")
 
 
-def _cell(v: Any, digits: int) -> str:
+def _cell(v: Any, digits: int, escape: bool = True) -> str:
+    """A table cell: floats to ``digits`` places, a missing value (None, NaN) as ``-``;
+    ``escape`` protects markdown's pipes and line breaks.
+    """
     if v is None:
-        return ""
+        return "-"
     if isinstance(v, bool):
         return str(v)
     if isinstance(v, int):
@@ -44,8 +47,8 @@ def _cell(v: Any, digits: int) -> str:
     if isinstance(v, float):
         return "-" if math.isnan(v) else f"{v:.{digits}f}"
     if hasattr(v, "item"):
-        return _cell(v.item(), digits)
-    return str(v).replace("|", "\\|").replace("\n", " ")
+        return _cell(v.item(), digits, escape)
+    return str(v).replace("|", "\\|").replace("\n", " ") if escape else str(v)
 
 
 def markdown_table(df: pd.DataFrame, digits: int = 3, index: bool = False) -> str:
@@ -150,11 +153,11 @@ class Report:
                 out.append(f"<p>{esc(val)}</p>")
             elif kind == "table":
                 name, df, caption, digits = val
-                body = df.to_html(
-                    index=False,
-                    float_format=lambda x, d=digits: "-" if math.isnan(x) else f"{x:.{d}f}",
-                    border=0,
-                )
+                # every cell through the markdown tables' formatter, whatever its column's
+                # dtype (an object column of floats and None printed "NaN"; found by the
+                # browser test)
+                shown = df.map(lambda v, d=digits: _cell(v, d, escape=False))
+                body = shown.to_html(index=False, border=0)
                 cap = f"<p><em>{esc(caption)}</em></p>" if caption else ""
                 out.append(f'<div class="table" id="{esc(name)}">{cap}{body}</div>')
             else:

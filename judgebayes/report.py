@@ -245,7 +245,7 @@ def accuracy_report(
     import pandas as pd
 
     from judgebayes.inference.sampling import quiet_engine_warnings
-    from judgebayes.results import compare, plot_intervals
+    from judgebayes.results import arviz_boundary, compare, plot_intervals
 
     if fits is None:
         fits = []
@@ -290,9 +290,11 @@ def accuracy_report(
         )
         if study.kind != "multiclass":
             r.table("ppc", study.ppc(f), "Posterior predictive check of the test counts")
-        axes = az.plot_posterior(f.idata, var_names=names[:3], hdi_prob=1 - alpha)
+        with arviz_boundary():
+            axes = az.plot_posterior(f.idata, var_names=names[:3], hdi_prob=1 - alpha)
         r.figure("posterior", _figure_of(axes), "NUTS posterior")
-        axes = az.plot_trace(f.idata, var_names=names[:3], compact=True)
+        with arviz_boundary():
+            axes = az.plot_trace(f.idata, var_names=names[:3], compact=True)
         r.figure("trace", _figure_of(axes), "NUTS trace (all chains)")
     else:
         r.text("No NUTS fit in this report: no sampler diagnostics to show.")

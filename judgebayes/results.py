@@ -19,6 +19,8 @@ HDI interval of their draws.
 
 from __future__ import annotations
 
+import contextlib
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -30,6 +32,23 @@ from judgebayes.errors import InputError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     import xarray as xr
+
+
+@contextlib.contextmanager
+def arviz_boundary():
+    """Calls into ArviZ 0.x without its own deprecation warnings.
+
+    ArviZ 0.21-0.23 calls ``DataFrame.sort_values(inplace=True)`` (``az.compare``; pandas 3
+    deprecates it) and ``matplotlib.cbook.normalize_kwargs`` with a dict (every ``az.plot_*``;
+    matplotlib 3.11 deprecates it).  The calls are ArviZ's, not ours, and a user cannot act
+    on them, so they are filtered here, at the package's boundary, for these calls only:
+    every other warning (ours, Pareto k, convergence) still shows.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*alias_mapping to normalize_kwargs.*")
+        warnings.filterwarnings("ignore", message=".*inplace keyword in DataFrame.sort_values.*")
+        yield
+
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -566,15 +585,16 @@ def plot_forest(
             for f in fits
         )
         _, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * n))
-    axes = az.plot_forest(
-        [f.idata for f in fits],
-        model_names=[f.label for f in fits],
-        var_names=[quantity],
-        combined=True,
-        hdi_prob=1 - alpha,
-        ax=ax,
-        **kwargs,
-    )
+    with arviz_boundary():
+        axes = az.plot_forest(
+            [f.idata for f in fits],
+            model_names=[f.label for f in fits],
+            var_names=[quantity],
+            combined=True,
+            hdi_prob=1 - alpha,
+            ax=ax,
+            **kwargs,
+        )
     ax = np.ravel(axes)[0]
     ax.set_title(f"{quantity}: {100 * (1 - alpha):g}% intervals by method")
     return ax

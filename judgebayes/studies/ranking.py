@@ -745,7 +745,9 @@ def compare_loo(
             field="log_likelihood",
             value=missing,
         )
-    with warnings.catch_warnings():
+    from judgebayes.results import arviz_boundary
+
+    with warnings.catch_warnings(), arviz_boundary():
         warnings.simplefilter("ignore", UserWarning)
         table = az.compare({k: f.idata for k, f in fits.items()}, ic="loo")
     table["approximate"] = [k in approx for k in table.index]
@@ -789,12 +791,15 @@ def compare_posteriors(
 
     names = list(fits)
     var_names = [v for v in ("b", "theta") if all(v in fits[n].idata.posterior for n in names)]
-    axes = az.plot_forest(
-        [fits[n].idata for n in names],
-        model_names=names,
-        var_names=var_names,
-        combined=True,
-        hdi_prob=1 - alpha,
-        figsize=(7, 0.25 * len(df) / max(len(names), 1) + 2),
-    )
+    from judgebayes.results import arviz_boundary
+
+    with arviz_boundary():
+        axes = az.plot_forest(
+            [fits[n].idata for n in names],
+            model_names=names,
+            var_names=var_names,
+            combined=True,
+            hdi_prob=1 - alpha,
+            figsize=(7, 0.25 * len(df) / max(len(names), 1) + 2),
+        )
     return df, axes

@@ -59,3 +59,48 @@ def test_booleans_are_not_counts_and_frames_must_be_frames():
         with pytest.raises(InputError, match="must be a DataFrame") as e:
             jb.AccuracyStudy.from_frames(a, b)
         assert e.value.field == field
+
+
+def test_cli_seeds_and_counts_are_checked_when_parsed(files, capsys):
+    # before: --seed -1 / 10**23 failed after a 12 s compile, --draws 0 after 32 s
+    t, c = files / "t.csv", files / "c.csv"
+    acc = ["accuracy", t, "--calibration", c, "--method", "nuts"]
+    _one_line(capsys, [*acc, "--seed", "-1"], "--seed", "-1")
+    _one_line(capsys, [*acc, "--seed", str(10**23)], "--seed", "2**63")
+    _one_line(capsys, [*acc, "--seed", "1.5"], "--seed", "1.5")
+    _one_line(capsys, ["rank", t, "--draws", "0"], "--draws", "at least 1")
+    _one_line(capsys, ["panel", t, "--draws", "-5"], "--draws")
+    _one_line(capsys, ["demo", "--labels", "0"], "--labels")
+    log = ["accuracy", "--inspect", files, "--labels", c]
+    _one_line(capsys, [*log, "--calibration", c], "give one source")
+    _one_line(capsys, ["accuracy", "--labels", c], "--labels goes with a log")
+    _one_line(capsys, ["accuracy"], "no items")
+
+
+def test_frames_with_silent_surprises_are_refused():
+    import pandas as pd
+
+    cells = pd.DataFrame({"generator": ["g1", "g1", "g2", "g2"], "validator": ["v1", "v2"] * 2,
+                          "n_judged": [10] * 4, "n_valid": [5, 6, 7, 8]})  # fmt: skip
+    blank = cells.assign(validator=["v1", None, "v1", "v2"])
+    with pytest.raises(InputError, match="no validator name"):  # was a validator "nan"
+        jb.ValidatorPanel.from_frames(blank)
+    ann = pd.DataFrame({"generator": ["g1", "g1"], "n_annotated": [10, 10],
+                        "n_valid_human": [5, 7]})  # fmt: skip
+    with pytest.raises(InputError, match="two rows for generator 'g1'"):  # the last won
+        jb.ValidatorPanel.from_frames(cells, ann, annotations_disjoint=True)
+    twice = pd.DataFrame([[1, 0, 1]], columns=["judge", "judge", "human"])
+    with pytest.raises(InputError, match="two columns named 'judge'"):  # the first was read
+        jb.AccuracyStudy.from_frames(twice[["judge"]].iloc[:, :1], twice)
+    comps = pd.DataFrame({"first": [1, 2, 1], "second": [2, 3, 3], "winner": [1, None, 3]})
+    data = jb.PairwiseRanking.from_frames(comps).data  # numeric ids with a tie read as 1.0
+    assert data.items == ("1", "2", "3") and data.n_ties == 1
+    comps = pd.DataFrame({"first": ["a", "b"], "second": ["b", "a"], "winner": ["a", "b"],
+                          "length_first": [1, 2], "length_second": [2, 1]})  # fmt: skip
+    assert jb.PairwiseRanking.from_frames(comps, covariates="length").data.covariates == (
+        "length",
+    )  # one name, not the letters l, e, n, ...
+    with pytest.raises(InputError, match="'long' in row 0 is not a number"):  # was "nan"
+        jb.PairwiseRanking.from_frames(
+            comps.assign(length_first=["long", 2]), covariates=["length"]
+        )

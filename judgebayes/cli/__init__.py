@@ -57,9 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     from judgebayes.errors import JudgeBayesError
 
-    parser = build_parser()
+    args = None
     try:
-        args = parser.parse_args(argv)
+        args = build_parser().parse_args(argv)
         if args.version:
             from judgebayes import __version__
 
@@ -84,6 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except JudgeBayesError as exc:
         print(f"judgebayes {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback, no partial result
+        where = f"judgebayes {args.command}" if getattr(args, "command", None) else "judgebayes"
+        print(f"{where}: interrupted", file=sys.stderr)
+        return 130
     print(out)
     return status
 

@@ -12,6 +12,7 @@ from judgebayes.cli.io import (
     fmt,
     read_csv,
     render,
+    seed_arg,
     study_from_args,
 )
 
@@ -39,7 +40,7 @@ def add_parser(sub) -> None:
         default="items",
         help="items design: the rate over the N items (default) or of the process",
     )
-    a.add_argument("--seed", type=int, default=0, help="random seed of the Bayesian fits")
+    a.add_argument("--seed", type=seed_arg, default=0, help="random seed of the Bayesian fits")
     add_common(a)
 
 

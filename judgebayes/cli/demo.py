@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from judgebayes.cli.io import add_common, clean, render
+from judgebayes.cli.io import add_common, clean, count_arg, render, seed_arg
 
 __all__ = ["add_parser", "run"]
 
@@ -15,8 +15,8 @@ def add_parser(sub) -> None:
     d = sub.add_parser("demo", help="the main job on bundled LLMBar data, with a report")
     d.add_argument("--evaluator", default="GPT-4")
     d.add_argument("--calibration-fraction", type=float, default=0.1)
-    d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--labels", type=int, default=40, help="act 1: pairs labelled (of 200)")
+    d.add_argument("--seed", type=seed_arg, default=0)
+    d.add_argument("--labels", type=count_arg, default=40, help="act 1: pairs labelled (of 200)")
     d.add_argument(
         "--label-draws", type=int, default=200, help="act 1: label draws of the coverage check"
     )

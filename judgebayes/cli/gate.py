@@ -10,7 +10,14 @@ from __future__ import annotations
 import json
 import sys
 
-from judgebayes.cli.io import add_item_files, add_quiet, clean, render, study_from_args
+from judgebayes.cli.io import (
+    add_item_files,
+    add_quiet,
+    clean,
+    render,
+    seed_arg,
+    study_from_args,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -40,7 +47,7 @@ def add_parser(sub) -> None:
         help="estimator (default exact: the conjugate posterior of the items design)",
     )
     a.add_argument("--estimand", choices=("items", "process"), default="items")
-    a.add_argument("--seed", type=int, default=0, help="random seed of the Bayesian fits")
+    a.add_argument("--seed", type=seed_arg, default=0, help="random seed of the Bayesian fits")
     a.add_argument("--format", choices=("table", "markdown", "json"), default="table")
     add_quiet(a)
 

@@ -9,7 +9,17 @@ import argparse
 import math
 from typing import Any
 
-__all__ = ["CLIError", "Parser", "add_common", "add_item_files", "clean", "read_csv", "render"]
+__all__ = [
+    "CLIError",
+    "Parser",
+    "add_common",
+    "add_item_files",
+    "clean",
+    "count_arg",
+    "read_csv",
+    "render",
+    "seed_arg",
+]
 
 
 class CLIError(Exception):
@@ -96,6 +106,28 @@ def read_csv(path: str, what: str):
         raise InputError(
             f"{what} file {path} is not a readable CSV: {msg}", field=what, value=path
         ) from None
+
+
+def seed_arg(text: str) -> int:
+    """``--seed``: an integer in [0, 2**63), checked when parsed (not after a fit)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if not 0 <= v < 2**63:
+        raise argparse.ArgumentTypeError(f"must lie in [0, 2**63), got {text}")
+    return v
+
+
+def count_arg(text: str) -> int:
+    """A count that must be at least 1 (``--draws``, ``--labels``)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
+    return v
 
 
 def add_common(sp) -> None:

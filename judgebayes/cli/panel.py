@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from judgebayes.cli.io import add_common, clean, read_csv, render
+from judgebayes.cli.io import add_common, clean, count_arg, read_csv, render, seed_arg
 
 __all__ = ["add_parser", "run"]
 
@@ -50,8 +50,8 @@ def add_parser(sub) -> None:
         default=None,
         help="method(s) to run (repeatable; default: regression)",
     )
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--draws", type=int, default=1000)
+    p.add_argument("--seed", type=seed_arg, default=0)
+    p.add_argument("--draws", type=count_arg, default=1000)
     add_common(p)
 
 

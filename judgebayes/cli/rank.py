@@ -18,7 +18,7 @@ import json
 import sys
 from typing import Any
 
-from judgebayes.cli.io import add_common, clean, read_csv, render
+from judgebayes.cli.io import add_common, clean, count_arg, read_csv, render, seed_arg
 
 __all__ = ["add_parser", "run"]
 
@@ -57,8 +57,8 @@ def add_parser(sub) -> None:
         default=None,
         help="report qualities relative to this item (default: they sum to zero)",
     )
-    r.add_argument("--draws", type=int, default=1500)
-    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--draws", type=count_arg, default=1500)
+    r.add_argument("--seed", type=seed_arg, default=0)
     r.add_argument("--level", type=float, default=0.95, help="separation level of the groups")
     add_common(r)
 

@@ -15,7 +15,14 @@ from __future__ import annotations
 
 import json
 
-from judgebayes.cli.io import add_common, add_item_files, clean, render, study_from_args
+from judgebayes.cli.io import (
+    add_common,
+    add_item_files,
+    clean,
+    render,
+    seed_arg,
+    study_from_args,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -32,7 +39,7 @@ def add_parser(sub) -> None:
         help="estimators to report (default: all)",
     )
     r.add_argument("--title", default="Judge accuracy report")
-    r.add_argument("--seed", type=int, default=0, help="random seed of the Bayesian fits")
+    r.add_argument("--seed", type=seed_arg, default=0, help="random seed of the Bayesian fits")
     add_common(r)
 
 

@@ -30,21 +30,28 @@ def as_pandas(frame: Any, name: str, *, optional: bool = False):
     Raises
     ------
     InputError
-        ``frame`` is not a data frame (names the argument and the type given).
+        ``frame`` is not a data frame (names the argument and the type given), or two of its
+        columns have one name.
     """
     import pandas as pd
 
-    if isinstance(frame, pd.DataFrame) or (optional and frame is None):
+    if optional and frame is None:
         return frame
-    module = type(frame).__module__.split(".")[0]
-    if module == "polars" and hasattr(frame, "collect"):  # a LazyFrame: run the query
-        frame = frame.collect()
-    if module in ("polars", "pyarrow") and hasattr(frame, "to_pandas"):
-        return frame.to_pandas()
-    if hasattr(frame, "__dataframe__"):
-        return pd.api.interchange.from_dataframe(frame)
-    raise InputError(
-        f"{name} must be a DataFrame (pandas or Polars); got {type(frame).__name__}",
-        field=name,
-        value=type(frame).__name__,
-    )
+    if not isinstance(frame, pd.DataFrame):
+        module = type(frame).__module__.split(".")[0]
+        if module == "polars" and hasattr(frame, "collect"):  # a LazyFrame: run the query
+            frame = frame.collect()
+        if module in ("polars", "pyarrow") and hasattr(frame, "to_pandas"):
+            frame = frame.to_pandas()
+        elif hasattr(frame, "__dataframe__"):
+            frame = pd.api.interchange.from_dataframe(frame)
+        else:
+            raise InputError(
+                f"{name} must be a DataFrame (pandas or Polars); got {type(frame).__name__}",
+                field=name,
+                value=type(frame).__name__,
+            )
+    if not frame.columns.is_unique:  # which one would be read is pandas' accident
+        dup = str(frame.columns[frame.columns.duplicated()][0])
+        raise InputError(f"the {name} frame has two columns named {dup!r}", field=dup, value=dup)
+    return frame

@@ -175,9 +175,9 @@ def _standardise(values: np.ndarray, name: str) -> tuple[np.ndarray, float, floa
         bad = values[~np.isfinite(values)][0]
         raise InputError(
             f"covariate {name!r}: {int(np.sum(~np.isfinite(values)))} missing or non-finite "
-            f"value(s) (first: {bad!r}); fill or drop them before fitting",
+            f"value(s) (first: {float(bad)}); fill or drop them before fitting",
             field=name,
-            value=bad,
+            value=float(bad),
         )
     mean = float(values.mean())
     sd = float(values.std())
@@ -324,6 +324,39 @@ def _col(df, name: str, where: str):
     return df[name]
 
 
+def _numeric(col, name: str) -> np.ndarray:
+    """A covariate column as floats; a value that is not a number is named, not made NaN."""
+    import pandas as pd
+
+    x = pd.to_numeric(col, errors="coerce")
+    bad = x.isna() & col.notna() & col.astype(str).str.strip().ne("")
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(
+            f"column {name!r}: {str(col.iloc[i])!r} in row {i} is not a number "
+            f"({int(bad.sum())} such row(s))",
+            field=name,
+            value=str(col.iloc[i]),
+        )
+    return x.to_numpy(dtype=float, na_value=np.nan)
+
+
+def _ids(col):
+    """Item ids as stripped strings; whole numbers read as floats (a blank winner makes
+    pandas read the column as float) are written without ``.0``, so ``1.0`` is item ``1``.
+    """
+    import pandas as pd
+
+    if pd.api.types.is_float_dtype(col.dtype):
+        x = col.to_numpy(dtype=float, na_value=np.nan)
+        whole = np.isnan(x) | (x == np.round(x))
+        if whole.all():
+            col = pd.Series(
+                [None if np.isnan(v) else str(int(v)) for v in x], index=col.index, dtype="string"
+            )
+    return col.astype("string").str.strip()
+
+
 def pairwise_from_frames(
     comparisons: pd.DataFrame,
     items: pd.DataFrame | None = None,
@@ -364,15 +397,15 @@ def pairwise_from_frames(
         Unknown item ids, self-comparisons, a winner that was not shown, missing
         columns, constant or missing covariate values, duplicate item ids.
     """
-    import pandas as pd
-
     from judgebayes.data.frames import as_pandas
 
     comparisons = as_pandas(comparisons, "comparisons")
     items = as_pandas(items, "items", optional=True)
-    a = _col(comparisons, first, "comparisons").astype("string").str.strip()
-    b = _col(comparisons, second, "comparisons").astype("string").str.strip()
-    w = _col(comparisons, winner, "comparisons").astype("string").str.strip()
+    if isinstance(covariates, str):  # one name, not its letters
+        covariates = [covariates]
+    a = _ids(_col(comparisons, first, "comparisons"))
+    b = _ids(_col(comparisons, second, "comparisons"))
+    w = _ids(_col(comparisons, winner, "comparisons"))
     for name, col in ((first, a), (second, b)):
         if col.isna().any() or (col == "").any():
             row = int(np.flatnonzero((col.isna() | (col == "")).to_numpy(bool))[0])
@@ -380,7 +413,7 @@ def pairwise_from_frames(
                 f"column {name!r}: missing item id in row {row}", field=name, value=None
             )
     if items is not None:
-        ids = _col(items, item, "items").astype("string").str.strip()
+        ids = _ids(_col(items, item, "items"))
         dup = ids[ids.duplicated()]
         if len(dup):
             raise InputError(
@@ -411,10 +444,10 @@ def pairwise_from_frames(
     if bad.any():
         r = int(np.flatnonzero(bad)[0])
         raise InputError(
-            f"column {winner!r}: winner {wv[r]!r} in row {r} is neither shown item "
-            f"({av[r]!r}, {bv[r]!r}); leave it empty or write 'tie' for a tie",
+            f"column {winner!r}: winner {str(wv[r])!r} in row {r} is neither shown item "
+            f"({str(av[r])!r}, {str(bv[r])!r}); leave it empty or write 'tie' for a tie",
             field=winner,
-            value=wv[r],
+            value=str(wv[r]),
         )
     y = np.where(won_a, 1.0, np.where(won_b, 0.0, np.nan))
     if judge is None and "judge" in comparisons.columns:
@@ -432,11 +465,10 @@ def pairwise_from_frames(
     comp_cov: dict[str, Any] = {}
     for name in covariates:
         if items is not None and name in items.columns:
-            vals = pd.to_numeric(items[name], errors="coerce").to_numpy(float)
-            item_cov[name] = vals
+            item_cov[name] = _numeric(items[name], name)
         elif f"{name}_first" in comparisons.columns and f"{name}_second" in comparisons.columns:
-            va = pd.to_numeric(comparisons[f"{name}_first"], errors="coerce").to_numpy(float)
-            vb = pd.to_numeric(comparisons[f"{name}_second"], errors="coerce").to_numpy(float)
+            va = _numeric(comparisons[f"{name}_first"], f"{name}_first")
+            vb = _numeric(comparisons[f"{name}_second"], f"{name}_second")
             comp_cov[name] = (va, vb)
         else:
             raise InputError(

@@ -313,6 +313,15 @@ def panel_from_frames(
     if len(cells) == 0:  # found by tests/test_fuzz.py
         raise InputError("the cells frame has no rows", field="cells", value=0)
     c = cells.copy()
+    for col in ("generator", "validator"):
+        blank = c[col].isna() | c[col].astype(str).str.strip().eq("")
+        if blank.any():  # would have become a unit called "nan"
+            raise InputError(
+                f"cells column {col!r}: {int(blank.sum())} row(s) have no {col} name "
+                f"(first at row {int(blank.to_numpy().nonzero()[0][0])})",
+                field=col,
+                value=None,
+            )
     c["generator"] = c["generator"].astype(str)
     c["validator"] = c["validator"].astype(str)
     dup = c.duplicated(["generator", "validator"])
@@ -354,6 +363,15 @@ def panel_from_frames(
     nh = np.zeros(G)
     if annotations is not None:
         _require(annotations, ["generator", "n_annotated", "n_valid_human"], "annotations")
+        dup = annotations["generator"].astype(str).duplicated()
+        if dup.any():  # the last row used to win silently
+            g = str(annotations["generator"][dup].iloc[0])
+            raise InputError(
+                f"annotations: two rows for generator {g!r}; give one row per generator "
+                "(sum the counts of several annotation rounds)",
+                field="generator",
+                value=g,
+            )
         for _, r in annotations.iterrows():
             g = str(r["generator"])
             if g not in gens:

@@ -354,6 +354,11 @@ def sample_nuts(
             save_warmup=False,
         )
         ssec = time.perf_counter() - t0
+        got = idata.posterior.sizes.get("draw", 0) if "posterior" in idata.groups() else 0
+        if got < draws:
+            # nutpie answers Ctrl-C by returning the draws it has: a partial trace is not a
+            # posterior, so the interrupt goes on to the caller (the CLI exits 130)
+            raise KeyboardInterrupt(f"NUTS interrupted after {got} of {draws} draws")
         idata = _keep_named(idata, model)
     else:
         import pymc as pm

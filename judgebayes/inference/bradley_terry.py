@@ -58,7 +58,9 @@ from judgebayes.errors import InputError, MapError
 __all__ = [
     "BTDesign",
     "MapResult",
+    "bt_counts_design",
     "bt_design",
+    "collapse_pairs",
     "fit_map",
     "fit_map_empirical_bayes",
     "laplace_draws",
@@ -91,6 +93,14 @@ class BTDesign:
     bias_names: list[str]
     bias_level: np.ndarray = field(default_factory=lambda: np.array([]))
     davidson: bool = False
+    #: frequency weight of each row (``None``: 1): a row of collapsed counts stands for
+    #: ``w`` comparisons with win share ``y`` (the binomial likelihood up to a constant)
+    w: np.ndarray | None = None
+    #: the rows' (first, second) items and dense bias features, when every row is one
+    #: item difference plus ``F``'s columns (one judge): the Hessian is then assembled by
+    #: ``bincount`` in O(n) instead of a sparse ``Z^T W Z`` (8x faster at 10M rows)
+    pairs: tuple[np.ndarray, np.ndarray] | None = None
+    F: np.ndarray | None = None
 
     @property
     def n_params(self) -> int:
@@ -170,8 +180,71 @@ def bt_design(
         names.append(TIE_PARAM)
         level.append("tie")
     Z = sparse.hstack(blocks, format="csr")
+    simple = "judge" not in level
+    F_dense = (F if P else np.zeros((n, 0))) if bias else np.zeros((n, 0))
     return BTDesign(
-        Z, data.y.astype(float), np.concatenate(prec), N, names, np.array(level), davidson
+        Z,
+        data.y.astype(float),
+        np.concatenate(prec),
+        N,
+        names,
+        np.array(level),
+        davidson,
+        pairs=(data.first, data.second) if simple else None,
+        F=np.ascontiguousarray(F_dense, dtype=float) if simple else None,
+    )
+
+
+def collapse_pairs(
+    first: np.ndarray, second: np.ndarray, y: np.ndarray, n_items: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Win counts per ordered pair: ``(first, second, wins, total)`` over the distinct
+    (first, second) pairs; a tie (y = 0.5) counts half a win, as in the naive model.
+    """
+    key = first.astype(np.int64) * n_items + second
+    uniq, inv = np.unique(key, return_inverse=True)
+    total = np.bincount(inv).astype(float)
+    wins = np.bincount(inv, weights=np.where(np.isnan(y), 0.5, y))
+    return uniq // n_items, uniq % n_items, wins, total
+
+
+def bt_counts_design(
+    first: np.ndarray,
+    second: np.ndarray,
+    wins: np.ndarray,
+    total: np.ndarray,
+    n_items: int,
+    *,
+    lam: float = 1.0,
+) -> BTDesign:
+    r"""Naive Bradley-Terry on collapsed win counts: one weighted row per ordered pair.
+
+    The likelihood of :math:`w` comparisons of one pair with win share :math:`ar y` is
+    :math:`w[\operatorname{softplus}(\eta) - ar y\eta]` up to a constant, so the mode,
+    Hessian and Laplace posterior equal those of the model on every row, at the cost of
+    the distinct pairs (at most :math:`n^2`) instead of the comparisons.
+    """
+    from scipy import sparse
+
+    if not lam > 0:
+        raise InputError(f"lam must be > 0, got {lam!r}", field="lam", value=lam)
+    m = first.size
+    rows = np.repeat(np.arange(m), 2)
+    cols = np.column_stack([first, second]).ravel()
+    vals = np.tile([1.0, -1.0], m)
+    Z = sparse.csr_matrix((vals, (rows, cols)), shape=(m, n_items))
+    share = np.divide(wins, total, out=np.zeros_like(wins, dtype=float), where=total > 0)
+    return BTDesign(
+        Z,
+        share,
+        np.full(n_items, float(lam)),
+        n_items,
+        [],
+        np.array([]),
+        False,
+        w=total,
+        pairs=(np.asarray(first, np.int64), np.asarray(second, np.int64)),
+        F=np.zeros((m, 0)),
     )
 
 
@@ -247,7 +320,8 @@ def _objective(design: BTDesign, beta: np.ndarray) -> float:
         u, lse = _davidson_logits(design, beta)
         return float(np.sum(lse - u[np.arange(u.shape[0]), _outcome(design.y)]) + prior)
     eta = design.Z @ beta
-    return float(np.sum(np.logaddexp(0.0, eta) - design.y * eta) + prior)
+    loss = np.logaddexp(0.0, eta) - design.y * eta
+    return float((loss.sum() if design.w is None else loss @ design.w) + prior)
 
 
 def _gradient_hessian(design: BTDesign, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -255,10 +329,13 @@ def _gradient_hessian(design: BTDesign, beta: np.ndarray) -> tuple[np.ndarray, n
     from scipy.special import expit
 
     Z, y, prec = design.Z, design.y, design.prec
+    if not design.davidson and design.pairs is not None:
+        return _gradient_hessian_pairs(design, beta)
     if not design.davidson:
         pi = expit(Z @ beta)
-        g = Z.T @ (pi - y) + prec * beta
-        H = (Z.T @ sparse.diags(pi * (1 - pi)) @ Z).toarray()
+        w = 1.0 if design.w is None else design.w
+        g = Z.T @ (w * (pi - y)) + prec * beta
+        H = (Z.T @ sparse.diags(w * pi * (1 - pi)) @ Z).toarray()
         H[np.diag_indices_from(H)] += prec
         return g, H
     u, lse = _davidson_logits(design, beta)
@@ -278,6 +355,37 @@ def _gradient_hessian(design: BTDesign, beta: np.ndarray) -> tuple[np.ndarray, n
     H[-1, -1] = np.sum(p[:, 2] * (1 - p[:, 2]))
     g += prec * beta
     H[np.diag_indices_from(H)] += prec
+    return g, H
+
+
+def _gradient_hessian_pairs(design: BTDesign, beta: np.ndarray):
+    """:func:`_gradient_hessian` for designs with ``pairs`` and ``F``, by ``bincount``."""
+    from scipy.special import expit
+
+    a, b = design.pairs
+    F, N = design.F, design.n_items
+    pi = expit(design.Z @ beta)
+    w = 1.0 if design.w is None else design.w
+    r = w * (pi - design.y)  # per-row gradient of the loss w.r.t. eta
+    h = w * pi * (1 - pi)  # per-row curvature
+    g = np.empty(beta.size)
+    g[:N] = np.bincount(a, weights=r, minlength=N) - np.bincount(b, weights=r, minlength=N)
+    g[N:] = F.T @ r
+    H = np.zeros((beta.size, beta.size))
+    # item block: the weighted Laplacian of the comparison graph
+    off = np.bincount(a * N + b, weights=h, minlength=N * N).reshape(N, N)
+    off += off.T
+    H[:N, :N] = -off
+    H[np.arange(N), np.arange(N)] += np.bincount(a, weights=h, minlength=N) + np.bincount(
+        b, weights=h, minlength=N
+    )
+    for k in range(F.shape[1]):  # item x bias block
+        hf = h * F[:, k]
+        col = np.bincount(a, weights=hf, minlength=N) - np.bincount(b, weights=hf, minlength=N)
+        H[:N, N + k] = H[N + k, :N] = col
+    H[N:, N:] = F.T @ (h[:, None] * F)
+    g += design.prec * beta
+    H[np.diag_indices_from(H)] += design.prec
     return g, H
 
 

@@ -316,7 +316,10 @@ def test_cli_items_file_with_blanks(tmp_path):
 
 
 # ------------------------------------------------------------------ Bayesian (slow)
-@pytest.mark.parametrize("judge_rates", ["per_system", "shared"])
+# "shared" in the slow tier (38 s of compile); "per_system" keeps the check in the fast one
+@pytest.mark.parametrize(
+    "judge_rates", ["per_system", pytest.param("shared", marks=pytest.mark.slow)]
+)
 def test_numpy_log_density_laplace_uses_equals_pymcs_log_density(judge_rates):
     # the reference is PyMC's own compiled log density and gradient of the same model
     # (jacobian included), at random points; informative priors test the constants

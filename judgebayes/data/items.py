@@ -282,11 +282,6 @@ def items_from_frame(
     items = as_pandas(items, "items")
     if len(items) == 0:
         raise InputError("the items frame has no rows", field="items", value=0)
-    dup = () if items.columns.is_unique else items.columns[items.columns.duplicated()]
-    if len(dup):
-        raise InputError(
-            f"the items frame has two columns named {dup[0]!r}", field=str(dup[0]), value=dup[0]
-        )
     judges = [judge] if isinstance(judge, str) else list(judge)
     if not judges or len(set(judges)) != len(judges):
         raise InputError(

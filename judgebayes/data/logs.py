@@ -47,7 +47,7 @@ import warnings
 from collections.abc import Iterable
 from typing import Any
 
-from judgebayes.errors import InputError, JudgeBayesWarning, LabelError
+from judgebayes.errors import InputError, JudgeBayesWarning
 
 __all__ = [
     "arena_pairs",
@@ -61,37 +61,9 @@ __all__ = [
 ITEM_COLUMNS = ("sample_id", "system", "judge", "human")
 
 # Inspect AI's grade letters (inspect_ai.scorer: CORRECT, INCORRECT, PARTIAL, NOANSWER);
-# NOANSWER counts as incorrect, as Inspect's own value_to_float scores it
+# NOANSWER counts as incorrect, as Inspect's own value_to_float scores it.  Every other
+# spelling goes through the package's one label vocabulary (data.accuracy.normalize_labels).
 _INSPECT_GRADES = {"c": 1.0, "i": 0.0, "n": 0.0}
-_YES = frozenset({"1", "1.0", "true", "yes", "pass", "passed", "correct", "valid", "y"})
-_NO = frozenset({"0", "0.0", "false", "no", "fail", "failed", "incorrect", "invalid", "n"})
-
-
-def _verdict(value: Any, *, field: str, positive: Any, grades: dict | None = None) -> float:
-    """One automated verdict as 1.0 / 0.0 (NaN: none recorded)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return math.nan
-    if positive is not None:
-        pos = {str(p).strip().lower() for p in (positive if _listlike(positive) else [positive])}
-        return 1.0 if str(value).strip().lower() in pos else 0.0
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, (int, float)) and value in (0, 1):
-        return float(value)
-    key = str(value).strip().lower()
-    if grades and key in grades:
-        return grades[key]
-    if key in _YES:
-        return 1.0
-    if key in _NO:
-        return 0.0
-    raise LabelError(
-        field,
-        value,
-        1,
-        "C/I (Inspect grades), true/false, 1/0, pass/fail, yes/no, correct/incorrect; "
-        "give positive= to name the value(s) meaning correct",
-    )
 
 
 def _listlike(x: Any) -> bool:
@@ -277,13 +249,31 @@ def attach_labels(items, labels) -> Any:
     return out
 
 
-def _items_frame(rows: list[dict], labels, extra: tuple[str, ...] = ()):
+def _items_frame(
+    rows: list[dict],
+    labels,
+    extra: tuple[str, ...] = (),
+    *,
+    verdict: str = "verdict",
+    positive: Any = None,
+    grades: dict | None = None,
+):
+    """The items frame of the adapters' rows, raw verdicts normalised once per spelling.
+
+    ``verdict`` names the field in messages; ``grades`` maps a tool's own letters (Inspect's
+    C / I / N) before the package's vocabulary applies (not with ``positive=``).
+    """
     import pandas as pd
+
+    from judgebayes.data.items import _binary
 
     df = pd.DataFrame(rows, columns=[*ITEM_COLUMNS[:3], *extra])
     df["sample_id"] = df["sample_id"].astype(str)
     df["system"] = df["system"].astype(str)
-    df["judge"] = df["judge"].astype(float)
+    raw = df["judge"].astype(object)
+    if grades and positive is None:
+        raw = raw.map(lambda v: grades.get(v.strip().lower(), v) if isinstance(v, str) else v)
+    df["judge"] = _binary(raw, verdict, positive)
     dup = df.duplicated(["system", "sample_id", *extra])
     if dup.any():
         r = df[dup].iloc[0]
@@ -387,15 +377,20 @@ def inspect_items(log, labels=None, *, scorer: str | None = None, positive: Any 
                 {
                     "sample_id": s.id,
                     "system": system,
-                    "judge": _verdict(
-                        value, field=f"scorer {name}", positive=positive, grades=_INSPECT_GRADES
-                    ),
+                    "judge": value,
                     "epoch": int(s.epoch),
                 }
             )
     if not rows:
         raise InputError("the Inspect logs hold no samples", field="log", value=None)
-    return _items_frame(rows, labels, extra=("epoch",))
+    return _items_frame(
+        rows,
+        labels,
+        extra=("epoch",),
+        verdict=f"scorer {scorer or 'value'}",
+        positive=positive,
+        grades=_INSPECT_GRADES,
+    )
 
 
 # ------------------------------------------------------------------ lm-evaluation-harness
@@ -450,12 +445,12 @@ def lm_eval_items(
                 {
                     "sample_id": sid,
                     "system": sys_name,
-                    "judge": _verdict(r[metric], field=f"metric {metric}", positive=positive),
+                    "judge": r[metric],
                 }
             )
     if not rows:
         raise InputError(f"no sample records with filter {filter!r}", field="filter", value=filter)
-    return _items_frame(rows, labels)
+    return _items_frame(rows, labels, verdict=f"metric {metric}", positive=positive)
 
 
 # ------------------------------------------------------------------ promptfoo
@@ -496,9 +491,9 @@ def promptfoo_items(results, labels=None, *, assertion: str | None = None):
         system = prov.get("label") or prov.get("id") if isinstance(prov, dict) else prov
         grading = r.get("gradingResult")
         if grading is None:
-            verdict = math.nan
+            verdict = None
         elif assertion is None:
-            verdict = _verdict(grading.get("pass"), field="gradingResult.pass", positive=None)
+            verdict = grading.get("pass")
         else:
             parts = [
                 c
@@ -518,10 +513,10 @@ def promptfoo_items(results, labels=None, *, assertion: str | None = None):
                     field="assertion",
                     value=assertion,
                 )
-            verdict = _verdict(parts[0].get("pass"), field=assertion, positive=None)
+            verdict = parts[0].get("pass")
         sid = r["testIdx"] if len(prompts) == 1 else f"{r.get('promptIdx', 0)}/{r['testIdx']}"
         rows.append({"sample_id": sid, "system": system, "judge": verdict})
-    return _items_frame(rows, labels)
+    return _items_frame(rows, labels, verdict=f"{assertion or 'gradingResult'}.pass")
 
 
 # ------------------------------------------------------------------ pairwise logs

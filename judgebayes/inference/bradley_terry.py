@@ -181,7 +181,7 @@ def bt_design(
         level.append("tie")
     Z = sparse.hstack(blocks, format="csr")
     simple = "judge" not in level
-    F_dense = (F if P else np.zeros((n, 0))) if bias else np.zeros((n, 0))
+    F_dense = F if bias else np.zeros((n, 0))  # (n, P): covariates, then position
     return BTDesign(
         Z,
         data.y.astype(float),

@@ -127,27 +127,34 @@ def run_demo(
 
 
 def label_a_few_items(
-    n_labels: int = 40, seed: int | Any = 0, subset: str = LABEL_A_FEW_SUBSET
+    n_labels: int = 40,
+    seed: int | Any = 0,
+    subset: str = LABEL_A_FEW_SUBSET,
+    judged: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Act 1's items frame: each judge's verdicts on ``subset``, ``n_labels`` pairs labelled.
 
     The same pairs are labelled for every judge (humans label pairs, not verdicts), drawn
     at random with ``seed``.  Columns ``system`` (the judge), ``idx``, ``judge``,
     ``human`` (blank where unlabelled) and ``gold`` (every pair's human label, for
-    checking only).
+    checking only).  ``judged``: an earlier result whose labels are drawn again (the
+    bundled verdicts are then not read again).
     """
     import numpy as np
     import pandas as pd
 
     from judgebayes.datasets import LLMBAR_EVALUATORS
 
-    frames = []
-    for ev in LLMBAR_EVALUATORS:
-        it = llmbar_accuracy_items(ev)
-        it = it[it["subset"] == subset]
-        if len(it):
-            frames.append(it.assign(system=ev))
-    df = pd.concat(frames, ignore_index=True).rename(columns={"human": "gold"})
+    if judged is None:
+        frames = []
+        for ev in LLMBAR_EVALUATORS:
+            it = llmbar_accuracy_items(ev)
+            it = it[it["subset"] == subset]
+            if len(it):
+                frames.append(it.assign(system=ev))
+        df = pd.concat(frames, ignore_index=True).rename(columns={"human": "gold"})
+    else:
+        df = judged.copy()
     ids = np.unique(df["idx"])
     rng = np.random.default_rng(seed)
     labelled = rng.choice(ids, n_labels, replace=False)
@@ -202,7 +209,7 @@ def run_label_a_few(
         hits = {m: [] for m in reps}
         widths = {m: [] for m in reps}
         for r in range(label_draws):
-            d = label_a_few_items(n_labels, np.random.default_rng([seed, r]))
+            d = label_a_few_items(n_labels, np.random.default_rng([seed, r]), judged=df)
             st = AccuracyStudy.from_items(d, system="system")
             for m in reps:
                 iv = st.fit(m, random_seed=r).interval(alpha).reindex(gold.index)

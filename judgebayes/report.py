@@ -68,6 +68,8 @@ class ReportFiles:
     path: Path
     figures: list[Path]
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    #: the fits the report shows (each with its convergence gate)
+    fits: list = field(default_factory=list)
 
 
 class Report:
@@ -211,6 +213,7 @@ def accuracy_report(
     title: str = "Judge accuracy report",
     sampler: Any = None,
     fits=None,
+    options: dict[str, dict[str, Any]] | None = None,
 ) -> ReportFiles:
     """Fit ``study`` by each method and write its report.
 
@@ -234,6 +237,9 @@ def accuracy_report(
         NUTS settings (default: the model's, ``DEFAULT_SAMPLERS``).
     fits : list of AccuracyFit, optional
         Already fitted results to report instead of fitting.
+    options : dict, optional
+        Method -> further ``fit`` keywords (the CLI's sampler flags); ``sampler``, when
+        given, is the NUTS fit's default.
 
     Returns
     -------
@@ -252,6 +258,7 @@ def accuracy_report(
         with quiet_engine_warnings():  # failed gates are written into the report
             for m in methods:
                 kw = {"sampler": sampler} if m == "nuts" else {}
+                kw.update((options or {}).get(m, {}))
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     fits.append(study.fit(m, random_seed=random_seed, **kw))
@@ -303,7 +310,9 @@ def accuracy_report(
     info = [{"method": f.method, "seconds": f.seconds, **_flat({**f.idata.attrs, **f.info})}
             for f in fits]  # fmt: skip
     r.table("settings", pd.DataFrame(info))
-    return r.write(path, format)
+    files = r.write(path, format)
+    files.fits = list(fits)
+    return files
 
 
 def _figure_of(axes):

@@ -77,6 +77,23 @@ def test_cli_seeds_and_counts_are_checked_when_parsed(files, capsys):
     _one_line(capsys, ["accuracy"], "no items")
 
 
+def test_cli_method_spellings_and_sampler_flags(files, capsys):
+    t, c = files / "t.csv", files / "c.csv"
+    acc = ["accuracy", t, "--calibration", c]
+    # before: accuracy and gate took closed-form, report closed_form, panel plug-in only
+    for spelling in ("closed-form", "closed_form", "Closed_Form"):
+        assert main([str(a) for a in [*acc, "--method", spelling, "--format", "json"]]) == 0
+    outs = capsys.readouterr().out.split("\n}\n")
+    assert outs[0] == outs[1] == outs[2]
+    # a sampler flag that none of the chosen methods uses is refused, not ignored
+    _one_line(capsys, [*acc, "--method", "closed-form", "--tune", "100"], "--tune 100", "NUTS")
+    _one_line(capsys, [*acc, "--method", "closed-form", "--draws", "9"], "--draws 9")
+    _one_line(capsys, [*acc, "--method", "closed-form", "--chains", "3"], "--chains 3")
+    _one_line(capsys, [*acc, "--target-accept", "1.5"], "--target-accept", "(0, 1)")
+    _one_line(capsys, [*acc, "--tune", "-1"], "--tune", "at least 0")
+    _one_line(capsys, [*acc, "--method", "bogus"], "--method", "bogus")
+
+
 def test_frames_with_silent_surprises_are_refused():
     import pandas as pd
 

@@ -55,7 +55,8 @@ def all_methods_json(files):
     (Each run is a new process that compiles the Laplace and NUTS models: ~40 s.)
     """
     d, *_ = files
-    r = accuracy(d, "--system", "system", "--format", "json")
+    # --draws / --tune: 4 chains x 600 (the model's default is 1000 + 1000)
+    r = accuracy(d, "--system", "system", "--format", "json", "--draws", "600", "--tune", "600")
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
@@ -109,6 +110,14 @@ def test_accuracy_all_methods_with_pairwise_table(files, all_methods_json):
     }
     nuts = [c for c in out["comparison"] if c["method"] == "nuts"]
     assert all(c["r_hat"] <= 1.01 and c["divergences"] == 0 for c in nuts)
+    gate = out["diagnostics"]["nuts"]
+    assert gate["passed"] is True and gate["message"] == "converged"
+    assert (gate["sampler"]["draws"], gate["sampler"]["tune"], gate["sampler"]["chains"]) == (
+        600,
+        600,
+        4,
+    )
+    assert set(out["diagnostics"]) == {"nuts"}  # closed form and Laplace have no sampler
     pw = {(p["a"], p["b"]): p for p in out["pairwise"]}
     # true accuracies 0.3 (alpha) and 0.6 (beta), 400 items each
     assert pw[("beta", "alpha")]["p_a_greater"] > 0.95

@@ -360,6 +360,37 @@ def test_cli_panel_items_and_cells(tmp_path, sim):
     err = run("panel", tmp_path / "bad.csv")
     assert err.returncode == 2 and "n_valid" in err.stderr
     assert len(err.stderr.strip().splitlines()) == 1
+    # one spelling of method names across subcommands: plug_in is plug-in
+    a, b = (run("panel", tmp_path / "items.csv", "--items", "--method", m, "--format", "json")
+            for m in ("plug-in", "plug_in"))  # fmt: skip
+    assert a.returncode == 0 and a.stdout == b.stdout and '"plug_in"' in a.stdout
+    # a sampler flag that no chosen method uses is refused, not ignored
+    err = run("panel", tmp_path / "cells.csv", "--method", "regression", "--variant", "pooled")
+    assert err.returncode == 2 and "--variant pooled" in err.stderr
+    assert len(err.stderr.strip().splitlines()) == 1
+
+
+def test_cli_panel_sampler_flags_reach_the_sampler_and_the_gate_goes_to_stderr(
+    tmp_path, sim, capsys
+):
+    from judgebayes.cli import main
+
+    sim.items.to_csv(tmp_path / "items.csv", index=False)
+    argv = ["panel", str(tmp_path / "items.csv"), "--items", "--method", "nuts",
+            "--variant", "pooled", "--draws", "40", "--tune", "60", "--chains", "2",
+            "--target-accept", "0.9", "--format", "json"]  # fmt: skip
+    assert main(argv) == 0
+    cap = capsys.readouterr()
+    js = json.loads(cap.out)
+    gate = js["diagnostics"]["nuts"]
+    assert gate["sampler"] == {"draws": 40, "tune": 60, "chains": 2, "target_accept": 0.9,
+                               "backend": "nutpie"}  # fmt: skip
+    # 80 draws cannot reach a bulk and tail ESS of 400 each: the gate fails, and says so
+    # once on stderr (as accuracy and rank do) and in the JSON, never on stdout
+    assert gate["passed"] is False and "ESS" in gate["message"]
+    lines = cap.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("judgebayes panel: warning (nuts): ")
+    assert "warning" not in cap.out.replace('"message"', "")
 
 
 # ------------------------------------------------------------------ slow tier

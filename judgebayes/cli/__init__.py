@@ -10,7 +10,9 @@ on bundled data) and ``gate`` (exit 1 unless stated claims about corrected rates
 
 JSON output (``--format json``)
 -------------------------------
-``accuracy``: ``{"alpha": float, "calibration": {"m0", "m1", "q0", "q1", "n_missing"},
+``accuracy``: ``{"alpha": float, "comparison": [row, ...], "pairwise": [row, ...],
+"diagnostics": {method: GATE} (:func:`judgebayes.cli.io.diagnostics_json`: each NUTS
+fit's convergence gate and settings), "calibration": {"m0", "m1", "q0", "q1", "n_missing"},
 "systems": [{"system", "n", "n_missing", "k", "naive", "naive_lower", "naive_upper",
 "estimate", "lower", "upper", "degenerate", "note"}, ...]}`` (NaN written as null).
 ``plan``: ``{"plans": [CalibrationPlan fields, ...]}`` with ``n`` null when infinite.

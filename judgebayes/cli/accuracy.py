@@ -8,10 +8,15 @@ import sys
 from judgebayes.cli.io import (
     add_common,
     add_item_files,
+    add_method,
+    add_sampler,
     clean,
+    diagnostics_json,
+    fit_options,
     fmt,
     read_csv,
     render,
+    report_gate,
     seed_arg,
     study_from_args,
 )
@@ -23,9 +28,9 @@ def add_parser(sub) -> None:
     """The ``accuracy`` subcommand's arguments."""
     a = sub.add_parser("accuracy", help="naive vs corrected accuracy from CSV files")
     add_item_files(a, items=True)
-    a.add_argument(
-        "--method",
-        choices=tuple(dict.fromkeys((*METHOD_CHOICES, *ITEM_METHOD_CHOICES))),
+    add_method(
+        a,
+        tuple(dict.fromkeys((*METHOD_CHOICES, *ITEM_METHOD_CHOICES))),
         default="all",
         help="estimators to compare (default: all)",
     )
@@ -41,6 +46,7 @@ def add_parser(sub) -> None:
         help="items design: the rate over the N items (default) or of the process",
     )
     a.add_argument("--seed", type=seed_arg, default=0, help="random seed of the Bayesian fits")
+    add_sampler(a)
     add_common(a)
 
 
@@ -82,12 +88,13 @@ def run(args) -> str:
     table = accuracy_table(test, cal, alpha=args.alpha)
     rows = table.to_dict("records")
     level = f"{100 * (1 - args.alpha):g}%"
-    comparison, pairwise = _bayes_sections(test, cal, args)
+    comparison, pairwise, diagnostics = _bayes_sections(test, cal, args)
     if args.format == "json":
         first = rows[0]
         return json.dumps(
             {
                 "comparison": [{k: clean(v) for k, v in r.items()} for r in comparison],
+                "diagnostics": diagnostics,
                 "pairwise": [{k: clean(v) for k, v in r.items()} for r in pairwise],
                 "alpha": args.alpha,
                 "calibration": {
@@ -203,6 +210,7 @@ def _run_items(args) -> str:
 
     study = study_from_args(args)
     methods = ITEM_METHOD_CHOICES[args.method]
+    fit_options(args, "accuracy.items", methods)  # a sampler flag no method uses: refused
     if args.cluster or args.weights:
         # the conjugate posterior and PPI++ take independent items labelled at random
         # (and the Bayesian models no design weights); the design-based estimators remain
@@ -217,14 +225,12 @@ def _run_items(args) -> str:
         methods = tuple(m for m in methods if m not in dropped) or ("closed_form",)
     fits = []
     with quiet_engine_warnings():
-        for m in methods:
+        for m, opts in zip(methods, fit_options(args, "accuracy.items", methods), strict=True):
             try:
-                fits.append(study.fit(m, random_seed=args.seed))
+                fits.append(study.fit(m, random_seed=args.seed, **opts))
             except LaplaceError as e:
                 print(f"judgebayes accuracy: note ({m}): {e}", file=sys.stderr)
-    for f in fits:
-        if f.diagnostics is not None and not f.diagnostics.passed:
-            print(f"judgebayes accuracy: warning: {f.diagnostics.message()}", file=sys.stderr)
+    report_gate("accuracy", fits)
     table = compare(fits, alpha=args.alpha).rename(columns={"unit": "system"})
     rows = table.drop(columns="family").to_dict("records")
     counts = study.summary().reset_index().to_dict("records")
@@ -238,6 +244,9 @@ def _run_items(args) -> str:
                 "alpha": args.alpha,
                 "systems": [{k: clean(v) for k, v in r.items()} for r in counts],
                 "comparison": [{k: clean(v) for k, v in r.items()} for r in rows],
+                "diagnostics": {
+                    f.method: diagnostics_json(f) for f in fits if f.diagnostics is not None
+                },
                 "notes": notes,
             },
             indent=2,
@@ -275,22 +284,25 @@ def _run_items(args) -> str:
     return "\n".join(out)
 
 
-def _bayes_sections(test, cal, args) -> tuple[list[dict], list[dict]]:
-    """Comparison rows of the chosen methods and, for several systems, P(a > b)."""
+def _bayes_sections(test, cal, args) -> tuple[list[dict], list[dict], dict]:
+    """Comparison rows of the chosen methods, for several systems P(a > b), and the
+    convergence gate of each MCMC fit.
+    """
     from judgebayes.errors import InputError, JudgeNoBetterThanChanceError, LaplaceError
     from judgebayes.inference.sampling import quiet_engine_warnings
     from judgebayes.results import compare
     from judgebayes.studies.accuracy import AccuracyStudy
 
     methods = METHOD_CHOICES[args.method]
+    options = fit_options(args, "accuracy", methods)  # refuses flags no method uses
     if methods == ("closed_form",):
-        return [], []
+        return [], [], {}
     study = AccuracyStudy(test, cal.pooled())
     fits = []
     with quiet_engine_warnings():  # gate failures are reported below, one line each
-        for m in methods:
+        for m, opts in zip(methods, options, strict=True):
             try:
-                fits.append(study.fit(m, random_seed=args.seed))
+                fits.append(study.fit(m, random_seed=args.seed, **opts))
             except JudgeNoBetterThanChanceError:
                 continue
             except (LaplaceError, InputError) as e:
@@ -306,9 +318,7 @@ def _bayes_sections(test, cal, args) -> tuple[list[dict], list[dict]]:
     table = compare(fits, alpha=args.alpha)
     # the subcommand's JSON schema names the unit "system" (README)
     comparison = table.rename(columns={"unit": "system"}).drop(columns="family").to_dict("records")
-    for f in fits:
-        if f.diagnostics is not None and not f.diagnostics.passed:
-            print(f"judgebayes accuracy: warning: {f.diagnostics.message()}", file=sys.stderr)
+    report_gate("accuracy", fits)
     pairwise: list[dict] = []
     sampled = [f for f in fits if not f.is_point]
     if len(study.systems) > 1 and sampled:
@@ -316,4 +326,5 @@ def _bayes_sections(test, cal, args) -> tuple[list[dict], list[dict]]:
         pairwise = [
             dict(r, method=best.method) for r in best.contrasts(args.alpha).to_dict("records")
         ]
-    return comparison, pairwise
+    diagnostics = {f.method: diagnostics_json(f) for f in fits if f.diagnostics is not None}
+    return comparison, pairwise, diagnostics

@@ -12,9 +12,15 @@ import sys
 
 from judgebayes.cli.io import (
     add_item_files,
+    add_method,
     add_quiet,
+    add_sampler,
+    api_method,
     clean,
+    diagnostics_json,
+    fit_options,
     render,
+    report_gate,
     seed_arg,
     study_from_args,
 )
@@ -40,14 +46,15 @@ def add_parser(sub) -> None:
         default=0.95,
         help="posterior probability (one-sided level for closed_form) required (default 0.95)",
     )
-    a.add_argument(
-        "--method",
+    add_method(
+        a,
+        GATE_METHODS,
         default="exact",
-        choices=(*GATE_METHODS, "closed-form"),
         help="estimator (default exact: the conjugate posterior of the items design)",
     )
     a.add_argument("--estimand", choices=("items", "process"), default="items")
     a.add_argument("--seed", type=seed_arg, default=0, help="random seed of the Bayesian fits")
+    add_sampler(a)
     a.add_argument("--format", choices=("table", "markdown", "json"), default="table")
     add_quiet(a)
 
@@ -58,10 +65,12 @@ def run(args) -> tuple[str, int]:
     from judgebayes.workflows.gate import check_claims, parse_claim
 
     claims = [parse_claim(c) for c in args.claim]  # bad claims fail before any fitting
-    method = args.method.replace("-", "_")
+    method = api_method(args.method)
     study = study_from_args(args)
-    with quiet_engine_warnings():  # a failed gate is reported per claim
-        fit = study.fit(method, random_seed=args.seed)
+    (options,) = fit_options(args, getattr(study, "registry", "accuracy"), [method])
+    with quiet_engine_warnings():  # a failed gate is reported per claim and on stderr
+        fit = study.fit(method, random_seed=args.seed, **options)
+    report_gate("gate", [fit])
     table = check_claims(fit, [c.text for c in claims], prob=args.prob)
     ok = bool(table["supported"].all())
     n_bad = int((~table["supported"]).sum())
@@ -78,6 +87,7 @@ def run(args) -> tuple[str, int]:
                 "passed": ok,
                 "method": method,
                 "prob": args.prob,
+                "diagnostics": diagnostics_json(fit),
                 "claims": [{k: clean(v) for k, v in r.items()} for r in rows],
             },
             indent=2,

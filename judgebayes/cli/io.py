@@ -14,10 +14,17 @@ __all__ = [
     "Parser",
     "add_common",
     "add_item_files",
+    "add_method",
+    "add_sampler",
+    "api_method",
     "clean",
     "count_arg",
+    "diagnostics_json",
+    "fit_options",
+    "method_arg",
     "read_csv",
     "render",
+    "report_gate",
     "seed_arg",
 ]
 
@@ -128,6 +135,162 @@ def count_arg(text: str) -> int:
     if v < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
     return v
+
+
+def method_arg(text: str) -> str:
+    """A method name as the CLI spells it: lower case, words joined by hyphens.
+
+    ``closed-form`` and ``closed_form`` (the API's spelling) are one method in every
+    subcommand, as :func:`~judgebayes.inference.registry.normalise_method` makes them one
+    in the API.
+    """
+    return text.strip().lower().replace("_", "-")
+
+
+def api_method(method: str) -> str:
+    """The API's spelling of a CLI method name (``closed-form`` -> ``closed_form``)."""
+    return method.replace("-", "_")
+
+
+def add_method(sp, choices, *, default, help: str, **kw) -> None:
+    """``--method`` with the one spelling of :func:`method_arg` (both spellings accepted)."""
+    sp.add_argument(
+        "--method",
+        type=method_arg,
+        choices=tuple(method_arg(c) for c in choices),
+        default=default if default is None else method_arg(default),
+        help=help + " (closed-form and closed_form are one name)",
+        **kw,
+    )
+
+
+def _tune_arg(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {v}")
+    return v
+
+
+def _accept_arg(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"must lie in (0, 1), got {text}")
+    return v
+
+
+#: sampler flags -> SamplerConfig field (None = not given: the model's default holds)
+_SAMPLER_FLAGS = {"draws": "draws", "tune": "tune", "chains": "chains",
+                  "target_accept": "target_accept"}  # fmt: skip
+
+
+def add_sampler(sp, *, variants: tuple[str, ...] = ()) -> None:
+    """NUTS settings (``--draws``, ``--tune``, ``--chains``, ``--target-accept``) and, where
+    the family has model variants, ``--variant``.
+
+    Unset flags leave each model's own default (``DEFAULT_SAMPLERS``) in place; ``--draws``
+    also sets the posterior draws of the Laplace and exact engines.  A flag that none of
+    the chosen methods uses is refused by :func:`fit_options`, never ignored.
+    """
+    g = sp.add_argument_group("sampler settings (default: each model's own)")
+    g.add_argument(
+        "--draws",
+        type=count_arg,
+        default=None,
+        help="NUTS: kept draws per chain; Laplace / exact: posterior draws",
+    )
+    g.add_argument("--tune", type=_tune_arg, default=None, help="NUTS warm-up draws per chain")
+    g.add_argument("--chains", type=count_arg, default=None, help="NUTS chains (>= 2 for R-hat)")
+    g.add_argument(
+        "--target-accept",
+        type=_accept_arg,
+        default=None,
+        help="NUTS step-size target in (0, 1); raise it (0.95, 0.99) after divergences",
+    )
+    if variants:
+        g.add_argument("--variant", choices=variants, default=None, help="model variant")
+
+
+def fit_options(args, family: str, methods) -> list[dict[str, Any]]:
+    """The keyword options of each method's ``fit`` from the sampler flags.
+
+    ``family`` is a key of :data:`~judgebayes.inference.registry.METHODS`; ``methods`` are
+    API names.  Raises :class:`~judgebayes.errors.InputError` for a flag given explicitly
+    that none of ``methods`` takes (``--tune`` with closed forms only, say).
+    """
+    from judgebayes.errors import InputError
+    from judgebayes.inference.registry import METHODS
+
+    specs = [METHODS[family][m] for m in methods]
+    given = {k: getattr(args, k, None) for k in _SAMPLER_FLAGS}
+    given = {k: v for k, v in given.items() if v is not None}
+    variant = getattr(args, "variant", None)
+    for k in given:
+        takes = ("sampler", "draws") if k == "draws" else ("sampler",)
+        if not any(o in s.options for s in specs for o in takes):
+            raise InputError(
+                f"--{k.replace('_', '-')} {given[k]} applies to "
+                + ("NUTS, Laplace or exact fits" if k == "draws" else "NUTS fits")
+                + f"; none of the chosen methods ({', '.join(methods)}) uses it",
+                field=k,
+                value=given[k],
+            )
+    if variant is not None and not any("variant" in s.options for s in specs):
+        raise InputError(
+            f"--variant {variant} applies to the NUTS cell model; none of the chosen methods "
+            f"({', '.join(methods)}) has variants",
+            field="variant",
+            value=variant,
+        )
+    out = []
+    for s in specs:
+        o: dict[str, Any] = {}
+        if "sampler" in s.options and given:
+            o["sampler"] = {_SAMPLER_FLAGS[k]: v for k, v in given.items()}
+        elif "draws" in s.options and "draws" in given:
+            o["draws"] = given["draws"]
+        if "variant" in s.options and variant is not None:
+            o["variant"] = variant
+        out.append(o)
+    return out
+
+
+def diagnostics_json(fit) -> dict[str, Any] | None:
+    """A fit's convergence gate and NUTS settings as JSON (None for fits without MCMC)."""
+    diag = fit.diagnostics
+    if diag is None:
+        return None
+    from dataclasses import asdict, is_dataclass
+
+    cfg = fit.info.get("sampler")
+    return {
+        "r_hat_max": clean(diag.r_hat_max),
+        "ess_bulk_min": clean(diag.ess_bulk_min),
+        "ess_tail_min": clean(diag.ess_tail_min),
+        "divergences": int(diag.divergences),
+        "bfmi_min": clean(diag.bfmi_min),
+        "max_depth_share": clean(diag.max_depth_share),
+        "passed": bool(diag.passed),
+        "message": diag.message(),
+        "sampler": asdict(cfg) if is_dataclass(cfg) else None,
+    }
+
+
+def report_gate(command: str, fits) -> None:
+    """The convergence gate's verdict of every failed fit: one line each, on stderr (every
+    subcommand says it there; ``--format json`` also carries it under ``diagnostics``).
+    """
+    import sys
+
+    for f in fits:
+        d = getattr(f, "diagnostics", None)
+        if d is not None and not d.passed:
+            print(f"judgebayes {command}: warning ({f.method}): {d.message()}", file=sys.stderr)
 
 
 def add_common(sp) -> None:

@@ -7,9 +7,11 @@ item-level table with ``--items`` (output, generator, validator, verdict [, huma
 JSON output (``--format json``): ``{"alpha", "methods": [...], "generators":
 [{"generator", "human", "n_judged", "n_missing", "<method>", "<method>_lower",
 "<method>_upper", ...}], "validators": [{"validator", "<method>_tpr", "<method>_tnr",
-...}], "diagnostics": {"<method>": {"r_hat_max", "ess_bulk_min", "ess_tail_min",
-"divergences", "passed"}}}`` (NaN written as null; interval columns only for Bayesian
-methods).  The validator mean is always reported.
+...}], "diagnostics": {"<method>": GATE}}`` (NaN written as null; interval columns only
+for Bayesian methods), GATE being :func:`judgebayes.cli.io.diagnostics_json`'s
+``{"r_hat_max", "ess_bulk_min", "ess_tail_min", "divergences", "bfmi_min",
+"max_depth_share", "passed", "message", "sampler": {"draws", "tune", "chains",
+"target_accept", "backend"}}``.  The validator mean is always reported.
 """
 
 from __future__ import annotations
@@ -17,19 +19,34 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from judgebayes.cli.io import add_common, clean, count_arg, read_csv, render, seed_arg
+from judgebayes.cli.io import (
+    add_common,
+    add_method,
+    add_sampler,
+    api_method,
+    clean,
+    diagnostics_json,
+    fit_options,
+    read_csv,
+    render,
+    report_gate,
+    seed_arg,
+)
 
 __all__ = ["add_parser", "run"]
 
-_CHOICES = {
-    "validator-mean": "validator_mean",
-    "regression": "regression",
-    "plug-in": "plug_in",
-    "best-individual": "best_individual",
-    "majority": "majority",
-    "veto": "veto",
-    "nuts": "nuts",
-}
+#: the panel methods the CLI offers (every one of the registry's ``panel`` family)
+_CHOICES = (
+    "validator-mean",
+    "regression",
+    "plug-in",
+    "best-individual",
+    "majority",
+    "super-majority",
+    "veto",
+    "nuts",
+    "nuts-items",
+)
 
 
 def add_parser(sub) -> None:
@@ -43,15 +60,15 @@ def add_parser(sub) -> None:
         action="store_true",
         help="the annotated outputs are not among the judged ones (no confusion counts needed)",
     )
-    p.add_argument(
-        "--method",
+    add_method(
+        p,
+        _CHOICES,
         action="append",
-        choices=tuple(_CHOICES),
         default=None,
         help="method(s) to run (repeatable; default: regression)",
     )
     p.add_argument("--seed", type=seed_arg, default=0)
-    p.add_argument("--draws", type=count_arg, default=1000)
+    add_sampler(p, variants=("pooled", "hierarchical", "overdispersed"))
     add_common(p)
 
 
@@ -69,13 +86,14 @@ def run(args) -> str:
         ann = read_csv(args.annotations, "annotations") if args.annotations else None
         panel = ValidatorPanel.from_frames(df, ann, annotations_disjoint=args.annotations_disjoint)
     d = panel.data
-    methods = ["validator_mean"] + [
-        _CHOICES[m] for m in (args.method or ["regression"]) if _CHOICES[m] != "validator_mean"
-    ]
+    chosen = dict.fromkeys(api_method(m) for m in (args.method or ["regression"]))
+    methods = ["validator_mean", *(m for m in chosen if m != "validator_mean")]
+    options = fit_options(args, "panel", methods)  # a flag no chosen method uses: refused
     fits = {}
-    with quiet_engine_warnings():
-        for m in methods:
-            fits[m] = panel.fit(m, random_seed=args.seed, **_draws_option(m, args.draws))
+    with quiet_engine_warnings():  # a failed gate is said below, on stderr
+        for m, opts in zip(methods, options, strict=True):
+            fits[m] = panel.fit(m, random_seed=args.seed, **opts)
+    report_gate("panel", fits.values())
     human = d.human_precision
     rows: list[dict[str, Any]] = []
     for i, g in enumerate(d.generators):
@@ -100,7 +118,6 @@ def run(args) -> str:
                 r[f"{m}_tpr"] = float(f.tpr[j])
                 r[f"{m}_tnr"] = float(f.tnr[j])
         vrows.append(r)
-    diags = {m: f.diagnostics for m, f in fits.items() if f.diagnostics is not None}
     if args.format == "json":
         return json.dumps(
             {
@@ -109,14 +126,7 @@ def run(args) -> str:
                 "generators": [{k: clean(v) for k, v in r.items()} for r in rows],
                 "validators": [{k: clean(v) for k, v in r.items()} for r in vrows],
                 "diagnostics": {
-                    m: {
-                        "r_hat_max": clean(dg.r_hat_max),
-                        "ess_bulk_min": clean(dg.ess_bulk_min),
-                        "ess_tail_min": clean(dg.ess_tail_min),
-                        "divergences": int(dg.divergences),
-                        "passed": bool(dg.passed),
-                    }
-                    for m, dg in diags.items()
+                    m: diagnostics_json(f) for m, f in fits.items() if f.diagnostics is not None
                 },
             },
             indent=2,
@@ -144,16 +154,6 @@ def run(args) -> str:
             render([dict(r, system=r["validator"]) for r in vrows],
                    [("system", "validator"), *vcols], args.format),
         ]  # fmt: skip
-    for m, dg in diags.items():
-        if not dg.passed:
-            out.append(f"warning ({m}): {dg.message()}")
     if np.all(np.isnan(human)):
         out.append("note: no annotated generator; every estimate rests on the validators alone")
     return "\n".join(out)
-
-
-def _draws_option(method: str, draws: int) -> dict[str, Any]:
-    """``--draws`` as the method takes it: NUTS per chain, votes none."""
-    if method in ("nuts", "nuts_items"):
-        return {"sampler": {"draws": draws}}
-    return {}

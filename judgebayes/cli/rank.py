@@ -1,8 +1,8 @@
 """The ``judgebayes rank`` sub-command (bias-aware Bradley-Terry from CSV files).
 
 JSON output (``--format json``): ``{"method", "prior", "k", "n_comparisons", "n_ties",
-"ties", "identification", "judges", "identifiability": [str, ...], "diagnostics": {"r_hat_max",
-"ess_bulk_min", "ess_tail_min", "divergences", "passed"} | null,
+"ties", "identification", "judges", "identifiability": [str, ...], "diagnostics": GATE | null
+(:func:`judgebayes.cli.io.diagnostics_json`: the gate's numbers and the NUTS settings),
 "coefficients": [{"judge", "coefficient", "estimate", "lower", "upper", "p_positive",
 "per_raw_unit", "identified_by"}, ...], "items": [{"item", "estimate", "lower", "upper", "p_top_k",
 "rank", "rank_lower", "rank_upper"}, ...] (best first), "top_k": [item, ...] (the set
@@ -18,7 +18,18 @@ import json
 import sys
 from typing import Any
 
-from judgebayes.cli.io import add_common, clean, count_arg, read_csv, render, seed_arg
+from judgebayes.cli.io import (
+    add_common,
+    add_method,
+    add_sampler,
+    clean,
+    diagnostics_json,
+    fit_options,
+    read_csv,
+    render,
+    report_gate,
+    seed_arg,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -39,7 +50,12 @@ def add_parser(sub) -> None:
         "--covariate", action="append", default=[], help="covariate to model (repeatable)"
     )
     r.add_argument("--k", type=int, default=5, help="size of the top set (default 5)")
-    r.add_argument("--method", choices=("naive", "laplace", "nuts"), default="laplace")
+    add_method(
+        r,
+        ("naive", "laplace", "nuts"),
+        default="laplace",
+        help="naive BT, bias-aware BT by Laplace (default) or by NUTS",
+    )
     r.add_argument(
         "--prior",
         choices=("normal", "hierarchical", "horseshoe"),
@@ -57,8 +73,8 @@ def add_parser(sub) -> None:
         default=None,
         help="report qualities relative to this item (default: they sum to zero)",
     )
-    r.add_argument("--draws", type=count_arg, default=1500)
     r.add_argument("--seed", type=seed_arg, default=0)
+    add_sampler(r)
     r.add_argument("--level", type=float, default=0.95, help="separation level of the groups")
     add_common(r)
 
@@ -94,13 +110,12 @@ def run(args) -> str:
             f"--k must be in 1..{ranking.data.n_items}, got {args.k}", field="k", value=args.k
         )
     problems = ranking.identifiability().problems
-    with quiet_engine_warnings():
-        draws = (
-            {"sampler": {"draws": args.draws}} if args.method == "nuts" else {"draws": args.draws}
-        )
-        if args.reference is not None:
-            draws["reference"] = args.reference
-        fit = ranking.fit(args.method, args.prior, random_seed=args.seed, warn=False, **draws)
+    (options,) = fit_options(args, "ranking", [args.method])  # unused flags refused
+    if args.reference is not None:
+        options["reference"] = args.reference
+    with quiet_engine_warnings():  # a failed gate is said once, on stderr
+        fit = ranking.fit(args.method, args.prior, random_seed=args.seed, warn=False, **options)
+    report_gate("rank", [fit])
     ri = fit.rank_intervals(args.alpha)
     iv = fit.interval(args.alpha)
     tk = fit.top_k(args.k)
@@ -116,7 +131,6 @@ def run(args) -> str:
     coefs = fit.bias_table(args.alpha).to_dict("records")
     top = fit.top_k_set(args.k)
     groups = fit.groups(args.level)
-    diag = fit.diagnostics
     if args.format == "json":
         return json.dumps(
             {
@@ -129,15 +143,7 @@ def run(args) -> str:
                 "identification": fit.info["identification"],
                 "judges": list(ranking.data.judges),
                 "identifiability": problems,
-                "diagnostics": None
-                if diag is None
-                else {
-                    "r_hat_max": clean(diag.r_hat_max),
-                    "ess_bulk_min": clean(diag.ess_bulk_min),
-                    "ess_tail_min": clean(diag.ess_tail_min),
-                    "divergences": int(diag.divergences),
-                    "passed": bool(diag.passed),
-                },
+                "diagnostics": diagnostics_json(fit),
                 "coefficients": [{k: clean(v) for k, v in c.items()} for c in coefs],
                 "items": [{k: clean(v) for k, v in r.items()} for r in rows],
                 "top_k": list(top),
@@ -192,6 +198,4 @@ def run(args) -> str:
     ]  # fmt: skip
     for p in problems:
         out.append(f"note: {p}")
-    if diag is not None and not diag.passed:
-        out.append(f"warning: {diag.message()}")
     return "\n".join(out)

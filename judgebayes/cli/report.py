@@ -18,8 +18,13 @@ import json
 from judgebayes.cli.io import (
     add_common,
     add_item_files,
+    add_method,
+    add_sampler,
+    api_method,
     clean,
+    fit_options,
     render,
+    report_gate,
     seed_arg,
     study_from_args,
 )
@@ -32,14 +37,15 @@ def add_parser(sub) -> None:
     r = sub.add_parser("report", help="write a markdown or HTML accuracy report")
     add_item_files(r)
     r.add_argument("--out", required=True, help="report file: .md (markdown) or .html")
-    r.add_argument(
-        "--method",
-        choices=("closed_form", "laplace", "nuts", "all"),
+    add_method(
+        r,
+        ("closed-form", "laplace", "nuts", "all"),
         default="all",
         help="estimators to report (default: all)",
     )
     r.add_argument("--title", default="Judge accuracy report")
     r.add_argument("--seed", type=seed_arg, default=0, help="random seed of the Bayesian fits")
+    add_sampler(r)
     add_common(r)
 
 
@@ -49,10 +55,21 @@ def run(args) -> str:
 
     _check_out(args.out)
     study = study_from_args(args)
-    methods = ("closed_form", "laplace", "nuts") if args.method == "all" else (args.method,)
-    files = accuracy_report(
-        study, args.out, methods=methods, alpha=args.alpha, random_seed=args.seed, title=args.title
+    methods = (
+        ("closed_form", "laplace", "nuts") if args.method == "all" else (api_method(args.method),)
     )
+    family = getattr(study, "registry", "accuracy")
+    options = dict(zip(methods, fit_options(args, family, methods), strict=True))
+    files = accuracy_report(
+        study,
+        args.out,
+        methods=methods,
+        alpha=args.alpha,
+        random_seed=args.seed,
+        title=args.title,
+        options=options,
+    )
+    report_gate("report", files.fits)
     kind = "html" if files.path.suffix.lower() in (".html", ".htm") else "markdown"
     if args.format == "json":
         return json.dumps(

@@ -245,9 +245,12 @@ def convergence_diagnostics(
     import arviz as az
 
     var_names = [v for v in dict.fromkeys(var_names) if v in idata.posterior]
-    rh = az.rhat(idata, var_names=var_names)
-    eb = az.ess(idata, var_names=var_names, method="bulk")
-    et = az.ess(idata, var_names=var_names, method="tail")
+    # a variable the data fix (a deterministic with constant draws) gives R-hat 0/0: numpy
+    # warns, ArviZ returns NaN, and per_var below drops it (a constant cannot fail to mix)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rh = az.rhat(idata, var_names=var_names)
+        eb = az.ess(idata, var_names=var_names, method="bulk")
+        et = az.ess(idata, var_names=var_names, method="tail")
 
     def per_var(ds, fn):
         out = {}

@@ -19,7 +19,10 @@ NB_DIR = Path(__file__).parents[1] / "notebooks"
 
 # small settings per notebook: the same code, fewer replicates and draws
 SMALL = {
-    "01_accuracy": "REPS = 100\nSBC_DATASETS = 300\nITEM_REPS = 40",
+    "01_accuracy": (
+        "REPS = 100\nSBC_DATASETS = 300\nITEM_REPS = 40\n"
+        'DASK_SPLITS = 10\nDASK_METHODS = ("closed_form",)'
+    ),
     "02_validator_panel": (
         'G, V, N_OUT = 10, 8, 200\nSAMPLER = {"draws": 300, "chains": 2, "tune": 300}'
     ),

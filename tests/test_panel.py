@@ -270,9 +270,12 @@ def bayes_fits():
     A = p.data.annotated
     d = p.data.calibrate_on(A[1:])
     kw = {
-        # the panel default (4 x 2000, tune 1500, 0.99): the gate reads the
-        # hyperparameters too (mu_tpr's R-hat was 1.026 at 4 x 1000 with tune 800, and
-        # tau_gen_tpr's 1.011 at 4 x 1000 with tune 1500 on one machine's floating point)
+        # 4 x 2000, tune 1500 (the panel default) at 0.95 rather than the default 0.99:
+        # this panel passes the full gate there in 90 s instead of 124 s (the default is
+        # held to the gate on a small panel in test_contract.py).  The gate reads the
+        # hyperparameters too: mu_tpr's R-hat was 1.026 at 4 x 1000 with tune 800, and
+        # tau_gen_tpr's 1.011 at 4 x 1000 with tune 1500 on one machine's floating point
+        "sampler": {"target_accept": 0.95},
         "random_seed": 0,
         "log_likelihood": True,
     }

@@ -8,7 +8,7 @@ import judgebayes as jb
 from judgebayes.errors import InputError
 
 pytest.importorskip("duckdb")
-from judgebayes.data.large import reduce_items, reduce_panel
+from judgebayes.data.large import reduce_items, reduce_pairs, reduce_panel
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +100,75 @@ def test_large_log_bad_input(log, tmp_path):
     bad = pd.DataFrame({"judge": [1, 0], "human": [1, None], "n": [3, -1]})
     with pytest.raises(InputError, match="count column"):
         jb.AccuracyStudy.from_items(bad, count="n")
+
+
+@pytest.fixture(scope="module")
+def pair_log(tmp_path_factory):
+    # 40 items, 20,000 comparisons by two judges, both presentation orders, ties, numeric
+    # item ids (a blank winner makes a CSV reader see floats: 7.0 must be item 7)
+    rng = np.random.default_rng(5)
+    n, N = 20_000, 40
+    theta = rng.normal(0, 1, N)
+    a = rng.integers(0, N, n)
+    b = (a + rng.integers(1, N, n)) % N
+    p = 1 / (1 + np.exp(-(theta[a] - theta[b] + 0.3)))  # position bias of the first shown
+    u = rng.random(n)
+    tie = u > 0.9
+    won_first = u < 0.9 * p
+    winner = np.where(tie, np.nan, np.where(won_first, a, b).astype(float))
+    df = pd.DataFrame(
+        {"first": a, "second": b, "winner": winner, "judge": rng.choice(["j1", "j2"], n)}
+    )
+    d = tmp_path_factory.mktemp("pairs")
+    df.to_parquet(d / "pairs.parquet", row_group_size=5_000)
+    df.to_csv(d / "pairs.csv", index=False)
+    return df, d
+
+
+@pytest.mark.parametrize("suffix", ["parquet", "csv"])
+def test_reduced_pair_log_gives_naive_bt_of_the_raw_rows(pair_log, suffix):
+    from judgebayes.data.pairwise import pairwise_from_frames
+    from judgebayes.inference import bradley_terry as bt
+
+    df, d = pair_log
+    counts = reduce_pairs(d / f"pairs.{suffix}", judge="judge")
+    assert counts.attrs["n_rows"] == len(df) == counts["n"].sum()
+    # counted independently with pandas: per ordered pair and judge
+    raw_wins = (df["winner"] == df["first"]).groupby([df["first"], df["second"], df["judge"]])
+    assert len(counts) == raw_wins.ngroups and counts["n_tie"].sum() == df["winner"].isna().sum()
+    assert counts["n_first"].sum() == int(raw_wins.sum().sum())
+    for ties in ("half", "drop"):
+        raw = pairwise_from_frames(
+            df.assign(first=df["first"].astype(str), second=df["second"].astype(str),
+                      winner=df["winner"].map(lambda v: "" if np.isnan(v) else str(int(v)))),
+            ties=ties,
+        )  # fmt: skip
+        full = bt.fit_map(bt.bt_design(raw, bias=False))
+        design, ids = bt.bt_design_from_counts(counts, ties=ties, items=raw.items)
+        assert ids == raw.items and design.Z.shape[0] < len(df) / 10
+        red = bt.fit_map(design)
+        # the same log posterior up to a constant: the same mode and Hessian
+        np.testing.assert_allclose(red.beta, full.beta, rtol=0, atol=1e-10)
+        np.testing.assert_allclose(red.hessian, full.hessian, rtol=1e-12, atol=1e-9)
+
+
+def test_reduce_pairs_refuses_a_winner_that_was_not_shown(tmp_path):
+    bad = pd.DataFrame({"first": ["a", "a", "b"], "second": ["b", "b", "c"],
+                        "winner": ["a", "z", "tie"]})  # fmt: skip
+    bad.to_csv(tmp_path / "bad.csv", index=False)
+    with pytest.raises(InputError, match="winner 'z' is neither shown item") as e:
+        reduce_pairs(tmp_path / "bad.csv")
+    assert (e.value.field, e.value.value) == ("winner", "z")
+    # numeric ids with ties written as words (DuckDB reads the winner column as text)
+    num = pd.DataFrame({"first": [1, 1, 2, 2], "second": [2, 2, 1, 3],
+                        "winner": ["1", "tie", "2", "3"]})  # fmt: skip
+    num.to_csv(tmp_path / "num.csv", index=False)
+    got = reduce_pairs(tmp_path / "num.csv")
+    assert got[["first", "second", "n_first", "n_second", "n_tie", "n"]].values.tolist() == [
+        ["1", "2", 1, 0, 1, 2],
+        ["2", "1", 1, 0, 0, 1],
+        ["2", "3", 0, 1, 0, 1],
+    ]
+    with pytest.raises(InputError, match="no column 'loser'") as e:
+        reduce_pairs(tmp_path / "bad.csv", winner="loser")
+    assert e.value.field == "winner"

@@ -13,6 +13,10 @@ only: a few hundred rows however long the log.
 * :func:`reduce_panel`: a panel's item log (one row per output and validator verdict) to
   the cells ``generator, validator, n_judged, n_valid`` of
   :meth:`judgebayes.ValidatorPanel.from_frames`.
+* :func:`reduce_pairs`: a pairwise log (one row per comparison, both presentation orders
+  as they came) to win counts per ordered pair and judge, for naive Bradley-Terry on
+  counts (:func:`judgebayes.inference.bradley_terry.bt_design_from_counts`).  The
+  bias-aware models need each comparison's covariates and stay on the rows.
 
 Labels are normalised after grouping (one call per distinct spelling, with the package's
 vocabulary and ``positive=``), so a log of ``"PASS"`` / ``"fail"`` strings costs no more
@@ -33,7 +37,7 @@ from typing import Any
 
 from judgebayes.errors import InputError
 
-__all__ = ["reduce_items", "reduce_panel"]
+__all__ = ["reduce_items", "reduce_pairs", "reduce_panel"]
 
 
 def _connect(memory_limit: str, threads: int | None):
@@ -46,6 +50,9 @@ def _connect(memory_limit: str, threads: int | None):
             value=None,
         ) from None
     con = duckdb.connect(":memory:")
+    # DuckDB's own bar writes to stdout, where it would corrupt a CLI's JSON or a pipe; a
+    # scan of 10 million rows takes seconds, so no bar is needed
+    con.execute("SET enable_progress_bar = false")
     con.execute(f"SET memory_limit = '{memory_limit}'")
     if threads is not None:
         con.execute(f"SET threads = {int(threads)}")
@@ -205,3 +212,138 @@ def reduce_panel(
     cells = g.groupby(["generator", "validator"], sort=True)[["judged", "valid", "missing"]].sum()
     cells = cells.astype("int64").reset_index()
     return cells.rename(columns={"judged": "n_judged", "valid": "n_valid", "missing": "n_missing"})
+
+
+def reduce_pairs(
+    source,
+    *,
+    first: str = "first",
+    second: str = "second",
+    winner: str = "winner",
+    judge: str | None = None,
+    memory_limit: str = "1GB",
+    threads: int | None = None,
+):
+    """Reduce a pairwise verdict log to win counts per ordered pair (and judge).
+
+    Parameters
+    ----------
+    source : str, path, or a list of them
+        Parquet or CSV files with one row per comparison, in the comparisons contract of
+        :func:`judgebayes.data.pairwise.pairwise_from_frames`: the item shown first, the
+        item shown second, the winner's id (empty or ``"tie"`` for a tie).
+    first, second, winner : str
+        Column names.
+    judge : str, optional
+        Judge column: counts are kept per judge.
+    memory_limit, threads
+        As in :func:`reduce_items`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per distinct (``first``, ``second`` [, ``judge``]) in presentation order,
+        with ``n_first`` (the first-shown item won), ``n_second``, ``n_tie`` and ``n``;
+        item ids as strings (whole numbers without ``.0``), columns named as in the log.
+        ``attrs["n_rows"]``: the rows of the log.
+        :func:`judgebayes.inference.bradley_terry.bt_design_from_counts` fits naive
+        Bradley-Terry on it with the same mode and Hessian as on every row.
+
+    Raises
+    ------
+    InputError
+        A winner that is neither shown item nor a tie (the message gives it and its count).
+    """
+    import duckdb
+
+    from judgebayes.data.pairwise import _TIE_WORDS, _ids
+
+    roles = {"first": first, "second": second, "winner": winner}
+    if judge is not None:
+        roles["judge"] = judge
+    con = _connect(memory_limit, threads)
+    try:
+        scan = _scan(source)
+        try:
+            described = con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()
+        except duckdb.Error as exc:
+            raise InputError(
+                f"log {source} cannot be read: {str(exc).splitlines()[0]}",
+                field="source",
+                value=str(source),
+            ) from None
+        types = {r[0]: str(r[1]).upper() for r in described}
+        for role, col in roles.items():
+            if col not in types:
+                raise InputError(
+                    f"the log has no column {col!r} (the {role} column); columns are {list(types)}",
+                    field=role,
+                    value=col,
+                )
+        numeric = ("INT", "FLOAT", "DOUBLE", "DECIMAL", "REAL")
+
+        def is_num(col):
+            return any(k in types[col] for k in numeric)
+
+        if is_num(first) and is_num(second):  # numeric ids: 7.0 is item 7, 'tie' no id
+            f, s_ = _q(first), _q(second)
+            w = _q(winner) if is_num(winner) else f"TRY_CAST({_q(winner)} AS DOUBLE)"
+        else:
+            f, s_, w = (f"CAST({_q(c)} AS VARCHAR)" for c in (first, second, winner))
+        raw_w = f"CAST({_q(winner)} AS VARCHAR)"
+        words = ", ".join("'" + t + "'" for t in sorted(_TIE_WORDS))
+        # the outcome is classified inside the scan, so only one row per ordered pair
+        # (and judge) leaves DuckDB; numeric ids compare as numbers (7.0 is item 7)
+        tie = f"({raw_w} IS NULL OR lower(trim({raw_w})) IN ({words}))"
+        won_f = f"(NOT {tie} AND {w} = {f})"
+        won_s = f"(NOT {tie} AND {w} = {s_} AND {w} <> {f})"
+        keys = [f"{_q(first)} AS first", f"{_q(second)} AS second"]
+        if judge is not None:
+            keys.append(f"CAST({_q(judge)} AS VARCHAR) AS judge")
+        sql = (
+            f"SELECT {', '.join(keys)}, "
+            f"count(*) FILTER (WHERE {won_f}) AS n_first, "
+            f"count(*) FILTER (WHERE {won_s}) AS n_second, "
+            f"count(*) FILTER (WHERE {tie}) AS n_tie, count(*) AS n, "
+            f"any_value({raw_w}) FILTER (WHERE NOT ({tie} OR coalesce({w} = {f}, false) OR "
+            f"coalesce({w} = {s_}, false))) AS bad "
+            f"FROM {scan} GROUP BY ALL"
+        )
+        try:
+            g = con.execute(sql).df()
+        except duckdb.Error as exc:
+            raise InputError(
+                f"log {source}: the {winner!r} column cannot be compared with the item "
+                f"columns: {str(exc).splitlines()[0]}",
+                field="winner",
+                value=winner,
+            ) from None
+    finally:
+        con.close()
+    if g["bad"].notna().any():
+        r = int(g["bad"].notna().to_numpy().nonzero()[0][0])
+        n_bad = int((g["n"] - g["n_first"] - g["n_second"] - g["n_tie"]).sum())
+        raise InputError(
+            f"column {winner!r}: winner {g['bad'].iloc[r]!r} is neither shown item "
+            f"({str(g['first'].iloc[r])!r}, {str(g['second'].iloc[r])!r}) in {n_bad} "
+            "row(s); leave it empty or write 'tie' for a tie",
+            field=winner,
+            value=str(g["bad"].iloc[r]),
+        )
+    a, b = _ids(g["first"]), _ids(g["second"])
+    if a.isna().any() or b.isna().any():
+        role = "first" if a.isna().any() else "second"
+        raise InputError(
+            f"column {roles[role]!r}: a comparison without an item id",
+            field=roles[role],
+            value=None,
+        )
+    g["first"], g["second"] = a, b
+    cols = ["first", "second", *(["judge"] if judge is not None else [])]
+    out = g[[*cols, "n_first", "n_second", "n_tie", "n"]].sort_values(cols, ignore_index=True)
+    out[["n_first", "n_second", "n_tie", "n"]] = out[["n_first", "n_second", "n_tie", "n"]].astype(
+        "int64"
+    )
+    out = out.rename(columns={r: c for r, c in roles.items() if r in cols})
+    out.attrs["n_rows"] = int(out["n"].sum())
+    return out

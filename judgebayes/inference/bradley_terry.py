@@ -60,6 +60,7 @@ __all__ = [
     "MapResult",
     "bt_counts_design",
     "bt_design",
+    "bt_design_from_counts",
     "collapse_pairs",
     "fit_map",
     "fit_map_empirical_bayes",
@@ -206,6 +207,76 @@ def collapse_pairs(
     total = np.bincount(inv).astype(float)
     wins = np.bincount(inv, weights=np.where(np.isnan(y), 0.5, y))
     return uniq // n_items, uniq % n_items, wins, total
+
+
+def bt_design_from_counts(
+    counts,
+    *,
+    first: str = "first",
+    second: str = "second",
+    ties: str = "half",
+    items=None,
+    lam: float = 1.0,
+) -> tuple[BTDesign, tuple[str, ...]]:
+    r"""Naive Bradley-Terry on a win-count frame (:func:`judgebayes.data.large.reduce_pairs`).
+
+    Rows of several judges are pooled (naive BT has no judge term).  ``ties="half"``
+    counts a tie as half a win, as :func:`bt_design` does for ``ties="half"`` data;
+    ``"drop"`` leaves ties out.  The design has one weighted row per ordered pair, so
+    :func:`fit_map` gives the mode and Hessian of the model on every row of the log.
+
+    Parameters
+    ----------
+    counts : DataFrame
+        ``first``, ``second``, ``n_first``, ``n_second``, ``n_tie`` columns.
+    first, second : str
+        Item columns.
+    ties : {"half", "drop"}
+        Tie handling.
+    items : sequence of str, optional
+        Item order (default: sorted ids that appear).
+    lam : float
+        Prior precision of theta.
+
+    Returns
+    -------
+    (BTDesign, tuple of str)
+        The design and the item ids its columns follow.
+    """
+    if ties not in ("half", "drop"):
+        raise InputError(
+            f"ties must be 'half' or 'drop' for naive BT on counts; got {ties!r}",
+            field="ties",
+            value=ties,
+        )
+    for col in (first, second, "n_first", "n_second", "n_tie"):
+        if col not in counts.columns:
+            raise InputError(
+                f"the counts frame has no column {col!r} (reduce_pairs writes it)",
+                field=col,
+                value=None,
+            )
+    a = counts[first].astype(str).to_numpy()
+    b = counts[second].astype(str).to_numpy()
+    ids = tuple(sorted(set(a) | set(b))) if items is None else tuple(map(str, items))
+    index = {v: i for i, v in enumerate(ids)}
+    unknown = sorted((set(a) | set(b)) - set(index))
+    if unknown:
+        raise InputError(
+            f"item {unknown[0]!r} of the counts is not in items", field="items", value=unknown[0]
+        )
+    fi = np.array([index[v] for v in a], dtype=np.int64)
+    si = np.array([index[v] for v in b], dtype=np.int64)
+    nf, ns, nt = (counts[c].to_numpy(dtype=float) for c in ("n_first", "n_second", "n_tie"))
+    tie_w = 0.5 if ties == "half" else 0.0
+    wins = nf + tie_w * nt
+    total = nf + ns + (nt if ties == "half" else 0.0)
+    key = fi * len(ids) + si  # pool judges: one row per ordered pair
+    uniq, inv = np.unique(key, return_inverse=True)
+    wins, total = np.bincount(inv, weights=wins), np.bincount(inv, weights=total)
+    keep = total > 0
+    f, s = (uniq // len(ids))[keep], (uniq % len(ids))[keep]
+    return bt_counts_design(f, s, wins[keep], total[keep], len(ids), lam=lam), ids
 
 
 def bt_counts_design(

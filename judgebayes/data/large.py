@@ -85,28 +85,35 @@ def _q(col: str) -> str:
     return '"' + col.replace('"', '""') + '"'
 
 
-def _group_counts(source, columns: dict[str, str], *, memory_limit: str, threads: int | None):
-    """``SELECT <columns>, count(*) AS n ... GROUP BY ALL`` as a pandas frame (role names)."""
+def _column_types(con, scan: str, source, columns: dict[str, str]) -> dict[str, str]:
+    """The log's column -> DuckDB type (upper case), after checking every role's column."""
     import duckdb
 
+    try:
+        described = con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()
+    except duckdb.Error as exc:
+        raise InputError(
+            f"log {source} cannot be read: {str(exc).splitlines()[0]}",
+            field="source",
+            value=str(source),
+        ) from None
+    types = {r[0]: str(r[1]).upper() for r in described}
+    for role, col in columns.items():
+        if col not in types:
+            raise InputError(
+                f"the log has no column {col!r} (the {role} column); columns are {list(types)}",
+                field=role,
+                value=col,
+            )
+    return types
+
+
+def _group_counts(source, columns: dict[str, str], *, memory_limit: str, threads: int | None):
+    """``SELECT <columns>, count(*) AS n ... GROUP BY ALL`` as a pandas frame (role names)."""
     con = _connect(memory_limit, threads)
     try:
         scan = _scan(source)
-        try:
-            have = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()]
-        except duckdb.Error as exc:
-            raise InputError(
-                f"log {source} cannot be read: {str(exc).splitlines()[0]}",
-                field="source",
-                value=str(source),
-            ) from None
-        for role, col in columns.items():
-            if col not in have:
-                raise InputError(
-                    f"the log has no column {col!r} (the {role} column); columns are {have}",
-                    field=role,
-                    value=col,
-                )
+        _column_types(con, scan, source, columns)
         select = ", ".join(f"{_q(c)} AS {_q(r)}" for r, c in columns.items())
         sql = f"SELECT {select}, count(*) AS n FROM {scan} GROUP BY ALL"
         return con.execute(sql).df()
@@ -264,22 +271,7 @@ def reduce_pairs(
     con = _connect(memory_limit, threads)
     try:
         scan = _scan(source)
-        try:
-            described = con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()
-        except duckdb.Error as exc:
-            raise InputError(
-                f"log {source} cannot be read: {str(exc).splitlines()[0]}",
-                field="source",
-                value=str(source),
-            ) from None
-        types = {r[0]: str(r[1]).upper() for r in described}
-        for role, col in roles.items():
-            if col not in types:
-                raise InputError(
-                    f"the log has no column {col!r} (the {role} column); columns are {list(types)}",
-                    field=role,
-                    value=col,
-                )
+        types = _column_types(con, scan, source, roles)
         numeric = ("INT", "FLOAT", "DOUBLE", "DECIMAL", "REAL")
 
         def is_num(col):

@@ -210,7 +210,8 @@ def _run_items(args) -> str:
 
     study = study_from_args(args)
     methods = ITEM_METHOD_CHOICES[args.method]
-    fit_options(args, "accuracy.items", methods)  # a sampler flag no method uses: refused
+    # before the design drops methods: a sampler flag none of the chosen ones uses is refused
+    options = dict(zip(methods, fit_options(args, study.registry, methods), strict=True))
     if args.cluster or args.weights:
         # the conjugate posterior and PPI++ take independent items labelled at random
         # (and the Bayesian models no design weights); the design-based estimators remain
@@ -225,9 +226,9 @@ def _run_items(args) -> str:
         methods = tuple(m for m in methods if m not in dropped) or ("closed_form",)
     fits = []
     with quiet_engine_warnings():
-        for m, opts in zip(methods, fit_options(args, "accuracy.items", methods), strict=True):
+        for m in methods:
             try:
-                fits.append(study.fit(m, random_seed=args.seed, **opts))
+                fits.append(study.fit(m, random_seed=args.seed, **options[m]))
             except LaplaceError as e:
                 print(f"judgebayes accuracy: note ({m}): {e}", file=sys.stderr)
     report_gate("accuracy", fits)
@@ -294,7 +295,7 @@ def _bayes_sections(test, cal, args) -> tuple[list[dict], list[dict], dict]:
     from judgebayes.studies.accuracy import AccuracyStudy
 
     methods = METHOD_CHOICES[args.method]
-    options = fit_options(args, "accuracy", methods)  # refuses flags no method uses
+    options = fit_options(args, AccuracyStudy.registry, methods)  # refuses unused flags
     if methods == ("closed_form",):
         return [], [], {}
     study = AccuracyStudy(test, cal.pooled())

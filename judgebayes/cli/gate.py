@@ -15,7 +15,6 @@ from judgebayes.cli.io import (
     add_method,
     add_quiet,
     add_sampler,
-    api_method,
     clean,
     diagnostics_json,
     fit_options,
@@ -65,9 +64,11 @@ def run(args) -> tuple[str, int]:
     from judgebayes.workflows.gate import check_claims, parse_claim
 
     claims = [parse_claim(c) for c in args.claim]  # bad claims fail before any fitting
-    method = api_method(args.method)
+    from judgebayes.inference.registry import normalise_method
+
+    method = normalise_method(args.method)
     study = study_from_args(args)
-    (options,) = fit_options(args, getattr(study, "registry", "accuracy"), [method])
+    (options,) = fit_options(args, study.registry, [method])
     with quiet_engine_warnings():  # a failed gate is reported per claim and on stderr
         fit = study.fit(method, random_seed=args.seed, **options)
     report_gate("gate", [fit])

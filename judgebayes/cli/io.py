@@ -16,7 +16,6 @@ __all__ = [
     "add_item_files",
     "add_method",
     "add_sampler",
-    "api_method",
     "clean",
     "count_arg",
     "diagnostics_json",
@@ -115,12 +114,20 @@ def read_csv(path: str, what: str):
         ) from None
 
 
-def seed_arg(text: str) -> int:
-    """``--seed``: an integer in [0, 2**63), checked when parsed (not after a fit)."""
+def _whole(text: str, low: int | None = None) -> int:
+    """A whole number from the command line, at least ``low`` when given."""
     try:
         v = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if low is not None and v < low:
+        raise argparse.ArgumentTypeError(f"must be at least {low}, got {v}")
+    return v
+
+
+def seed_arg(text: str) -> int:
+    """``--seed``: an integer in [0, 2**63), checked when parsed (not after a fit)."""
+    v = _whole(text)
     if not 0 <= v < 2**63:
         raise argparse.ArgumentTypeError(f"must lie in [0, 2**63), got {text}")
     return v
@@ -128,13 +135,7 @@ def seed_arg(text: str) -> int:
 
 def count_arg(text: str) -> int:
     """A count that must be at least 1 (``--draws``, ``--labels``)."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
-    return v
+    return _whole(text, low=1)
 
 
 def method_arg(text: str) -> str:
@@ -145,11 +146,6 @@ def method_arg(text: str) -> str:
     in the API.
     """
     return text.strip().lower().replace("_", "-")
-
-
-def api_method(method: str) -> str:
-    """The API's spelling of a CLI method name (``closed-form`` -> ``closed_form``)."""
-    return method.replace("-", "_")
 
 
 def add_method(sp, choices, *, default, help: str, **kw) -> None:
@@ -165,13 +161,8 @@ def add_method(sp, choices, *, default, help: str, **kw) -> None:
 
 
 def _tune_arg(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, got {v}")
-    return v
+    """``--tune``: a count that may be 0."""
+    return _whole(text, low=0)
 
 
 def _accept_arg(text: str) -> float:
@@ -184,9 +175,9 @@ def _accept_arg(text: str) -> float:
     return v
 
 
-#: sampler flags -> SamplerConfig field (None = not given: the model's default holds)
-_SAMPLER_FLAGS = {"draws": "draws", "tune": "tune", "chains": "chains",
-                  "target_accept": "target_accept"}  # fmt: skip
+#: the sampler flags, each named as its SamplerConfig field (None = not given: the model's
+#: default holds)
+_SAMPLER_FLAGS = ("draws", "tune", "chains", "target_accept")
 
 
 def add_sampler(sp, *, variants: tuple[str, ...] = ()) -> None:
@@ -219,13 +210,15 @@ def add_sampler(sp, *, variants: tuple[str, ...] = ()) -> None:
 def fit_options(args, family: str, methods) -> list[dict[str, Any]]:
     """The keyword options of each method's ``fit`` from the sampler flags.
 
-    ``family`` is a key of :data:`~judgebayes.inference.registry.METHODS`; ``methods`` are
-    API names.  Raises :class:`~judgebayes.errors.InputError` for a flag given explicitly
-    that none of ``methods`` takes (``--tune`` with closed forms only, say).
+    ``family`` is a key of :data:`~judgebayes.inference.registry.METHODS` (a study's
+    ``registry``); ``methods`` in either spelling.  Raises
+    :class:`~judgebayes.errors.InputError` for a flag that none of ``methods`` takes
+    (``--tune`` with closed forms only, say).
     """
     from judgebayes.errors import InputError
-    from judgebayes.inference.registry import METHODS
+    from judgebayes.inference.registry import METHODS, normalise_method
 
+    methods = [normalise_method(m) for m in methods]
     specs = [METHODS[family][m] for m in methods]
     given = {k: getattr(args, k, None) for k in _SAMPLER_FLAGS}
     given = {k: v for k, v in given.items() if v is not None}
@@ -251,7 +244,7 @@ def fit_options(args, family: str, methods) -> list[dict[str, Any]]:
     for s in specs:
         o: dict[str, Any] = {}
         if "sampler" in s.options and given:
-            o["sampler"] = {_SAMPLER_FLAGS[k]: v for k, v in given.items()}
+            o["sampler"] = dict(given)
         elif "draws" in s.options and "draws" in given:
             o["draws"] = given["draws"]
         if "variant" in s.options and variant is not None:
@@ -288,9 +281,9 @@ def report_gate(command: str, fits) -> None:
     import sys
 
     for f in fits:
-        d = getattr(f, "diagnostics", None)
-        if d is not None and not d.passed:
-            print(f"judgebayes {command}: warning ({f.method}): {d.message()}", file=sys.stderr)
+        if f.diagnostics is not None and not f.diagnostics.passed:
+            msg = f.diagnostics.message()
+            print(f"judgebayes {command}: warning ({f.method}): {msg}", file=sys.stderr)
 
 
 def add_common(sp) -> None:

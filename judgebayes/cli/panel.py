@@ -23,7 +23,6 @@ from judgebayes.cli.io import (
     add_common,
     add_method,
     add_sampler,
-    api_method,
     clean,
     diagnostics_json,
     fit_options,
@@ -86,7 +85,9 @@ def run(args) -> str:
         ann = read_csv(args.annotations, "annotations") if args.annotations else None
         panel = ValidatorPanel.from_frames(df, ann, annotations_disjoint=args.annotations_disjoint)
     d = panel.data
-    chosen = dict.fromkeys(api_method(m) for m in (args.method or ["regression"]))
+    from judgebayes.inference.registry import normalise_method
+
+    chosen = dict.fromkeys(normalise_method(m) for m in (args.method or ["regression"]))
     methods = ["validator_mean", *(m for m in chosen if m != "validator_mean")]
     options = fit_options(args, "panel", methods)  # a flag no chosen method uses: refused
     fits = {}

@@ -20,7 +20,6 @@ from judgebayes.cli.io import (
     add_item_files,
     add_method,
     add_sampler,
-    api_method,
     clean,
     fit_options,
     render,
@@ -55,11 +54,14 @@ def run(args) -> str:
 
     _check_out(args.out)
     study = study_from_args(args)
+    from judgebayes.inference.registry import normalise_method
+
     methods = (
-        ("closed_form", "laplace", "nuts") if args.method == "all" else (api_method(args.method),)
+        ("closed_form", "laplace", "nuts")
+        if args.method == "all"
+        else (normalise_method(args.method),)
     )
-    family = getattr(study, "registry", "accuracy")
-    options = dict(zip(methods, fit_options(args, family, methods), strict=True))
+    options = dict(zip(methods, fit_options(args, study.registry, methods), strict=True))
     files = accuracy_report(
         study,
         args.out,

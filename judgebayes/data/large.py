@@ -332,10 +332,9 @@ def reduce_pairs(
         )
     g["first"], g["second"] = a, b
     cols = ["first", "second", *(["judge"] if judge is not None else [])]
-    out = g[[*cols, "n_first", "n_second", "n_tie", "n"]].sort_values(cols, ignore_index=True)
-    out[["n_first", "n_second", "n_tie", "n"]] = out[["n_first", "n_second", "n_tie", "n"]].astype(
-        "int64"
-    )
+    counts = ["n_first", "n_second", "n_tie", "n"]
+    out = g[[*cols, *counts]].sort_values(cols, ignore_index=True)
+    out[counts] = out[counts].astype("int64")
     out = out.rename(columns={r: c for r, c in roles.items() if r in cols})
     out.attrs["n_rows"] = int(out["n"].sum())
     return out

@@ -197,15 +197,21 @@ def bt_design(
 
 
 def collapse_pairs(
-    first: np.ndarray, second: np.ndarray, y: np.ndarray, n_items: int
+    first: np.ndarray,
+    second: np.ndarray,
+    y: np.ndarray,
+    n_items: int,
+    weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Win counts per ordered pair: ``(first, second, wins, total)`` over the distinct
-    (first, second) pairs; a tie (y = 0.5) counts half a win, as in the naive model.
+    (first, second) pairs; a tie (y = 0.5 or NaN) counts half a win, as in the naive model.
+    ``weights``: how many comparisons each row stands for (default one each).
     """
     key = first.astype(np.int64) * n_items + second
     uniq, inv = np.unique(key, return_inverse=True)
-    total = np.bincount(inv).astype(float)
-    wins = np.bincount(inv, weights=np.where(np.isnan(y), 0.5, y))
+    w = np.ones(key.size) if weights is None else np.asarray(weights, dtype=float)
+    total = np.bincount(inv, weights=w)
+    wins = np.bincount(inv, weights=w * np.where(np.isnan(y), 0.5, y))
     return uniq // n_items, uniq % n_items, wins, total
 
 
@@ -268,15 +274,14 @@ def bt_design_from_counts(
     fi = np.array([index[v] for v in a], dtype=np.int64)
     si = np.array([index[v] for v in b], dtype=np.int64)
     nf, ns, nt = (counts[c].to_numpy(dtype=float) for c in ("n_first", "n_second", "n_tie"))
-    tie_w = 0.5 if ties == "half" else 0.0
-    wins = nf + tie_w * nt
-    total = nf + ns + (nt if ties == "half" else 0.0)
-    key = fi * len(ids) + si  # pool judges: one row per ordered pair
-    uniq, inv = np.unique(key, return_inverse=True)
-    wins, total = np.bincount(inv, weights=wins), np.bincount(inv, weights=total)
-    keep = total > 0
-    f, s = (uniq // len(ids))[keep], (uniq % len(ids))[keep]
-    return bt_counts_design(f, s, wins[keep], total[keep], len(ids), lam=lam), ids
+    if ties == "drop":
+        nt = np.zeros_like(nt)
+    total = nf + ns + nt
+    share = np.divide(nf + 0.5 * nt, total, out=np.zeros_like(total), where=total > 0)
+    # judges pooled: one row per ordered pair
+    f, s, wins, total = collapse_pairs(fi, si, share, len(ids), weights=total)
+    keep = total > 0  # a pair seen only in ties, with ties dropped
+    return bt_counts_design(f[keep], s[keep], wins[keep], total[keep], len(ids), lam=lam), ids
 
 
 def bt_counts_design(

@@ -124,6 +124,8 @@ class AccuracyStudy(Comparable):
     """
 
     default_methods = ("closed_form", "laplace", "nuts")
+    #: the table of :data:`~judgebayes.inference.registry.METHODS` this study's fits use
+    registry = "accuracy"
 
     def __init__(
         self,
@@ -463,7 +465,7 @@ class AccuracyStudy(Comparable):
         from judgebayes.inference.registry import check_seed, resolve
         from judgebayes.results import stamp
 
-        spec = resolve("accuracy", method, options)
+        spec = resolve(self.registry, method, options)
         random_seed = check_seed(random_seed)
         if spec.name != "closed_form":
             self._check_restriction()

@@ -97,6 +97,7 @@ _EXPORTS: dict[str, str] = {
     "CallableOracle": "judgebayes.workflows.active",
     "simulate_bt_judge": "judgebayes.simulate.ranking",
     "controlled_benchmark": "judgebayes.simulate.ranking",
+    "simulate_judged_pairs": "judgebayes.simulate.ranking",
     # validator panels
     "ValidatorPanel": "judgebayes.studies.panel",
     "PanelFit": "judgebayes.studies.panel",

@@ -98,3 +98,49 @@ def test_sbc_bradley_terry_nuts_identified_scale():
     assert failed <= 5, failed
     for i in range(N):
         assert _uniformity_p(ranks[:, i], 400) > 0.01, (i, np.bincount(ranks[:, i] * N_BINS // 401))
+
+
+def test_sbc_judge_error_model():
+    """The judge-error ranking under NUTS: theta ~ N(0, 1) per item (lambda = 1), each
+    judge's confusion rows ~ Dirichlet(4, 1) (the model's prior), 4 items, 2 judges, 300
+    instances with a fifth human-labelled, 100 datasets on the complete group table (one
+    compile).  Ranks of the identified qualities and of each judge's two agreement rates
+    among 400 thinned draws are uniform.
+    """
+    from judgebayes.inference.registry import SamplerConfig
+    from judgebayes.inference.sampling import sample_nuts
+    from judgebayes.inference.topk import identify
+    from judgebayes.simulate import simulate_judged_pairs
+
+    rng = np.random.default_rng(21)
+    N, R = 4, 100
+    items = [f"m{i}" for i in range(N)]
+    ranks: dict[str, list] = {"theta": [], "agreement": []}
+    failed = 0
+    for r in range(R):
+        theta = rng.normal(0, 1, N)
+        agree = rng.beta(4, 1, (2, 2))  # judge x human outcome: P(verdict = human)
+        conf = np.stack([[[q[0], 1 - q[0]], [1 - q[1], q[1]]] for q in agree])
+        sim = simulate_judged_pairs(
+            N, 300, labelled=0.2, confusion=conf, theta=theta, items=items, seed=r
+        )
+        spec = sim.ranking().channel_spec(complete=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)  # counted below
+            idata, diag, _ = sample_nuts(
+                spec, random_seed=r, sampler=SamplerConfig(draws=1000, tune=1000)
+            )
+        if not diag.passed:
+            failed += 1
+            continue
+        post = idata.posterior
+        th = identify(post["theta"].values[:, ::10].reshape(-1, N), np.zeros(N, dtype=int))
+        truth = identify(theta[None, :], np.zeros(N, dtype=int))[0]
+        ranks["theta"].append((th < truth).sum(0))
+        ag = post["agreement"].values[:, ::10].reshape(-1, 4)
+        ranks["agreement"].append((ag < agree.reshape(-1)).sum(0))
+    assert failed <= 5, failed
+    for name, rs in ranks.items():
+        rs = np.asarray(rs)
+        for i in range(rs.shape[1]):
+            assert _uniformity_p(rs[:, i], 400) > 0.01, (name, i)

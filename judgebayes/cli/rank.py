@@ -10,6 +10,12 @@ that maximises the expected recall of the true top k), "point_top_k": [item, ...
 "groups": [[item, ...], ...] (tiers: all separations hold jointly with probability
 >= level)}`` (NaN written as null).  Qualities are identified as in
 ``info["identification"]``: sum to zero, or minus ``--reference``.
+
+With ``--human COLUMN`` (human preferences on some comparisons) the methods
+``judge-error`` and ``ppi`` rank by the human preference with the judges as noisy
+witnesses, and the JSON output adds ``"channel": {"n_instances", "n_labelled",
+"n_outcomes", "dropped", "lam" (ppi), "confusion": [{"judge", "human", "verdict",
+"estimate", "lower", "upper"}, ...] (judge-error)}``.
 """
 
 from __future__ import annotations
@@ -37,7 +43,10 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub) -> None:
     """Register ``rank`` on the sub-parser collection."""
     r = sub.add_parser("rank", help="bias-aware Bradley-Terry ranking from pairwise verdicts")
-    r.add_argument("comparisons", help="CSV: first, second, winner [, judge, <cov>_first/_second]")
+    r.add_argument(
+        "comparisons",
+        help="CSV: first, second, winner [, judge, <cov>_first/_second, <human column>]",
+    )
     r.add_argument(
         "--source",
         choices=("csv", "mt-bench", "arena"),
@@ -52,9 +61,21 @@ def add_parser(sub) -> None:
     r.add_argument("--k", type=int, default=5, help="size of the top set (default 5)")
     add_method(
         r,
-        ("naive", "laplace", "nuts"),
+        ("naive", "laplace", "nuts", "judge_error", "ppi"),
         default="laplace",
-        help="naive BT, bias-aware BT by Laplace (default) or by NUTS",
+        help="naive BT, bias-aware BT by Laplace (default) or by NUTS; with --human: "
+        "judge-error (NUTS) or ppi (prediction-powered BT)",
+    )
+    r.add_argument(
+        "--human",
+        default=None,
+        help="column of human preferences (an item, 'tie', or empty where no human "
+        "labelled the comparison): enables judge-error and ppi",
+    )
+    r.add_argument(
+        "--instance",
+        default=None,
+        help="column tying several judges' rows on one comparison together (with --human)",
     )
     r.add_argument(
         "--prior",
@@ -99,17 +120,33 @@ def _comparisons(args):
 def run(args) -> str:
     """Run the ranking and format it."""
     from judgebayes.errors import InputError
+    from judgebayes.inference.registry import normalise_method
     from judgebayes.inference.sampling import quiet_engine_warnings
     from judgebayes.studies.ranking import PairwiseRanking
 
+    channel_method = normalise_method(args.method) in ("judge_error", "ppi")
+    if channel_method and args.human is None:
+        raise InputError(
+            f"--method {args.method} ranks by human preferences: name their column with --human",
+            field="human",
+            value=None,
+        )
     comps = _comparisons(args)
     items = read_csv(args.items, "items") if args.items else None
-    ranking = PairwiseRanking.from_frames(comps, items, covariates=args.covariate, ties=args.ties)
+    ranking = PairwiseRanking.from_frames(
+        comps,
+        items,
+        covariates=args.covariate,
+        ties=args.ties,
+        human=args.human,
+        instance=args.instance,
+    )
     if not 1 <= args.k <= ranking.data.n_items:
         raise InputError(
             f"--k must be in 1..{ranking.data.n_items}, got {args.k}", field="k", value=args.k
         )
-    problems = ranking.identifiability().problems
+    # the design notes concern the bias terms of judge-verdict models
+    problems = [] if channel_method else ranking.identifiability().problems
     (options,) = fit_options(args, "ranking", [args.method])  # unused flags refused
     if args.reference is not None:
         options["reference"] = args.reference
@@ -131,9 +168,21 @@ def run(args) -> str:
     coefs = fit.bias_table(args.alpha).to_dict("records")
     top = fit.top_k_set(args.k)
     groups = fit.groups(args.level)
+    channel = None
+    if fit.method in ("judge_error", "ppi"):
+        info = fit.info
+        channel = {k: info[k] for k in ("n_instances", "n_labelled", "n_outcomes", "dropped")}
+        if "lam" in info:
+            channel["lam"] = float(info["lam"])
+        if fit.method == "judge_error":
+            channel["confusion"] = [
+                {k: clean(v) for k, v in r.items()}
+                for r in fit.channel_table(args.alpha).to_dict("records")
+            ]
     if args.format == "json":
         return json.dumps(
             {
+                **({"channel": channel} if channel is not None else {}),
                 "method": fit.method,
                 "prior": fit.prior,
                 "k": args.k,
@@ -170,6 +219,27 @@ def run(args) -> str:
         f"method {fit.label}; {scale}",
         "",
     ]
+    if channel is not None:
+        out += [
+            f"{channel['n_labelled']} of {channel['n_instances']} comparisons have a human "
+            "label; the ranking is of the human preference"
+            + (f" (PPI++ lambda {channel['lam']:.2f})" if "lam" in channel else ""),
+            "",
+        ]
+    if channel is not None and "confusion" in channel:
+        out += [
+            f"judges' verdicts given the human outcome ({level} interval)",
+            render(
+                [
+                    dict(c, system=f"{c['judge']}: human {c['human']}, verdict {c['verdict']}")
+                    for c in channel["confusion"]
+                ],
+                [("system", "judge"), ("estimate", "P(verdict | human)"), ("lower", "lower"),
+                 ("upper", "upper")],
+                args.format,
+            ),
+            "",
+        ]  # fmt: skip
     if coefs:
         out += [
             f"bias coefficients (logits per standardised unit; {level} interval)",

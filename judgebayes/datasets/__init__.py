@@ -33,6 +33,7 @@ __all__ = [
     "load_llmbar_judgments",
     "load_pandalm_pairs",
     "pandalm_comparisons",
+    "pandalm_judged",
 ]
 
 LLMBAR_SUBSETS = (
@@ -284,4 +285,34 @@ def pandalm_comparisons(source: str = "human", *, drop_missing: bool = True) -> 
     if drop_missing:
         out = out[~missing].reset_index(drop=True)
     out.attrs["n_missing"] = int(missing.sum())
+    return out
+
+
+def pandalm_judged(judges: tuple[str, ...] = ("gpt-3.5-turbo", "pandalm-7b")) -> pd.DataFrame:
+    """PandaLM's judge verdicts with the human preference beside them: the input of a
+    judge-error ranking (``PairwiseRanking.from_frames(df, human="human",
+    instance="idx")``).
+
+    Returns
+    -------
+    DataFrame
+        One row per (pair, judge) with a usable verdict: the columns of
+        :func:`pandalm_comparisons` plus ``human`` (the annotators' majority: the
+        preferred generator, or ``"tie"``).  Unusable judge outputs are left out and
+        counted in ``frame.attrs["n_missing"]`` (per judge).
+    """
+    import pandas as pd
+
+    human = pandalm_comparisons("human")
+    hmap = dict(zip(human["idx"], human["winner"].replace("", "tie"), strict=True))
+    parts, missing = [], {}
+    for judge in judges:
+        if judge == "human":
+            raise InputError("judges are the LLM judges, not 'human'", field="judges", value=judge)
+        part = pandalm_comparisons(judge)
+        missing[judge] = part.attrs["n_missing"]
+        part.insert(4, "human", part["idx"].map(hmap))
+        parts.append(part)
+    out = pd.concat(parts, ignore_index=True)
+    out.attrs["n_missing"] = missing
     return out

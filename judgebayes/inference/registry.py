@@ -125,6 +125,9 @@ DEFAULT_SAMPLERS: dict[str, SamplerConfig] = {
     "ranking": SamplerConfig(target_accept=0.95),
     # the regularized horseshoe's spike needs small steps (Piironen & Vehtari 2017)
     "ranking.horseshoe": SamplerConfig(target_accept=0.99),
+    # judge-error ranking: a few qualities and a confusion simplex per judge; on PandaLM
+    # (999 instances, 2 judges, ties) 0.9 passes the gate with bulk ESS > 1,800
+    "ranking.judge_error": SamplerConfig(target_accept=0.9),
 }
 
 
@@ -291,6 +294,19 @@ METHODS: dict[str, dict[str, MethodSpec]] = {
                 ),
                 mcmc=True,
                 summary="bias-aware BT, NUTS",
+            ),
+            _m(
+                "judge_error",
+                "nuts",
+                ("sampler", "reference", "warn"),
+                mcmc=True,
+                summary="BT on human preferences, judges as noisy channels, NUTS",
+            ),
+            _m(
+                "ppi",
+                "closed_form",
+                ("draws", "reference", "power_tuning", "warn"),
+                summary="prediction-powered BT (PPI++), sandwich",
             ),
         ]
     ),

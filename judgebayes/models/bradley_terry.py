@@ -49,7 +49,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-__all__ = ["PRIORS", "RankingPriors", "bradley_terry_model", "bt_var_names"]
+__all__ = ["PRIORS", "RankingPriors", "bradley_terry_model", "bt_var_names", "theta_prior"]
 
 PRIORS = ("none", "normal", "hierarchical", "horseshoe")
 
@@ -84,6 +84,13 @@ class RankingPriors:
         Half-normal scale of the learned spread of the qualities,
         :math:`\sigma_\theta \sim \text{Half-}N(2)` (NUTS, ``theta_spread="learned"``;
         the Newton engine learns it by empirical Bayes instead).
+    confusion_diag, confusion_off : float
+        Dirichlet concentrations of each row of a judge's confusion matrix in the
+        judge-error model (:mod:`judgebayes.models.judge_channel`): 4 on the verdict that
+        agrees with the human, 1 on each other.  With two outcomes the prior of a judge's
+        agreement is Beta(4, 1) (mean 0.8, 6% below chance); with ties, mean 0.67.  It
+        prefers the labelling in which judges are better than chance, so the model is not
+        bimodal when few humans label, and the labelled instances soon dominate it.
     """
 
     lam: float = 1.0
@@ -96,6 +103,8 @@ class RankingPriors:
     judge_sd: float = 0.5
     lam_nu: float = 0.25
     spread_scale: float = 2.0
+    confusion_diag: float = 4.0
+    confusion_off: float = 1.0
 
     def __post_init__(self):
         from judgebayes.errors import InputError
@@ -110,8 +119,9 @@ class RankingPriors:
                 )
 
     def builder_kwargs(self) -> dict[str, float]:
-        """The settings :func:`bradley_terry_model` takes (all but ``lam_judge``)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "lam_judge"}
+        """The settings :func:`bradley_terry_model` takes."""
+        skip = {"lam_judge", "confusion_diag", "confusion_off"}
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
 
 
 def bt_var_names(prior: str, n_judges: int, davidson: bool = False) -> tuple[str, ...]:
@@ -123,6 +133,18 @@ def bt_var_names(prior: str, n_judges: int, davidson: bool = False) -> tuple[str
     if n_judges > 1:
         names += ("b_judge",)
     return (*names, *tie)
+
+
+def theta_prior(pm, n_items: int, lam: float):
+    r""":math:`\theta \sim N(0, I/\lambda)` as ``theta`` (dims ``item``), in the current model.
+
+    The prior is split exactly into its mean and its centred part: the mean is invisible
+    to the verdicts, so the two are independent a posteriori and NUTS does not crawl along
+    the ridge of the additive constant.
+    """
+    th_mean = pm.Normal("theta_mean", 0.0, 1.0 / np.sqrt(lam * n_items))
+    th_c = pm.ZeroSumNormal("theta_centred", sigma=1.0 / np.sqrt(lam), dims="item")
+    return pm.Deterministic("theta", th_mean + th_c, dims="item")
 
 
 def _bias_prior(pm, pt, prior: str, name: str, dims: str, hp: dict):
@@ -258,13 +280,7 @@ def bradley_terry_model(
             zc = pm.ZeroSumNormal("theta_centred_z", sigma=1.0, dims="item")
             th = pm.Deterministic("theta", sd * (zm / np.sqrt(n_items) + zc), dims="item")
         elif theta == "prior":
-            # N(0, I/lam) split exactly into its mean and its centred part: the mean is
-            # invisible to the verdicts, so the two are independent a posteriori and
-            # NUTS does not crawl along the ridge of the additive constant
-            n_items = len(items)
-            th_mean = pm.Normal("theta_mean", 0.0, 1.0 / np.sqrt(lam * n_items))
-            th_c = pm.ZeroSumNormal("theta_centred", sigma=1.0 / np.sqrt(lam), dims="item")
-            th = pm.Deterministic("theta", th_mean + th_c, dims="item")
+            th = theta_prior(pm, len(items), lam)
         else:
             raise ValueError(f"theta must be 'prior' or 'zero_sum', got {theta!r}")
         eta = th[a] - th[bb]

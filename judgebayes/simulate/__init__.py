@@ -15,11 +15,18 @@ from judgebayes.simulate.accuracy import (
 )
 from judgebayes.simulate.items import SimulatedItems, simulate_items
 from judgebayes.simulate.panel import SimulatedPanel, simulate_panel
-from judgebayes.simulate.ranking import SimulatedPairwise, controlled_benchmark, simulate_bt_judge
+from judgebayes.simulate.ranking import (
+    SimulatedJudgedPairs,
+    SimulatedPairwise,
+    controlled_benchmark,
+    simulate_bt_judge,
+    simulate_judged_pairs,
+)
 
 __all__ = [
     "SimulatedAccuracy",
     "SimulatedItems",
+    "SimulatedJudgedPairs",
     "SimulatedPairwise",
     "SimulatedPanel",
     "accuracy_frames",
@@ -30,5 +37,6 @@ __all__ = [
     "simulate_accuracy",
     "simulate_bt_judge",
     "simulate_items",
+    "simulate_judged_pairs",
     "simulate_panel",
 ]

@@ -20,7 +20,13 @@ if TYPE_CHECKING:  # pragma: no cover
     pass
 
 
-__all__ = ["SimulatedPairwise", "controlled_benchmark", "simulate_bt_judge"]
+__all__ = [
+    "SimulatedJudgedPairs",
+    "SimulatedPairwise",
+    "controlled_benchmark",
+    "simulate_bt_judge",
+    "simulate_judged_pairs",
+]
 
 
 @dataclass(frozen=True)
@@ -182,3 +188,148 @@ def controlled_benchmark(
 
 
 # ------------------------------------------------------------------ validator panels
+
+
+# ------------------------------------------------------------------ judge-error channel
+#: default confusion matrices (rows: human outcome first, second; columns: verdict): a
+#: judge that favours the first-shown answer, and a symmetric one
+_DEFAULT_CONFUSION_2 = np.array([[[0.9, 0.1], [0.3, 0.7]], [[0.8, 0.2], [0.2, 0.8]]])
+_DEFAULT_CONFUSION_3 = np.array(
+    [
+        [[0.85, 0.1, 0.05], [0.25, 0.7, 0.05], [0.4, 0.3, 0.3]],
+        [[0.75, 0.15, 0.1], [0.15, 0.75, 0.1], [0.25, 0.25, 0.5]],
+    ]
+)
+
+
+@dataclass(frozen=True)
+class SimulatedJudgedPairs:
+    """Judge verdicts that are noisy copies of simulated human preferences.
+
+    Attributes
+    ----------
+    theta : ndarray (N,)
+        True qualities of the human preference (sum to zero unless given).
+    nu : float or None
+        Davidson's tie parameter (None: no ties).
+    confusion : ndarray (J, K, K)
+        True confusion matrices, rows the human outcome (first, second[, tie]).
+    frame : DataFrame
+        One row per judge verdict: ``instance, first, second, winner, judge, human``
+        (``human`` is missing outside the labelled subset) and ``human_truth`` (every
+        instance's human outcome: what a full human budget would have given).
+    """
+
+    theta: np.ndarray
+    nu: float | None
+    confusion: np.ndarray
+    frame: object
+
+    def ranking(self, **kwargs):
+        """The :class:`~judgebayes.studies.ranking.PairwiseRanking` of the frame, with the
+        human labels of the labelled subset.
+        """
+        from judgebayes.studies.ranking import PairwiseRanking
+
+        return PairwiseRanking.from_frames(self.frame, human="human", instance="instance", **kwargs)
+
+
+def simulate_judged_pairs(
+    n_items: int = 6,
+    n_instances: int = 600,
+    *,
+    labelled: float = 0.2,
+    confusion=None,
+    nu: float | None = None,
+    spread: float = 1.0,
+    theta=None,
+    items=None,
+    seed: int | None = None,
+) -> SimulatedJudgedPairs:
+    r"""Simulate the judge-error channel of :mod:`judgebayes.models.judge_channel`.
+
+    Each instance shows a random ordered pair; the human outcome follows Bradley-Terry
+    (Davidson with ``nu``) on :math:`\theta \sim N(0, \text{spread}^2)` (centred); each
+    judge's verdict is drawn from its row of ``confusion``; a random ``labelled`` share
+    of the instances keeps its human label.
+
+    Parameters
+    ----------
+    n_items, n_instances : int
+        Items, and instances (random ordered pairs, each judged by every judge).
+    labelled : float
+        Share of instances whose human label is kept.
+    confusion : array (J, K, K), optional
+        Default: two judges, one favouring the first-shown answer (K = 2 without ties,
+        3 with ``nu``).
+    nu : float, optional
+        Davidson's tie parameter; None (default) for no ties.
+    spread : float
+        Standard deviation of the true qualities (drawn, then centred).
+    theta : array (n_items,), optional
+        The true qualities instead (kept as given: simulation-based calibration).
+    seed : int, optional
+        Same seed, same data.
+    items : sequence of str, optional
+        Item ids (default ``"item0"``, ...).
+    """
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    K = 2 if nu is None else 3
+    conf = np.asarray(
+        (_DEFAULT_CONFUSION_2 if K == 2 else _DEFAULT_CONFUSION_3)
+        if confusion is None
+        else confusion,
+        dtype=float,
+    )
+    if conf.ndim != 3 or conf.shape[1:] != (K, K) or not np.allclose(conf.sum(-1), 1):
+        raise InputError(
+            f"confusion must be (judges, {K}, {K}) with rows summing to 1; got {conf.shape}",
+            field="confusion",
+            value=conf.shape,
+        )
+    ids = [f"item{i}" for i in range(n_items)] if items is None else [str(v) for v in items]
+    if theta is None:
+        theta = rng.normal(0.0, spread, n_items)
+        theta -= theta.mean()
+    else:
+        theta = np.asarray(theta, dtype=float)
+        if theta.shape != (n_items,):
+            raise InputError(
+                f"theta needs one value per item ({n_items}), got {theta.shape}",
+                field="theta",
+                value=theta.shape,
+            )
+    a = rng.integers(0, n_items, n_instances)
+    b = (a + rng.integers(1, n_items, n_instances)) % n_items
+    eta = theta[a] - theta[b]
+    cols = [eta / 2, -eta / 2] + ([np.full(n_instances, np.log(nu))] if K == 3 else [])
+    u = np.column_stack(cols)
+    p = np.exp(u - u.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    h = (rng.random(n_instances)[:, None] > np.cumsum(p, 1)).sum(1)
+    lab = rng.random(n_instances) < labelled
+    words = lambda code: np.where(  # noqa: E731
+        code == 0, np.array(ids)[a], np.where(code == 1, np.array(ids)[b], "tie")
+    )
+    rows = []
+    for j in range(conf.shape[0]):
+        cp = np.cumsum(conf[j][h], axis=1)
+        v = (rng.random(n_instances)[:, None] > cp).sum(1)
+        human_truth = words(h)
+        rows.append(
+            pd.DataFrame(
+                {
+                    "instance": np.arange(n_instances),
+                    "first": np.array(ids)[a],
+                    "second": np.array(ids)[b],
+                    "winner": np.where(v == 2, "", words(v)),
+                    "judge": f"judge{j}",
+                    "human": pd.array(np.where(lab, human_truth, None), dtype="string"),
+                    "human_truth": human_truth,
+                }
+            )
+        )
+    frame = pd.concat(rows, ignore_index=True)
+    return SimulatedJudgedPairs(theta=theta, nu=nu, confusion=conf, frame=frame)

@@ -20,6 +20,19 @@ Methods
 ``"nuts"``
     NUTS (nutpie) on the PyMC model of :mod:`judgebayes.models.bradley_terry`, any
     prior, with the convergence gate.
+``"judge_error"``
+    Judge-error-corrected ranking (needs human preferences on some comparisons:
+    ``from_frames(..., human="human")``): Bradley-Terry on the *human* preference, each
+    judge's verdict a noisy channel of it with its own confusion matrix, learned jointly
+    with the qualities (:mod:`judgebayes.models.judge_channel`), NUTS with the gate.
+``"ppi"``
+    Its frequentist comparator: prediction-powered Bradley-Terry (PPI++), the judges'
+    verdicts as predictions of the human preference, with a sandwich covariance
+    (:mod:`judgebayes.inference.ppi_ranking`; as ``ppi_py`` for two outcomes).
+
+>>> ranking = PairwiseRanking.from_frames(judged, human="human", instance="pair_id")
+>>> fit = ranking.fit("judge_error", random_seed=0)
+>>> fit.channel_table()  # each judge's confusion matrix against the humans
 """
 
 from __future__ import annotations
@@ -32,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from judgebayes.data.channel import ChannelData
 from judgebayes.data.pairwise import (
     POSITION,
     IdentifiabilityReport,
@@ -51,7 +65,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["PairwiseRanking", "RankingFit", "compare_loo", "compare_posteriors"]
 
-METHODS = ("naive", "laplace", "nuts")
+METHODS = ("naive", "laplace", "nuts", "judge_error", "ppi")
+#: methods that rank by the human preference, using the judges as noisy witnesses
+CHANNEL_METHODS = ("judge_error", "ppi")
 
 
 @dataclass(frozen=True)
@@ -94,8 +110,45 @@ class RankingFit(Fit):
     # ---------------------------------------------------------------- draws
     @property
     def label(self) -> str:
-        """Short name, e.g. ``"nuts/horseshoe"``."""
-        return "naive" if self.prior == "none" else f"{self.method}/{self.prior}"
+        """Short name, e.g. ``"nuts/horseshoe"``, ``"naive"`` or ``"judge_error"``."""
+        return self.method if self.prior == "none" else f"{self.method}/{self.prior}"
+
+    def channel_table(self, alpha: float = 0.05) -> pd.DataFrame:
+        r"""Each judge's confusion matrix against the human preference (judge-error fits):
+        :math:`\Pr(\text{verdict} = m \mid \text{human} = k)` with its ``1 - alpha``
+        interval, one row per (judge, human outcome, verdict).
+        """
+        import pandas as pd
+
+        from judgebayes.results import check_alpha
+
+        alpha = check_alpha(alpha, "alpha")
+        post = self.idata.posterior
+        if "confusion" not in post:
+            raise InputError(
+                f"a {self.method!r} fit has no judge confusion matrix; fit method='judge_error'",
+                field="method",
+                value=self.method,
+            )
+        c = post["confusion"]
+        v = c.values.reshape(-1, *c.shape[-3:])
+        rows = []
+        for j, judge in enumerate(c["judge"].values):
+            for k, h in enumerate(c["human_outcome"].values):
+                for m, verdict in enumerate(c["verdict"].values):
+                    d = v[:, j, k, m]
+                    lo, hi = np.quantile(d, [alpha / 2, 1 - alpha / 2])
+                    rows.append(
+                        {
+                            "judge": str(judge),
+                            "human": str(h),
+                            "verdict": str(verdict),
+                            "estimate": float(d.mean()),
+                            "lower": float(lo),
+                            "upper": float(hi),
+                        }
+                    )
+        return pd.DataFrame(rows)
 
     def theta_draws(self) -> np.ndarray:
         """(S, N) quality draws, chains flattened."""
@@ -293,6 +346,14 @@ class RankingFit(Fit):
         from judgebayes.inference.registry import check_seed
 
         self._require_draws("a predictive check")
+        if self.method in CHANNEL_METHODS:
+            raise InputError(
+                f"a {self.method!r} fit ranks by the human preference, and its verdicts are "
+                "the judges'; the predictive checks of judge verdicts apply to the "
+                "naive, laplace and nuts fits",
+                field="method",
+                value=self.method,
+            )
         random_seed = check_seed(random_seed)
         if isinstance(draws, bool) or not isinstance(draws, int | np.integer) or draws < 1:
             raise InputError(f"draws must be an integer >= 1, got {draws!r}", field="draws",
@@ -356,13 +417,24 @@ class PairwiseRanking(Comparable):
 
     default_methods = ("naive", "laplace", "nuts")
 
-    def __init__(self, data: PairwiseData, *, priors: RankingPriors | None = None):
+    def __init__(
+        self,
+        data: PairwiseData,
+        *,
+        priors: RankingPriors | None = None,
+        channel: ChannelData | None = None,
+    ):
         from judgebayes.models.bradley_terry import RankingPriors
 
         self.data = require_type(data, PairwiseData, "data", "use from_frames / from_arrays")
         self.priors = (
             RankingPriors() if priors is None else require_type(priors, RankingPriors, "priors")
         )
+        if channel is not None:
+            channel = require_type(channel, ChannelData, "channel")
+            if channel.items != self.data.items:
+                channel = channel.with_items(self.data.items)
+        self.channel = channel
 
     # constructors ------------------------------------------------------
     @classmethod
@@ -374,6 +446,8 @@ class PairwiseRanking(Comparable):
         covariates: Sequence[str] = (),
         ties: str = "davidson",
         priors: RankingPriors | None = None,
+        human: str | None = None,
+        instance: str | None = None,
         **columns: Any,
     ) -> PairwiseRanking:
         """From the comparisons and items frames of the DESIGN contract.
@@ -382,11 +456,68 @@ class PairwiseRanking(Comparable):
         (counted in ``data.n_ties``) are a third outcome of Davidson's model by default;
         ``ties="drop"`` drops them and ``ties="half"`` counts them as half a win (the
         practitioners' comparator, not a probability model).
+
+        With ``human`` (a column: the human's preferred item, ``"tie"``, or missing where
+        no human labelled the comparison) the study also holds the judge-error data
+        (``self.channel``, see :func:`judgebayes.data.channel.channel_from_frames`) for
+        ``method="judge_error"`` and ``"ppi"``; ``instance`` names the column that ties
+        several judges' rows on the same comparison together.
         """
-        return cls(
-            pairwise_from_frames(comparisons, items, covariates=covariates, ties=ties, **columns),
-            priors=priors,
+        data = pairwise_from_frames(comparisons, items, covariates=covariates, ties=ties, **columns)
+        channel = None
+        if human is not None:
+            from judgebayes.data.channel import channel_from_frames
+
+            keys = ("first", "second", "winner", "judge")
+            channel = channel_from_frames(
+                comparisons,
+                human=human,
+                instance=instance,
+                items=data.items,
+                ties=ties,
+                **{k: v for k, v in columns.items() if k in keys},
+            )
+        elif instance is not None:
+            raise InputError(
+                "instance links the rows of one comparison for the judge-error ranking; "
+                "it needs human= (the column of human preferences) too",
+                field="instance",
+                value=instance,
+            )
+        return cls(data, priors=priors, channel=channel)
+
+    def with_labelled(self, mask: Sequence[bool] | np.ndarray) -> PairwiseRanking:
+        """The same study with human labels used only on the instances where ``mask`` is
+        true (order of ``self.channel.instance_ids``): a labelled subset of a fully
+        labelled set, e.g. to measure what a small human budget buys.
+        """
+        ch = self._require_channel("with_labelled")
+        return PairwiseRanking(self.data, priors=self.priors, channel=ch.with_labelled(mask))
+
+    def human_only(self) -> PairwiseRanking:
+        """The human preferences of the labelled instances as a study of their own (one
+        verdict per instance, judge ``"human"``): the ranking a small human budget gives
+        without the judges.
+        """
+        ch = self._require_channel("human_only")
+        m = ch.human >= 0
+        code = ch.human[m]
+        y = np.where(code == 0, 1.0, np.where(code == 1, 0.0, 0.5))
+        ties = "davidson" if ch.n_outcomes == 3 else "drop"
+        data = pairwise_from_arrays(
+            ch.first[m], ch.second[m], y, items=self.data.items, judges=("human",), ties=ties
         )
+        return PairwiseRanking(data, priors=self.priors)
+
+    def _require_channel(self, what: str) -> ChannelData:
+        if self.channel is None:
+            raise InputError(
+                f"{what} needs human preferences on some comparisons: build the study with "
+                "from_frames(..., human='<column>')",
+                field="human",
+                value=None,
+            )
+        return self.channel
 
     @classmethod
     def from_arrays(
@@ -506,11 +637,11 @@ class PairwiseRanking(Comparable):
         spec = resolve("ranking", method, options)
         method = spec.name
         random_seed = check_seed(random_seed)
-        if method == "naive":
+        if method in ("naive", *CHANNEL_METHODS):
             if prior not in (None, "none"):
                 raise InputError(
-                    f"method 'naive' has no bias terms, so no bias prior; got prior={prior!r} "
-                    "(use method='laplace' or 'nuts' for a bias-aware fit)",
+                    f"method {method!r} has no bias terms, so no bias prior; got "
+                    f"prior={prior!r} (use method='laplace' or 'nuts' for a bias-aware fit)",
                     field="prior",
                     value=prior,
                 )
@@ -521,7 +652,9 @@ class PairwiseRanking(Comparable):
             raise InputError(
                 f"prior must be one of {PRIORS}, got {prior!r}", field="prior", value=prior
             )
-        if self.data.n == 0:
+        if method in CHANNEL_METHODS:
+            self._require_channel(f"method {method!r}")
+        elif self.data.n == 0:
             raise InputError("there are no comparisons to fit", field="comparisons", value=0)
         reference = options.get("reference")
         if reference is not None and reference not in self.data.items:
@@ -542,20 +675,28 @@ class PairwiseRanking(Comparable):
         options = {**options, "learn_spread": learn}
         position = bool(options.get("position", True))
         loglik = bool(options.get("log_likelihood", False))
-        if options.get("warn", True):
+        if options.get("warn", True) and method not in CHANNEL_METHODS:
             warn_identifiability(
                 self.data if prior != "none" else self.data.without_covariates(),
                 position=prior != "none" and position,
             )
         t0 = time.perf_counter()
         draws = options.get("draws", 1500)
-        if method in ("naive", "laplace") and prior in ("none", "normal", "hierarchical"):
+        if method == "judge_error":
+            fit = self._fit_judge_error(random_seed, options)
+        elif method == "ppi":
+            fit = self._fit_ppi(draws, random_seed, options)
+        elif method in ("naive", "laplace") and prior in ("none", "normal", "hierarchical"):
             fit = self._fit_analytic(prior, position, draws, random_seed, loglik, learn)
         elif method == "laplace":
             fit = self._fit_generic_laplace(prior, position, draws, random_seed, options)
         else:
             fit = self._fit_nuts(prior, position, random_seed, options, loglik)
-        fit = self._identified(fit, reference)
+        if method in CHANNEL_METHODS:
+            pairs = (self.channel.first, self.channel.second)
+        else:
+            pairs = (self.data.first, self.data.second)
+        fit = self._identified(fit, reference, pairs)
         stamp(
             fit.idata,
             method=method,
@@ -569,15 +710,17 @@ class PairwiseRanking(Comparable):
         )
         return replace(fit, seconds=time.perf_counter() - t0)
 
-    def _identified(self, fit: RankingFit, reference: str | None) -> RankingFit:
-        """The fit with theta on the identified scale (draws, point and attrs)."""
+    def _identified(self, fit: RankingFit, reference: str | None, pairs) -> RankingFit:
+        """The fit with theta on the identified scale (draws, point and attrs); ``pairs``
+        (first, second) are the comparisons that connect the items.
+        """
         from dataclasses import replace
 
         from judgebayes.data.pairwise import component_labels
         from judgebayes.inference.topk import identify
 
         d = self.data
-        comps = component_labels(d.n_items, d.first, d.second)
+        comps = component_labels(d.n_items, *pairs)
         ref = None if reference is None else d.items.index(reference)
         post = fit.idata.posterior
         post["theta"] = post["theta"].copy(data=identify(post["theta"].values, comps, ref))
@@ -599,6 +742,126 @@ class PairwiseRanking(Comparable):
             estimate_override=point,
             notes=notes,
             info={**fit.info, "identification": ident, "components": n_comp},
+        )
+
+    def channel_spec(self, *, complete: bool = False):
+        """The :class:`~judgebayes.inference.sampling.ModelSpec` of the judge-error model
+        (``complete``: see :meth:`~judgebayes.data.channel.ChannelData.groups`).
+        """
+        from judgebayes.inference.sampling import ModelSpec
+        from judgebayes.models.judge_channel import channel_var_names, judge_channel_model
+
+        ch = self._require_channel("the judge-error model")
+        pr = self.priors
+        return ModelSpec(
+            builder=judge_channel_model,
+            data=ch.groups(complete=complete),
+            structure={
+                "items": ch.items,
+                "judges": ch.judges,
+                "n_outcomes": ch.n_outcomes,
+                "lam": pr.lam,
+                "lam_nu": pr.lam_nu,
+                "confusion_diag": pr.confusion_diag,
+                "confusion_off": pr.confusion_off,
+            },
+            var_names=channel_var_names(ch.n_outcomes),
+        )
+
+    def _channel_info(self) -> dict[str, Any]:
+        ch = self.channel
+        return {
+            "n_instances": ch.n_instances,
+            "n_labelled": ch.n_labelled,
+            "n_outcomes": ch.n_outcomes,
+            "dropped": dict(ch.dropped),
+        }
+
+    def _channel_notes(self) -> tuple[str, ...]:
+        ch = self.channel
+        notes = []
+        if ch.dropped["judge_ties"] or ch.dropped["human_ties"]:
+            notes.append(
+                f"ties dropped: {ch.dropped['judge_ties']} judge verdict(s) and "
+                f"{ch.dropped['human_ties']} human-tied instance(s)"
+            )
+        if ch.dropped["no_verdict"]:
+            notes.append(
+                f"{ch.dropped['no_verdict']} instance(s) with neither a verdict nor a human "
+                "label left out"
+            )
+        return tuple(notes)
+
+    def _fit_judge_error(self, seed, options) -> RankingFit:
+        from judgebayes.inference.registry import resolve_sampler
+        from judgebayes.inference.sampling import sample_nuts
+
+        spec = self.channel_spec()
+        cfg = resolve_sampler("ranking.judge_error", options.get("sampler"))
+        idata, diag, info = sample_nuts(spec, random_seed=seed, sampler=cfg)
+        return RankingFit(
+            "judge_error",
+            idata,
+            diagnostics=diag,
+            info={**info, **self._channel_info(), "sampler": cfg},
+            notes=self._channel_notes(),
+            prior="none",
+            data=self.data,
+        )
+
+    def _fit_ppi(self, draws, seed, options) -> RankingFit:
+        import arviz as az
+
+        from judgebayes.inference.ppi_ranking import ppi_bradley_terry
+
+        ch = self.channel
+        K = ch.n_outcomes
+        eye = np.eye(K)
+        has_v = (ch.verdicts >= 0).any(axis=1)
+        counts = np.stack([(ch.verdicts == k).sum(axis=1) for k in range(K)], axis=1)
+        pred = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
+        lab = (ch.human >= 0) & has_v
+        unl = (ch.human < 0) & has_v
+        res = ppi_bradley_terry(
+            ch.first[lab],
+            ch.second[lab],
+            eye[ch.human[lab]],
+            pred[lab],
+            ch.first[unl],
+            ch.second[unl],
+            pred[unl],
+            len(ch.items),
+            lam=None if options.get("power_tuning", True) else 1.0,
+        )
+        th, log_nu = res.draws(draws, np.random.default_rng(seed))
+        post: dict[str, np.ndarray] = {"theta": th[None]}
+        if log_nu is not None:
+            post["nu"] = np.exp(log_nu)[None]
+        idata = az.from_dict(
+            posterior=post, coords={"item": list(ch.items)}, dims={"theta": ["item"]}
+        )
+        notes = self._channel_notes()
+        n_skip = int(np.sum((ch.human >= 0) & ~has_v))
+        if n_skip:
+            notes += (
+                f"{n_skip} labelled instance(s) without a judge verdict left out (PPI needs "
+                "a prediction on every labelled comparison)",
+            )
+        return RankingFit(
+            "ppi",
+            idata,
+            info={
+                **self._channel_info(),
+                "lam": res.lam,
+                "n": res.n,
+                "N": res.N,
+                "iterations": res.iterations,
+                "draws": draws,
+            },
+            notes=notes,
+            estimate_override=res.theta.copy(),
+            prior="none",
+            data=self.data,
         )
 
     def _fit_analytic(self, prior, position, draws, seed, loglik, learn_spread) -> RankingFit:

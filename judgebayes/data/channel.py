@@ -1,0 +1,375 @@
+r"""Judge verdicts with human preferences on a subset: the data of a judge-error ranking.
+
+One comparison *instance* is a pair shown in one order (first, second).  Each judge gives
+at most one verdict on it, and a human may have given a preference too.  The judge's
+verdict is read as a noisy copy of the human preference (see
+:mod:`judgebayes.models.judge_channel`); instances without a human label still inform the
+ranking through their verdicts, instances with one also inform the judges' error rates.
+
+Outcome codes, for humans and judges alike: 0 the first-shown item wins, 1 the second
+wins, 2 a tie (only when ties are modelled), -1 missing.
+
+Because only counts matter, the instances are reduced to *groups*: one row per distinct
+(first, second, human outcome, verdict of every judge), with a frequency weight.  The
+group table always holds every human state (missing, 0, 1[, 2]) for every verdict pattern
+that occurs, so hiding or revealing human labels (:meth:`ChannelData.with_labelled`)
+changes only the weights, and a compiled model is reused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from judgebayes.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["HUMAN_TIE_WORDS", "ChannelData", "channel_from_frames"]
+
+#: human preferences spelled as a tie (case-insensitive); missing values mean "no label"
+HUMAN_TIE_WORDS = frozenset({"tie", "draw"})
+_JUDGE_TIE_WORDS = frozenset({"", "tie", "draw", "none", "nan"})
+
+
+@dataclass(frozen=True)
+class ChannelData:
+    """Instances of judged comparisons, some with a human preference.
+
+    Attributes
+    ----------
+    items, judges : tuple of str
+        Item ids and judge names.
+    first, second : ndarray of int, shape (I,)
+        Items of each instance, in presentation order.
+    human : ndarray of int, shape (I,)
+        Human outcome code (-1 where no human label is used).
+    human_all : ndarray of int, shape (I,)
+        Every human label the data had (``human`` may hide some; see
+        :meth:`with_labelled`).
+    verdicts : ndarray of int, shape (I, J)
+        Each judge's verdict code (-1 where that judge gave none).
+    n_outcomes : int
+        2 (first / second) or 3 (with ties, Davidson's model).
+    instance_ids : tuple
+        The user's instance ids, in row order of the arrays.
+    dropped : dict
+        What was left out and why (``judge_ties``, ``human_ties``, ``no_verdict``).
+    """
+
+    items: tuple[str, ...]
+    judges: tuple[str, ...]
+    first: np.ndarray
+    second: np.ndarray
+    human: np.ndarray
+    human_all: np.ndarray
+    verdicts: np.ndarray
+    n_outcomes: int
+    instance_ids: tuple
+    dropped: dict[str, int]
+
+    @property
+    def n_instances(self) -> int:
+        """Number of instances kept."""
+        return int(self.first.size)
+
+    @property
+    def n_labelled(self) -> int:
+        """Instances whose human label is used."""
+        return int(np.sum(self.human >= 0))
+
+    def with_labelled(self, mask: Sequence[bool] | np.ndarray) -> ChannelData:
+        """The same instances with human labels used only where ``mask`` is true (and the
+        data had one): the split of a labelled subset from the rest.
+        """
+        m = np.asarray(mask, dtype=bool)
+        if m.shape != (self.n_instances,):
+            raise InputError(
+                f"mask needs one value per instance ({self.n_instances}), got {m.shape}",
+                field="mask",
+                value=m.shape,
+            )
+        return replace(self, human=np.where(m, self.human_all, -1))
+
+    def with_items(self, items: Sequence[str]) -> ChannelData:
+        """The same instances indexed into ``items`` (the same ids in another order)."""
+        items = tuple(str(v) for v in items)
+        if sorted(items) != sorted(self.items):
+            missing = sorted(set(self.items) - set(items))
+            raise InputError(
+                f"the judge-error data and the verdicts must name the same items; "
+                f"{missing[:3] or sorted(set(items) - set(self.items))[:3]} differ",
+                field="items",
+                value=len(items),
+            )
+        pos = {v: i for i, v in enumerate(items)}
+        order = np.array([pos[v] for v in self.items], dtype=np.int64)
+        return replace(self, items=items, first=order[self.first], second=order[self.second])
+
+    def groups(self, *, complete: bool = False) -> dict[str, np.ndarray]:
+        """Sufficient statistics: distinct (first, second, verdicts) patterns crossed with
+        every human state, and the number of instances in each.
+
+        Parameters
+        ----------
+        complete : bool
+            Every ordered pair and every verdict pattern, seen or not (a table whose
+            shape depends only on the items, judges and outcomes, so that one compiled
+            model serves any data set on them: simulation studies).
+
+        Returns
+        -------
+        dict
+            ``first``, ``second`` (G,), ``verdicts`` (G, J), ``human`` (G,) and
+            ``weight`` (G,) (float; zero for a human state no instance of the pattern has).
+        """
+        key = np.column_stack([self.first, self.second, self.verdicts])
+        if complete:
+            import itertools
+
+            N, J = len(self.items), len(self.judges)
+            pairs = [(a, b) for a in range(N) for b in range(N) if a != b]
+            codes = list(itertools.product(range(-1, self.n_outcomes), repeat=J))
+            patterns = np.array([(*p, *c) for p in pairs for c in codes], dtype=np.int64)
+            lookup = {tuple(r): i for i, r in enumerate(patterns.tolist())}
+            pat_idx = np.array([lookup[tuple(r)] for r in key.tolist()], dtype=np.int64)
+        else:
+            patterns, pat_idx = np.unique(key, axis=0, return_inverse=True)
+        pat_idx = pat_idx.ravel()
+        states = np.arange(-1, self.n_outcomes)  # -1 (no label), 0, 1[, 2]
+        S = states.size
+        P = patterns.shape[0]
+        weight = np.zeros(P * S)
+        np.add.at(weight, pat_idx * S + (self.human + 1), 1.0)
+        rep = np.repeat(np.arange(P), S)
+        return {
+            "first": patterns[rep, 0].astype(np.int64),
+            "second": patterns[rep, 1].astype(np.int64),
+            "verdicts": patterns[rep, 2:].astype(np.int64),
+            "human": np.tile(states, P).astype(np.int64),
+            "weight": weight,
+        }
+
+    def frame(self) -> pd.DataFrame:
+        """The instances as a tidy frame (outcome codes as words)."""
+        import pandas as pd
+
+        words = np.array(["first", "second", "tie"])
+
+        def word(c):
+            return np.where(c >= 0, words[np.clip(c, 0, 2)], None)
+
+        out = pd.DataFrame(
+            {
+                "instance": list(self.instance_ids),
+                "first": [self.items[i] for i in self.first],
+                "second": [self.items[i] for i in self.second],
+                "human": word(self.human),
+            }
+        )
+        for j, name in enumerate(self.judges):
+            out[name] = word(self.verdicts[:, j])
+        return out
+
+
+def _codes(values, a, b, tie_words, blank: str, field: str):
+    """Outcome codes of a winner column against the shown items ``a``, ``b`` (strings).
+
+    ``blank`` says what a missing or empty value is: ``"missing"`` (-1: the human
+    column) or ``"tie"`` (2: the judge's winner column, as in the pairwise contract).
+    """
+    s = values.astype("string").str.strip()
+    sv = s.fillna("").to_numpy(dtype=object).astype(str)
+    empty = sv == ""
+    tie = np.isin(np.char.lower(sv), list(tie_words)) & ~empty
+    won_a, won_b = sv == a, sv == b
+    bad = ~(won_a | won_b | tie | empty)
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"column {field!r}: {str(sv[r])!r} in row {r} is neither shown item "
+            f"({str(a[r])!r}, {str(b[r])!r}) nor a tie",
+            field=field,
+            value=str(sv[r]),
+        )
+    blank_code = -1 if blank == "missing" else 2
+    return np.where(won_a, 0, np.where(won_b, 1, np.where(tie, 2, blank_code))).astype(np.int64)
+
+
+def channel_from_frames(
+    comparisons: pd.DataFrame,
+    *,
+    human: str = "human",
+    instance: str | None = None,
+    first: str = "first",
+    second: str = "second",
+    winner: str = "winner",
+    judge: str | None = None,
+    items: Sequence[str] | None = None,
+    ties: str = "davidson",
+) -> ChannelData:
+    """Judge verdicts plus human preferences, one row per judge verdict.
+
+    Parameters
+    ----------
+    comparisons : DataFrame
+        ``first``, ``second``, ``winner`` (the judge's verdict: an item id, or empty /
+        ``"tie"`` for a tie, as in the pairwise contract), ``judge`` (optional) and the
+        ``human`` column: the human's preferred item, ``"tie"``/``"draw"`` for a tie, and
+        missing (NA, NaN, None or empty) where no human label exists.
+    human : str
+        Name of the human-preference column.
+    instance : str, optional
+        Column that ties the rows of one instance together (several judges on the same
+        pair shown in the same order).  Default: every row is its own instance.
+    first, second, winner, judge : str
+        Column names of the pairwise contract (``judge`` optional: default the column
+        ``"judge"`` if present, else one judge).
+    items : sequence of str, optional
+        Item ids (default: the sorted ids seen).
+    ties : {"davidson", "drop"}
+        ``"davidson"``: ties are a third outcome for humans and judges (when any occur).
+        ``"drop"``: a judge's tie verdict is left out (that judge gave no verdict there)
+        and an instance whose human says tie is left out altogether; both are counted in
+        ``dropped``.
+
+    Raises
+    ------
+    InputError
+        A human preference that is neither shown item nor a tie; one instance shown with
+        two different pairs or orders, or with two different human labels; two verdicts
+        of one judge on one instance; ``ties="half"`` (half wins are not a probability
+        model, so they cannot be the input of a noisy channel).
+    """
+    from judgebayes.data.frames import as_pandas
+    from judgebayes.data.pairwise import _col, _ids
+
+    if ties not in ("davidson", "drop"):
+        raise InputError(
+            f"ties must be 'davidson' or 'drop' for a judge-error ranking, got {ties!r} "
+            "(a tie counted as half a win is not a probability model, so it cannot be "
+            "the human outcome the judge's verdict is a noisy copy of)",
+            field="ties",
+            value=ties,
+        )
+    df = as_pandas(comparisons, "comparisons")
+    if len(df) == 0:
+        raise InputError("comparisons is empty", field="comparisons", value=0)
+    a = _ids(_col(df, first, "comparisons"))
+    b = _ids(_col(df, second, "comparisons"))
+    if a.isna().any() or b.isna().any():
+        raise InputError("missing item id in first/second", field=first, value=None)
+    av = a.to_numpy(dtype=object).astype(str)
+    bv = b.to_numpy(dtype=object).astype(str)
+    h = _codes(_ids(_col(df, human, "comparisons")), av, bv, HUMAN_TIE_WORDS, "missing", human)
+    w = _ids(_col(df, winner, "comparisons"))
+    y = _codes(w, av, bv, _JUDGE_TIE_WORDS, "tie", winner)
+    if judge is None and "judge" in df.columns:
+        judge = "judge"
+    if judge is not None:
+        jcol = _col(df, judge, "comparisons").astype("string")
+        if jcol.isna().any():
+            raise InputError(f"column {judge!r}: missing judge name", field=judge, value=None)
+        judge_names = tuple(sorted(set(jcol.tolist())))
+        jmap = {v: i for i, v in enumerate(judge_names)}
+        jidx = np.array([jmap[v] for v in jcol], dtype=np.int64)
+    else:
+        judge_names, jidx = ("judge",), np.zeros(len(df), dtype=np.int64)
+    if instance is None:
+        inst_vals = np.arange(len(df))
+    else:
+        icol = _col(df, instance, "comparisons")
+        if icol.isna().any():
+            r = int(np.flatnonzero(icol.isna().to_numpy(bool))[0])
+            raise InputError(
+                f"column {instance!r}: missing instance id in row {r}", field=instance, value=None
+            )
+        inst_vals = icol.to_numpy()
+    uniq, inv = np.unique(inst_vals.astype(str) if instance else inst_vals, return_inverse=True)
+    inv = inv.ravel()
+    n_inst = uniq.size
+    # one instance, one pair in one order, one human label
+    first_row = np.full(n_inst, -1)
+    first_row[inv[::-1]] = np.arange(len(df))[::-1]
+    for name, vals in ((first, av), (second, bv)):
+        bad = vals != vals[first_row[inv]]
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"instance {uniq[inv[r]]!r} is shown with two different pairs or orders "
+                f"(column {name!r}, row {r}); give each presentation its own instance id",
+                field=name,
+                value=str(vals[r]),
+            )
+    bad = h != h[first_row[inv]]
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"column {human!r}: instance {uniq[inv[r]]!r} has two different human labels (row {r})",
+            field=human,
+            value=str(uniq[inv[r]]),
+        )
+    J = len(judge_names)
+    cell = inv * J + jidx
+    if np.unique(cell).size < cell.size:
+        _, first_idx, counts = np.unique(cell, return_index=True, return_counts=True)
+        r = int(first_idx[counts > 1][0])
+        raise InputError(
+            f"judge {judge_names[jidx[r]]!r} has two verdicts on instance {uniq[inv[r]]!r}; "
+            "give each verdict its own instance (e.g. the two presentation orders)",
+            field=judge or "judge",
+            value=judge_names[jidx[r]],
+        )
+    if items is None:
+        item_ids = tuple(sorted(set(av.tolist()) | set(bv.tolist())))
+    else:
+        item_ids = tuple(str(v) for v in items)
+    index = {v: i for i, v in enumerate(item_ids)}
+    unknown = sorted((set(av.tolist()) | set(bv.tolist())) - set(index))
+    if unknown:
+        raise InputError(
+            f"unknown item id {unknown[0]!r} (not among the items)", field=first, value=unknown[0]
+        )
+    dropped = {"judge_ties": 0, "human_ties": 0, "no_verdict": 0}
+    if ties == "drop":
+        dropped["judge_ties"] = int(np.sum(y == 2))
+        y = np.where(y == 2, -1, y)
+    verdicts = np.full((n_inst, J), -1, dtype=np.int64)
+    verdicts[inv, jidx] = y
+    hum = h[first_row]
+    keep = np.ones(n_inst, dtype=bool)
+    if ties == "drop":
+        keep &= hum != 2
+        dropped["human_ties"] = int(np.sum(hum == 2))
+    no_verdict = (verdicts < 0).all(axis=1) & keep
+    # an instance no judge spoke on and no human labelled carries nothing; with a human
+    # label it still informs the ranking (its judges' terms are absent)
+    dropped["no_verdict"] = int(np.sum(no_verdict & (hum < 0)))
+    keep &= ~(no_verdict & (hum < 0))
+    fi = np.array([index[v] for v in av[first_row]], dtype=np.int64)
+    si = np.array([index[v] for v in bv[first_row]], dtype=np.int64)
+    ties_seen = bool(np.any(verdicts[keep] == 2) or np.any(hum[keep] == 2))
+    K = 3 if ties == "davidson" and ties_seen else 2
+    if int(np.sum(hum[keep] >= 0)) == 0:
+        raise InputError(
+            f"column {human!r} has no human label on any kept instance; a judge-error "
+            "ranking learns the judges' error rates from labelled instances",
+            field=human,
+            value=0,
+        )
+    return ChannelData(
+        items=item_ids,
+        judges=judge_names,
+        first=fi[keep],
+        second=si[keep],
+        human=hum[keep],
+        human_all=hum[keep],
+        verdicts=verdicts[keep],
+        n_outcomes=K,
+        instance_ids=tuple(uniq[keep].tolist()),
+        dropped=dropped,
+    )

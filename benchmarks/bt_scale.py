@@ -9,9 +9,12 @@ simulation is not timed) and reports fit + 95% intervals seconds and peak memory
   ordered pair; the same posterior as the 10M rows) with Laplace intervals;
 * ``evalica``: evalica.bradley_terry on the 10M rows (point estimates; its intervals are
   bootstraps, which would multiply the time);
-* ``arena-rank``: arena_rank's BradleyTerry (JAX) with its sandwich intervals.
+* ``arena-rank``: arena_rank's BradleyTerry (JAX) with its sandwich intervals;
+* ``choix``: choix.ilsr_pairwise (Luce spectral ranking to the MLE; point estimates only)
+  on the (winner, loser) pairs.
 
 Run: python benchmarks/bt_scale.py [--items 1000] [--comparisons 10000000]
+[--only bias-aware naive-counts evalica arena-rank choix]
 """
 
 import argparse
@@ -58,6 +61,13 @@ elif how == "evalica":
     s = res.scores.sort_index().to_numpy()
     est = np.log(s) - np.log(s).mean()
     extra = {"iterations": int(res.iterations)}
+elif how == "choix":
+    import choix
+    won = np.where(y == 1, first, second)
+    lost = np.where(y == 1, second, first)
+    est = choix.ilsr_pairwise(n_items, np.column_stack([won, lost]), alpha=1e-4, tol=1e-8)
+    est = est - est.mean()
+    extra = {}
 elif how == "arena-rank":
     import pandas as pd
     from arena_rank.models.bradley_terry import BradleyTerry
@@ -85,7 +95,7 @@ def main():
     ap.add_argument("--comparisons", type=int, default=10_000_000)
     ap.add_argument("--only", nargs="*", default=None)
     args = ap.parse_args()
-    names = args.only or ["bias-aware", "naive-counts", "evalica", "arena-rank"]
+    names = args.only or ["bias-aware", "naive-counts", "evalica", "arena-rank", "choix"]
     print(f"{args.items} items x {args.comparisons:,} comparisons (length + position effects)")
     for how in names:
         p = subprocess.run(

@@ -358,11 +358,12 @@ disc.pivot_table(index="subset", columns=["judge"], values="estimate", aggfunc="
 # Agreement with gold before and after the correction, 5-fold cross-validated by instance
 # (the ranking paper reports this for GPT-4o-mini on LLMBar: Neighbor 0.58 -> 0.86, Manual
 # 0.63 -> 0.80, Natural 0.94 -> 0.93). `bias_aware` is our model's posterior decision on the
-# held-out pair (its two verdicts, the fitted length and position terms, the training share of
-# output-1 wins); `logistic` is the paper's correction (an L2 logistic regression of gold on the
-# order-averaged judge score and the length difference). The logistic model learns gold's own
-# length association (gold prefers the shorter output in 73% of these pairs), which the
-# generative model does not use: it can only reinterpret the judge's verdicts.
+# held-out pair (its two verdicts through the fitted length and position terms, times the prior
+# odds that output 1 is gold given the two lengths, learned on the training folds); `logistic`
+# is the paper's correction (an L2 logistic regression of gold on the order-averaged judge
+# score and the length difference); `prior_only` is the length prior without the judge. Gold
+# is the shorter output in 73% of these pairs, by construction of the adversarial outputs:
+# where a judge's two orders disagree it has said nothing, and that prior decides.
 
 # %%
 agreement = pd.concat(
@@ -380,6 +381,7 @@ agreement[
         "order_averaged",
         "bias_aware",
         "logistic",
+        "prior_only",
         "prefers_longer",
         "gold_longer",
     ]

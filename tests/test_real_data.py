@@ -295,6 +295,14 @@ def test_cross_validated_agreement_before_matches_raw_counts(chatgpt_orders):
     neighbor = a.loc["LLMBar_Adversarial_Neighbor"]
     assert neighbor["bias_aware"] > neighbor["order_averaged"] + 0.2
     assert a.loc["all", "gold_longer"] < 0.3 < a.loc["all", "prefers_longer"]
+    # with the length-aware gold prior the posterior decision beats the paper's logistic
+    # correction for this judge (measured 0.802 vs 0.711); with a constant prior it lost
+    # (0.671), all of it on the pairs whose two verdicts disagree
+    assert a.loc["all", "bias_aware"] > a.loc["all", "logistic"] + 0.05
+    c = cross_validated_agreement(chatgpt_orders, folds=5, seed=0, gold_prior="constant")
+    assert c.set_index("subset").loc["all", "bias_aware"] < a.loc["all", "bias_aware"] - 0.05
+    with pytest.raises(InputError, match="gold_prior"):
+        cross_validated_agreement(chatgpt_orders, gold_prior="flat")
     assert np.array_equal(
         a.loc["all"][["verdict_agreement", "bias_aware", "logistic"]].to_numpy(float),
         cross_validated_agreement(chatgpt_orders, folds=5, seed=0)

@@ -291,6 +291,7 @@ METHODS: dict[str, dict[str, MethodSpec]] = {
                     "theta",
                     "reference",
                     "theta_spread",
+                    "instance",
                 ),
                 mcmc=True,
                 summary="bias-aware BT, NUTS",

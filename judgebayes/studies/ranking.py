@@ -101,6 +101,7 @@ class RankingFit(Fit):
     prior: str = "none"
     data: Any = field(default=None, repr=False)
     map_result: Any = field(default=None, repr=False)
+    instance: Any = field(default=None, repr=False)
 
     @property
     def point(self) -> np.ndarray:
@@ -321,6 +322,12 @@ class RankingFit(Fit):
                 eta = eta + np.einsum("np,snp->sn", F, bj[:, d.judge, :])
             else:
                 eta = eta + self.bias_draws()[idx] @ F.T
+        post = self.idata.posterior
+        if self.instance is not None and "instance_z" in post:
+            u = post["instance_z"].values.reshape(-1, post["instance_z"].shape[-1])[idx]
+            u = u * post["instance_sd"].values.reshape(-1)[idx, None]
+            sign = np.where(d.first < d.second, 1.0, -1.0)
+            eta = eta + sign * u[:, self.instance]
         return eta
 
     def check(
@@ -545,16 +552,25 @@ class PairwiseRanking(Comparable):
         position: bool = True,
         theta: str = "prior",
         learn_spread: bool | None = None,
+        instance: np.ndarray | None = None,
     ):
-        """The :class:`~judgebayes.inference.sampling.ModelSpec` of a PyMC model."""
+        """The :class:`~judgebayes.inference.sampling.ModelSpec` of a PyMC model
+        (``instance``: an index 0..I-1 per comparison for the instance effect).
+        """
         from judgebayes.inference.sampling import ModelSpec
         from judgebayes.models.bradley_terry import bradley_terry_model, bt_var_names
 
         d = self.data if prior != "none" else self.data.without_covariates()
+        data = {"first": d.first, "second": d.second, "y": d.y, "X": d.X, "judge": d.judge}
+        n_inst = 0
+        if instance is not None:
+            data["instance"] = np.asarray(instance, dtype=np.int64)
+            n_inst = int(data["instance"].max()) + 1
         return ModelSpec(
             builder=bradley_terry_model,
-            data={"first": d.first, "second": d.second, "y": d.y, "X": d.X, "judge": d.judge},
+            data=data,
             structure={
+                "n_instances": n_inst,
                 "items": d.items,
                 "covariates": d.covariates,
                 "judges": d.judges,
@@ -627,6 +643,11 @@ class PairwiseRanking(Comparable):
                 Report qualities relative to this item (its quality is 0); default: the
                 qualities sum to zero within each connected component of the comparison
                 graph.
+            ``instance`` : sequence
+                NUTS only: one id per kept comparison; the comparisons of one id (the two
+                presentation orders of a pair) share an instance effect, a deviation of
+                that pair's quality difference with a learned sd (``instance_sd``).  Without
+                it the two orders are independent given the qualities and biases.
         """
         from dataclasses import replace
 
@@ -953,28 +974,65 @@ class PairwiseRanking(Comparable):
             "laplace", idata, info=dict(info), estimate_override=point, prior=prior, data=self.data
         )
 
+    def _instance_index(self, instance) -> np.ndarray | None:
+        """``instance`` ids (one per kept comparison) as an index 0..I-1, checked."""
+        if instance is None:
+            return None
+        ids = np.asarray(instance)
+        if ids.shape != (self.data.n,):
+            raise InputError(
+                f"instance needs one id per kept comparison ({self.data.n}), got {ids.shape}",
+                field="instance",
+                value=ids.shape,
+            )
+        inv = np.unique(ids, return_inverse=True)[1].ravel()
+        d = self.data
+        lo, hi = np.minimum(d.first, d.second), np.maximum(d.first, d.second)
+        head = np.zeros(inv.max() + 1, dtype=np.int64)
+        head[inv[::-1]] = np.arange(inv.size)[::-1]  # first comparison of each instance
+        bad = (lo != lo[head[inv]]) | (hi != hi[head[inv]])
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"instance {ids[r]!r} shows two different pairs (comparison {r}); the "
+                "comparisons of one instance are the presentation orders of one pair",
+                field="instance",
+                value=str(ids[r]),
+            )
+        return inv
+
     def _fit_nuts(self, prior, position, seed, options, loglik) -> RankingFit:
         from judgebayes.inference.registry import resolve_sampler
         from judgebayes.inference.sampling import add_log_likelihood, sample_nuts
 
+        inst = self._instance_index(options.get("instance"))
         spec = self.model_spec(
             prior,
             position=position,
             theta=options.get("theta", "prior"),
             learn_spread=options["learn_spread"],
+            instance=inst,
         )
         model = "ranking.horseshoe" if prior == "horseshoe" else "ranking"
         cfg = resolve_sampler(model, options.get("sampler"))
         idata, diag, info = sample_nuts(spec, random_seed=seed, sampler=cfg)
         if loglik:
             add_log_likelihood(idata, spec)
+        notes = ()
+        if inst is not None:
+            notes = (
+                f"instance effect on {int(inst.max()) + 1} instances: the two presentation "
+                "orders of a pair share one deviation of its quality difference",
+            )
         return RankingFit(
             "nuts",
             idata,
             diagnostics=diag,
             info={**info, "sampler": cfg},
+            notes=notes,
             prior=prior,
             data=self.data,
+            instance=inst,
         )
 
 

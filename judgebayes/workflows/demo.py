@@ -603,11 +603,13 @@ def demo_text(result: DemoResult, args: Any, render) -> str:
         parts.append(render(rows, bcols, args.format))
         parts.append(
             "\nAgreement with gold, 5-fold cross-validated: single verdicts, order-averaged, "
-            "after the bias-aware correction, after the paper's logistic correction:"
+            "after the bias-aware correction (posterior decision with a length-aware gold "
+            "prior), after the paper's logistic correction, the gold prior alone:"
         )
         acols = [("subset", "judge"), ("verdict_agreement", "verdicts")]
         acols += [("order_averaged", "order-avg"), ("bias_aware", "bias-aware")]
-        acols += [("logistic", "logistic"), ("prefers_longer", "judge longer")]
+        acols += [("logistic", "logistic"), ("prior_only", "prior only")]
+        acols += [("prefers_longer", "judge longer")]
         acols += [("gold_longer", "gold longer")]
         arows = [dict(r, subset=r["judge"]) for r in result.agreement.to_dict("records")]
         parts.append(render(arows, acols, args.format))

@@ -24,8 +24,12 @@ output 1 is the gold output,
     \frac{\Pr(g = 1 \mid y)}{\Pr(g = 2 \mid y)} = \frac{\pi}{1-\pi}
     \prod_{v} \frac{\Pr(y_v \mid s_v(g{=}1))}{\Pr(y_v \mid s_v(g{=}2))},
 
-over the instance's usable verdicts :math:`v` (:math:`\pi` the training share of
-output 1 wins).  A judge that prefers the longer output and picks the first-shown
+over the instance's usable verdicts :math:`v`, with :math:`\pi` the prior probability
+that output 1 is gold given what is known before the judge speaks: by default a logistic
+regression of gold on the outputs' length difference, fitted on the training instances
+(``gold_prior="length"``), because in LLMBar the gold output is the shorter one in most
+pairs by construction; ``gold_prior="constant"`` uses the training share of output-1
+wins.  A judge that prefers the longer output and picks the first-shown
 output both times is thereby read as undecided, and the length term breaks the tie
 towards the output it did not favour for length.  :func:`cross_validated_agreement`
 reports the agreement with gold of the raw verdicts and of this decision over K folds
@@ -52,6 +56,7 @@ __all__ = [
     "bias_comparisons",
     "cross_validated_agreement",
     "fit_judge_bias",
+    "instance_ids",
     "judge_bias_table",
     "plot_bias_forest",
 ]
@@ -128,6 +133,13 @@ def bias_comparisons(verdicts: pd.DataFrame, *, by_subset: bool = True) -> pd.Da
     return out
 
 
+def instance_ids(comparisons: pd.DataFrame) -> np.ndarray:
+    """One id per row of :func:`bias_comparisons` output: ``"<subset>#<idx>"`` (the two
+    presentation orders of an instance share it).
+    """
+    return (comparisons["subset"].astype(str) + "#" + comparisons["idx"].astype(str)).to_numpy()
+
+
 def _ranking(comparisons: pd.DataFrame, priors: Any = None):
     from judgebayes.studies.ranking import PairwiseRanking
 
@@ -147,6 +159,7 @@ def fit_judge_bias(
     random_seed: int | None = 0,
     warn: bool = False,
     priors: Any = None,
+    instance_effect: bool = False,
     **kwargs: Any,
 ) -> RankingFit:
     """Fit the bias-aware pairwise model to one judge's both-order verdicts.
@@ -158,10 +171,15 @@ def fit_judge_bias(
     ``info["n_missing"]`` counts the verdicts left out.  The identifiability warning is
     off by default: by subset, the comparison graph has one component per subset on
     purpose (only the gold - other difference within a subset is used).
+    ``instance_effect=True`` (NUTS) gives each instance its own deviation of the
+    discrimination, shared by its two presentation orders (see ``instance`` in
+    :meth:`~judgebayes.studies.ranking.PairwiseRanking.fit`).
     """
     comp = bias_comparisons(verdicts, by_subset=by_subset)
     from dataclasses import replace
 
+    if instance_effect:
+        kwargs["instance"] = instance_ids(comp)
     fit = _ranking(comp, priors).fit(method, prior, random_seed=random_seed, warn=warn, **kwargs)
     info = {**fit.info, "n_missing": comp.attrs["n_missing"], "n_verdicts": len(comp)}
     return replace(fit, info=info)
@@ -276,23 +294,39 @@ def _instance_table(verdicts: pd.DataFrame) -> pd.DataFrame:
     return t.reset_index(drop=True)
 
 
-def _log_lik_ratio(t: pd.DataFrame, beta, c: float, kappa: float, scale) -> np.ndarray:
-    """Log P(verdicts | gold = 1) - log P(verdicts | gold = 2) per instance."""
-    from scipy.special import log_expit
+def _log_lik_ratio(
+    t: pd.DataFrame, beta, c: float, kappa: float, scale, instance_sd: float = 0.0
+) -> np.ndarray:
+    r"""Log P(verdicts | gold = 1) - log P(verdicts | gold = 2) per instance.
+
+    With ``instance_sd`` > 0 the instance's two verdicts share a deviation
+    :math:`u \sim N(0, \sigma_u^2)` of the discrimination, integrated out by 40-node
+    Gauss-Hermite quadrature: :math:`\Pr(y \mid g) = E_u \prod_v \Pr(y_v \mid g, u)`, not the
+    product of the verdicts' marginals.
+    """
+    from scipy.special import log_expit, logsumexp
 
     mean, sd = scale
     x1 = (log_length(t["len_words_1"]) - mean) / sd
     x2 = (log_length(t["len_words_2"]) - mean) / sd
+    if instance_sd > 0:
+        nodes, weights = np.polynomial.hermite.hermgauss(40)
+        u = np.sqrt(2.0) * instance_sd * nodes
+        logw = np.log(weights / np.sqrt(np.pi))
+    else:
+        u, logw = np.zeros(1), np.zeros(1)
+    beta = np.asarray(beta, dtype=float)[:, None] + u[None, :]  # (instances, nodes)
     out = np.zeros(len(t))
-    for col, first in (("pick_orig", 1), ("pick_swap", 2)):
-        pick = t[col].to_numpy(float)
-        dx = (x1 - x2) if first == 1 else (x2 - x1)
-        picked_first = pick == first
-        for g, sign in ((1, 1.0), (2, -1.0)):
+    for g, sign in ((1, 1.0), (2, -1.0)):
+        ll = np.zeros((len(t), u.size))
+        for col, first in (("pick_orig", 1), ("pick_swap", 2)):
+            pick = t[col].to_numpy(float)[:, None]
+            dx = ((x1 - x2) if first == 1 else (x2 - x1)).to_numpy(float)[:, None]
             s = 1.0 if first == g else -1.0
             eta = beta * s + c * dx + kappa
-            ll = np.where(picked_first, log_expit(eta), log_expit(-eta))
-            out += sign * np.where(np.isnan(pick), 0.0, ll)
+            lv = np.where(pick == first, log_expit(eta), log_expit(-eta))
+            ll += np.where(np.isnan(pick), 0.0, lv)
+        out += sign * logsumexp(ll + logw[None, :], axis=1)
     return out
 
 
@@ -325,6 +359,9 @@ def cross_validated_agreement(
     by_subset: bool = True,
     lam_b: float = 0.1,
     ridge: float = 1.0,
+    gold_prior: str = "length",
+    instance_effect: bool = False,
+    random_seed: int = 0,
 ) -> pd.DataFrame:
     """Agreement with gold before and after the length/position correction, by K-fold CV.
 
@@ -342,7 +379,22 @@ def cross_validated_agreement(
     lam_b : float
         Prior precision of the bias coefficients of the MAP fit.
     ridge : float
-        L2 penalty of the logistic baseline (standardised features).
+        L2 penalty of the logistic baseline (standardised features) and of the length
+        prior.
+    gold_prior : {"length", "constant"}
+        Prior odds of the posterior decision: a ridge logistic regression of gold on the
+        log-length difference of the two outputs, fitted on the training folds (default;
+        the same information the logistic baseline has), or the training share of
+        output-1 wins.  With the constant prior the decision ignores that in LLMBar gold is
+        the shorter output in 73% of the pairs, and lost to the logistic baseline on all
+        six judges for that reason alone.
+    instance_effect : bool
+        Fit each training fold by NUTS with the instance effect (the two orders of a pair
+        share a deviation of the discrimination; normal bias prior) and decide with the
+        verdicts' joint likelihood, the deviation integrated out, at the posterior means;
+        default: the Newton MAP of the model without it.
+    random_seed : int
+        NUTS seed (with ``instance_effect``).
 
     Returns
     -------
@@ -351,6 +403,7 @@ def cross_validated_agreement(
         verdicts that pick the gold output), ``order_averaged`` (agreement of the
         order-averaged score, a split score counting one half), ``bias_aware`` (the
         model's posterior decision above), ``logistic`` (the paper's correction),
+        ``prior_only`` (the decision of the gold prior alone, no judge),
         ``prefers_longer`` and ``gold_longer`` (shares over instances with unequal
         lengths: judge verdicts for the longer output, gold's longer output).
     """
@@ -360,6 +413,12 @@ def cross_validated_agreement(
 
     if folds < 2:
         raise InputError(f"folds must be at least 2; got {folds!r}", field="folds", value=folds)
+    if gold_prior not in ("length", "constant"):
+        raise InputError(
+            f"gold_prior must be 'length' or 'constant'; got {gold_prior!r}",
+            field="gold_prior",
+            value=gold_prior,
+        )
     t = _instance_table(verdicts)
     gold1 = (t["label"] == 1).to_numpy()
     rng = np.random.default_rng(seed)
@@ -368,6 +427,7 @@ def cross_validated_agreement(
     vkey = verdicts["subset"].astype(str) + "#" + verdicts["idx"].astype(str)
     bias_score = np.full(len(t), np.nan)
     logit_score = np.full(len(t), np.nan)
+    prior_score = np.full(len(t), np.nan)
     dlen = log_length(t["len_words_1"]) - log_length(t["len_words_2"])
     feats = np.column_stack([np.nan_to_num(t["score"].to_numpy(float), nan=0.5) - 0.5, dlen])
     for f in range(folds):
@@ -375,7 +435,20 @@ def cross_validated_agreement(
         vtrain = verdicts[vkey.isin(set(key[train])).to_numpy()]
         comp = bias_comparisons(vtrain, by_subset=by_subset)
         rk = _ranking(comp, RankingPriors(lam_b=lam_b))
-        fit = rk.fit("laplace", "normal", warn=False, draws=10)
+        u_sd = 0.0
+        if instance_effect:
+            from judgebayes.inference.sampling import quiet_engine_warnings
+
+            with quiet_engine_warnings():
+                fit = rk.fit(
+                    "nuts", "normal", warn=False, instance=instance_ids(comp),
+                    random_seed=random_seed,
+                )  # fmt: skip
+            u_sd = float(fit.idata.posterior["instance_sd"].mean())
+            bias = fit.bias_draws().mean(axis=0)
+        else:
+            fit = rk.fit("laplace", "normal", warn=False, draws=10)
+            bias = fit.map_result.bias
         pos = {it: i for i, it in enumerate(fit.data.items)}
         gold, other = _roles(t.loc[test, "subset"], by_subset)
         beta = np.array(
@@ -384,11 +457,17 @@ def cross_validated_agreement(
                 for g, o in zip(gold, other, strict=True)
             ]
         )
-        b = dict(zip(fit.bias_names, fit.map_result.bias, strict=True))
+        b = dict(zip(fit.bias_names, bias, strict=True))
         mean, sd, _ = fit.data.scales["length"]
-        pi = gold1[train].mean()
-        prior = np.log(pi / (1 - pi))
-        llr = _log_lik_ratio(t[test], beta, b["length"], b.get("position", 0.0), (mean, sd))
+        if gold_prior == "length":
+            m0, s0 = dlen[train].mean(), dlen[train].std() + 1e-12
+            w0 = _ridge_logistic(((dlen[train] - m0) / s0)[:, None], gold1[train] + 0.0, ridge)
+            prior = w0[0] + w0[1] * (dlen[test] - m0) / s0
+        else:
+            pi = gold1[train].mean()
+            prior = np.full(int(test.sum()), np.log(pi / (1 - pi)))
+        llr = _log_lik_ratio(t[test], beta, b["length"], b.get("position", 0.0), (mean, sd), u_sd)
+        prior_score[test] = prior
         bias_score[test] = prior + llr
         mu, s = feats[train].mean(0), feats[train].std(0) + 1e-12
         w = _ridge_logistic((feats[train] - mu) / s, gold1[train].astype(float), ridge)
@@ -403,6 +482,7 @@ def cross_validated_agreement(
             "order_averaged": _decide(sign * np.nan_to_num(score - 0.5, nan=0.0)),
             "bias_aware": _decide(sign * bias_score),
             "logistic": _decide(sign * logit_score),
+            "prior_only": _decide(sign * prior_score),
             "prefers_longer": np.where(dlen > 0, score, 1 - score),
             "gold_longer": np.where(dlen > 0, gold1, ~gold1).astype(float),
             "unequal": dlen != 0,
@@ -423,6 +503,7 @@ def cross_validated_agreement(
                 "order_averaged": float(part["order_averaged"].mean()),
                 "bias_aware": float(part["bias_aware"].mean()),
                 "logistic": float(part["logistic"].mean()),
+                "prior_only": float(part["prior_only"].mean()),
                 "prefers_longer": float(uneq["prefers_longer"].mean()),
                 "gold_longer": float(uneq["gold_longer"].mean()),
             }

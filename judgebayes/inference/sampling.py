@@ -223,7 +223,7 @@ class Diagnostics:
         if not bad:
             return "converged"
         hint = (
-            "raise target_accept (e.g. 0.95) and check the priors"
+            "raise target_accept towards 0.99 and check the priors"
             if self.divergences
             else "reparameterise or tighten the priors (the sampler cannot cross the posterior)"
             if self.bfmi_min < self.bfmi_threshold

@@ -403,7 +403,8 @@ class RankingFit(Fit):
             return super().summary(var_names)
         import arviz as az
 
-        names = [v for v in ("theta", "b", "b_judge", "nu") if v in self.idata.posterior]
+        names = ("theta", "b", "b_judge", "nu", "instance_sd", "confusion")
+        names = [v for v in names if v in self.idata.posterior]
         return az.summary(self.idata, var_names=names, kind="all" if self.diagnostics else "stats")
 
 
@@ -623,7 +624,7 @@ class PairwiseRanking(Comparable):
                 Laplace draws (1500 as in the paper).
             ``sampler`` : SamplerConfig or mapping
                 NUTS settings (defaults ``DEFAULT_SAMPLERS["ranking"]``, and
-                ``["ranking.horseshoe"]`` with the horseshoe).
+                ``["ranking.horseshoe"]`` and ``["ranking.hierarchical"]`` with those priors).
             ``position`` : bool
                 Include the position term kappa (default True).
             ``theta`` : {"prior", "zero_sum"}
@@ -1013,7 +1014,7 @@ class PairwiseRanking(Comparable):
             learn_spread=options["learn_spread"],
             instance=inst,
         )
-        model = "ranking.horseshoe" if prior == "horseshoe" else "ranking"
+        model = f"ranking.{prior}" if prior in ("horseshoe", "hierarchical") else "ranking"
         cfg = resolve_sampler(model, options.get("sampler"))
         idata, diag, info = sample_nuts(spec, random_seed=seed, sampler=cfg)
         if loglik:

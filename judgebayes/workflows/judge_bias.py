@@ -321,7 +321,7 @@ def _log_lik_ratio(
         ll = np.zeros((len(t), u.size))
         for col, first in (("pick_orig", 1), ("pick_swap", 2)):
             pick = t[col].to_numpy(float)[:, None]
-            dx = ((x1 - x2) if first == 1 else (x2 - x1)).to_numpy(float)[:, None]
+            dx = np.asarray((x1 - x2) if first == 1 else (x2 - x1), dtype=float)[:, None]
             s = 1.0 if first == g else -1.0
             eta = beta * s + c * dx + kappa
             lv = np.where(pick == first, log_expit(eta), log_expit(-eta))

@@ -62,3 +62,33 @@ def bt_mle_sandwich(n_items, winners, losers):
     C = np.eye(n_items)[:, 1:] - 1.0 / n_items
     theta = C @ phi
     return theta, C @ V @ C.T
+
+
+def dawid_skene_binary(verdicts, gold, n_iter=200):
+    """Binary Dawid-Skene by EM (Dawid & Skene 1979), written from the paper's updates.
+
+    ``verdicts``: (items, judges) array of 0/1 with NaN for a missing verdict; ``gold``:
+    (items,) array of 0/1 with NaN where no true label is known (known labels are held
+    fixed in the E-step).  Starts from the majority vote.  Returns (prevalence, tpr, tnr)
+    with tpr_j = P(verdict 1 | true 1) and tnr_j = P(verdict 0 | true 0).
+    """
+    import numpy as np
+
+    y = np.asarray(verdicts, dtype=float)
+    g = np.asarray(gold, dtype=float)
+    seen = ~np.isnan(y)
+    y0 = np.where(seen, y, 0.0)
+    known = ~np.isnan(g)
+    t = np.nanmean(y, axis=1)
+    t[known] = g[known]
+    for _ in range(n_iter):
+        pi = t.mean()
+        tpr = (t[:, None] * y0).sum(0) / (t[:, None] * seen).sum(0)
+        tnr = ((1 - t)[:, None] * (1 - y0) * seen).sum(0) / ((1 - t)[:, None] * seen).sum(0)
+        tpr, tnr = np.clip(tpr, 1e-6, 1 - 1e-6), np.clip(tnr, 1e-6, 1 - 1e-6)
+        l1 = np.where(seen, y0 * np.log(tpr) + (1 - y0) * np.log(1 - tpr), 0).sum(1)
+        l0 = np.where(seen, y0 * np.log(1 - tnr) + (1 - y0) * np.log(tnr), 0).sum(1)
+        z = np.log(pi) + l1 - np.log(1 - pi) - l0
+        t = 1 / (1 + np.exp(-z))
+        t[known] = g[known]
+    return pi, tpr, tnr

@@ -217,6 +217,10 @@ class ValidatorPanel(Comparable):
                 "generators": d.generators,
                 "validators": d.validators,
                 "n_outputs": int(codes.size),
+                # a generator-level rate shift needs generators to differ between: with one
+                # generator its shifts are identified by the prior alone (slow, and the
+                # validator rates reported are then the population's, not the panel's)
+                "rate_shift": len(d.generators) > 1,
                 "difficulty": difficulty,
                 "self_shift": bool(d.self_judge.any()),
                 "priors": self.priors,
@@ -244,7 +248,8 @@ class ValidatorPanel(Comparable):
             spec = self.item_model_spec(data, difficulty)
         else:
             spec = self.model_spec(variant, data)
-        cfg = resolve_sampler("panel", sampler)
+        one = method == "nuts_items" and len(data.generators) == 1
+        cfg = resolve_sampler("panel.single_generator" if one else "panel", sampler)
         idata, diag, info = sample_nuts(spec, random_seed=seed, sampler=cfg)
         info = {**info, "sampler": cfg}
         if log_likelihood and method == "nuts":
@@ -277,7 +282,8 @@ class ValidatorPanel(Comparable):
                 deviations; plus beta-binomial overdispersion).  Default
                 ``"hierarchical"``.
             ``sampler`` : SamplerConfig or mapping
-                NUTS settings (default ``DEFAULT_SAMPLERS["panel"]``).
+                NUTS settings (default ``DEFAULT_SAMPLERS["panel"]``; the item model of a
+                single generator ``["panel.single_generator"]``).
             ``log_likelihood`` : bool
                 Store the pointwise log-likelihood of the unannotated cells (for LOO).
             ``difficulty`` : bool

@@ -245,6 +245,24 @@ def test_cross_validate_bookkeeping(sim):
     assert sub.tp[A[2:]].sum() == 0 and sub.n_judged.sum() == p.data.n_judged.sum()
     with pytest.raises(InputError, match="s must be"):
         p.cross_validate(s=[6], methods=("veto",))
+    # point methods have no gate: the failure columns are empty, not zero
+    assert cv[["n_failed", "coverage_passed", "mean_maxae_passed"]].isna().all().all()
+
+
+def test_cross_validate_counts_fits_that_miss_the_gate(sim):
+    """A sweep of NUTS fits too short to converge (2 chains x 30 draws): every fit is
+    counted as failed, the summaries over passed fits are empty, and the ones over all
+    fits are still shown beside them; no warning per fit (the count is the report)."""
+    p = ValidatorPanel(sim.panel())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        cv = p.cross_validate(
+            s=[5], methods=("nuts",), sampler={"draws": 30, "tune": 30, "chains": 2}
+        )
+    row = cv.iloc[0]
+    assert row["n_failed"] == row["n_subsets"] == 6
+    assert np.isnan(row["coverage_passed"]) and np.isnan(row["mean_maxae_passed"])
+    assert 0 <= row["coverage"] <= 1 and np.isfinite(row["mean_maxae"])
 
 
 # slow tier: a recovery study (DESIGN: recovery and coverage studies are `slow`);

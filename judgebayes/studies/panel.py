@@ -509,8 +509,11 @@ class ValidatorPanel(Comparable):
         are scored: MaxAE = max |estimate - human precision| over them.  Returns one row
         per method and s: ``mean_maxae``, ``worst_maxae``, ``n_subsets`` and, for interval
         methods, ``coverage`` (share of held-out generators inside the ``1 - alpha``
-        interval) and ``mean_width``.  Compiled Bayesian models are reused across subsets
-        (only the data change).
+        interval) and ``mean_width``.  For MCMC methods ``n_failed`` counts the fits that
+        missed the convergence gate (their warnings are not repeated per fit: the count is
+        the report), and ``coverage_passed`` / ``mean_maxae_passed`` summarise the fits that
+        passed, beside the summaries over all fits; a failed fit is never pooled unseen.
+        Compiled Bayesian models are reused across subsets (only the data change).
 
         ``executor`` (:mod:`judgebayes.inference.executors`: None, a number of local
         processes, a ``concurrent.futures.Executor`` or a ``dask.distributed.Client``)
@@ -556,15 +559,23 @@ class ValidatorPanel(Comparable):
         for k in ks:
             for method in methods:
                 errs, cover, width, secs = [], [], [], 0.0
+                gate: list[bool | None] = []
+                cover_ok: list[bool] = []
                 for sub in itertools.combinations(A.tolist(), k):
-                    est, draws, sec = results[(k, method, sub)]
+                    est, draws, sec, passed = results[(k, method, sub)]
                     held = np.setdiff1d(A, sub)
                     secs += sec
+                    gate.append(passed)
                     errs.append(float(np.max(np.abs(est[held] - ref[held]))))
                     if draws is not None:
                         lo, hi = np.quantile(draws[:, held], [alpha / 2, 1 - alpha / 2], axis=0)
-                        cover += list((lo <= ref[held]) & (ref[held] <= hi))
+                        inside = list((lo <= ref[held]) & (ref[held] <= hi))
+                        cover += inside
                         width += list(hi - lo)
+                        if passed is not False:
+                            cover_ok += inside
+                mcmc = any(p is not None for p in gate)
+                ok = [e for e, p in zip(errs, gate, strict=True) if p is not False]
                 rows.append(
                     {
                         "method": method,
@@ -574,6 +585,11 @@ class ValidatorPanel(Comparable):
                         "n_subsets": len(errs),
                         "coverage": float(np.mean(cover)) if cover else np.nan,
                         "mean_width": float(np.mean(width)) if width else np.nan,
+                        "n_failed": sum(p is False for p in gate) if mcmc else np.nan,
+                        "coverage_passed": (
+                            float(np.mean(cover_ok)) if mcmc and cover_ok else np.nan
+                        ),
+                        "mean_maxae_passed": float(np.mean(ok)) if mcmc and ok else np.nan,
                         "seconds": secs,
                     }
                 )
@@ -582,12 +598,19 @@ class ValidatorPanel(Comparable):
 
 def _fit_subset(task):
     """One leave-s-out fit (a task of :meth:`ValidatorPanel.cross_validate`)."""
+    import warnings
+
+    from judgebayes.errors import ConvergenceWarning
+
     (panel, seed, kwargs), (_, method, sub) = task
-    f = panel.fit(method, data=panel.data.calibrate_on(sub), random_seed=seed, **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # counted in n_failed
+        f = panel.fit(method, data=panel.data.calibrate_on(sub), random_seed=seed, **kwargs)
     return _cv_result(f)
 
 
 def _cv_result(f: PanelFit):
-    """(estimate, draws (S, G) or None, seconds) of one leave-s-out fit."""
+    """(estimate, draws (S, G) or None, seconds, gate passed or None) of one fit."""
     draws = None if f.is_point else f.draws().values
-    return f.estimate(), draws, f.seconds
+    passed = None if f.diagnostics is None else bool(f.diagnostics.passed)
+    return f.estimate(), draws, f.seconds, passed

@@ -122,9 +122,9 @@ def run(args) -> str:
     from judgebayes.errors import InputError
     from judgebayes.inference.registry import normalise_method
     from judgebayes.inference.sampling import quiet_engine_warnings
-    from judgebayes.studies.ranking import PairwiseRanking
+    from judgebayes.studies.ranking import CHANNEL_METHODS, PairwiseRanking
 
-    channel_method = normalise_method(args.method) in ("judge_error", "ppi")
+    channel_method = normalise_method(args.method) in CHANNEL_METHODS
     if channel_method and args.human is None:
         raise InputError(
             f"--method {args.method} ranks by human preferences: name their column with --human",
@@ -169,7 +169,7 @@ def run(args) -> str:
     top = fit.top_k_set(args.k)
     groups = fit.groups(args.level)
     channel = None
-    if fit.method in ("judge_error", "ppi"):
+    if channel_method:
         info = fit.info
         channel = {k: info[k] for k in ("n_instances", "n_labelled", "n_outcomes", "dropped")}
         if "lam" in info:

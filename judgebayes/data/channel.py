@@ -33,7 +33,6 @@ __all__ = ["HUMAN_TIE_WORDS", "ChannelData", "channel_from_frames"]
 
 #: human preferences spelled as a tie (case-insensitive); missing values mean "no label"
 HUMAN_TIE_WORDS = frozenset({"tie", "draw"})
-_JUDGE_TIE_WORDS = frozenset({"", "tie", "draw", "none", "nan"})
 
 
 @dataclass(frozen=True)
@@ -127,17 +126,22 @@ class ChannelData:
             ``first``, ``second`` (G,), ``verdicts`` (G, J), ``human`` (G,) and
             ``weight`` (G,) (float; zero for a human state no instance of the pattern has).
         """
-        key = np.column_stack([self.first, self.second, self.verdicts])
         if complete:
             import itertools
 
-            N, J = len(self.items), len(self.judges)
-            pairs = [(a, b) for a in range(N) for b in range(N) if a != b]
-            codes = list(itertools.product(range(-1, self.n_outcomes), repeat=J))
-            patterns = np.array([(*p, *c) for p in pairs for c in codes], dtype=np.int64)
-            lookup = {tuple(r): i for i, r in enumerate(patterns.tolist())}
-            pat_idx = np.array([lookup[tuple(r)] for r in key.tolist()], dtype=np.int64)
+            N, J, B = len(self.items), len(self.judges), self.n_outcomes + 1
+            a, b = np.nonzero(~np.eye(N, dtype=bool))  # ordered pairs, row-major
+            codes = np.array(list(itertools.product(range(-1, B - 1), repeat=J)), np.int64)
+            codes = codes.reshape(-1, J)
+            patterns = np.column_stack(
+                [np.repeat(a, len(codes)), np.repeat(b, len(codes)), np.tile(codes, (a.size, 1))]
+            )
+            # mixed radix: the pair's row-major index, then each judge's code + 1 in base B
+            pair = self.first * (N - 1) + self.second - (self.second > self.first)
+            digits = (self.verdicts + 1) @ (B ** np.arange(J - 1, -1, -1))
+            pat_idx = pair * len(codes) + digits
         else:
+            key = np.column_stack([self.first, self.second, self.verdicts])
             patterns, pat_idx = np.unique(key, axis=0, return_inverse=True)
         pat_idx = pat_idx.ravel()
         states = np.arange(-1, self.n_outcomes)  # -1 (no label), 0, 1[, 2]
@@ -174,30 +178,6 @@ class ChannelData:
         for j, name in enumerate(self.judges):
             out[name] = word(self.verdicts[:, j])
         return out
-
-
-def _codes(values, a, b, tie_words, blank: str, field: str):
-    """Outcome codes of a winner column against the shown items ``a``, ``b`` (strings).
-
-    ``blank`` says what a missing or empty value is: ``"missing"`` (-1: the human
-    column) or ``"tie"`` (2: the judge's winner column, as in the pairwise contract).
-    """
-    s = values.astype("string").str.strip()
-    sv = s.fillna("").to_numpy(dtype=object).astype(str)
-    empty = sv == ""
-    tie = np.isin(np.char.lower(sv), list(tie_words)) & ~empty
-    won_a, won_b = sv == a, sv == b
-    bad = ~(won_a | won_b | tie | empty)
-    if bad.any():
-        r = int(np.flatnonzero(bad)[0])
-        raise InputError(
-            f"column {field!r}: {str(sv[r])!r} in row {r} is neither shown item "
-            f"({str(a[r])!r}, {str(b[r])!r}) nor a tie",
-            field=field,
-            value=str(sv[r]),
-        )
-    blank_code = -1 if blank == "missing" else 2
-    return np.where(won_a, 0, np.where(won_b, 1, np.where(tie, 2, blank_code))).astype(np.int64)
 
 
 def channel_from_frames(
@@ -246,7 +226,7 @@ def channel_from_frames(
         model, so they cannot be the input of a noisy channel).
     """
     from judgebayes.data.frames import as_pandas
-    from judgebayes.data.pairwise import _col, _ids
+    from judgebayes.data.pairwise import _col, _ids, outcome_codes
 
     if ties not in ("davidson", "drop"):
         raise InputError(
@@ -265,9 +245,11 @@ def channel_from_frames(
         raise InputError("missing item id in first/second", field=first, value=None)
     av = a.to_numpy(dtype=object).astype(str)
     bv = b.to_numpy(dtype=object).astype(str)
-    h = _codes(_ids(_col(df, human, "comparisons")), av, bv, HUMAN_TIE_WORDS, "missing", human)
-    w = _ids(_col(df, winner, "comparisons"))
-    y = _codes(w, av, bv, _JUDGE_TIE_WORDS, "tie", winner)
+    h = outcome_codes(
+        _ids(_col(df, human, "comparisons")), av, bv, human,
+        blank="missing", tie_words=HUMAN_TIE_WORDS,
+    )  # fmt: skip
+    y = outcome_codes(_ids(_col(df, winner, "comparisons")), av, bv, winner)
     if judge is None and "judge" in df.columns:
         judge = "judge"
     if judge is not None:

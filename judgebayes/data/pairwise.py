@@ -357,6 +357,37 @@ def _ids(col):
     return col.astype("string").str.strip()
 
 
+def outcome_codes(values, a, b, field: str, *, blank: str = "tie", tie_words=_TIE_WORDS):
+    """Outcome codes of a winner column against the shown items ``a``, ``b`` (strings):
+    0 the first-shown item, 1 the second, 2 a tie, -1 no verdict.
+
+    ``blank`` says what a missing or empty value is: ``"tie"`` (the pairwise contract's
+    winner column) or ``"missing"`` (a human-preference column, where empty means nobody
+    labelled the comparison).  Anything else that names neither shown item nor a tie word
+    is an :class:`InputError` naming the row.
+    """
+    sv = values.astype("string").str.strip().fillna("").to_numpy(dtype=object).astype(str)
+    empty = sv == ""
+    tie = np.isin(np.char.lower(sv), list(tie_words)) & ~empty
+    won_a, won_b = sv == a, sv == b
+    bad = ~(won_a | won_b | tie | empty)
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        hint = (
+            "leave it empty or write 'tie' for a tie"
+            if blank == "tie"
+            else "write 'tie' for a tie, or leave it empty where nobody labelled the pair"
+        )
+        raise InputError(
+            f"column {field!r}: winner {str(sv[r])!r} in row {r} is neither shown item "
+            f"({str(a[r])!r}, {str(b[r])!r}); {hint}",
+            field=field,
+            value=str(sv[r]),
+        )
+    blank_code = 2 if blank == "tie" else -1
+    return np.where(won_a, 0, np.where(won_b, 1, np.where(tie, 2, blank_code))).astype(np.int64)
+
+
 def pairwise_from_frames(
     comparisons: pd.DataFrame,
     items: pd.DataFrame | None = None,
@@ -436,20 +467,9 @@ def pairwise_from_frames(
             )
     fi = np.array([index[v] for v in a], dtype=np.int64)
     si = np.array([index[v] for v in b], dtype=np.int64)
-    wv = w.fillna("").to_numpy(dtype=object).astype(str)
     av, bv = a.to_numpy(dtype=object).astype(str), b.to_numpy(dtype=object).astype(str)
-    is_tie = np.isin(np.char.lower(wv), list(_TIE_WORDS))
-    won_a, won_b = wv == av, wv == bv
-    bad = ~(won_a | won_b | is_tie)
-    if bad.any():
-        r = int(np.flatnonzero(bad)[0])
-        raise InputError(
-            f"column {winner!r}: winner {str(wv[r])!r} in row {r} is neither shown item "
-            f"({str(av[r])!r}, {str(bv[r])!r}); leave it empty or write 'tie' for a tie",
-            field=winner,
-            value=str(wv[r]),
-        )
-    y = np.where(won_a, 1.0, np.where(won_b, 0.0, np.nan))
+    code = outcome_codes(w, av, bv, winner)
+    y = np.where(code == 0, 1.0, np.where(code == 1, 0.0, np.nan))
     if judge is None and "judge" in comparisons.columns:
         judge = "judge"
     judge_idx, judge_names = None, None

@@ -310,20 +310,22 @@ def simulate_judged_pairs(
     p /= p.sum(1, keepdims=True)
     h = (rng.random(n_instances)[:, None] > np.cumsum(p, 1)).sum(1)
     lab = rng.random(n_instances) < labelled
-    words = lambda code: np.where(  # noqa: E731
-        code == 0, np.array(ids)[a], np.where(code == 1, np.array(ids)[b], "tie")
-    )
+    shown_a, shown_b = np.array(ids)[a], np.array(ids)[b]
+
+    def words(code):
+        return np.where(code == 0, shown_a, np.where(code == 1, shown_b, "tie"))
+
+    human_truth = words(h)
     rows = []
     for j in range(conf.shape[0]):
         cp = np.cumsum(conf[j][h], axis=1)
         v = (rng.random(n_instances)[:, None] > cp).sum(1)
-        human_truth = words(h)
         rows.append(
             pd.DataFrame(
                 {
                     "instance": np.arange(n_instances),
-                    "first": np.array(ids)[a],
-                    "second": np.array(ids)[b],
+                    "first": shown_a,
+                    "second": shown_b,
                     "winner": np.where(v == 2, "", words(v)),
                     "judge": f"judge{j}",
                     "human": pd.array(np.where(lab, human_truth, None), dtype="string"),

@@ -65,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "monte_carlo_study": "judgebayes.simulate.accuracy",
     "bayesian_coverage_study": "judgebayes.simulate.accuracy",
     "sbc_ranks": "judgebayes.simulate.accuracy",
+    "sbc_study": "judgebayes.simulate.sbc",
     # accuracy summaries
     "accuracy_table": "judgebayes.studies.accuracy",
     "AccuracyStudy": "judgebayes.studies.accuracy",
@@ -93,6 +94,7 @@ _EXPORTS: dict[str, str] = {
     "IdentifiabilityWarning": "judgebayes.errors",
     "identifiability_report": "judgebayes.data.pairwise",
     "run_active": "judgebayes.workflows.active",
+    "budget_study": "judgebayes.workflows.active",
     "MatrixOracle": "judgebayes.workflows.active",
     "CallableOracle": "judgebayes.workflows.active",
     "simulate_bt_judge": "judgebayes.simulate.ranking",

@@ -168,3 +168,30 @@ def test_sbc_ranks_are_uniform():
     counts = np.bincount(ranks // 10, minlength=10)
     # 10 bins of 100 expected; a calibrated posterior passes a chi-square test; p > 0.001
     assert stats.chisquare(counts).pvalue > 1e-3
+
+
+def test_sbc_result_uniformity_detects_a_miscalibrated_posterior():
+    """The SBC summary's chi-square: uniform ranks pass; ranks of a posterior that is too
+    narrow (truth in the tails: a U shape) fail, and a failed fit is excluded from
+    p_value but kept in p_value_all."""
+    from judgebayes.simulate.sbc import SBCResult
+
+    rng = np.random.default_rng(0)
+    L, R = 99, 500
+    good = rng.integers(0, L + 1, R)
+    # too narrow: the truth's posterior CDF value u is pushed to the tails
+    u = rng.random(R)
+    narrow = rng.binomial(L, np.where(u < 0.5, 2 * u**2, 1 - 2 * (1 - u) ** 2))
+    passed = np.ones(R, bool)
+    passed[:100] = False
+    ranks = {"a": np.c_[good], "b": np.c_[np.where(passed, good, 0)]}
+    res = SBCResult(
+        "toy", ranks | {"c": np.c_[narrow]}, {"a": ("a",), "b": ("b",), "c": ("c",)}, passed,
+        ("x",) * R, L,
+    )  # fmt: skip
+    u_tab = res.uniformity().set_index("variable")
+    assert u_tab.loc["a", "p_value"] > 0.01 and u_tab.loc["a", "p_value_all"] > 0.01
+    # 100 failed fits with rank 0 spoil 'b' over all fits, not over the passed ones
+    assert u_tab.loc["b", "p_value"] > 0.01 and u_tab.loc["b", "p_value_all"] < 1e-6
+    assert u_tab.loc["c", "p_value"] < 1e-6
+    assert res.n_failed == 100 and u_tab.loc["a", "n_passed"] == 400

@@ -1,7 +1,8 @@
 """Generators with known truth for each family, and the coverage and SBC studies.
 
 Submodules: :mod:`~judgebayes.simulate.accuracy` (counts, frames, Monte-Carlo and
-Bayesian coverage studies, SBC), :mod:`~judgebayes.simulate.ranking` (pairwise judges)
+Bayesian coverage studies, the exact engine's SBC), :mod:`~judgebayes.simulate.sbc` (SBC of
+every NUTS model, as a sweep), :mod:`~judgebayes.simulate.ranking` (pairwise judges)
 and :mod:`~judgebayes.simulate.panel` (generator x validator panels).
 """
 
@@ -22,8 +23,10 @@ from judgebayes.simulate.ranking import (
     simulate_bt_judge,
     simulate_judged_pairs,
 )
+from judgebayes.simulate.sbc import SBCResult, sbc_study
 
 __all__ = [
+    "SBCResult",
     "SimulatedAccuracy",
     "SimulatedItems",
     "SimulatedJudgedPairs",
@@ -34,6 +37,7 @@ __all__ = [
     "controlled_benchmark",
     "monte_carlo_study",
     "sbc_ranks",
+    "sbc_study",
     "simulate_accuracy",
     "simulate_bt_judge",
     "simulate_items",

@@ -323,6 +323,23 @@ def monte_carlo_study(
     return ds
 
 
+def _coverage_task(task) -> dict[str, tuple[float, float]]:
+    """One theta value of :func:`bayesian_coverage_study`: (coverage, width) per estimator."""
+    from judgebayes.inference import closed_form as cf
+    from judgebayes.inference.exact import exact_posterior
+
+    theta, q0, q1, n, m0, m1, reps, alpha, nodes, seed = task
+    sim = simulate_accuracy(theta, q0, q1, n, m0=m0, m1=m1, reps=reps, random_seed=seed)
+    k, tp, tn = sim.k.ravel(), sim.tp.ravel(), sim.tn.ravel()
+    ep = exact_posterior(k, n, tp, m1, tn, m0, nodes=nodes)
+    blo, bhi = ep.quantile(alpha / 2, tol=1e-6), ep.quantile(1 - alpha / 2, tol=1e-6)
+    lr = cf.lang_reiczigel_from_counts(k, n, tp, m1, tn, m0, alpha)
+    return {
+        name: (float(((lo <= theta) & (theta <= hi)).mean()), float(np.mean(hi - lo)))
+        for name, lo, hi in (("bayes_exact", blo, bhi), ("lang_reiczigel", lr.lower, lr.upper))
+    }
+
+
 def bayesian_coverage_study(
     theta: Any,
     q0: float,
@@ -335,6 +352,8 @@ def bayesian_coverage_study(
     alpha: float = 0.05,
     nodes: int = 12,
     random_seed: Any = None,
+    executor: Any = None,
+    progress: bool | None = None,
 ) -> xr.Dataset:
     """Frequentist coverage and width of the exact Bayesian credible interval next to the
     Lang-Reiczigel interval, on the same simulated datasets (stratified calibration).
@@ -346,6 +365,11 @@ def bayesian_coverage_study(
     keep 21 x 1000 datasets under a minute on 2 cores; its credible bounds differ from
     the 64-node reference by up to about 1e-3 (n = 1000, m0 = m1 = 100).
 
+    Each theta value is one task with its own seed spawned from ``random_seed``
+    (:func:`~judgebayes.inference.executors.task_seeds`), run where ``executor`` says
+    (:func:`~judgebayes.inference.executors.run_tasks`: serial, local processes, any
+    ``concurrent.futures.Executor`` or a Dask client): the numbers do not depend on it.
+
     Returns
     -------
     xarray.Dataset
@@ -353,36 +377,46 @@ def bayesian_coverage_study(
     """
     import xarray as xr
 
-    from judgebayes.inference import closed_form as cf
-    from judgebayes.inference.exact import exact_posterior
+    from judgebayes.inference.executors import run_tasks, task_seeds
 
     thetas = np.atleast_1d(np.asarray(theta, float))
-    sim = simulate_accuracy(thetas, q0, q1, n, m0=m0, m1=m1, reps=reps, random_seed=random_seed)
-    truth = sim.theta.ravel()
-    ep = exact_posterior(sim.k.ravel(), n, sim.tp.ravel(), m1, sim.tn.ravel(), m0, nodes=nodes)
-    blo, bhi = ep.quantile(alpha / 2, tol=1e-6), ep.quantile(1 - alpha / 2, tol=1e-6)
-    lr = cf.lang_reiczigel_from_counts(
-        sim.k.ravel(), n, sim.tp.ravel(), m1, sim.tn.ravel(), m0, alpha
-    )
-    out = {}
-    for name, lo, hi in (("bayes_exact", blo, bhi), ("lang_reiczigel", lr.lower, lr.upper)):
-        cover = ((lo <= truth) & (truth <= hi)).reshape(thetas.size, -1)
-        cov = cover.mean(1)
-        out[name] = (
-            cov,
-            np.sqrt(cov * (1 - cov) / reps),
-            (hi - lo).reshape(thetas.size, -1).mean(1),
-        )
-    names = list(out)
+    seeds = task_seeds(random_seed, thetas.size)
+    tasks = [
+        (float(t), q0, q1, n, m0, m1, reps, alpha, nodes, s)
+        for t, s in zip(thetas, seeds, strict=True)
+    ]
+    res = run_tasks(_coverage_task, tasks, executor, progress=progress, desc="coverage")
+    names = ["bayes_exact", "lang_reiczigel"]
+    cov = np.array([[r[m][0] for r in res] for m in names])
+    width = np.array([[r[m][1] for r in res] for m in names])
     ds = xr.Dataset(
         {
-            v: (("estimator", "theta"), np.stack([out[m][i] for m in names]))
-            for i, v in enumerate(("coverage", "coverage_mcse", "mean_width"))
+            "coverage": (("estimator", "theta"), cov),
+            "coverage_mcse": (("estimator", "theta"), np.sqrt(cov * (1 - cov) / reps)),
+            "mean_width": (("estimator", "theta"), width),
         },
         coords={"estimator": names, "theta": thetas},
     )
     ds.attrs.update(q0=q0, q1=q1, n=n, m0=m0, m1=m1, reps=reps, alpha=alpha, nodes=nodes)
     return ds
+
+
+#: datasets per task of :func:`sbc_ranks` (fixed, so the ranks do not depend on the executor)
+SBC_BLOCK = 250
+
+
+def _sbc_task(task) -> np.ndarray:
+    """One block of :func:`sbc_ranks`."""
+    from judgebayes.inference.exact import exact_posterior
+
+    size, n, m0, m1, n_draws, nodes, seed = task
+    rng = np.random.default_rng(seed)
+    th, a0, a1 = rng.random(size), rng.random(size), rng.random(size)
+    k = rng.binomial(n, th * a1 + (1 - th) * (1 - a0))
+    tp, tn = rng.binomial(m1, a1), rng.binomial(m0, a0)
+    ep = exact_posterior(k, n, tp, m1, tn, m0, nodes=nodes)
+    u = np.clip(np.asarray(ep.cdf(th)), 0, 1)
+    return rng.binomial(n_draws, u)
 
 
 def sbc_ranks(
@@ -394,19 +428,24 @@ def sbc_ranks(
     n_draws: int = 99,
     nodes: int = 32,
     random_seed: Any = None,
+    executor: Any = None,
+    progress: bool | None = None,
 ) -> np.ndarray:
     """Simulation-based calibration of the binary model (uniform priors) by its exact
     posterior: draw theta, q0, q1 from the prior, simulate data, and return the rank of
     the true theta among ``n_draws`` posterior draws (uniform on 0..n_draws if the
     posterior is calibrated).  Ranks come from the posterior CDF at the truth, u, as
     Binomial(n_draws, u) draws, which has the same distribution as counting draws.
-    """
-    from judgebayes.inference.exact import exact_posterior
 
-    rng = np.random.default_rng(random_seed)
-    th, a0, a1 = rng.random(n_datasets), rng.random(n_datasets), rng.random(n_datasets)
-    k = rng.binomial(n, th * a1 + (1 - th) * (1 - a0))
-    tp, tn = rng.binomial(m1, a1), rng.binomial(m0, a0)
-    ep = exact_posterior(k, n, tp, m1, tn, m0, nodes=nodes)
-    u = np.clip(np.asarray(ep.cdf(th)), 0, 1)
-    return rng.binomial(n_draws, u)
+    The datasets go in blocks of :data:`SBC_BLOCK`, each a task with its own seed spawned
+    from ``random_seed``, run where ``executor`` says (as in
+    :func:`bayesian_coverage_study`): the ranks do not depend on it.  The NUTS models'
+    SBC is :func:`judgebayes.simulate.sbc.sbc_study`.
+    """
+    from judgebayes.inference.executors import run_tasks, task_seeds
+
+    sizes = [min(SBC_BLOCK, n_datasets - a) for a in range(0, n_datasets, SBC_BLOCK)]
+    seeds = task_seeds(random_seed, len(sizes))
+    tasks = [(b, n, m0, m1, n_draws, nodes, s) for b, s in zip(sizes, seeds, strict=True)]
+    out = run_tasks(_sbc_task, tasks, executor, progress=progress, desc="SBC")
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)

@@ -1,0 +1,512 @@
+r"""Simulation-based calibration (SBC) of the package's NUTS models, as a sweep.
+
+SBC (Talts et al. 2018) checks that a fitted posterior is the model's posterior: draw
+parameters :math:`\tilde\theta \sim p(\theta)` from the prior the model states, simulate
+data :math:`\tilde y \sim p(y \mid \tilde\theta)`, fit, and record the rank of
+:math:`\tilde\theta` among :math:`L` posterior draws.  If the fit is the posterior, each rank
+is uniform on :math:`0..L`, whatever the model.  Non-uniform ranks mean the sampler (or
+the model code) is wrong: a U-shape is a posterior too narrow, a hump too wide, a slope
+a shift.
+
+Each problem below draws datasets from the prior its model states (the builders in
+:mod:`judgebayes.models`), with the default priors, and builds each dataset's model
+through the package's public constructors, so the spec (and the start values) are those a
+user's fit gets.  A dataset a constructor refuses (a calibration class left empty, say)
+is drawn again and counted in ``redrawn``: the refusal depends on the data alone, so the
+ranks of the datasets kept stay uniform (SBC's guarantee holds conditionally on the
+data).  A fit that misses the convergence gate is counted in ``n_failed`` and its ranks
+are kept apart: :meth:`SBCResult.uniformity` tests the passed fits and all fits side by
+side, never pooling a failed fit silently.
+
+The datasets and every fit's seed are drawn in this process from one ``random_seed``
+before any fit runs (:func:`~judgebayes.inference.executors.task_seeds`), and the fits go
+to :func:`~judgebayes.inference.executors.run_tasks`: the ranks are the same serially, on
+local processes or on a Dask cluster, and a model compiles once per worker.
+
+Problems (:data:`PROBLEMS`):
+
+``binary_random``
+    binary judge, calibration drawn at random from the test distribution (one system).
+``binary_shifted``
+    binary judge, calibration drawn from a shifted distribution (its own rate).
+``strata``
+    pooled calibration strata (logit-normal population of the judge's rates).
+``multiclass``
+    K-class judge (Dirichlet confusion rows and prevalence).
+``panel_cells``
+    generator x validator cell model (hierarchical variant, rate shifts, annotated
+    generators).
+``panel_items``
+    item-level (Dawid-Skene) model of one generator.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from judgebayes.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["PROBLEMS", "SBCDataset", "SBCResult", "sbc_study"]
+
+
+@dataclass(frozen=True)
+class SBCDataset:
+    """One simulated dataset: the model to fit and the parameter values that drew it.
+
+    Attributes
+    ----------
+    spec : ModelSpec
+        The model, as the package's constructors build it for these data.
+    truth : dict
+        Variable name -> the drawn value, shaped as one posterior draw of it.
+    model : str
+        Key of :data:`~judgebayes.inference.registry.DEFAULT_SAMPLERS` the package fits it
+        with.
+    """
+
+    spec: Any
+    truth: dict[str, np.ndarray]
+    model: str
+
+
+@dataclass(frozen=True)
+class SBCResult:
+    """Ranks of the truth among thinned posterior draws, per dataset.
+
+    Attributes
+    ----------
+    problem : str
+        The problem's name.
+    ranks : dict
+        Variable -> int array (n_datasets, n_components): rank of the true value among
+        ``n_ranks`` draws (0..n_ranks).
+    components : dict
+        Variable -> labels of its components (e.g. ``g[gen_1]``).
+    passed : ndarray of bool
+        Whether each fit passed the convergence gate.
+    messages : tuple of str
+        The gate's message per fit ("converged" when it passed).
+    n_ranks : int
+        Number of posterior draws each rank is taken among.
+    redrawn : int
+        Datasets a constructor refused and that were drawn again.
+    seconds : float
+        Wall time of the sweep.
+    settings : dict
+        Sizes, seeds, sampler and executor.
+    """
+
+    problem: str
+    ranks: dict[str, np.ndarray]
+    components: dict[str, tuple[str, ...]]
+    passed: np.ndarray
+    messages: tuple[str, ...]
+    n_ranks: int
+    redrawn: int = 0
+    seconds: float = 0.0
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_datasets(self) -> int:
+        """Datasets fitted."""
+        return int(self.passed.size)
+
+    @property
+    def n_failed(self) -> int:
+        """Fits that missed the convergence gate."""
+        return int((~self.passed).sum())
+
+    def uniformity(self, bins: int = 10) -> pd.DataFrame:
+        r"""Chi-square test of uniform ranks, per variable component.
+
+        Ranks :math:`0..L` fall into ``bins`` equal bins (:math:`r \cdot \text{bins} //
+        (L + 1)`); the p-value is that of Pearson's chi-square against equal counts.
+        ``p_value`` uses the fits that passed the gate, ``p_value_all`` every fit.
+
+        Returns
+        -------
+        DataFrame
+            ``variable``, ``component``, ``n_passed``, ``p_value``, ``n_all``,
+            ``p_value_all``.
+        """
+        import pandas as pd
+        from scipy import stats
+
+        def p(r):
+            if r.size < bins:
+                return float("nan")
+            counts = np.bincount(r * bins // (self.n_ranks + 1), minlength=bins)
+            return float(stats.chisquare(counts).pvalue)
+
+        rows = []
+        for var, r in self.ranks.items():
+            for c, label in enumerate(self.components[var]):
+                rows.append(
+                    {
+                        "variable": var,
+                        "component": label,
+                        "n_passed": int(self.passed.sum()),
+                        "p_value": p(r[self.passed, c]),
+                        "n_all": self.n_datasets,
+                        "p_value_all": p(r[:, c]),
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    def plot(self, var: str | None = None, ax=None, passed_only: bool = True):
+        """ECDF difference of the scaled ranks against the uniform, with ArviZ's
+        simultaneous 95% band (``az.plot_ecdf``), one line per component of ``var``.
+
+        A line leaving the band is a miscalibrated component: below the diagonal in the
+        middle is a posterior too wide, an S-shape one too narrow.
+        """
+        import arviz as az
+        import matplotlib.pyplot as plt
+        from scipy import stats
+
+        from judgebayes.results import arviz_boundary
+
+        var = var or next(iter(self.ranks))
+        if var not in self.ranks:
+            raise InputError(
+                f"var must be one of {sorted(self.ranks)}; got {var!r}", field="var", value=var
+            )
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 3.5))
+        keep = self.passed if passed_only else np.ones_like(self.passed)
+        r = self.ranks[var][keep]
+        for c, label in enumerate(self.components[var]):
+            u = (r[:, c] + 0.5) / (self.n_ranks + 1)
+            with arviz_boundary():
+                az.plot_ecdf(
+                    u,
+                    cdf=stats.uniform.cdf,
+                    difference=True,
+                    confidence_bands=c == 0,
+                    ci_prob=0.95,
+                    eval_points=np.linspace(0, 1, 101),
+                    ax=ax,
+                    plot_kwargs={"label": label, "color": f"C{c % 10}"},
+                )
+        ax.set_title(f"SBC {self.problem}: {var} ({int(keep.sum())} fits)")
+        ax.set_xlabel("fractional rank")
+        ax.set_ylabel("ECDF - uniform")
+        if len(self.components[var]) <= 10:
+            ax.legend(fontsize=7)
+        return ax
+
+
+# ------------------------------------------------------------------- problems
+def _btc_rates(rng) -> tuple[float, float]:
+    """(q0, q1) uniform on q0 + q1 > 1 (the default better-than-chance prior)."""
+    while True:
+        q0, q1 = rng.random(2)
+        if q0 + q1 > 1:
+            return float(q0), float(q1)
+
+
+def _binary(design: str, n: int = 200, m: int = 40) -> Callable:
+    def draw(rng) -> SBCDataset:
+        from judgebayes.studies.accuracy import AccuracyStudy
+
+        theta = rng.random()
+        q0, q1 = _btc_rates(rng)
+        rate_cal = theta if design == "random" else rng.random()
+        m1 = int(rng.binomial(m, rate_cal))
+        tp, tn = int(rng.binomial(m1, q1)), int(rng.binomial(m - m1, q0))
+        k = int(rng.binomial(n, theta * q1 + (1 - theta) * (1 - q0)))
+        study = AccuracyStudy.from_counts(k, n, tn, m - m1, tp, m1, design=design)
+        truth = {"theta": np.array([theta]), "q0": np.array(q0), "q1": np.array(q1)}
+        if design == "shifted":
+            truth["theta_cal"] = np.array(rate_cal)
+        return SBCDataset(study.model_spec(), truth, "accuracy")
+
+    return draw
+
+
+def _strata(n=(300, 200, 100), m=15) -> Callable:
+    def draw(rng) -> SBCDataset:
+        from judgebayes.data.accuracy import CalibrationCounts, TestCounts
+        from judgebayes.models.accuracy import AccuracyPriors
+        from judgebayes.studies.accuracy import AccuracyStudy
+
+        pr = AccuracyPriors()
+        S = len(n)
+        rates, truth = {}, {}
+        for c in ("q0", "q1"):
+            mu, sigma = rng.normal(*pr.strata_mu), abs(rng.normal(0, pr.strata_sigma))
+            rates[c] = 1 / (1 + np.exp(-(mu + sigma * rng.normal(size=S))))
+            truth |= {f"mu_{c}": np.array(mu), f"sigma_{c}": np.array(sigma), c: rates[c]}
+        th = rng.beta(*pr.theta, S)
+        nn = np.asarray(n)
+        k = rng.binomial(nn, th * rates["q1"] + (1 - th) * (1 - rates["q0"]))
+        strata = tuple(f"s{i}" for i in range(S))
+        cal = CalibrationCounts(
+            tp=rng.binomial(m, rates["q1"]),
+            m1=[m] * S,
+            tn=rng.binomial(m, rates["q0"]),
+            m0=[m] * S,
+            strata=strata,
+        )
+        test = TestCounts(k=[k], n=[nn], n_missing=[[0] * S], strata=strata)
+        truth["theta"] = np.array([(th * nn).sum() / nn.sum()])
+        return SBCDataset(AccuracyStudy(test, cal).model_spec(), truth, "accuracy.strata")
+
+    return draw
+
+
+def _multiclass(K: int = 3, m: int = 30, n: int = 400) -> Callable:
+    def draw(rng) -> SBCDataset:
+        from judgebayes.studies.accuracy import AccuracyStudy
+
+        C = rng.dirichlet(np.ones(K), K)
+        prev = rng.dirichlet(np.ones(K))
+        conf = np.stack([rng.multinomial(m, C[i]) for i in range(K)])
+        test = rng.multinomial(n, prev @ C)[None]
+        study = AccuracyStudy.from_multiclass_counts(
+            conf, test, classes=[f"c{i}" for i in range(K)]
+        )
+        return SBCDataset(
+            study.model_spec(), {"prevalence": prev[None], "confusion_rates": C}, "accuracy"
+        )
+
+    return draw
+
+
+def _panel_rates(rng, pr, G, V):
+    """Generator precisions and cell rates drawn from the cell/item models' prior
+    (``_rates`` in :mod:`judgebayes.models.panel`, with rate shifts when G > 1).
+    """
+    mu_g = rng.normal(*pr.mu_g)
+    lg = mu_g + abs(rng.normal(0, pr.sigma_g)) * rng.normal(size=G) if G > 1 else np.r_[mu_g]
+    mu_p, mu_n = rng.normal(*pr.mu_tpr), rng.normal(*pr.mu_tnr)
+    lp_j = mu_p + abs(rng.normal(0, pr.sigma_tpr)) * rng.normal(size=V)
+    ln_j = mu_n + abs(rng.normal(0, pr.sigma_tnr)) * rng.normal(size=V)
+    lp, ln = np.broadcast_to(lp_j, (G, V)), np.broadcast_to(ln_j, (G, V))
+    if G > 1:
+        tg_p, tg_n = abs(rng.normal(0, pr.tau_generator, 2))
+        tc_p, tc_n = abs(rng.normal(0, pr.tau_cell, 2))
+        lp = lp + tg_p * rng.normal(size=G)[:, None] + tc_p * rng.normal(size=(G, V))
+        ln = ln + tg_n * rng.normal(size=G)[:, None] + tc_n * rng.normal(size=(G, V))
+    sig = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
+    return sig(lg), sig(lp_j), sig(ln_j), sig(lp), sig(ln)
+
+
+def _panel_cells(G: int = 4, V: int = 4, n_out: int = 80, n_ann: int = 30, annotated: int = 2):
+    def draw(rng) -> SBCDataset:
+        from judgebayes.models.panel import PanelPriors
+        from judgebayes.studies.panel import ValidatorPanel
+
+        pr = PanelPriors()
+        g, tpr, tnr, vp, vn = _panel_rates(rng, pr, G, V)
+        # the realised share of valid outputs among the unannotated ones, as the model
+        # states it (logit-normal around logit g, Haldane-Anscombe sd)
+        sd_f = np.sqrt(1 / (n_out * g + 0.5) + 1 / (n_out * (1 - g) + 0.5))
+        f = 1 / (1 + np.exp(-(np.log(g / (1 - g)) + rng.normal(size=G) * sd_f)))
+        k_rest = rng.binomial(n_out, f[:, None] * vp + (1 - f[:, None]) * (1 - vn))
+        ann = np.r_[np.full(annotated, n_ann), np.zeros(G - annotated, int)]
+        h = rng.binomial(ann, g)
+        tp = rng.binomial(np.broadcast_to(h[:, None], (G, V)), vp)
+        tn = rng.binomial(np.broadcast_to((ann - h)[:, None], (G, V)), vn)
+        fn, fp = h[:, None] - tp, (ann - h)[:, None] - tn
+        panel = ValidatorPanel.from_arrays(
+            n_out + ann[:, None] + np.zeros((G, V), int),
+            k_rest + tp + fp,
+            n_annotated=ann,
+            n_valid_human=h,
+            tp=tp,
+            fn=fn,
+            tn=tn,
+            fp=fp,
+        )
+        truth = {
+            "g": g,
+            "tpr": tpr,
+            "tnr": tnr,
+            "precision_judged": (h + n_out * f) / (ann + n_out),
+        }
+        return SBCDataset(panel.model_spec(), truth, "panel")
+
+    return draw
+
+
+def _panel_items(V: int = 5, n_out: int = 120, labelled: int = 20):
+    def draw(rng) -> SBCDataset:
+        import pandas as pd
+
+        from judgebayes.models.panel import PanelPriors
+        from judgebayes.studies.panel import ValidatorPanel
+
+        g, tpr, tnr, _, _ = _panel_rates(rng, PanelPriors(), 1, V)
+        c = rng.random(n_out) < g[0]
+        y = np.where(c[:, None], rng.random((n_out, V)) < tpr, rng.random((n_out, V)) >= tnr)
+        human = np.where(np.arange(n_out) < labelled, c.astype(float), np.nan)
+        frame = pd.DataFrame(
+            {
+                "output": np.repeat([f"o{i:04d}" for i in range(n_out)], V),
+                "generator": "gen",
+                "validator": np.tile([f"v{j}" for j in range(V)], n_out),
+                "verdict": y.ravel().astype(int),
+                "human": np.repeat(human, V),
+            }
+        )
+        panel = ValidatorPanel.from_items(frame)
+        return SBCDataset(
+            panel.item_model_spec(), {"g": g, "tpr": tpr, "tnr": tnr}, "panel.single_generator"
+        )
+
+    return draw
+
+
+#: name -> (draw(rng) -> SBCDataset, one line on the setting)
+PROBLEMS: dict[str, tuple[Callable[..., SBCDataset], str]] = {
+    "binary_random": (_binary("random"), "n = 200 judged, 40 labelled at random"),
+    "binary_shifted": (_binary("shifted"), "n = 200 judged, 40 labelled from a shifted rate"),
+    "strata": (_strata(), "3 strata, n = 300/200/100, 15 labels per class per stratum"),
+    "multiclass": (_multiclass(), "K = 3, 30 labels per true class, 400 judged"),
+    "panel_cells": (
+        _panel_cells(),
+        "4 generators x 4 validators, 80 unannotated outputs each, 2 generators with 30 annotated",
+    ),
+    "panel_items": (_panel_items(), "1 generator, 5 validators, 120 outputs, 20 labelled"),
+}
+
+
+# ------------------------------------------------------------------- the sweep
+def _fit_one(task) -> tuple[dict[str, np.ndarray], bool, str, float]:
+    """Worker: fit one dataset by NUTS and rank its truth among the thinned draws."""
+    import warnings
+
+    from judgebayes.errors import ConvergenceWarning
+    from judgebayes.inference.registry import resolve_sampler
+    from judgebayes.inference.sampling import sample_nuts
+
+    ds, seed, sampler, thin = task
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # counted by the caller
+        idata, diag, _ = sample_nuts(
+            ds.spec, random_seed=seed, sampler=resolve_sampler(ds.model, sampler)
+        )
+    post = idata.posterior
+    ranks = {}
+    for var, truth in ds.truth.items():
+        x = post[var].values[:, ::thin]
+        x = x.reshape(x.shape[0] * x.shape[1], -1)  # (kept draws, components)
+        ranks[var] = (x < np.ravel(truth)[None, :]).sum(0)
+    return ranks, diag.passed, diag.message(), time.perf_counter() - t0
+
+
+def _labels(ds: SBCDataset) -> dict[str, tuple[str, ...]]:
+    """Variable -> its components' labels (``g[gen_1]``), in the ranks' order."""
+    import itertools
+
+    model = ds.spec.build()
+    out = {}
+    for var in ds.truth:
+        dims = model.named_vars_to_dims.get(var, ())
+        coords = [list(map(str, model.coords[d])) for d in dims]
+        out[var] = (
+            tuple(f"{var}[{','.join(c)}]" for c in itertools.product(*coords)) if dims else (var,)
+        )
+    return out
+
+
+def sbc_study(
+    problem: str,
+    n_datasets: int,
+    *,
+    random_seed: int = 0,
+    sampler: Any = None,
+    thin: int = 10,
+    executor: Any = None,
+    progress: bool | None = None,
+) -> SBCResult:
+    """Simulation-based calibration of one NUTS model (module docstring).
+
+    Parameters
+    ----------
+    problem : str
+        A key of :data:`PROBLEMS`.
+    n_datasets : int
+        Datasets to draw and fit.
+    random_seed : int
+        Seeds the datasets and every fit (same seed, same ranks on any executor).
+    sampler : SamplerConfig or mapping, optional
+        NUTS settings (default: the model's ``DEFAULT_SAMPLERS`` entry).
+    thin : int
+        Keep every ``thin``-th draw of each chain for the ranks (draws are
+        autocorrelated; thinning to roughly the ESS keeps the ranks uniform under the
+        null).
+    executor : None, int, concurrent.futures.Executor or dask.distributed.Client
+        Where the fits run (:func:`~judgebayes.inference.executors.run_tasks`).
+    progress : bool, optional
+        A bar over the fits.
+
+    Returns
+    -------
+    SBCResult
+    """
+    from judgebayes.inference.executors import describe_executor, run_tasks, task_seeds
+    from judgebayes.inference.registry import check_seed, resolve_sampler
+
+    if problem not in PROBLEMS:
+        raise InputError(
+            f"problem must be one of {tuple(PROBLEMS)}; got {problem!r}",
+            field="problem",
+            value=problem,
+        )
+    for name, v in (("n_datasets", n_datasets), ("thin", thin)):
+        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
+            raise InputError(f"{name} must be an integer >= 1; got {v!r}", field=name, value=v)
+    random_seed = check_seed(random_seed)
+    draw, setting = PROBLEMS[problem]
+    rng = np.random.default_rng(random_seed)
+    datasets, redrawn = [], 0
+    while len(datasets) < n_datasets:
+        try:
+            datasets.append(draw(rng))
+        except InputError:  # e.g. an empty calibration class: depends on the data only
+            redrawn += 1
+            if redrawn > 10 * n_datasets:
+                raise
+    cfg = resolve_sampler(datasets[0].model, sampler)
+    seeds = task_seeds(random_seed, n_datasets)
+    t0 = time.perf_counter()
+    out = run_tasks(
+        _fit_one,
+        [(ds, s, cfg, thin) for ds, s in zip(datasets, seeds, strict=True)],
+        executor,
+        progress=progress,
+        desc=f"SBC {problem}",
+    )
+    seconds = time.perf_counter() - t0
+    names = list(datasets[0].truth)
+    n_ranks = cfg.chains * len(range(0, cfg.draws, thin))
+    return SBCResult(
+        problem=problem,
+        ranks={v: np.stack([o[0][v] for o in out]) for v in names},
+        components=_labels(datasets[0]),
+        passed=np.array([o[1] for o in out]),
+        messages=tuple(o[2] for o in out),
+        n_ranks=n_ranks,
+        redrawn=redrawn,
+        seconds=seconds,
+        settings={
+            "setting": setting,
+            "n_datasets": n_datasets,
+            "random_seed": random_seed,
+            "sampler": cfg,
+            "thin": thin,
+            "executor": describe_executor(executor),
+            "fit_seconds": [o[3] for o in out],
+        },
+    )

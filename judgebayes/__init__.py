@@ -78,6 +78,7 @@ _EXPORTS: dict[str, str] = {
     "Fit": "judgebayes.results",
     "SamplerConfig": "judgebayes.inference.registry",
     "plot_forest": "judgebayes.results",
+    "plot_check": "judgebayes.results",
     "plot_intervals": "judgebayes.results",
     "ConvergenceWarning": "judgebayes.errors",
     "Diagnostics": "judgebayes.inference.sampling",

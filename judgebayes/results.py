@@ -60,6 +60,7 @@ __all__ = [
     "compare",
     "compare_methods",
     "interval_summary",
+    "plot_check",
     "plot_forest",
     "plot_intervals",
     "replace_fit",
@@ -597,6 +598,45 @@ def plot_forest(
         )
     ax = np.ravel(axes)[0]
     ax.set_title(f"{quantity}: {100 * (1 - alpha):g}% intervals by method")
+    return ax
+
+
+def plot_check(idata, var: str | None = None, kind: str = "u_value", ax=None, **kwargs):
+    r"""A predictive check through ArviZ: ``az.plot_bpv`` of ``idata``'s posterior
+    predictive against its observed data.
+
+    ``idata`` comes from :meth:`judgebayes.ValidatorPanel.predictive` (each cell's count
+    against its posterior predictive) or
+    :meth:`judgebayes.AccuracyStudy.transfer_predictive` (calibrated rates carried to
+    another stratum or to the test set).  ``kind="u_value"`` (default) plots the
+    distribution of the per-count predictive probabilities :math:`P(y^{rep}_i \le y_i)`
+    against the uniform with its 94% band: counts the model predicts well spread
+    evenly, a pile at 0 or 1 is counts it cannot reproduce (a shifted rate).
+    ``kind="p_value"`` and ``"t_stat"`` are ArviZ's other two views.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    import arviz as az
+    import matplotlib.pyplot as plt
+
+    names = list(idata.observed_data.data_vars)
+    var = var or names[0]
+    if var not in names:
+        raise InputError(f"var must be one of {names}; got {var!r}", field="var", value=var)
+    if kind not in ("u_value", "p_value", "t_stat"):
+        raise InputError(
+            f"kind must be 'u_value', 'p_value' or 't_stat'; got {kind!r}",
+            field="kind",
+            value=kind,
+        )
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.5))
+    with arviz_boundary():
+        out = az.plot_bpv(idata, kind=kind, var_names=[var], group="posterior", ax=ax, **kwargs)
+    ax = np.ravel(out)[0]
+    ax.set_title(f"{var}: {kind.replace('_', ' ')} ({idata.observed_data[var].size} counts)")
     return ax
 
 

@@ -401,3 +401,35 @@ def test_check_transfer_flags_rates_that_do_not_carry_over():
         # Monte-Carlo over 20,000 draws of p: relative error ~1-2% of the tail mass
         assert row["p_value"] == pytest.approx(ref_p, rel=0.05, abs=1e-4)
         assert row["flagged"] == flagged
+
+
+def test_transfer_predictive_draws_the_distributions_check_transfer_tests():
+    """transfer_predictive's replicates of a stratum's count follow the leave-one-stratum-out
+    Beta-binomial that check_transfer evaluates exactly; plot_check draws them through
+    ArviZ."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from scipy import stats
+
+    strata = ("short", "long")
+    cal = jb.CalibrationCounts(
+        tp=[90, 88], m1=[100, 100], tn=[90, 20], m0=[100, 100], strata=strata
+    )
+    test = jb.TestCounts(k=[[300, 500]], n=[[1000, 1000]], n_missing=[[0, 0]], strata=strata)
+    study = jb.AccuracyStudy(test, cal)
+    idata = study.transfer_predictive(draws=20_000, random_seed=1)
+    rep = idata.posterior_predictive["tp"].sel(stratum="long").values.ravel()
+    ref = stats.betabinom(100, 91, 11)  # calibrated on "short": 1 + 90 right, 1 + 10 wrong
+    # Monte-Carlo: the mean of 20,000 draws has sd ~0.03 (BetaBin sd ~4.2); 4 sd
+    assert rep.mean() == pytest.approx(ref.mean(), abs=0.12)
+    # and the tail mass at the observed 88: sd sqrt(p(1-p)/20000) <= 0.0035; 4 sd
+    assert (rep <= 88).mean() == pytest.approx(ref.cdf(88), abs=0.014)
+    long_tn = idata.posterior_predictive["tn"].sel(stratum="long").values
+    assert (long_tn <= 20).mean() < 1e-3  # the collapsed specificity: nothing reaches 20
+    ax = jb.plot_check(idata, "tn", kind="p_value")
+    assert ax.lines or ax.collections
+    plt.close("all")
+    binary = jb.AccuracyStudy.from_counts(600, 1000, tn=70, m0=100, tp=90, m1=100)
+    assert binary.transfer_predictive(draws=100).posterior_predictive["k"].shape == (1, 100, 1)

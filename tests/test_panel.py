@@ -560,3 +560,51 @@ def test_single_generator_item_model_is_as_accurate_as_dawid_skene_em():
         _, p, n = dawid_skene_binary(Y, human)
         em += np.abs(p - tpr).mean() + np.abs(n - tnr).mean()
     assert ours <= em + 0.005, (ours, em)
+
+
+def test_cell_checks_flag_an_altered_cell_and_plot_through_arviz(bayes_fits):
+    """check_cells against the fitted data and against a copy with one cell altered; the
+    InferenceData of predictive() carries the same replicates (same seed), and
+    plot_check draws ArviZ's u-value plot from it."""
+    import dataclasses
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    _, p, held, _, hier = bayes_fits
+    d = p.data.calibrate_on(p.data.annotated[1:])
+    table = p.check_cells(hier, data=d)
+    cells = table[table["check"] == "cell"]
+    # the counts the model was fitted to: a cell's predictive p-value below 0.01 is rare
+    # (expect ~1% of the cells; a posterior predictive is conservative, so fewer): at most
+    # 3%.  6 generators x 8 validators have unannotated verdicts (the annotated
+    # generators' outputs are all labelled).  The tpr/tnr rows test the annotated
+    # confusion counts against each validator's panel-level rate: this panel was
+    # simulated with generator-dependent rates (rate_shift 0.6), which they exist to
+    # flag, so they are not held to the 1% rate here
+    assert len(cells) == 48 and cells["flagged"].mean() <= 0.03, cells[cells["flagged"]]
+    rates = table[table["check"] != "cell"]
+    assert len(rates) == 2 * 4 * 8, rates
+    # one cell of the held-out generator altered: every verdict "invalid"
+    j = 2
+    nv = d.n_valid.copy()
+    nv[held, j] = d.tp[held, j] + d.fp[held, j]
+    altered = dataclasses.replace(d, n_valid=nv)
+    t2 = p.check_cells(hier, data=altered).set_index(["generator", "validator", "check"])
+    key = (d.generators[held], d.validators[j], "cell")
+    assert t2.loc[key, "flagged"] and t2.loc[key, "p_value"] < 1e-3
+    # predictive(): the same replicates as the table's (same seed)
+    idata = p.predictive(hier, data=d)
+    assert {"posterior_predictive", "observed_data"} <= set(idata.groups())
+    rep = idata.posterior_predictive["cell"].values[0]
+    obs = idata.observed_data["cell"].values
+    pv = np.minimum(1, 2 * np.minimum((rep <= obs).mean(0), (rep >= obs).mean(0)))
+    np.testing.assert_allclose(pv, cells["p_value"].to_numpy())
+    ax = jb.plot_check(idata, "cell")
+    assert ax.lines or ax.collections
+    plt.close("all")
+    with pytest.raises(InputError) as e:
+        jb.plot_check(idata, "nope")
+    assert e.value.field == "var"

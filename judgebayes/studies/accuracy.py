@@ -853,6 +853,50 @@ class AccuracyStudy(Comparable):
         out["flagged"] = out["p_value"] < alpha
         return out
 
+    def transfer_predictive(self, draws: int = 4000, random_seed: int = 0):
+        r"""The predictive distributions :meth:`check_transfer` tests, as draws in
+        ``arviz.InferenceData``, for ArviZ's plots (:func:`judgebayes.results.plot_check`).
+
+        Pooled strata: ``tp`` and ``tn`` over ``stratum``, each stratum's counts drawn
+        from its leave-one-stratum-out Beta-binomial.  Binary: ``k`` over ``system``, the
+        judged count drawn with :math:`\theta \sim U(0, 1)` and the calibration posteriors
+        of :math:`q_0, q_1`.  Groups ``posterior_predictive`` (one chain of ``draws``) and
+        ``observed_data``.
+        """
+        import arviz as az
+
+        rng = np.random.default_rng(random_seed)
+        pp, obs, dims, coords = {}, {}, {}, {}
+        if self.kind == "strata":
+            c = self.calibration
+            S = len(c.strata)
+            coords["stratum"] = list(c.strata)
+            for count, right, total in (("tp", c.tp, c.m1), ("tn", c.tn, c.m0)):
+                rest_right = right.sum() - right
+                rest_wrong = (total - right).sum() - (total - right)
+                rate = rng.beta(1 + rest_right, 1 + rest_wrong, (draws, S))
+                pp[count] = rng.binomial(np.asarray(total, np.int64), rate)[None]
+                obs[count] = np.asarray(right, np.int64)
+                dims[count] = ["stratum"]
+        elif self.kind == "binary":
+            cal = self.calibration.pooled()
+            q0 = rng.beta(1 + cal.tn[0], 1 + cal.m0[0] - cal.tn[0], draws)
+            q1 = rng.beta(1 + cal.tp[0], 1 + cal.m1[0] - cal.tp[0], draws)
+            p = rng.random(draws) * (q0 + q1 - 1) + (1 - q0)
+            k, n, _ = self.test.per_system()
+            keep = n > 0
+            coords["system"] = [s for s, ok in zip(self.systems, keep, strict=True) if ok]
+            pp["k"] = rng.binomial(n[keep][None, :], p[:, None])[None]
+            obs["k"] = np.asarray(k)[keep]
+            dims["k"] = ["system"]
+        else:
+            raise InputError(
+                "transfer_predictive is implemented for the binary and pooled-strata models",
+                field="kind",
+                value=self.kind,
+            )
+        return az.from_dict(posterior_predictive=pp, observed_data=obs, coords=coords, dims=dims)
+
     def ppc(self, fit, random_seed: int | None = 0) -> pd.DataFrame:
         """Posterior predictive check of the test counts: per system, the observed count,
         the predictive mean and 95% interval, and the two-sided predictive p-value.

@@ -390,43 +390,10 @@ class ValidatorPanel(Comparable):
         )
 
     # ------------------------------------------------------------ predictive checks
-    def check_cells(
-        self,
-        fit: PanelFit,
-        *,
-        data: PanelData | None = None,
-        alpha: float = 0.01,
-        random_seed: int | None = 0,
-    ) -> pd.DataFrame:
-        r"""Posterior predictive checks of a cell-model fit, cell by cell.
-
-        * ``check="cell"``: each cell's count of "valid" verdicts on unannotated outputs
-          against its posterior predictive :math:`\text{Bin}(n_{ij}, f_i v^+_{ij} +
-          (1 - f_i)(1 - v^-_{ij}))`, one draw per posterior draw.
-        * ``check="tpr"`` / ``"tnr"`` (annotated cells): the confusion counts against the
-          validator's panel-level rate :math:`\text{Bin}(tp + fn, v^+_j)`: a small p-value
-          says this generator shifts the validator's rate (what the constant-rate
-          assumption of the regression and of ``variant="pooled"`` denies).
-
-        Two-sided predictive p-values; ``flagged`` where below ``alpha``.  Compare the
-        number flagged with ``alpha`` times the number of rows.
-
-        Parameters
-        ----------
-        fit : PanelFit
-            A ``"nuts"`` fit of the cell model.
-        data : PanelData, optional
-            The panel the fit was made on (default: the study's).
-        alpha : float
-            Level below which a p-value is flagged (0.01).
-        random_seed : int, optional
-            Seeds the predictive draws.
+    def _cell_replicates(self, fit: PanelFit, data: PanelData | None, random_seed):
+        """(panel, [(check, observed, total, replicates)]) for :meth:`check_cells` and
+        :meth:`predictive`: one replicate per posterior draw.
         """
-        import pandas as pd
-
-        from judgebayes.results import check_alpha
-
-        check_alpha(alpha)
         post = fit.idata.posterior
         if fit.is_point or "f" not in post:
             raise InputError(
@@ -459,9 +426,54 @@ class ValidatorPanel(Comparable):
                 ("tpr", d.tp, (d.tp + d.fn).astype(np.int64), flat("tpr")[:, None, :]),
                 ("tnr", d.tn, (d.tn + d.fp).astype(np.int64), flat("tnr")[:, None, :]),
             ]
-        rows = []
+        out = []
         for name, obs, tot, prob in checks:
             rep = rng.binomial(np.broadcast_to(tot, (len(p), *tot.shape)), prob)
+            out.append((name, obs, tot, rep))
+        return d, out
+
+    def check_cells(
+        self,
+        fit: PanelFit,
+        *,
+        data: PanelData | None = None,
+        alpha: float = 0.01,
+        random_seed: int | None = 0,
+    ) -> pd.DataFrame:
+        r"""Posterior predictive checks of a cell-model fit, cell by cell.
+
+        * ``check="cell"``: each cell's count of "valid" verdicts on unannotated outputs
+          against its posterior predictive :math:`\text{Bin}(n_{ij}, f_i v^+_{ij} +
+          (1 - f_i)(1 - v^-_{ij}))`, one draw per posterior draw.
+        * ``check="tpr"`` / ``"tnr"`` (annotated cells): the confusion counts against the
+          validator's panel-level rate :math:`\text{Bin}(tp + fn, v^+_j)`: a small p-value
+          says this generator shifts the validator's rate (what the constant-rate
+          assumption of the regression and of ``variant="pooled"`` denies).
+
+        Two-sided predictive p-values; ``flagged`` where below ``alpha``.  Compare the
+        number flagged with ``alpha`` times the number of rows.  The same replicates, as
+        InferenceData for ArviZ, are :meth:`predictive`; plot them with
+        :func:`judgebayes.results.plot_check`.
+
+        Parameters
+        ----------
+        fit : PanelFit
+            A ``"nuts"`` fit of the cell model.
+        data : PanelData, optional
+            The panel the fit was made on (default: the study's).
+        alpha : float
+            Level below which a p-value is flagged (0.01).
+        random_seed : int, optional
+            Seeds the predictive draws.
+        """
+        import pandas as pd
+
+        from judgebayes.results import check_alpha
+
+        check_alpha(alpha)
+        d, checks = self._cell_replicates(fit, data, random_seed)
+        rows = []
+        for name, obs, tot, rep in checks:
             lo = (rep <= obs[None]).mean(0)
             hi = (rep >= obs[None]).mean(0)
             pval = np.minimum(1.0, 2 * np.minimum(lo, hi))
@@ -481,6 +493,33 @@ class ValidatorPanel(Comparable):
         out = pd.DataFrame(rows)
         out["flagged"] = out["p_value"] < alpha
         return out
+
+    def predictive(
+        self, fit: PanelFit, *, data: PanelData | None = None, random_seed: int | None = 0
+    ):
+        """The replicates behind :meth:`check_cells` as ``arviz.InferenceData``.
+
+        Groups ``posterior_predictive`` (one chain, one draw per posterior draw) and
+        ``observed_data``, with variables ``cell`` (verdicts on unannotated outputs) and,
+        when generators are annotated, ``tpr`` / ``tnr`` (their confusion counts), each
+        over a ``cell`` dim labelled ``generator|validator`` (cells with no verdicts are
+        left out).  Same seed, same replicates as :meth:`check_cells`.  For
+        ``az.plot_bpv`` / ``az.plot_ppc``, or :func:`judgebayes.results.plot_check`.
+        """
+        import arviz as az
+
+        d, checks = self._cell_replicates(fit, data, random_seed)
+        pp, obs_d, coords, dims = {}, {}, {}, {}
+        for name, obs, tot, rep in checks:
+            i, j = np.nonzero(tot > 0)
+            dim = f"{name}_cell"
+            coords[dim] = [
+                f"{d.generators[a]}|{d.validators[b]}" for a, b in zip(i, j, strict=True)
+            ]
+            pp[name] = rep[:, i, j][None]
+            obs_d[name] = np.asarray(obs)[i, j]
+            dims[name] = [dim]
+        return az.from_dict(posterior_predictive=pp, observed_data=obs_d, coords=coords, dims=dims)
 
     # ------------------------------------------------------------ leave-s-out
     def cross_validate(

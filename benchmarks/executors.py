@@ -11,7 +11,15 @@ On a real cluster the same code runs against a scheduler address:
 ``Client("tcp://scheduler:8786")`` (or a dask-jobqueue / dask-kubernetes cluster object)
 in place of the LocalCluster's client.
 
+``--one-core-serial`` pins the serial run to one core (``os.sched_setaffinity``; nutpie
+then runs a fit's chains one after the other), and restores both cores before the pool
+and the cluster start: the ratio is then what the executor adds per core when the fit,
+not its chains, is the unit of parallel work (as on a cluster whose workers have one core
+each).  Without it the serial run already uses both cores through nutpie's chain threads,
+and no executor can add much on 2 cores.
+
 Usage: python benchmarks/executors.py [--splits 100] [--judge ChatGPT] [--method nuts]
+[--one-core-serial]
 """
 
 from __future__ import annotations
@@ -32,13 +40,17 @@ def main() -> None:
     ap.add_argument("--splits", type=int, default=100)
     ap.add_argument("--judge", default="ChatGPT")
     ap.add_argument("--method", default="nuts", choices=("nuts", "laplace"))
+    ap.add_argument("--one-core-serial", action="store_true")
     a = ap.parse_args()
+    cores = os.sched_getaffinity(0)
+    if a.one_core_serial:
+        os.sched_setaffinity(0, {min(cores)})
     items = llmbar_accuracy_items(a.judge)
     kw = dict(group="subset", n_splits=a.splits, calibration_fraction=0.1, seed=0)
     kw["methods"] = (a.method,)
     print(
         f"{os.cpu_count()} cores; {items['subset'].nunique()} groups x {a.splits} splits, "
-        f"{a.method}"
+        f"{a.method}{'; serial run pinned to one core' if a.one_core_serial else ''}"
     )
     c0 = time.process_time()
     times, tables = {}, {}
@@ -46,6 +58,7 @@ def main() -> None:
     tables["serial"] = split_protocol(items, **kw).splits
     times["serial"] = time.perf_counter() - t0
     cpu = time.process_time() - c0
+    os.sched_setaffinity(0, cores)  # the pool's and the cluster's processes get every core
     t0 = time.perf_counter()
     tables["processes(2)"] = split_protocol(items, executor=2, **kw).splits
     times["processes(2)"] = time.perf_counter() - t0

@@ -433,3 +433,24 @@ def test_transfer_predictive_draws_the_distributions_check_transfer_tests():
     plt.close("all")
     binary = jb.AccuracyStudy.from_counts(600, 1000, tn=70, m0=100, tp=90, m1=100)
     assert binary.transfer_predictive(draws=100).posterior_predictive["k"].shape == (1, 100, 1)
+
+
+def test_better_than_chance_mass_against_monte_carlo_and_a_closed_form():
+    """The refusal check's P(q0 + q1 > 1) under the calibration-only Betas.  References:
+    Monte-Carlo (400,000 draws: sd <= 0.0008, tolerance 0.004 = 5 sd) on small counts, and
+    at a million labels per class, where scipy's adaptive quad of the density form (the
+    previous rule) returned 0 for q1 ~ 1, q0 ~ 0.25 (mass 1) and 0.05 for the case below,
+    whose closed form is 0.25: with tp = 0 of 1e6 and tn = 1e6 - 1 of 1e6, q1 ~ Exp(1e6)
+    and 1 - q0 ~ Gamma(2, 1e6) in the limit, so P(q1 > 1 - q0) = (1 / 2)^2."""
+    from judgebayes.studies.accuracy import better_than_chance_mass
+
+    rng = np.random.default_rng(0)
+    for tp, m1, tn, m0 in ((4, 6, 3, 6), (1, 2, 0, 2), (30, 100, 60, 100), (5, 20, 2, 5)):
+        q1 = rng.beta(1 + tp, 1 + m1 - tp, 400_000)
+        q0 = rng.beta(1 + tn, 1 + m0 - tn, 400_000)
+        assert better_than_chance_mass(tp, m1, tn, m0) == pytest.approx(
+            np.mean(q0 + q1 > 1), abs=0.004
+        )
+    m = 10**6
+    assert better_than_chance_mass(0, m, m - 1, m) == pytest.approx(0.25, abs=1e-3)
+    assert better_than_chance_mass(m, m, m // 4, m) == pytest.approx(1.0, abs=1e-9)

@@ -505,14 +505,8 @@ class AccuracyStudy(Comparable):
         """Refuse a Bayesian fit whose better-than-chance prior the calibration contradicts."""
         if not (self.better_than_chance and self.kind == "binary"):
             return
-        from scipy import integrate, stats
-
         cal = self.calibration.pooled()
-        # prior-data conflict: probability of q0 + q1 > 1 under the calibration-only
-        # Beta(1 + successes, 1 + failures) posteriors (exact 1-D integral)
-        b0 = stats.beta(1 + cal.tn[0], 1 + cal.m0[0] - cal.tn[0])
-        b1 = stats.beta(1 + cal.tp[0], 1 + cal.m1[0] - cal.tp[0])
-        mass, _ = integrate.quad(lambda x: b1.pdf(x) * b0.sf(1 - x), 0, 1)
+        mass = better_than_chance_mass(cal.tp[0], cal.m1[0], cal.tn[0], cal.m0[0])
         if mass < 1e-3:
             raise InputError(
                 f"better_than_chance=True (the default) excludes the data: the calibration "
@@ -943,6 +937,26 @@ class AccuracyStudy(Comparable):
                 }
             )
         return pd.DataFrame(rows)
+
+
+def better_than_chance_mass(tp, m1, tn, m0, nodes: int = 128) -> float:
+    r"""P(q0 + q1 > 1) under the calibration-only posteriors
+    :math:`q_1 \sim \text{Beta}(1 + tp, 1 + m_1 - tp)`, :math:`q_0 \sim \text{Beta}(1 + tn,
+    1 + m_0 - tn)`: the prior-data conflict check of the better-than-chance prior.
+
+    As :math:`E_{q_1}[P(q_0 > 1 - q_1)] = \int_0^1 S_0(1 - F_1^{-1}(u))\,du`, a smooth
+    integral over :math:`q_1`'s quantiles however concentrated the Betas are, by
+    ``nodes`` Gauss-Legendre nodes in one vectorised call (scipy's adaptive ``quad`` of the
+    density form took ~1,700 evaluations a fit).  The mass beyond the outermost node is at
+    most :math:`1 - u_{max}` (8.8e-5 at 128 nodes), so the 1e-3 refusal can change only for
+    data within 1e-4 of it.
+    """
+    from scipy import stats
+
+    x, w = np.polynomial.legendre.leggauss(nodes)
+    u = (x + 1) / 2
+    q1 = stats.beta.ppf(u, 1 + tp, 1 + m1 - tp)
+    return float(np.sum(w / 2 * stats.beta.sf(1 - q1, 1 + tn, 1 + m0 - tn)))
 
 
 # =========================================================================== replicates

@@ -18,8 +18,12 @@ not its chains, is the unit of parallel work (as on a cluster whose workers have
 each).  Without it the serial run already uses both cores through nutpie's chain threads,
 and no executor can add much on 2 cores.
 
+``--warm`` runs a one-split sweep, untimed, serially and on the cluster before the timed
+runs, so every process has compiled the model once (a long sweep's steady state; the
+process pool forks after the serial run and starts compiled either way).
+
 Usage: python benchmarks/executors.py [--splits 100] [--judge ChatGPT] [--method nuts]
-[--one-core-serial]
+[--one-core-serial] [--warm]
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ def main() -> None:
     ap.add_argument("--judge", default="ChatGPT")
     ap.add_argument("--method", default="nuts", choices=("nuts", "laplace"))
     ap.add_argument("--one-core-serial", action="store_true")
+    ap.add_argument("--warm", action="store_true")
     a = ap.parse_args()
     cores = os.sched_getaffinity(0)
     if a.one_core_serial:
@@ -52,6 +57,8 @@ def main() -> None:
         f"{os.cpu_count()} cores; {items['subset'].nunique()} groups x {a.splits} splits, "
         f"{a.method}{'; serial run pinned to one core' if a.one_core_serial else ''}"
     )
+    if a.warm:
+        split_protocol(items, **{**kw, "n_splits": 1})
     c0 = time.process_time()
     times, tables = {}, {}
     t0 = time.perf_counter()
@@ -69,6 +76,8 @@ def main() -> None:
         LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster,
         Client(cluster) as client,
     ):
+        if a.warm:
+            split_protocol(items, executor=client, **{**kw, "n_splits": 1})
         t1 = time.perf_counter()
         tables["LocalCluster(2)"] = split_protocol(items, executor=client, **kw).splits
         times["LocalCluster(2)"] = time.perf_counter() - t1

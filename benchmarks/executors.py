@@ -18,9 +18,11 @@ not its chains, is the unit of parallel work (as on a cluster whose workers have
 each).  Without it the serial run already uses both cores through nutpie's chain threads,
 and no executor can add much on 2 cores.
 
-``--warm`` runs a one-split sweep, untimed, serially and on the cluster before the timed
-runs, so every process has compiled the model once (a long sweep's steady state; the
-process pool forks after the serial run and starts compiled either way).
+``--warm`` runs the same sweep once, untimed, serially and on the cluster before the timed
+runs, so every process has compiled the model (a long sweep's steady state; the process
+pool forks after the serial run and starts compiled either way).  It must be the same
+sweep: a group's batched model has one replicate per split, and the compile cache is keyed
+by the data's shapes, so a one-split warm-up compiles a different model.
 
 Usage: python benchmarks/executors.py [--splits 100] [--judge ChatGPT] [--method nuts]
 [--one-core-serial] [--warm]
@@ -58,7 +60,7 @@ def main() -> None:
         f"{a.method}{'; serial run pinned to one core' if a.one_core_serial else ''}"
     )
     if a.warm:
-        split_protocol(items, **{**kw, "n_splits": 1})
+        split_protocol(items, **kw)
     c0 = time.process_time()
     times, tables = {}, {}
     t0 = time.perf_counter()
@@ -77,7 +79,7 @@ def main() -> None:
         Client(cluster) as client,
     ):
         if a.warm:
-            split_protocol(items, executor=client, **{**kw, "n_splits": 1})
+            split_protocol(items, executor=client, **kw)
         t1 = time.perf_counter()
         tables["LocalCluster(2)"] = split_protocol(items, executor=client, **kw).splits
         times["LocalCluster(2)"] = time.perf_counter() - t1

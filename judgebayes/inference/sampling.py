@@ -116,16 +116,13 @@ class _Facts:
 
     ``free`` and ``named``: the free variables (nutpie's order) and every variable kept in
     the posterior.  ``data``: the data variables' names and dtypes when every one of them
-    is the spec's own array of that name (then a refit swaps ``spec.data`` in without
-    building the model), else None.  ``start``: per free variable (name, shape, transform,
-    bounds) when every transform is one numpy can apply (log-odds, log, an interval with
-    constant bounds, none), else None (a refit then asks PyMC for the initial point).
+    is the spec's own array of that name (then a refit without start values swaps
+    ``spec.data`` in without building the model), else None.
     """
 
     free: tuple[str, ...]
     named: frozenset[str]
     data: dict[str, Any] | None
-    start: tuple[tuple[str, tuple[int, ...], str, float, float], ...] | None
 
 
 def _facts(model, spec: ModelSpec) -> _Facts:
@@ -139,41 +136,7 @@ def _facts(model, spec: ModelSpec) -> _Facts:
             data = None
             break
         data[d.name] = v.dtype
-    start = []
-    shapes = {k: np.shape(v) for k, v in model.initial_point().items()}
-    for rv in model.free_RVs:
-        t = model.rvs_to_transforms.get(rv)
-        kind = "none" if t is None else type(t).__name__
-        lo = hi = float("nan")
-        if kind == "Interval":
-            try:
-                lo, hi = (float(b.data) for b in t.args_fn(*rv.owner.inputs))
-            except (AttributeError, TypeError):  # bounds that are not constants
-                start = None
-                break
-        elif kind not in ("none", "LogOddsTransform", "LogTransform"):
-            start = None
-            break
-        start.append((rv.name, shapes[model.rvs_to_values[rv].name], kind, lo, hi))
-    return _Facts(free, named, data, None if start is None else tuple(start))
-
-
-def _start_from_facts(facts: _Facts, init: dict[str, Any]) -> np.ndarray | None:
-    """The unconstrained start vector of ``init`` by numpy (None: PyMC must compute it)."""
-    if facts.start is None or any(name not in init for name, *_ in facts.start):
-        return None
-    out = []
-    with np.errstate(divide="ignore"):
-        for name, shape, kind, lo, hi in facts.start:
-            x = np.broadcast_to(np.asarray(init[name], dtype=float), shape)
-            if kind == "LogOddsTransform":
-                x = np.log(x) - np.log1p(-x)
-            elif kind == "LogTransform":
-                x = np.log(x)
-            elif kind == "Interval":
-                x = np.log(x - lo) - np.log(hi - x)
-            out.append(np.ravel(x))
-    return np.concatenate(out).astype(float)
+    return _Facts(free, named, data)
 
 
 _CACHE: dict[tuple, _Compiled] = {}
@@ -416,8 +379,10 @@ def sample_nuts(
 
         compiled, model, facts, hit, csec = _compiled(spec)
         t0 = time.perf_counter()
-        start = _start_from_facts(facts, spec.init) if spec.init else None
-        if start is None and spec.init:
+        start = None
+        if spec.init:
+            # PyMC computes the start (a numpy recipe agreed to 1e-6, not to the bit, and
+            # moved a borderline fit of the CLI test across the gate)
             model = model if model is not None else spec.build()
             start = _init_mean(model, spec.init)
         if start is not None:

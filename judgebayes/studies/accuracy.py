@@ -816,11 +816,7 @@ class AccuracyStudy(Comparable):
                         }
                     )
         elif self.kind == "binary":
-            rng = np.random.default_rng(random_seed)
-            cal = self.calibration.pooled()
-            q0 = rng.beta(1 + cal.tn[0], 1 + cal.m0[0] - cal.tn[0], draws)
-            q1 = rng.beta(1 + cal.tp[0], 1 + cal.m1[0] - cal.tp[0], draws)
-            p = rng.random(draws) * (q0 + q1 - 1) + (1 - q0)
+            p = self._reachable_rate_draws(draws, np.random.default_rng(random_seed))
             k, n, _ = self.test.per_system()
             for i, name in enumerate(self.systems):
                 if n[i] == 0:
@@ -846,6 +842,16 @@ class AccuracyStudy(Comparable):
         out = pd.DataFrame(rows)
         out["flagged"] = out["p_value"] < alpha
         return out
+
+    def _reachable_rate_draws(self, draws: int, rng) -> np.ndarray:
+        r"""Draws of the judged rate :math:`p = \theta q_1 + (1 - \theta)(1 - q_0)` with
+        :math:`\theta \sim U(0, 1)` and the calibration-only Beta posteriors of
+        :math:`q_0, q_1`: the binary transfer check's predictive (q0, q1, then p drawn).
+        """
+        cal = self.calibration.pooled()
+        q0 = rng.beta(1 + cal.tn[0], 1 + cal.m0[0] - cal.tn[0], draws)
+        q1 = rng.beta(1 + cal.tp[0], 1 + cal.m1[0] - cal.tp[0], draws)
+        return rng.random(draws) * (q0 + q1 - 1) + (1 - q0)
 
     def transfer_predictive(self, draws: int = 4000, random_seed: int = 0):
         r"""The predictive distributions :meth:`check_transfer` tests, as draws in
@@ -873,10 +879,7 @@ class AccuracyStudy(Comparable):
                 obs[count] = np.asarray(right, np.int64)
                 dims[count] = ["stratum"]
         elif self.kind == "binary":
-            cal = self.calibration.pooled()
-            q0 = rng.beta(1 + cal.tn[0], 1 + cal.m0[0] - cal.tn[0], draws)
-            q1 = rng.beta(1 + cal.tp[0], 1 + cal.m1[0] - cal.tp[0], draws)
-            p = rng.random(draws) * (q0 + q1 - 1) + (1 - q0)
+            p = self._reachable_rate_draws(draws, rng)
             k, n, _ = self.test.per_system()
             keep = n > 0
             coords["system"] = [s for s, ok in zip(self.systems, keep, strict=True) if ok]

@@ -97,6 +97,23 @@ def test_split_protocol_gives_the_same_numbers_serial_in_processes_and_on_dask(g
     # (with 1000 draws the importance check refuses some small-calibration splits)
     lap = ref.splits[ref.splits["method"] == "laplace"]
     assert lap.groupby("group")["lower"].apply(lambda s: np.isfinite(s).sum()).min() >= 2
+    # splits_per_fit: a group's 8 splits in fits of 3, 3 and 2 (more tasks than groups),
+    # the same on the cluster as serially; the split draws and so the closed form and the
+    # naive rate are those of one fit per group, to the bit
+    batched = split_protocol(grouped, splits_per_fit=3, **kw)
+    assert batched.settings["splits_per_fit"] == 3 and (batched.groups["fits"] == 3).all()
+    assert sorted(k[2] for k in batched.fits if k[:2] == (ref.groups["group"][0], "laplace")) == [
+        0,
+        3,
+        6,
+    ]
+    on_dask = split_protocol(grouped, splits_per_fit=3, executor=client, **kw)
+    pd.testing.assert_frame_equal(on_dask.splits, batched.splits)
+    keep = batched.splits["method"].isin(["naive", "closed_form"])
+    pd.testing.assert_frame_equal(batched.splits[keep], ref.splits[keep])
+    lap_b = batched.splits[batched.splits["method"] == "laplace"]
+    assert np.isfinite(lap_b["lower"]).sum() >= 2 * batched.groups.shape[0]
+    assert batched.groups["laplace_failed"].sum() == lap_b["failed"].sum()
 
 
 def test_exact_coverage_and_sbc_ranks_are_the_same_on_every_executor(client):

@@ -182,6 +182,10 @@ def test_split_protocol_bad_input(natural):
         split_protocol(bad, methods=("closed_form",))
     with pytest.raises(InputError, match="method"):
         split_protocol(natural, methods=("bootstrap",))
+    for bad_size in (0, 2.5, True):
+        with pytest.raises(InputError, match="splits_per_fit") as e:
+            split_protocol(natural, methods=("closed_form",), splits_per_fit=bad_size)
+        assert e.value.field == "splits_per_fit"
 
 
 # ------------------------------------------------------------------------- invariance

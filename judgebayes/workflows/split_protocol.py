@@ -14,7 +14,10 @@ and compare with the rest's gold rate.  Over ``n_splits`` seeded splits this giv
 All splits of one group are fitted at once: the Bayesian model is the binary model
 repeated along a ``split`` dim with nothing shared
 (:func:`judgebayes.models.accuracy.batched_accuracy_model`), whose posterior is the product
-of the per-split posteriors, so one NUTS run or one Laplace fit covers every split.
+of the per-split posteriors, so one NUTS run or one Laplace fit covers every split.  With
+``splits_per_fit`` a group's splits go to several such fits of that many splits each: more,
+smaller tasks for an executor (the unit of parallel work is one fit), one compile per worker
+when the fits have the same size.
 
 The truth of a split is the gold rate of its test items that have a judge verdict (the
 quantity the corrected estimate targets); items without a verdict take part in no split
@@ -56,8 +59,10 @@ def split_masks(
     seed: int = 0,
     *,
     stratify: bool = True,
+    start: int = 0,
 ) -> np.ndarray:
-    """Calibration membership of every split, shape ``(n_splits, n_items)``.
+    """Calibration membership of splits ``start, ..., start + n_splits - 1``, shape
+    ``(n_splits, n_items)``.
 
     Split ``s`` is drawn with ``numpy.random.default_rng([seed, s])``, so any one split can
     be reproduced alone.  With ``stratify=True`` each gold class gives
@@ -69,7 +74,7 @@ def split_masks(
             calibration_mask(
                 h, calibration_fraction, np.random.default_rng([seed, s]), stratify=stratify
             )
-            for s in range(n_splits)
+            for s in range(start, start + n_splits)
         ]
     )
 
@@ -85,7 +90,10 @@ class SplitProtocolResult:
     split whose fit did not: counted, and summarised apart); ``groups`` one row per
     group with item counts, missing verdicts and the NUTS/Laplace run records; ``fits``
     the :class:`~judgebayes.studies.accuracy.AccuracyFit` of every (group, method), over
-    the ``replicate`` dim (replicate ``s`` = split ``s``).
+    the ``replicate`` dim (replicate ``s`` = split ``s``); with ``splits_per_fit``, of
+    every (group, method, first split), replicate ``r`` being split ``first + r``, and
+    ``groups`` adds the number of ``fits`` (its times, failures and divergences summed,
+    the worst R-hat and smallest ESS over them).
     """
 
     splits: pd.DataFrame
@@ -187,6 +195,7 @@ def split_protocol(
     laplace: dict[str, Any] | None = None,
     progress: IO[str] | bool | None = None,
     executor: Any = None,
+    splits_per_fit: int | None = None,
 ) -> SplitProtocolResult:
     r"""Run the repeated-split protocol on an item-level frame of judge and gold labels.
 
@@ -204,7 +213,9 @@ def split_protocol(
         ``stratify`` (at least one item of each class).
     seed : int
         Split ``s`` of group number ``g`` uses ``default_rng([seed, s])`` on that group's
-        judged items; the engines are seeded with ``seed + g``.
+        judged items; the engines are seeded with ``seed + g`` (one fit per group), or
+        from ``SeedSequence([seed, g, s0])`` for the fit whose first split is ``s0``
+        (``splits_per_fit`` below ``n_splits``).
     methods : tuple of str
         Any of "closed_form" (Rogan-Gladen, Lang-Reiczigel interval), "laplace", "nuts".
     alpha : float
@@ -223,9 +234,15 @@ def split_protocol(
         A file: where to print one line per group.  True / False: show / hide a bar over
         the groups; None: the package's switch (:mod:`judgebayes.inference.progress`).
     executor : None, int, concurrent.futures.Executor or dask.distributed.Client
-        Where the groups run (:mod:`judgebayes.inference.executors`): serially (default),
-        in that many local processes, or on a Dask cluster.  Each group's seeds are fixed
+        Where the fits run (:mod:`judgebayes.inference.executors`): serially (default),
+        in that many local processes, or on a Dask cluster.  Each fit's seeds are fixed
         by ``seed`` and its position, so the numbers do not depend on the executor.
+    splits_per_fit : int, optional
+        Fit a group's splits in batches of this many (the last may be smaller); default
+        all of a group's splits in one fit.  The unit of parallel work is one fit, so on
+        an executor with more workers than groups a smaller batch keeps them busy.  The
+        split draws do not change; the engine seeds do (above), so the Bayesian numbers
+        are those of another seed, not the same draws.
 
     Returns
     -------
@@ -247,6 +264,18 @@ def split_protocol(
     from judgebayes.inference.registry import resolve_sampler
 
     sampler = resolve_sampler("accuracy.replicates", sampler)
+    if splits_per_fit is not None and (
+        isinstance(splits_per_fit, bool)
+        or not isinstance(splits_per_fit, int | np.integer)
+        or splits_per_fit < 1
+    ):
+        raise InputError(
+            f"splits_per_fit must be None or an integer >= 1; got {splits_per_fit!r}",
+            field="splits_per_fit",
+            value=splits_per_fit,
+        )
+    size = int(n_splits) if splits_per_fit is None else min(int(splits_per_fit), int(n_splits))
+    starts = list(range(0, int(n_splits), size))
     groups = list(pd.unique(items[group])) if group else ["all"]
     opts = dict(  # the same for every group
         n_splits=n_splits,
@@ -272,39 +301,46 @@ def split_protocol(
                 field=group or human,
                 value=g,
             )
-        tasks.append((gi, g, h_all, j_all, opts))
+        for s0 in starts:
+            tasks.append((gi, g, h_all, j_all, opts, s0, min(s0 + size, int(n_splits))))
 
     lines = progress if hasattr(progress, "write") else None  # a file: one line per group
     bar = False if lines is not None else progress
 
-    def report(gi, g, grec):
+    def report(task, grec):
         if lines is not None:
+            gi, g, s0, s1 = task[0], task[1], task[5], task[6]
+            which = f"{n_splits} splits" if len(starts) == 1 else f"splits {s0}-{s1 - 1}"
             print(
-                f"  [{gi + 1}/{len(groups)}] {g}: {n_splits} splits, {grec['seconds']:.1f} s",
+                f"  [{gi + 1}/{len(groups)}] {g}: {which}, {grec['seconds']:.1f} s",
                 file=lines,
                 flush=True,
             )
 
-    if executor is None:  # one group at a time, each reported as it ends
+    unit = "group" if len(starts) == 1 else "fit"
+    if executor is None:  # one fit at a time, each reported as it ends
         from judgebayes.inference.progress import Progress
 
         done = []
-        with Progress(len(tasks), "split protocol", bar, unit="group") as pb:
+        with Progress(len(tasks), "split protocol", bar, unit=unit) as pb:
             for t in tasks:
                 done.append(_split_group(t))
-                report(t[0], t[1], done[-1][1])
+                report(t, done[-1][1])
                 pb.update()
     else:
         from judgebayes.inference.executors import run_tasks
 
         done = run_tasks(_split_group, tasks, executor, progress=bar, desc="split protocol")
         for t, d in zip(tasks, done, strict=True):
-            report(t[0], t[1], d[1])
+            report(t, d[1])
     rows, grows, fits = [], [], {}
-    for group_rows, grec, group_fits in done:
-        rows += group_rows
-        grows.append(grec)
-        fits.update(group_fits)
+    for gi in range(len(groups)):  # a group's fits in split order, its rows by method
+        part = [d for t, d in zip(tasks, done, strict=True) if t[0] == gi]
+        for k in range(len(part[0][0])):
+            rows += [d[0][k] for d in part]
+        grows.append(_merge_records([d[1] for d in part]))
+        for d in part:
+            fits.update(d[2])
     splits = pd.concat(rows, ignore_index=True)
     bad = ~splits["defined"]
     splits.loc[bad, ["estimate", "lower", "upper"]] = np.nan
@@ -317,25 +353,57 @@ def split_protocol(
         "methods": list(methods),
         "sampler": sampler,
         "executor": describe_executor(executor),
+        "splits_per_fit": None if splits_per_fit is None else size,
     }
     return SplitProtocolResult(splits, pd.DataFrame(grows), settings, fits)
 
 
+def _merge_records(recs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One group's run record from its fits' (``splits_per_fit``): times, failures and
+    divergences add up; the worst R-hat and the smallest ESS; passed if every fit did.
+    """
+    if len(recs) == 1:
+        return recs[0]
+    out = dict(recs[0])
+    for key in out:
+        vals = [r[key] for r in recs]
+        if key.endswith(("seconds", "_failed", "_divergences")):
+            out[key] = type(vals[0])(sum(vals))
+        elif key.endswith("_r_hat"):
+            out[key] = max(vals)
+        elif key.endswith("_ess_bulk"):
+            out[key] = min(vals)
+        elif key.endswith("_passed"):
+            out[key] = all(vals)
+    out["fits"] = len(recs)
+    return out
+
+
 def _split_group(task):
-    """One group's splits and fits (a task of :func:`split_protocol`; runs in a worker)."""
+    """One fit's splits of a group (a task of :func:`split_protocol`; runs in a worker):
+    splits ``s0, ..., s1 - 1``, all of the group's unless ``splits_per_fit``.
+    """
     import pandas as pd
 
-    gi, g, h_all, j_all, o = task
-    n_splits, seed, methods = o["n_splits"], o["seed"], o["methods"]
+    gi, g, h_all, j_all, o, s0, s1 = task
+    seed, methods = o["seed"], o["methods"]
+    n_splits = s1 - s0
+    whole = n_splits == o["n_splits"]
+    # one fit per group keeps the documented seed + g; a batch gets its own stream
+    engine_seed = (
+        seed + gi if whole else int(np.random.SeedSequence([seed, gi, s0]).generate_state(1)[0])
+    )
     ok = ~np.isnan(j_all) & ~np.isnan(h_all)
     h, j = h_all[ok].astype(int), j_all[ok].astype(int)
     t0 = time.perf_counter()
-    masks = split_masks(h, n_splits, o["calibration_fraction"], seed, stratify=o["stratify"])
+    masks = split_masks(
+        h, n_splits, o["calibration_fraction"], seed, stratify=o["stratify"], start=s0
+    )
     c = _group_counts(h, j, masks)
     defined = (c["m0"] > 0) & (c["m1"] > 0) & (c["n"] > 0)
     base = {
         "group": g,
-        "split": np.arange(n_splits),
+        "split": np.arange(s0, s1),
         "truth": c["truth"],
         "n": c["n"],
         "m0": c["m0"],
@@ -369,8 +437,8 @@ def _split_group(task):
         if m == "closed_form":
             opts = {}
         with quiet_engine_warnings():  # the gate's verdict is recorded per group
-            fit = study.fit(m, random_seed=seed + gi, **opts)
-        fits[(g, m)] = fit
+            fit = study.fit(m, random_seed=engine_seed, **opts)
+        fits[(g, m) if whole else (g, m, s0)] = fit
         iv = fit.interval(o["alpha"])
         # passed: the replicate's own gate (NUTS) or importance check (Laplace: a
         # refused or flat replicate is NaN); the closed form has no gate

@@ -13,7 +13,12 @@ import pytest
 
 from judgebayes import datasets, simulate_panel
 from judgebayes.errors import InputError
-from judgebayes.inference.executors import describe_executor, run_tasks, task_seeds
+from judgebayes.inference.executors import (
+    describe_executor,
+    run_tasks,
+    task_seeds,
+    task_threads,
+)
 from judgebayes.studies.panel import ValidatorPanel
 from judgebayes.workflows.split_protocol import split_protocol
 
@@ -35,6 +40,21 @@ def test_run_tasks_keeps_order_and_seeds_on_every_executor():
     assert run_tasks(_square_plus_draw, [], 2) == []
     assert describe_executor(None) == describe_executor(1) == "serial"
     assert describe_executor(2) == "processes(2)"
+
+
+def _threads(_):
+    return task_threads()
+
+
+def test_a_task_runs_its_chains_on_its_one_slot(client):
+    # inside an executor's task a fit's chains run in sequence (the task has one worker
+    # slot); serially, and after the sweep, the sampler's default (every core)
+    assert task_threads() is None
+    assert run_tasks(_threads, range(3)) == [None] * 3
+    with ThreadPoolExecutor(2) as ex:
+        assert run_tasks(_threads, range(4), ex) == [1] * 4
+    assert run_tasks(_threads, range(4), 2) == run_tasks(_threads, range(4), client) == [1] * 4
+    assert task_threads() is None
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, "dask", True])

@@ -15,9 +15,15 @@ Tasks are sent in chunks, up to four per worker slot (fewer round trips than one
 time, and small enough that a slow chunk does not leave the other workers idle: with one
 contiguous chunk per worker, LLMBar's eight subsets split 634 / 251 items).  Workers are
 processes that live for the whole sweep (a pool, or Dask's workers), and the engines cache
-compiled models per process, so a model compiles once per worker, not per task.  A worker limits
-BLAS to one thread, since ``n`` workers times a multi-threaded BLAS oversubscribe the
-cores (measured on the panel's leave-s-out regression: 175 s instead of 6.7 s).
+compiled models per process, so a model compiles once per worker, not per task.  A task
+uses the one thread of the slot it was given: BLAS is limited to one thread, since ``n``
+workers times a multi-threaded BLAS oversubscribe the cores (measured on the panel's
+leave-s-out regression: 175 s instead of 6.7 s), and NUTS runs a fit's chains one after
+the other (:func:`task_threads`; serially the sampler runs them in threads on every core).
+On the split protocol, chains in threads cost 25% more CPU than the same chains in
+sequence (311 s against 249 s, benchmarks/executors.py), so two workers that each thread
+their chains do less work per second.  The draws are the same either way: each chain has
+its own seed.
 
 Results come back in task order, and every task carries its own seed (the sweep derives
 them before dispatch: :func:`task_seeds` spawns them from one ``SeedSequence``), so the
@@ -30,13 +36,23 @@ import itertools
 import os
 import pickle
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
 
 from judgebayes.errors import InputError
 
-__all__ = ["describe_executor", "run_tasks", "task_seeds"]
+__all__ = ["describe_executor", "run_tasks", "task_seeds", "task_threads"]
+
+_TASK_THREADS: ContextVar[int | None] = ContextVar("judgebayes_task_threads", default=None)
+
+
+def task_threads() -> int | None:
+    """Threads a fit may use for its chains: 1 inside an executor's task (the task has one
+    worker slot), None (the sampler's default: every core) otherwise.
+    """
+    return _TASK_THREADS.get()
 
 
 def task_seeds(random_seed: Any, n: int) -> list[int]:
@@ -79,15 +95,20 @@ def _check(executor: Any) -> None:
 
 
 def _run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any], pack: bool = False) -> Any:
-    """A worker's share: the chunk's tasks in order, with one BLAS thread.
+    """A worker's share: the chunk's tasks in order, with one BLAS thread and NUTS chains
+    in sequence.
 
     ``pack``: return the results cloudpickled (a process pool pickles results with the
     standard pickle, which refuses the closures a point fit keeps as its interval).
     """
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=1):
-        out = [fn(t) for t in chunk]
+    token = _TASK_THREADS.set(1)
+    try:
+        with threadpool_limits(limits=1):
+            out = [fn(t) for t in chunk]
+    finally:
+        _TASK_THREADS.reset(token)
     if pack:
         import cloudpickle
 

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from judgebayes.errors import ConvergenceWarning, MirrorWarning
+from judgebayes.inference.executors import task_threads
 from judgebayes.inference.progress import progress_enabled
 from judgebayes.inference.registry import SamplerConfig
 
@@ -399,6 +400,8 @@ def sample_nuts(
             draws=draws,
             tune=tune,
             chains=chains,
+            # an executor's task has one slot: its chains in sequence (same draws)
+            cores=task_threads(),
             seed=seed,
             # nutpie's own display: HTML in Jupyter, a line on a terminal's stderr
             progress_bar=progress_enabled(),
@@ -423,6 +426,7 @@ def sample_nuts(
                 draws=draws,
                 tune=tune,
                 chains=chains,
+                cores=task_threads(),
                 random_seed=seed,
                 target_accept=target_accept,
                 progressbar=False,

@@ -20,9 +20,9 @@ uses the one thread of the slot it was given: BLAS is limited to one thread, sin
 workers times a multi-threaded BLAS oversubscribe the cores (measured on the panel's
 leave-s-out regression: 175 s instead of 6.7 s), and NUTS runs a fit's chains one after
 the other (:func:`task_threads`; serially the sampler runs them in threads on every core).
-On the split protocol, chains in threads cost 25% more CPU than the same chains in
-sequence (311 s against 249 s, benchmarks/executors.py), so two workers that each thread
-their chains do less work per second.  The draws are the same either way: each chain has
+On the split protocol, a serial sweep whose chains run in threads on two cores took 311 s
+of CPU, and 249 s with the process held to one core (benchmarks/executors.py): two workers
+that each spread their chains over both cores would pay that overhead and compete.  The draws are the same either way: each chain has
 its own seed.
 
 Results come back in task order, and every task carries its own seed (the sweep derives

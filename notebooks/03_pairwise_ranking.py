@@ -38,7 +38,6 @@ from judgebayes.inference.ranking_baselines import (
     win_counts,
 )
 from judgebayes.inference.topk import top_k_set
-from judgebayes.workflows.active import run_active
 
 warnings.filterwarnings("ignore", message=".*BLAS.*")
 # every NUTS fit below prints its own gate result (fit.diagnostics.message())
@@ -212,7 +211,8 @@ ri.head(12).round(3)
 #
 # Each strategy queries pairs (in a random, recorded order) from the full verdict matrix of a
 # simulated judge, refitting the Laplace posterior every 8 verdicts. Top-k-aware scoring
-# spends comparisons on items whose top-k membership is in doubt.
+# spends comparisons on items whose top-k membership is in doubt. `jb.budget_study` runs the
+# grid as one sweep (see README, "Sweeps").
 
 # %%
 budgets = (60, 120, 200, 320)
@@ -227,24 +227,13 @@ strategies = [
     ("naive", "topk"),
     ("naive", "round_robin"),
 ]
-rec = {s: [] for s in strategies}
-for j in range(POOLS):
-    pool = jb.controlled_benchmark(seed=1000 + j)
-    for s in range(SEEDS):
-        for model, rule in strategies:
-            r = run_active(
-                pool.verdicts,
-                k=5,
-                budget=320,
-                rule=rule,
-                model=model,
-                item_covariates=pool.x,
-                truth=pool,
-                record_at=budgets,
-                seed=s,
-            )
-            rec[(model, rule)].append([r.recall[b] for b in budgets])
-curve = pd.DataFrame({f"{m}/{r}": np.mean(v, 0) for (m, r), v in rec.items()}, index=budgets).T
+pools = [jb.controlled_benchmark(seed=1000 + j) for j in range(POOLS)]
+# one sweep: every (pool, seed, strategy) is one run_active run up to the largest budget;
+# executor=2 (local processes) or a dask.distributed Client gives the same table
+runs = jb.budget_study(pools, strategies, k=5, budgets=budgets, seeds=range(SEEDS))
+curve = runs.groupby(["model", "rule", "budget"]).recall.mean().unstack("budget")
+curve = curve.reindex(pd.MultiIndex.from_tuples(strategies))
+curve.index = [f"{m}/{r}" for m, r in curve.index]
 curve.columns = [f"B={b}" for b in budgets]
 curve.round(3)
 

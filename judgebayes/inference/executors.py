@@ -22,8 +22,8 @@ leave-s-out regression: 175 s instead of 6.7 s), and NUTS runs a fit's chains on
 the other (:func:`task_threads`; serially the sampler runs them in threads on every core).
 On the split protocol, a serial sweep whose chains run in threads on two cores took 311 s
 of CPU, and 249 s with the process held to one core (benchmarks/executors.py): two workers
-that each spread their chains over both cores would pay that overhead and compete.  The draws are the same either way: each chain has
-its own seed.
+that each spread their chains over both cores would pay that overhead and compete.  The
+draws are the same either way: each chain has its own seed.
 
 Results come back in task order, and every task carries its own seed (the sweep derives
 them before dispatch: :func:`task_seeds` spawns them from one ``SeedSequence``), so the

@@ -208,6 +208,22 @@ def test_method_spellings_and_seeds():
             study.fit("laplace", random_seed=bad)
 
 
+def test_counts_are_checked_in_one_place():
+    # every "how many" argument (sbc n_datasets/thin, split_protocol n_splits/splits_per_fit,
+    # the items design's k, the ranking check's draws) goes through check_count
+    from judgebayes.inference.registry import check_count
+
+    assert check_count(np.int64(3), "k") == 3 and type(check_count(np.int64(3), "k")) is int
+    for bad in (0, -2, 2.5, "3", True, None):
+        with pytest.raises(InputError, match="n_splits must be an integer >= 1") as e:
+            check_count(bad, "n_splits")
+        assert (e.value.field, e.value.value) == ("n_splits", bad)
+    with pytest.raises(InputError, match="n_splits"):
+        from judgebayes.workflows.split_protocol import split_protocol
+
+        split_protocol(pd.DataFrame({"judge": [1, 0], "human": [1, 0]}), n_splits=2.5)
+
+
 def test_sampler_config_is_validated_and_recorded():
     with pytest.raises(InputError, match=r"sampler\.draws"):
         SamplerConfig(draws=0)

@@ -40,6 +40,7 @@ __all__ = [
     "METHODS",
     "MethodSpec",
     "SamplerConfig",
+    "check_count",
     "check_seed",
     "describe",
     "normalise_method",
@@ -163,6 +164,19 @@ def resolve_sampler(model: str, sampler: SamplerConfig | Mapping[str, Any] | Non
             value=bad[0],
         )
     return replace(base, **dict(sampler))
+
+
+def check_count(value: Any, field: str) -> int:
+    """``value`` as an int when it is a whole number >= 1 (a Python or numpy integer,
+    not a bool or a float), else one :class:`InputError` naming ``field``.
+    """
+    import numpy as np
+
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise InputError(
+            f"{field} must be an integer >= 1; got {value!r}", field=field, value=value
+        )
+    return int(value)
 
 
 def check_seed(seed: Any) -> int | None:

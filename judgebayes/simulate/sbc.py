@@ -456,7 +456,7 @@ def sbc_study(
     SBCResult
     """
     from judgebayes.inference.executors import describe_executor, run_tasks, task_seeds
-    from judgebayes.inference.registry import check_seed, resolve_sampler
+    from judgebayes.inference.registry import check_count, check_seed, resolve_sampler
 
     if problem not in PROBLEMS:
         raise InputError(
@@ -464,9 +464,8 @@ def sbc_study(
             field="problem",
             value=problem,
         )
-    for name, v in (("n_datasets", n_datasets), ("thin", thin)):
-        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
-            raise InputError(f"{name} must be an integer >= 1; got {v!r}", field=name, value=v)
+    check_count(n_datasets, "n_datasets")
+    check_count(thin, "thin")
     random_seed = check_seed(random_seed)
     draw, setting = PROBLEMS[problem]
     rng = np.random.default_rng(random_seed)

@@ -241,10 +241,9 @@ class ItemStudy(Comparable):
         """
         import pandas as pd
 
-        from judgebayes.inference.registry import check_seed
+        from judgebayes.inference.registry import check_count, check_seed
 
-        if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-            raise InputError(f"k must be a positive integer; got {k!r}", field="k", value=k)
+        check_count(k, "k")
         rng = np.random.default_rng(check_seed(random_seed))
         e1, e0 = ie.allocate_labels(self.data, int(k), self.estimand)
         d = self.data

@@ -350,7 +350,7 @@ class RankingFit(Fit):
         import pandas as pd
 
         from judgebayes.inference.ranking_checks import predictive_check_table
-        from judgebayes.inference.registry import check_seed
+        from judgebayes.inference.registry import check_count, check_seed
 
         self._require_draws("a predictive check")
         if self.method in CHANNEL_METHODS:
@@ -362,9 +362,7 @@ class RankingFit(Fit):
                 value=self.method,
             )
         random_seed = check_seed(random_seed)
-        if isinstance(draws, bool) or not isinstance(draws, int | np.integer) or draws < 1:
-            raise InputError(f"draws must be an integer >= 1, got {draws!r}", field="draws",
-                             value=draws)  # fmt: skip
+        check_count(draws, "draws")
         d = self.data
         inst = None
         if instance is not None:

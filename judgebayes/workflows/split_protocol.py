@@ -35,6 +35,7 @@ import numpy as np
 from judgebayes.data.accuracy import calibration_mask
 from judgebayes.errors import InputError
 from judgebayes.inference.executors import describe_executor
+from judgebayes.inference.registry import check_count, resolve_sampler
 from judgebayes.inference.sampling import quiet_engine_warnings
 from judgebayes.studies.accuracy import ReplicateStudy
 
@@ -169,10 +170,7 @@ def _validate(items, judge: str, human: str, group: str | None, fraction, n_spli
             field="calibration_fraction",
             value=fraction,
         )
-    if int(n_splits) < 1:
-        raise InputError(
-            f"n_splits must be at least 1; got {n_splits!r}", field="n_splits", value=n_splits
-        )
+    check_count(n_splits, "n_splits")
     h = normalize_labels(items[human], column=human).values
     j = normalize_labels(items[judge], column=judge).values
     return h, j
@@ -261,21 +259,14 @@ def split_protocol(
             field="methods",
             value=unknown[0],
         )
-    from judgebayes.inference.registry import resolve_sampler
-
     sampler = resolve_sampler("accuracy.replicates", sampler)
-    if splits_per_fit is not None and (
-        isinstance(splits_per_fit, bool)
-        or not isinstance(splits_per_fit, int | np.integer)
-        or splits_per_fit < 1
-    ):
-        raise InputError(
-            f"splits_per_fit must be None or an integer >= 1; got {splits_per_fit!r}",
-            field="splits_per_fit",
-            value=splits_per_fit,
-        )
-    size = int(n_splits) if splits_per_fit is None else min(int(splits_per_fit), int(n_splits))
-    starts = list(range(0, int(n_splits), size))
+    n_splits = int(n_splits)  # checked by _validate
+    size = (
+        n_splits
+        if splits_per_fit is None
+        else min(check_count(splits_per_fit, "splits_per_fit"), n_splits)
+    )
+    starts = list(range(0, n_splits, size))
     groups = list(pd.unique(items[group])) if group else ["all"]
     opts = dict(  # the same for every group
         n_splits=n_splits,
@@ -302,7 +293,7 @@ def split_protocol(
                 value=g,
             )
         for s0 in starts:
-            tasks.append((gi, g, h_all, j_all, opts, s0, min(s0 + size, int(n_splits))))
+            tasks.append((gi, g, h_all, j_all, opts, s0, min(s0 + size, n_splits)))
 
     lines = progress if hasattr(progress, "write") else None  # a file: one line per group
     bar = False if lines is not None else progress

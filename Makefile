@@ -1,35 +1,68 @@
-# Every target builds its own virtual environment first; only python3, pip and make are needed.
-PYTHON ?= python3
+# Every target builds its own virtual environment first; only Python >= 3.12, pip and make
+# are needed.  The interpreter: $(PYTHON) if given, else the first of python3.12, python3.13,
+# python3 that runs and is >= 3.12, else one installed under pyenv (present but not global
+# on some machines); none of them is an error that says so.
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-slow lint format bench clean
+define find_python
+for p in python3.12 python3.13 python3; do \
+  if command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then \
+    command -v $$p; exit 0; \
+  fi; \
+done; \
+root=$$(pyenv root 2>/dev/null || echo "$$HOME/.pyenv"); \
+for p in $$root/versions/3.12*/bin/python3 $$root/versions/3.1[3-9]*/bin/python3; do \
+  if [ -x "$$p" ] && "$$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then \
+    echo "$$p"; exit 0; \
+  fi; \
+done
+endef
 
-$(BIN)/.installed: pyproject.toml
+PYTHON ?= $(shell $(find_python))
+
+.PHONY: demo test test-slow lint format bench notebooks clean python
+
+python:
+	@if [ -z "$(PYTHON)" ]; then \
+	  echo "judgebayes needs Python >= 3.12 (PyMC 6 does); none found as python3.12, python3.13, python3 or under pyenv. Install one, or run: make PYTHON=/path/to/python3.12 ..." >&2; \
+	  exit 2; \
+	fi
+
+# the package and what the demo needs (no test tools)
+$(BIN)/.core: pyproject.toml | python
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+# the test extras on top (peers, Dask, Inspect, a browser driver, notebooks)
+$(BIN)/.test: $(BIN)/.core
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $@
 
-demo: $(BIN)/.installed
+demo: $(BIN)/.core
 	$(BIN)/judgebayes demo
 
-test: $(BIN)/.installed
+test: $(BIN)/.test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
 
-test-slow: $(BIN)/.installed
+test-slow: $(BIN)/.test
 	$(BIN)/python -m pytest -m slow
 
-lint: $(BIN)/.installed
+lint: $(BIN)/.test
 	$(BIN)/ruff check .
 
-format: $(BIN)/.installed
+format: $(BIN)/.test
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-bench: $(BIN)/.installed
+notebooks: $(BIN)/.test
+	$(BIN)/python notebooks/build.py
+
+bench: $(BIN)/.test
 	$(BIN)/python benchmarks/closed_form_coverage.py
 	$(BIN)/python benchmarks/import_time.py
 	$(BIN)/python benchmarks/paper_figures.py

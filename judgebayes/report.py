@@ -251,7 +251,7 @@ def accuracy_report(
     import pandas as pd
 
     from judgebayes.inference.sampling import quiet_engine_warnings
-    from judgebayes.results import arviz_boundary, compare, plot_intervals
+    from judgebayes.results import compare, plot_intervals
 
     if fits is None:
         fits = []
@@ -297,12 +297,12 @@ def accuracy_report(
         )
         if study.kind != "multiclass":
             r.table("ppc", study.ppc(f), "Posterior predictive check of the test counts")
-        with arviz_boundary():
-            axes = az.plot_posterior(f.idata, var_names=names[:3], hdi_prob=1 - alpha)
-        r.figure("posterior", _figure_of(axes), "NUTS posterior")
-        with arviz_boundary():
-            axes = az.plot_trace(f.idata, var_names=names[:3], compact=True)
-        r.figure("trace", _figure_of(axes), "NUTS trace (all chains)")
+        pc = az.plot_dist(
+            f.idata, var_names=names[:3], ci_prob=1 - alpha, ci_kind="eti", backend="matplotlib"
+        )
+        r.figure("posterior", _figure_of(pc), "NUTS posterior")
+        pc = az.plot_trace_dist(f.idata, var_names=names[:3], compact=True, backend="matplotlib")
+        r.figure("trace", _figure_of(pc), "NUTS trace (all chains)")
     else:
         r.text("No NUTS fit in this report: no sampler diagnostics to show.")
         r.table("diagnostics", pd.DataFrame(columns=["variable"]))
@@ -315,10 +315,9 @@ def accuracy_report(
     return files
 
 
-def _figure_of(axes):
-    import numpy as np
-
-    return np.ravel(axes)[0].figure
+def _figure_of(plot_collection):
+    """The matplotlib figure of an arviz-plots ``PlotCollection``."""
+    return plot_collection.viz["figure"].item()
 
 
 def _flat(info: dict) -> dict:

@@ -165,11 +165,7 @@ plt.show()
 
 # %%
 az.plot_forest(
-    hier.idata,
-    var_names=["tpr", "tnr"],
-    combined=True,
-    hdi_prob=0.9,
-    figsize=(6, 0.3 * 2 * len(d.validators) + 1),
+    hier.idata, var_names=["tpr", "tnr"], combined=True, ci_kind="eti", ci_probs=(0.5, 0.9)
 )
 plt.show()
 
@@ -178,4 +174,4 @@ plt.show()
 # deviations plus beta-binomial overdispersion.
 
 # %%
-az.compare({v: f.idata for v, f in fits.items()}, ic="loo")
+az.compare({v: f.idata for v, f in fits.items()})

@@ -134,15 +134,19 @@ table = jb.compare_posteriors(
 table[table.parameter.str.startswith("b[")].round(3)
 
 # %%
-az.plot_forest(
-    [hs.idata, gauss.idata, bias.idata, lap_hs.idata],
-    model_names=["NUTS horseshoe", "NUTS normal", "Laplace normal", "Laplace horseshoe"],
+pc = az.plot_forest(
+    {
+        "NUTS horseshoe": hs.idata,
+        "NUTS normal": gauss.idata,
+        "Laplace normal": bias.idata,
+        "Laplace horseshoe": lap_hs.idata,
+    },
     var_names=["b"],
     combined=True,
-    hdi_prob=0.95,
-    figsize=(7, 3),
+    ci_kind="eti",
+    ci_probs=(0.5, 0.95),
 )
-plt.axvline(0, color="k", lw=0.5)
+pc.add_legend("model")
 plt.show()
 
 # %% [markdown]

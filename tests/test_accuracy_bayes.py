@@ -9,6 +9,7 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.errors import ConvergenceWarning, EmptyClassError, InputError, LaplaceError
+from tests.plots import check_forest, title
 
 NUTS = dict(draws=1000, tune=1000, chains=4)
 
@@ -69,8 +70,9 @@ def test_compare_table_and_ppc(one_system):
     cf = study.fit("closed_form")
     lap = study.fit("laplace", random_seed=0)
     table = jb.compare([cf, lap, fit])
-    ax = jb.plot_forest([cf, lap, fit])
-    assert ax.get_title().startswith("theta")
+    pc = jb.plot_forest([cf, lap, fit])
+    assert title(pc).startswith("theta")
+    check_forest(pc, [cf, lap, fit])
     assert list(table["method"]) == ["closed_form", "laplace", "nuts"]
     assert set(jb.results.COMPARISON_COLUMNS) == set(table.columns)
     lr = jb.lang_reiczigel_interval(0.62, 0.7, 0.9, 1000, 100, 100)
@@ -85,8 +87,6 @@ def test_compare_table_and_ppc(one_system):
     )
     ppc = study.ppc(fit)
     assert ppc.loc[0, "observed"] == 620 and ppc.loc[0, "p_value"] > 0.1
-    ax = jb.plot_forest([cf, lap, fit])
-    assert ax.get_title().startswith("theta")
     jb.plot_intervals(table)
 
 
@@ -390,7 +390,7 @@ def test_warm_refit_data_equal_pymcs():
     counts = dict(tn=70, m0=100, tp=90, m1=100)
     two = jb.AccuracyStudy.from_counts(k=[620, 300], n=[1000, 900], systems=["a", "b"], **counts)
     spec = two.model_spec()
-    facts = _facts(spec.build(), spec)
+    facts = _facts(spec.build(), spec, set(spec.data))
     assert facts.data is not None and facts.free == ("theta", "u0", "u1")
     for name, value in _data_values(spec.build()).items():
         np.testing.assert_array_equal(np.asarray(spec.data[name], facts.data[name]), value)

@@ -55,8 +55,10 @@ def all_methods_json(files):
     (Each run is a new process that compiles the Laplace and NUTS models: ~40 s.)
     """
     d, *_ = files
-    # --draws / --tune: 4 chains x 600 (the model's default is 1000 + 1000)
-    r = accuracy(d, "--system", "system", "--format", "json", "--draws", "600", "--tune", "600")
+    # --draws / --tune: 4 chains x 1000 after 700 warm-up draws (the model's default is
+    # 1000 + 1000); at 4 x 600 R-hat over 2,400 draws is too noisy for the 1.01 gate on this
+    # two-system fit (seed 0: 1.0125 on PyMC 6)
+    r = accuracy(d, "--system", "system", "--format", "json", "--draws", "1000", "--tune", "700")
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
@@ -113,8 +115,8 @@ def test_accuracy_all_methods_with_pairwise_table(files, all_methods_json):
     gate = out["diagnostics"]["nuts"]
     assert gate["passed"] is True and gate["message"] == "converged"
     assert (gate["sampler"]["draws"], gate["sampler"]["tune"], gate["sampler"]["chains"]) == (
-        600,
-        600,
+        1000,
+        700,
         4,
     )
     assert set(out["diagnostics"]) == {"nuts"}  # closed form and Laplace have no sampler

@@ -13,6 +13,7 @@ import judgebayes as jb
 from judgebayes.errors import CountError, InputError, JudgeNoBetterThanChanceError
 from judgebayes.inference import closed_form as cf
 from tests import reference as ref
+from tests.plots import title
 
 rates = st.floats(0.0, 1.0)
 good_q = st.floats(0.55, 0.995)
@@ -428,8 +429,8 @@ def test_transfer_predictive_draws_the_distributions_check_transfer_tests():
     assert (rep <= 88).mean() == pytest.approx(ref.cdf(88), abs=0.014)
     long_tn = idata.posterior_predictive["tn"].sel(stratum="long").values
     assert (long_tn <= 20).mean() < 1e-3  # the collapsed specificity: nothing reaches 20
-    ax = jb.plot_check(idata, "tn", kind="p_value")
-    assert ax.lines or ax.collections
+    pc = jb.plot_check(idata, "tn", kind="tstat")
+    assert title(pc).startswith("tn: predictive tstat")
     plt.close("all")
     binary = jb.AccuracyStudy.from_counts(600, 1000, tn=70, m0=100, tp=90, m1=100)
     assert binary.transfer_predictive(draws=100).posterior_predictive["k"].shape == (1, 100, 1)

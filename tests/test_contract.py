@@ -19,6 +19,7 @@ import judgebayes as jb
 from judgebayes.errors import ConvergenceWarning, InputError
 from judgebayes.inference.registry import METHODS, SamplerConfig
 from judgebayes.simulate import controlled_benchmark, simulate_panel
+from tests.plots import check_forest, title
 
 SMALL = {"draws": 300, "tune": 300, "chains": 2}
 
@@ -148,9 +149,10 @@ def test_compare_and_forest_plot_take_every_family(all_fits):
         assert is_mcmc.any()
         assert table[is_mcmc]["r_hat"].notna().all()
         assert table[~is_mcmc]["r_hat"].isna().all()
-        ax = jb.plot_forest(fits)
-        shown = ax.get_title().split(":")[0]
+        pc = jb.plot_forest(fits)
+        shown = title(pc).split(":")[0]
         assert all(shown in f.idata.posterior for f in fits)
+        check_forest(pc, fits)
         plt.close("all")
 
 

@@ -27,12 +27,14 @@ def _idata(rng, *, stuck_hyper=False, energy="iid", depth_share=0.0, chains=4, d
         e = np.cumsum(rng.normal(size=(chains, draws)), axis=1)
     depth = rng.random((chains, draws)) < depth_share
     return az.from_dict(
-        posterior={"theta": theta, "sigma": sigma},
-        sample_stats={
-            "diverging": np.zeros((chains, draws), bool),
-            "energy": e,
-            "maxdepth_reached": depth,
-        },
+        {
+            "posterior": {"theta": theta, "sigma": sigma},
+            "sample_stats": {
+                "diverging": np.zeros((chains, draws), bool),
+                "energy": e,
+                "maxdepth_reached": depth,
+            },
+        }
     )
 
 

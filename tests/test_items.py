@@ -20,6 +20,7 @@ from judgebayes.data.items import items_from_frame
 from judgebayes.errors import InputError
 from judgebayes.inference import closed_form as cf
 from judgebayes.inference import items as ie
+from tests.plots import check_forest, title
 
 
 def _frame(seed=0, n=2000, labelled=300, systems=("a", "b", "c"), **kw):
@@ -286,8 +287,10 @@ def test_compare_table_and_forest_plot_from_one_frame():
     assert list(table["method"].unique()) == methods
     assert set(table["quantity"]) == {"theta_items", "theta"}
     assert table["width"].notna().all()
-    ax = jb.plot_forest([study.fit(m, random_seed=0) for m in ("closed_form", "exact")])
-    assert ax.get_title().startswith("theta_items")
+    fits = [study.fit(m, random_seed=0) for m in ("closed_form", "exact")]
+    pc = jb.plot_forest(fits)
+    assert title(pc).startswith("theta_items")
+    check_forest(pc, fits)
     plt.close("all")
 
 

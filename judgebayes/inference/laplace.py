@@ -176,8 +176,9 @@ def fit_laplace(
         If the optimiser fails, the Hessian at the mode is not negative definite, or
         (``importance=True``) the Pareto :math:`\hat k` exceeds :data:`K_HAT_MAX`.
     """
-    import arviz as az
     from scipy import optimize
+
+    from judgebayes.results import tree
 
     t0 = time.perf_counter()
     if spec.density is not None and block_size is None:
@@ -234,7 +235,7 @@ def fit_laplace(
             )
     post = {nm: np.asarray(v)[None, ...] for nm, v in target.expand(u).items()}
     dims = {nm: target.dims.get(nm, []) for nm in post}
-    idata = az.from_dict(posterior=post, coords=target.coords, dims=dims)
+    idata = tree({"posterior": post}, coords=target.coords, dims=dims)
     return idata, {
         "seconds": time.perf_counter() - t0,
         "cache_hit": hit,
@@ -331,15 +332,21 @@ def _psis(logp, z):
     """
     import warnings
 
-    import arviz as az
+    from arviz_stats.base import array_stats
 
     n, d = z.shape
     r2 = np.sum((z / PROPOSAL_SCALE) ** 2, axis=1)
     log_w = logp + 0.5 * (PROPOSAL_DF + d) * np.log1p(r2 / PROPOSAL_DF)
-    log_w = np.where(np.isfinite(log_w), log_w, -np.inf)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        lw, k_hat = az.psislw(log_w - np.max(log_w))
+    finite = np.isfinite(log_w)
+    lw = np.full(n, -np.inf)
+    k_hat = np.nan
+    if finite.sum() > 1:
+        # a draw outside the support (log density -inf) has weight 0; PSIS smooths the
+        # others (arviz-stats returns NaN for the whole vector when one entry is -inf).
+        # arviz-stats' psislw takes the negated log ratios (LOO's log-likelihoods)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lw[finite], k_hat = array_stats.psislw(np.max(log_w[finite]) - log_w[finite])
     k_hat = float(k_hat)
     if not k_hat <= K_HAT_MAX:
         return (

@@ -126,11 +126,13 @@ class _Facts:
     data: dict[str, Any] | None
 
 
-def _facts(model, spec: ModelSpec) -> _Facts:
+def _facts(model, spec: ModelSpec, known: set[str]) -> _Facts:
     free = tuple(v.name for v in model.free_RVs)
     named = frozenset(free) | {v.name for v in model.deterministics}
     data: dict[str, Any] | None = {}
     for d in model.data_vars:
+        if d.name not in known:
+            continue
         v = d.get_value()
         mine = spec.data.get(d.name)
         if mine is None or np.shape(mine) != v.shape or not np.array_equal(mine, v):
@@ -149,8 +151,15 @@ def clear_compile_cache() -> None:
     _CACHE.clear()
 
 
-def _data_values(model) -> dict[str, np.ndarray]:
-    return {d.name: d.get_value() for d in model.data_vars}
+def _data_values(model, known: set[str] | None = None) -> dict[str, np.ndarray]:
+    """The model's data by name; with ``known``, only those names (nutpie compiles away a
+    data variable that neither the log density nor a kept deterministic reads).
+    """
+    return {d.name: d.get_value() for d in model.data_vars if known is None or d.name in known}
+
+
+def _known_data(compiled) -> set[str]:
+    return {v.name for v in compiled.shared_var_keys}
 
 
 def _compiled(spec: ModelSpec) -> tuple[Any, Any, _Facts, bool, float]:
@@ -172,7 +181,7 @@ def _compiled(spec: ModelSpec) -> tuple[Any, Any, _Facts, bool, float]:
         csec = time.perf_counter() - t0
         if len(_CACHE) >= _CACHE_MAX:
             _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = _Compiled(compiled, model, csec, _facts(model, spec))
+        _CACHE[key] = _Compiled(compiled, model, csec, _facts(model, spec, _known_data(compiled)))
         return compiled, model, _CACHE[key].facts, False, csec
     entry = _CACHE[key]
     if entry.facts.data is not None:
@@ -182,7 +191,8 @@ def _compiled(spec: ModelSpec) -> tuple[Any, Any, _Facts, bool, float]:
         }
         return entry.nutpie_model.with_data(**values), None, entry.facts, True, 0.0
     model = spec.build()
-    return entry.nutpie_model.with_data(**_data_values(model)), model, entry.facts, True, 0.0
+    values = _data_values(model, _known_data(entry.nutpie_model))
+    return entry.nutpie_model.with_data(**values), model, entry.facts, True, 0.0
 
 
 def _init_mean(model, init: dict[str, Any] | None) -> np.ndarray | None:
@@ -205,9 +215,9 @@ def _init_mean(model, init: dict[str, Any] | None) -> np.ndarray | None:
 
 def _keep_named(idata, names):
     """Drop unconstrained (transformed) variables from the posterior: keep ``names``."""
-    post = idata.posterior
+    post = idata["posterior"]
     drop = [v for v in post.data_vars if v not in names]
-    idata.posterior = post.drop_vars(drop)
+    idata["posterior"] = post.to_dataset().drop_vars(drop)
     return idata
 
 
@@ -309,11 +319,11 @@ def convergence_diagnostics(
     r_by, eb_by = per_var(rh, np.max), per_var(eb, np.min)
     et_by = per_var(et, np.min)
     r = max(r_by.values(), default=float("nan"))
-    stats = idata.sample_stats if hasattr(idata, "sample_stats") else {}
+    stats = idata["sample_stats"] if "sample_stats" in idata.children else {}
     div = int(stats["diverging"].sum()) if "diverging" in stats else 0
     bfmi = float("nan")
     if "energy" in stats and stats["energy"].sizes.get("draw", 0) > 1:
-        bfmi = float(np.min(az.bfmi(idata)))
+        bfmi = float(np.min(az.bfmi(idata)["energy"].values))
     depth = 0.0
     for name in ("maxdepth_reached", "reached_max_treedepth"):
         if name in stats:
@@ -409,7 +419,7 @@ def sample_nuts(
             save_warmup=False,
         )
         ssec = time.perf_counter() - t0
-        got = idata.posterior.sizes.get("draw", 0) if "posterior" in idata.groups() else 0
+        got = idata["posterior"].sizes.get("draw", 0) if "posterior" in idata.children else 0
         if got < draws:
             # nutpie answers Ctrl-C by returning the draws it has: a partial trace is not a
             # posterior, so the interrupt goes on to the caller (the CLI exits 130)
@@ -453,10 +463,36 @@ def sample_nuts(
 
 
 def add_log_likelihood(idata, spec: ModelSpec, var_names: list[str] | None = None):
-    """Add the pointwise log-likelihood of ``spec``'s observed variables (for LOO)."""
+    """Add the pointwise log-likelihood of ``spec``'s observed variables (for LOO).
+
+    An entry whose log-likelihood is the same in every draw (to 1e-9: a beta-binomial of
+    zero trials is 0 up to rounding) is no observation (a cell with no unannotated output):
+    it adds a constant to every model's ELPD and nothing to their difference, and PSIS
+    cannot smooth a constant tail, so such entries are left out (the variable's dims are
+    then stacked into one ``<var>_obs`` dim labelled ``a|b``).
+    """
     import pymc as pm
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         pm.compute_log_likelihood(idata, var_names=var_names, model=spec.build(), progressbar=False)
+    ll = idata["log_likelihood"].to_dataset()
+    out = {}
+    for name, da in ll.data_vars.items():
+        obs = [d for d in da.dims if d not in ("chain", "draw")]
+        spread = (da.max(("chain", "draw")) - da.min(("chain", "draw"))).values
+        if not obs or (spread > 1e-9).all():
+            out[name] = da
+            continue
+        flat = da.stack({f"{name}_obs": obs})
+        keep = np.ravel(spread > 1e-9)
+        labels = [
+            "|".join(map(str, t)) if isinstance(t, tuple) else str(t)
+            for t in flat[f"{name}_obs"].values
+        ]
+        flat = flat.drop_vars([f"{name}_obs", *obs]).isel({f"{name}_obs": keep})
+        out[name] = flat.assign_coords({f"{name}_obs": np.asarray(labels)[keep]})
+    import xarray as xr
+
+    idata["log_likelihood"] = xr.Dataset(out, attrs=ll.attrs)
     return idata

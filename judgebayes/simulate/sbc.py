@@ -161,47 +161,37 @@ class SBCResult:
                 )
         return pd.DataFrame(rows)
 
-    def plot(self, var: str | None = None, ax=None, passed_only: bool = True):
-        """ECDF difference of the scaled ranks against the uniform, with ArviZ's
-        simultaneous 95% band (``az.plot_ecdf``), one line per component of ``var``.
+    def plot(self, var: str | None = None, passed_only: bool = True):
+        """ECDF difference of the fractional ranks against the uniform, with ArviZ's
+        simultaneous 95% band (``arviz.plot_ecdf_pit``), one panel per component of ``var``.
 
         A line leaving the band is a miscalibrated component: below the diagonal in the
         middle is a posterior too wide, an S-shape one too narrow.
+
+        Returns
+        -------
+        arviz_plots.PlotCollection
         """
         import arviz as az
-        import matplotlib.pyplot as plt
-        from scipy import stats
 
-        from judgebayes.results import arviz_boundary
+        from judgebayes.results import tree
 
         var = var or next(iter(self.ranks))
         if var not in self.ranks:
             raise InputError(
                 f"var must be one of {sorted(self.ranks)}; got {var!r}", field="var", value=var
             )
-        if ax is None:
-            _, ax = plt.subplots(figsize=(6, 3.5))
         keep = self.passed if passed_only else np.ones_like(self.passed)
-        r = self.ranks[var][keep]
-        for c, label in enumerate(self.components[var]):
-            u = (r[:, c] + 0.5) / (self.n_ranks + 1)
-            with arviz_boundary():
-                az.plot_ecdf(
-                    u,
-                    cdf=stats.uniform.cdf,
-                    difference=True,
-                    confidence_bands=c == 0,
-                    ci_prob=0.95,
-                    eval_points=np.linspace(0, 1, 101),
-                    ax=ax,
-                    plot_kwargs={"label": label, "color": f"C{c % 10}"},
-                )
-        ax.set_title(f"SBC {self.problem}: {var} ({int(keep.sum())} fits)")
-        ax.set_xlabel("fractional rank")
-        ax.set_ylabel("ECDF - uniform")
-        if len(self.components[var]) <= 10:
-            ax.legend(fontsize=7)
-        return ax
+        # fractional ranks: PIT values of the prior draw among the posterior draws
+        u = (self.ranks[var][keep] + 0.5) / (self.n_ranks + 1)
+        dt = tree(
+            {"prior_sbc": {var: u[None]}},
+            coords={"component": list(self.components[var])},
+            dims={var: ["component"]},
+        )
+        pc = az.plot_ecdf_pit(dt, var_names=[var], envelope_prob=0.95, backend="matplotlib")
+        pc.viz["figure"].item().suptitle(f"SBC {self.problem}: {var} ({int(keep.sum())} fits)")
+        return pc
 
 
 # ------------------------------------------------------------------- problems

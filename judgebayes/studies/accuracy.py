@@ -556,7 +556,7 @@ class AccuracyStudy(Comparable):
         )
 
     def _point_idata(self, values: dict[str, np.ndarray], dims: dict[str, list[str]]):
-        import arviz as az
+        from judgebayes.results import tree
 
         coords = {"system": list(self.systems)}
         if self.kind == "multiclass":
@@ -567,7 +567,7 @@ class AccuracyStudy(Comparable):
         if self.kind == "strata":
             coords["stratum"] = list(self.calibration.strata)
         post = {k: np.asarray(v, dtype=float)[None, None, ...] for k, v in values.items()}
-        return az.from_dict(posterior=post, coords=coords, dims=dims)
+        return tree({"posterior": post}, coords=coords, dims=dims)
 
     def _fit_closed_form(self, random_seed=None):
 
@@ -711,9 +711,8 @@ class AccuracyStudy(Comparable):
         )
 
     def _fit_exact(self, random_seed=None, draws: int = 4000, nodes: int = 64):
-        import arviz as az
-
         from judgebayes.inference.exact import exact_posterior
+        from judgebayes.results import tree
 
         if self.kind != "binary" or self.design != "stratified" or self.priors.theta != (1.0, 1.0):
             raise InputError(
@@ -744,8 +743,8 @@ class AccuracyStudy(Comparable):
             nodes=nodes,
         )
         th = np.asarray(ep.sample(draws, random_seed))
-        idata = az.from_dict(
-            posterior={"theta": th.reshape(1, draws, 1)},
+        idata = tree(
+            {"posterior": {"theta": th.reshape(1, draws, 1)}},
             coords={"system": list(self.systems)},
             dims={"theta": ["system"]},
         )
@@ -863,7 +862,7 @@ class AccuracyStudy(Comparable):
         of :math:`q_0, q_1`.  Groups ``posterior_predictive`` (one chain of ``draws``) and
         ``observed_data``.
         """
-        import arviz as az
+        from judgebayes.results import tree
 
         rng = np.random.default_rng(random_seed)
         pp, obs, dims, coords = {}, {}, {}, {}
@@ -892,7 +891,7 @@ class AccuracyStudy(Comparable):
                 field="kind",
                 value=self.kind,
             )
-        return az.from_dict(posterior_predictive=pp, observed_data=obs, coords=coords, dims=dims)
+        return tree({"posterior_predictive": pp, "observed_data": obs}, coords=coords, dims=dims)
 
     def ppc(self, fit, random_seed: int | None = 0) -> pd.DataFrame:
         """Posterior predictive check of the test counts: per system, the observed count,
@@ -1088,12 +1087,12 @@ class ReplicateStudy:
             )
         diag, sampler, interval_fn, info = None, None, None, {}
         if spec.name == "closed_form":
-            import arviz as az
+            from judgebayes.results import tree
 
             ci = cf.lang_reiczigel_from_counts(self.k, self.n, self.tp, self.m1, self.tn, self.m0)
             est = np.asarray(ci.estimate, float)
-            idata = az.from_dict(
-                posterior={"theta": est[None, None, :]},
+            idata = tree(
+                {"posterior": {"theta": est[None, None, :]}},
                 coords={"replicate": list(self.replicates)},
                 dims={"theta": ["replicate"]},
             )
@@ -1146,8 +1145,8 @@ class ReplicateStudy:
                     f"{failed} of {int(ok.sum())} replicates failed the convergence gate "
                     "(info['passed'] says which; do not pool them with the rest)"
                 )
-        idata.posterior["theta"] = idata.posterior["theta"].where(
-            _replicate_mask(idata.posterior["theta"], ok)
+        idata["posterior"]["theta"] = idata["posterior"]["theta"].where(
+            _replicate_mask(idata["posterior"]["theta"], ok)
         )
         from judgebayes.inference.exact import MIRROR_WARN, mirror_probability
 

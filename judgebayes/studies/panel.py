@@ -88,7 +88,7 @@ class PanelFit(Fit):
 
 
 def _point_idata(d: PanelData, g, tpr=None, tnr=None):
-    import arviz as az
+    from judgebayes.results import tree
 
     post = {"g": np.asarray(g, dtype=float)[None, None, :]}
     dims = {"g": ["generator"]}
@@ -97,7 +97,7 @@ def _point_idata(d: PanelData, g, tpr=None, tnr=None):
         post["tnr"] = np.asarray(tnr, dtype=float)[None, None, :]
         dims |= {"tpr": ["validator"], "tnr": ["validator"]}
     coords = {"generator": list(d.generators), "validator": list(d.validators)}
-    return az.from_dict(posterior=post, coords=coords, dims=dims)
+    return tree({"posterior": post}, coords=coords, dims=dims)
 
 
 class ValidatorPanel(Comparable):
@@ -504,9 +504,9 @@ class ValidatorPanel(Comparable):
         when generators are annotated, ``tpr`` / ``tnr`` (their confusion counts), each
         over a ``cell`` dim labelled ``generator|validator`` (cells with no verdicts are
         left out).  Same seed, same replicates as :meth:`check_cells`.  For
-        ``az.plot_bpv`` / ``az.plot_ppc``, or :func:`judgebayes.results.plot_check`.
+        ``az.plot_ppc_pit`` / ``az.plot_ppc_dist``, or :func:`judgebayes.results.plot_check`.
         """
-        import arviz as az
+        from judgebayes.results import tree
 
         d, checks = self._cell_replicates(fit, data, random_seed)
         pp, obs_d, coords, dims = {}, {}, {}, {}
@@ -519,7 +519,7 @@ class ValidatorPanel(Comparable):
             pp[name] = rep[:, i, j][None]
             obs_d[name] = np.asarray(obs)[i, j]
             dims[name] = [dim]
-        return az.from_dict(posterior_predictive=pp, observed_data=obs_d, coords=coords, dims=dims)
+        return tree({"posterior_predictive": pp, "observed_data": obs_d}, coords=coords, dims=dims)
 
     # ------------------------------------------------------------ leave-s-out
     def cross_validate(

@@ -830,9 +830,8 @@ class PairwiseRanking(Comparable):
         )
 
     def _fit_ppi(self, draws, seed, options) -> RankingFit:
-        import arviz as az
-
         from judgebayes.inference.ppi_ranking import ppi_bradley_terry
+        from judgebayes.results import tree
 
         ch = self.channel
         K = ch.n_outcomes
@@ -857,9 +856,7 @@ class PairwiseRanking(Comparable):
         post: dict[str, np.ndarray] = {"theta": th[None]}
         if log_nu is not None:
             post["nu"] = np.exp(log_nu)[None]
-        idata = az.from_dict(
-            posterior=post, coords={"item": list(ch.items)}, dims={"theta": ["item"]}
-        )
+        idata = tree({"posterior": post}, coords={"item": list(ch.items)}, dims={"theta": ["item"]})
         notes = self._channel_notes()
         n_skip = int(np.sum((ch.human >= 0) & ~has_v))
         if n_skip:
@@ -885,14 +882,13 @@ class PairwiseRanking(Comparable):
         )
 
     def _fit_analytic(self, prior, position, draws, seed, loglik, learn_spread) -> RankingFit:
-        import arviz as az
-
         from judgebayes.inference.bradley_terry import (
             bt_design,
             fit_map_empirical_bayes,
             laplace_draws,
             log_likelihood,
         )
+        from judgebayes.results import tree
 
         d = self.data
         pr = self.priors
@@ -937,7 +933,7 @@ class PairwiseRanking(Comparable):
             kw = {"log_likelihood": {"y": ll[None]}, "observed_data": {"y": d.y}}
             coords["comparison"] = list(range(d.n))
             dims["y"] = ["comparison"]
-        idata = az.from_dict(posterior=post, coords=coords, dims=dims, **kw)
+        idata = tree({"posterior": post, **kw}, coords=coords, dims=dims)
         method = "naive" if prior == "none" else "laplace"
         info = {"iterations": res.iterations, "objective": res.objective, "draws": draws}
         if prior == "hierarchical" and res.lam_b is not None:
@@ -1013,6 +1009,8 @@ class PairwiseRanking(Comparable):
             instance=inst,
         )
         model = f"ranking.{prior}" if prior in ("horseshoe", "hierarchical") else "ranking"
+        if inst is not None and model == "ranking":
+            model = "ranking.instance"
         cfg = resolve_sampler(model, options.get("sampler"))
         idata, diag, info = sample_nuts(spec, random_seed=seed, sampler=cfg)
         if loglik:
@@ -1058,18 +1056,17 @@ def compare_loo(
             field="fits",
             value=approx,
         )
-    missing = [k for k, f in fits.items() if "log_likelihood" not in f.idata.groups()]
+    missing = [k for k, f in fits.items() if "log_likelihood" not in f.idata.children]
     if missing:
         raise InputError(
             f"fits {missing} have no log-likelihood; refit with log_likelihood=True",
             field="log_likelihood",
             value=missing,
         )
-    from judgebayes.results import arviz_boundary
-
-    with warnings.catch_warnings(), arviz_boundary():
+    with warnings.catch_warnings():
+        # Pareto k warnings: the table's diag_elpd column carries them
         warnings.simplefilter("ignore", UserWarning)
-        table = az.compare({k: f.idata for k, f in fits.items()}, ic="loo")
+        table = az.compare({k: f.idata for k, f in fits.items()})
     table["approximate"] = [k in approx for k in table.index]
     return table
 
@@ -1080,7 +1077,8 @@ def compare_posteriors(
     """Posterior mean, sd and interval of theta and the bias coefficients, per fit.
 
     Returns a tidy DataFrame (parameter, fit, mean, sd, lower, upper); with
-    ``plot=True`` also an ``az.plot_forest`` of the fits side by side.
+    ``plot=True`` also an ``arviz.plot_forest`` of the fits side by side (a
+    ``PlotCollection``).
     """
     import pandas as pd
 
@@ -1111,15 +1109,13 @@ def compare_posteriors(
 
     names = list(fits)
     var_names = [v for v in ("b", "theta") if all(v in fits[n].idata.posterior for n in names)]
-    from judgebayes.results import arviz_boundary
-
-    with arviz_boundary():
-        axes = az.plot_forest(
-            [fits[n].idata for n in names],
-            model_names=names,
-            var_names=var_names,
-            combined=True,
-            hdi_prob=1 - alpha,
-            figsize=(7, 0.25 * len(df) / max(len(names), 1) + 2),
-        )
-    return df, axes
+    pc = az.plot_forest(
+        {n: fits[n].idata for n in names},
+        var_names=var_names,
+        combined=True,
+        ci_kind="eti",
+        ci_probs=(0.5, 1 - alpha),
+        backend="matplotlib",
+    )
+    pc.add_legend("model")
+    return df, pc

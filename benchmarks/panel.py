@@ -69,7 +69,7 @@ def regression_pipeline(p: ValidatorPanel, truth) -> None:
     for sub in subs:
         d = p.data.calibrate_on(sub)
         held = np.setdiff1d(A, sub)
-        f = p.fit("regression", data=d, random_seed=0)
+        f = p.with_data(d).fit("regression", random_seed=0)
         our_err.append(np.max(np.abs(f.estimate()[held] - truth[held])))
         our_loss.append(f.info["loss"])
     scaled = base * 63 / len(subs)

@@ -76,6 +76,8 @@ _EXPORTS: dict[str, str] = {
     "AccuracyFit": "judgebayes.studies.accuracy",
     "compare": "judgebayes.results",
     "Fit": "judgebayes.results",
+    "load_fit": "judgebayes.studies.archive",
+    "Study": "judgebayes.studies.base",
     "SamplerConfig": "judgebayes.inference.registry",
     "plot_forest": "judgebayes.results",
     "plot_check": "judgebayes.results",

@@ -19,12 +19,18 @@ from __future__ import annotations
 
 import base64
 import html
+import io
 import math
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 from judgebayes.errors import InputError
+from judgebayes.inference.sampling import quiet_engine_warnings
+from judgebayes.results import compare, plot_intervals
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -105,8 +111,6 @@ class Report:
 
     def figure(self, name: str, fig, caption: str = "") -> None:
         """A matplotlib figure, saved as ``<name>.png`` (and closed)."""
-        import io
-
         import matplotlib.pyplot as plt
 
         buf = io.BytesIO()
@@ -246,13 +250,6 @@ def accuracy_report(
     ReportFiles
         Paths and the tables (``data``, ``comparison``, ``diagnostics``, ``ppc``).
     """
-    import warnings
-
-    import pandas as pd
-
-    from judgebayes.inference.sampling import quiet_engine_warnings
-    from judgebayes.results import compare, plot_intervals
-
     if fits is None:
         fits = []
         with quiet_engine_warnings():  # failed gates are written into the report
@@ -326,7 +323,6 @@ def _flat(info: dict) -> dict:
 
 
 def _data_table(study) -> pd.DataFrame:
-    import pandas as pd
 
     if study.kind == "multiclass":
         mc = study.multiclass

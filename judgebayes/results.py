@@ -19,36 +19,36 @@ HDI interval of their draws.
 
 from __future__ import annotations
 
+import json
+import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from typing import Any
 
 import numpy as np
+import pandas as pd
+import xarray as xr
 
+from judgebayes import __version__
 from judgebayes.errors import InputError
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
-    import xarray as xr
-
 
 __all__ = [
     "COMPARISON_COLUMNS",
     "KINDS",
-    "Comparable",
-    "Deferred",
+    "SAVED_ALPHAS",
     "Fit",
+    "LazyTree",
     "check_alpha",
     "compare",
-    "compare_methods",
     "interval_summary",
     "plot_check",
     "plot_forest",
     "plot_intervals",
-    "replace_fit",
+    "point_tree",
+    "saved_interval",
     "stamp",
-    "stamped",
     "to_attrs",
+    "to_json",
     "tree",
 ]
 
@@ -67,6 +67,8 @@ COMPARISON_COLUMNS = (
     "ess_tail",
     "divergences",
     "seconds",
+    "estimand",
+    "note",
 )
 
 KINDS = ("equal_tailed", "hdi")
@@ -100,8 +102,6 @@ def tree(
     and labelled by ``coords``.  Built with xarray directly: ``az.from_dict`` costs 3x
     more, which shows in closed-form fits that take well under a millisecond.
     """
-    import xarray as xr
-
     coords, dims = dict(coords or {}), dict(dims or {})
     out = {}
     for group, variables in groups.items():
@@ -125,101 +125,146 @@ def tree(
     return xr.DataTree.from_dict(out)
 
 
-def to_attrs(value: Any) -> str:
-    """A JSON string for ``idata.attrs`` (dataclasses as dicts, tuples as lists)."""
-    import json
-    from dataclasses import asdict, is_dataclass
-
+def to_json(value: Any) -> Any:
+    """``value`` made JSON-ready: dataclasses as dicts, numpy arrays as lists, numpy scalars
+    as Python numbers, tuples as lists, NaN as None, anything else as its ``str``.
+    """
     if is_dataclass(value) and not isinstance(value, type):
         value = asdict(value)
-    return json.dumps(value, default=str, sort_keys=True)
+    if isinstance(value, dict):
+        return {str(k): to_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [to_json(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return to_json(value.tolist())
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
 
 
-def stamp(
-    idata,
-    *,
-    method: str,
-    family: str,
-    random_seed: Any,
-    priors: Any = None,
-    sampler: Any = None,
-    **extra: Any,
-):
-    """Write what made a fit into ``idata.attrs`` (and the posterior group's attrs, which
-    travel with it to netCDF): method, family, random_seed, package version, priors and
-    sampler settings as JSON strings.  Called once, before the :class:`Fit` is made.
+def to_attrs(value: Any) -> str:
+    """A JSON string of ``value`` (:func:`to_json`) for a DataTree's attrs."""
+    return json.dumps(to_json(value), sort_keys=True)
+
+
+def stamp(idata, attrs: dict[str, Any]):
+    """``idata`` with ``attrs`` (JSON strings but for ``method`` and ``family``) written on
+    the root and on the posterior group (which travels alone to netCDF); returns it.
     """
-    from judgebayes import __version__
-
-    attrs = {
-        "method": method,
-        "family": family,
-        "random_seed": to_attrs(random_seed),
-        "version": __version__,
-        "priors": to_attrs(priors),
-        "sampler": to_attrs(sampler),
-        **{k: to_attrs(v) for k, v in extra.items()},
-    }
-    idata.attrs.update(attrs)
-    idata["posterior"].attrs.update(attrs)
+    text = {k: v if k in ("method", "family") else to_attrs(v) for k, v in attrs.items()}
+    text["version"] = __version__
+    idata.attrs.update(text)
+    idata["posterior"].attrs.update(text)
     return idata
 
 
-class Deferred:
-    """A point fit's ``InferenceData``, built on first access.
+class LazyTree:
+    """A point fit's ``DataTree``, built on first use.
 
     Building the xarray objects of a one-atom posterior costs more than a closed-form
-    estimate itself (about 1 ms against 0.2 ms on 5,000 items), so a point method may
-    hand :class:`Fit` a ``Deferred`` instead: ``fit.estimate()``, ``fit.interval()`` and
-    ``fit.units`` of the reported quantity are answered from ``values`` and ``units``;
-    anything else (``fit.idata``, other variables, pickling, equality) builds the
-    ``InferenceData`` once and keeps it.
+    estimate itself (about 0.5 ms against 0.2 ms on 5,000 items), so a point method may
+    hand its fit a ``LazyTree``: ``fit.estimate()``, ``fit.interval()`` and ``fit.units``
+    of the reported quantity are answered from ``values`` and ``units``; ``fit.idata``
+    builds the tree once (this holder keeps it; the fit itself never changes).
 
     Parameters
     ----------
     factory : callable
-        No arguments; returns the ``InferenceData``.
+        No arguments; returns the ``DataTree``.
     unit : str
         The reported quantity's dim.
-    units : tuple of str
+    units : sequence of str
         Its labels.
     values : dict of str to ndarray
         The atom of the variables answered without building (one value per unit).
     """
 
-    __slots__ = ("factory", "unit", "units", "values")
+    __slots__ = ("_built", "factory", "unit", "units", "values")
 
     def __init__(self, factory: Callable[[], Any], unit: str, units, values: dict):
-        self.factory = factory
-        self.unit = unit
-        self.units = tuple(units)
+        self.factory, self.unit, self.units = factory, unit, tuple(units)
         self.values = values
+        self._built = None
 
-    def then(self, fn: Callable[[Any], Any]) -> Deferred:
-        """The same deferred object with ``fn`` applied to the built ``InferenceData``."""
+    @property
+    def built(self) -> bool:
+        """True once the tree exists."""
+        return self._built is not None
+
+    def get(self):
+        """The tree (built on the first call)."""
+        if self._built is None:
+            self._built = self.factory()
+        return self._built
+
+    def then(self, fn: Callable[[Any], Any]) -> LazyTree:
+        """A new holder whose tree is ``fn`` of this one's."""
         inner = self.factory
-        return Deferred(lambda: fn(inner()), self.unit, self.units, self.values)
+        return LazyTree(lambda: fn(inner()), self.unit, self.units, self.values)
+
+    def __reduce__(self):
+        # a closure does not pickle: the tree is built and travels instead
+        return (_built_tree, (self.get(), self.unit, self.units, self.values))
 
 
-def stamped(fit: Fit, **attrs: Any):
-    """``fit``'s ``InferenceData`` stamped (:func:`stamp`), or a :class:`Deferred` that
-    stamps it when it is built.
+def _built_tree(t, unit, units, values) -> LazyTree:
+    lazy = LazyTree(lambda: t, unit, units, values)
+    lazy._built = t
+    return lazy
+
+
+def point_tree(values: dict[str, Any], unit: str, units, *, dims=None, coords=None) -> LazyTree:
+    """A one-atom posterior (one chain, one draw) of ``values``, built when first used.
+
+    ``values`` maps each variable to its value; the reported quantity's values are one per
+    label of ``units`` along dim ``unit``.  ``dims`` names the dims of the others
+    (default: ``unit`` for variables with one value per unit, none for scalars);
+    ``coords`` labels further dims.
     """
-    d = fit.__dict__.get("_deferred")
-    if d is not None:
-        return d.then(lambda idata: stamp(idata, **attrs))
-    return stamp(fit.idata, **attrs)
+    units = [str(u) for u in units]
+    dims = dict(dims or {})
+    for name, v in values.items():
+        if name not in dims:
+            dims[name] = [unit] if np.ndim(v) == 1 and np.size(v) == len(units) else []
+
+    def build():
+        post = {k: np.asarray(v, float)[None, None, ...] for k, v in values.items()}
+        return tree({"posterior": post}, coords={unit: units, **(coords or {})}, dims=dims)
+
+    answer = {k: v for k, v in values.items() if dims[k] == [unit]}
+    return LazyTree(build, unit, units, answer)
 
 
-def replace_fit(fit: Fit, **changes: Any) -> Fit:
-    """``dataclasses.replace`` that keeps a deferred ``InferenceData`` deferred."""
-    d = fit.__dict__.get("_deferred")
-    if d is not None and "idata" not in changes:
-        changes["idata"] = d
-    return replace(fit, **changes)
+class _TreeField:
+    """The ``idata`` field of :class:`Fit`: stores a ``DataTree`` or a :class:`LazyTree`
+    and always reads as a ``DataTree`` (a lazy one is built by its holder, so the fit's
+    own state never changes).
+    """
+
+    def __set_name__(self, owner, name):
+        self.slot = f"_{name}"
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            raise AttributeError("idata has no default")  # a required field
+        value = obj.__dict__[self.slot]
+        return value.get() if isinstance(value, LazyTree) else value
+
+    def __set__(self, obj, value):
+        if self.slot in obj.__dict__:
+            raise AttributeError("a Fit is never changed after it is made")
+        obj.__dict__[self.slot] = value
 
 
-@dataclass(frozen=True)
+#: levels at which a saved point fit keeps its own interval (a closure does not save)
+SAVED_ALPHAS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.32, 0.5)
+
+
+@dataclass(frozen=True, eq=False)
 class Fit:
     """Result of one method on one study: the same members for every family.
 
@@ -228,14 +273,17 @@ class Fit:
     method : str
         The method that made it (``"closed_form"``, ``"laplace"``, ``"exact"``,
         ``"nuts"``, ``"regression"``, ``"veto"``, ``"naive"``, ...).
-    idata : arviz.InferenceData
-        ``posterior`` of every model variable (one chain x one draw for point methods);
-        ``idata.attrs`` carry ``method``, ``family``, ``random_seed``, ``version``,
-        ``priors`` and ``sampler`` (JSON-ready strings).
+    idata : xarray.DataTree
+        ArviZ's data: ``posterior`` of every model variable (one chain x one draw for point
+        methods); NUTS fits also ``sample_stats``, ``observed_data``, ``log_likelihood``
+        and, when asked for, ``prior`` and ``prior_predictive``.  ``idata.attrs`` carry
+        ``method``, ``family``, ``random_seed``, ``version``, ``priors`` and ``sampler``
+        (JSON strings).
     family : {"accuracy", "panel", "ranking"}
     quantity : str
-        The reported posterior variable: ``theta`` (accuracy), ``g`` (panel: each
-        generator's precision), ``theta`` (ranking: item quality).
+        The reported posterior variable: ``theta`` (accuracy; ``theta_items`` for the rate
+        over the items evaluated), ``g`` (panel: each generator's precision), ``theta``
+        (ranking: item quality).
     unit : str
         Its dim: ``system``, ``generator``, ``item``.
     diagnostics : Diagnostics or None
@@ -249,13 +297,15 @@ class Fit:
 
     Notes
     -----
-    A fit is never mutated after it is made (the dataclass is frozen and nothing in the
-    package writes to ``idata`` after construction).  A point method may pass a
-    :class:`Deferred` as ``idata``; it is built on first access and then kept.
+    A fit is made complete by its study and never changed: the dataclass is frozen, its
+    ``idata`` field refuses a second assignment, and the package writes nothing into a
+    fit's tree after it is made.  A point method's tree may be built on first use
+    (:class:`LazyTree`).  ``fit.save(path)`` writes it (netCDF, or zarr for a ``.zarr``
+    path) and :func:`judgebayes.load_fit` reads it back as a fit of the same class.
     """
 
     method: str
-    idata: Any
+    idata: Any = _TreeField()
     family: str = "accuracy"
     quantity: str = "theta"
     unit: str = "system"
@@ -263,30 +313,15 @@ class Fit:
     seconds: float = float("nan")
     info: dict = field(default_factory=dict)
     notes: tuple[str, ...] = ()
-    interval_fn: IntervalFn | None = field(default=None, repr=False)
-    estimate_override: np.ndarray | None = field(default=None, repr=False)
+    interval_fn: IntervalFn | None = field(default=None, repr=False, compare=False)
+    estimate_override: np.ndarray | None = field(default=None, repr=False, compare=False)
 
-    def __post_init__(self):
-        if isinstance(self.idata, Deferred):
-            self.__dict__["_deferred"] = self.__dict__.pop("idata")
-
-    def __getattr__(self, name: str):
-        # only reached when normal lookup fails: ``idata`` of a deferred fit not yet built
-        deferred = self.__dict__.get("_deferred") if name == "idata" else None
-        if deferred is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        idata = deferred.factory()
-        self.__dict__["idata"] = idata
-        self.__dict__.pop("_deferred", None)
-        return idata
-
-    def __getstate__(self):
-        self.idata  # noqa: B018  (build a deferred InferenceData: a closure does not pickle)
-        return self.__dict__
-
-    def _deferred_var(self, var: str):
-        d = self.__dict__.get("_deferred")
-        return d if d is not None and var in d.values else None
+    def _lazy(self, var: str | None = None) -> LazyTree | None:
+        """The unbuilt lazy tree answering ``var`` (None once built or for other fits)."""
+        lazy = self.__dict__["_idata"]
+        if not isinstance(lazy, LazyTree) or lazy.built:
+            return None
+        return lazy if var is None or var in lazy.values else None
 
     # --------------------------------------------------------------- identity
     @property
@@ -297,17 +332,17 @@ class Fit:
     @property
     def is_point(self) -> bool:
         """True when the posterior has a single atom."""
-        if "_deferred" in self.__dict__:
-            return True  # only point methods defer their InferenceData
+        if isinstance(self.__dict__["_idata"], LazyTree):
+            return True  # only point methods build their tree lazily
         post = self.idata.posterior
         return post.sizes["chain"] * post.sizes["draw"] == 1
 
     @property
     def units(self) -> tuple[str, ...]:
         """Labels of the reported units."""
-        d = self._deferred_var(self.quantity)
-        if d is not None:
-            return d.units
+        lazy = self._lazy(self.quantity)
+        if lazy is not None:
+            return lazy.units
         return tuple(str(v) for v in self.idata.posterior[self.unit].values)
 
     # --------------------------------------------------------------- draws
@@ -333,20 +368,18 @@ class Fit:
             )
 
     def _index(self, var: str):
-        import pandas as pd
-
-        d = self._deferred_var(var)
-        if d is not None:
-            return pd.Index(list(d.units), name=d.unit), [d.unit]
+        lazy = self._lazy(var)
+        if lazy is not None:
+            return pd.Index(list(lazy.units), name=lazy.unit)
         da = self.idata.posterior[var]
         dims = [d for d in da.dims if d not in ("chain", "draw")]
         if not dims:
-            return pd.Index([var], name="quantity"), dims
+            return pd.Index([var], name="quantity")
         if len(dims) == 1:
-            return pd.Index([str(v) for v in da[dims[0]].values], name=dims[0]), dims
+            return pd.Index([str(v) for v in da[dims[0]].values], name=dims[0])
         return pd.MultiIndex.from_product(
             [[str(v) for v in da[d].values] for d in dims], names=dims
-        ), dims
+        )
 
     def estimate(self, var: str | None = None) -> np.ndarray:
         """Point estimate: the atom, the method's own point (MAP, exact mean), or the
@@ -355,9 +388,9 @@ class Fit:
         var = var or self.quantity
         if self.estimate_override is not None and var == self.quantity:
             return np.ravel(self.estimate_override)
-        d = self._deferred_var(var)
-        if d is not None:
-            return np.ravel(np.asarray(d.values[var], float))
+        lazy = self._lazy(var)
+        if lazy is not None:
+            return np.ravel(np.asarray(lazy.values[var], float))
         if self.is_point:  # the atom itself (no stacking of a 1 x 1 sample)
             return np.ravel(self.idata.posterior[var].values[0, 0])
         return np.ravel(self.draws(var).mean("sample").values)
@@ -384,13 +417,11 @@ class Fit:
             Indexed by the variable's dims (the unit for the quantity): ``estimate,
             lower, upper``.
         """
-        import pandas as pd
-
         if kind not in KINDS:
             raise InputError(f"kind must be one of {KINDS}; got {kind!r}", field="kind", value=kind)
         alpha = check_alpha(alpha)
         var = var or self.quantity
-        index, _ = self._index(var)
+        index = self._index(var)
         est = self.estimate(var)
         if (
             self.interval_fn is not None
@@ -401,8 +432,6 @@ class Fit:
         elif self.is_point:
             lo = hi = np.full(est.shape, np.nan)
         elif kind == "equal_tailed":
-            import warnings
-
             d = self.draws(var)
             with warnings.catch_warnings():
                 # a unit without a posterior (NaN draws, counted in notes) has a NaN interval
@@ -422,7 +451,7 @@ class Fit:
         )
 
     def summary(self, var_names: Sequence[str] | None = None) -> pd.DataFrame:
-        """``az.summary`` of ``var_names`` (default: the reported quantity)."""
+        """``arviz.summary`` of ``var_names`` (default: the reported quantity)."""
         import arviz as az
 
         names = list(var_names) if var_names else [self.quantity]
@@ -432,28 +461,96 @@ class Fit:
         """Rows of the comparison table for this fit (columns :data:`COMPARISON_COLUMNS`)."""
         tab = self.interval(alpha, kind)
         diag = self.diagnostics
-        rows = []
-        for idx, r in tab.iterrows():
-            unit = "/".join(map(str, idx)) if isinstance(idx, tuple) else str(idx)
-            rows.append(
+        common = {
+            "method": self.label,
+            "family": self.family,
+            "quantity": self.quantity,
+            "estimand": self.info.get("estimand", ""),
+            "level": 1 - alpha,
+            "r_hat": diag.r_hat_max if diag else np.nan,
+            "ess_bulk": diag.ess_bulk_min if diag else np.nan,
+            "ess_tail": diag.ess_tail_min if diag else np.nan,
+            "divergences": diag.divergences if diag else np.nan,
+            "seconds": self.seconds,
+            "note": "",
+        }
+        return [
+            {
+                **common,
+                "unit": "/".join(map(str, idx)) if isinstance(idx, tuple) else str(idx),
+                "estimate": r["estimate"],
+                "lower": r["lower"],
+                "upper": r["upper"],
+                "width": r["upper"] - r["lower"],
+            }
+            for idx, r in tab.iterrows()
+        ]
+
+    # --------------------------------------------------------------- saving
+    def archive(self):
+        """The fit as one ``DataTree``: its ``idata`` plus, in the root's
+        ``judgebayes_fit`` attribute, what :func:`judgebayes.load_fit` needs to make the fit
+        again (class, members, the diagnostics) and, for a method with its own interval
+        (closed forms, the exact engine), an ``interval`` group holding it at
+        :data:`SAVED_ALPHAS`.
+        """
+        t = self.idata.copy()
+        own = {}
+        for f in fields(self):
+            if f.name in ("idata", "interval_fn", "estimate_override"):
+                continue
+            v = getattr(self, f.name)
+            if hasattr(v, "to_dataset"):  # a family's data container
+                t[f"judgebayes_{f.name}"] = v.to_dataset()
+                own[f.name] = {"__dataset__": type(v).__name__}
+            elif f.name == "map_result":
+                continue  # the Newton engine's mode and Hessian: not kept
+            else:
+                own[f.name] = to_json(v)
+        own["class"] = type(self).__name__
+        if self.estimate_override is not None:
+            own["estimate_override"] = to_json(np.ravel(self.estimate_override))
+        if self.interval_fn is not None:
+            bounds = [self.interval_fn(a) for a in SAVED_ALPHAS]
+            units = list(self._index(self.quantity))
+            t["interval"] = xr.Dataset(
                 {
-                    "method": self.label,
-                    "family": self.family,
-                    "quantity": self.quantity,
-                    "unit": unit,
-                    "estimate": r["estimate"],
-                    "lower": r["lower"],
-                    "upper": r["upper"],
-                    "level": 1 - alpha,
-                    "width": r["upper"] - r["lower"],
-                    "r_hat": diag.r_hat_max if diag else np.nan,
-                    "ess_bulk": diag.ess_bulk_min if diag else np.nan,
-                    "ess_tail": diag.ess_tail_min if diag else np.nan,
-                    "divergences": diag.divergences if diag else np.nan,
-                    "seconds": self.seconds,
-                }
+                    "lower": (("alpha", "unit"), np.array([np.ravel(b[0]) for b in bounds])),
+                    "upper": (("alpha", "unit"), np.array([np.ravel(b[1]) for b in bounds])),
+                },
+                coords={"alpha": list(SAVED_ALPHAS), "unit": [str(u) for u in units]},
             )
-        return rows
+        t.attrs["judgebayes_fit"] = json.dumps(own, sort_keys=True)
+        return t
+
+    def save(self, path) -> None:
+        """Write the fit (:meth:`archive`) to ``path``: zarr when it ends in ``.zarr``,
+        netCDF otherwise.
+        """
+        path = str(path)
+        t = self.archive()
+        if path.endswith(".zarr"):
+            t.to_zarr(path, mode="w", consolidated=False)  # zarr 3 warns on consolidated
+        else:
+            t.to_netcdf(path)
+
+
+def saved_interval(table) -> IntervalFn:
+    """The interval function of a loaded point fit: the saved levels only."""
+
+    def fn(alpha: float):
+        a = float(alpha)
+        hit = np.flatnonzero(np.isclose(table["alpha"].values, a, rtol=0, atol=1e-12))
+        if not hit.size:
+            raise InputError(
+                f"this fit was loaded from a file, which keeps its own interval at alpha in "
+                f"{list(SAVED_ALPHAS)} only; got {a:g}",
+                field="alpha",
+                value=a,
+            )
+        return table["lower"].values[hit[0]], table["upper"].values[hit[0]]
+
+    return fn
 
 
 def compare(fits: Sequence[Fit], alpha: float = 0.05, kind: str = "equal_tailed") -> pd.DataFrame:
@@ -464,8 +561,6 @@ def compare(fits: Sequence[Fit], alpha: float = 0.05, kind: str = "equal_tailed"
     Works for any family; fits of different quantities are allowed and keep their
     ``family`` and ``quantity`` columns.
     """
-    import pandas as pd
-
     fits = list(fits)
     bad = [type(f).__name__ for f in fits if not isinstance(f, Fit)]
     if bad:
@@ -523,69 +618,6 @@ def interval_summary(results: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     return d.groupby(list(by), sort=False).agg(**aggs).reset_index()
 
 
-def compare_methods(
-    study: Any,
-    methods: Sequence[str],
-    *,
-    alpha: float = 0.05,
-    kind: str = "equal_tailed",
-    random_seed: int | None = 0,
-    options: dict[str, dict[str, Any]] | None = None,
-    plot: bool = False,
-):
-    """Fit ``study`` by each of ``methods`` and return :func:`compare`'s table.
-
-    The body of every study's ``compare`` method.  ``options`` maps a method to its
-    keyword arguments (e.g. ``{"nuts": {"sampler": {"draws": 500}}}``); with
-    ``plot=True`` the result is ``(table, ax)`` with the fits' forest plot.  Nothing is
-    kept on the study: to keep the fits, call ``study.fit`` and :func:`compare`.
-    """
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(methods))
-    if unknown:
-        raise InputError(
-            f"options for {unknown[0]!r}, which is not among methods {tuple(methods)}",
-            field="options",
-            value=unknown[0],
-        )
-    fits = [study.fit(m, random_seed=random_seed, **options.get(m, {})) for m in methods]
-    table = compare(fits, alpha=alpha, kind=kind)
-    if plot:
-        return table, plot_forest(fits, alpha=alpha)
-    return table
-
-
-class Comparable:
-    """The ``compare`` method every study shares (mixed into the three study classes)."""
-
-    #: methods ``compare()`` fits when none are named
-    default_methods: tuple[str, ...] = ()
-
-    def compare(
-        self,
-        methods: Sequence[str] | None = None,
-        *,
-        alpha: float = 0.05,
-        kind: str = "equal_tailed",
-        random_seed: int | None = 0,
-        options: dict[str, dict[str, Any]] | None = None,
-        plot: bool = False,
-    ):
-        """Fit each method and return :func:`compare`'s table (one row per method x unit).
-
-        See :func:`compare_methods`; ``methods`` defaults to :attr:`default_methods`.
-        """
-        return compare_methods(
-            self,
-            self.default_methods if methods is None else methods,
-            alpha=alpha,
-            kind=kind,
-            random_seed=random_seed,
-            options=options,
-            plot=plot,
-        )
-
-
 def plot_forest(fits: Sequence[Fit], alpha: float = 0.05, var: str | None = None, **kwargs):
     """Every fit's own estimate and interval of its reported quantity, side by side
     (``arviz.plot_forest``, one colour per fit).
@@ -602,7 +634,6 @@ def plot_forest(fits: Sequence[Fit], alpha: float = 0.05, var: str | None = None
         ``.savefig(path)``; the matplotlib figure is ``.viz["figure"].item()``.
     """
     import arviz as az
-    import xarray as xr
 
     fits = list(fits)
     alpha = check_alpha(alpha)

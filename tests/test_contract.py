@@ -1,6 +1,6 @@
 """One result contract: every family x every method returns the same Fit.
 
-Each study fits every method its family registers (``inference.registry.METHODS``), on
+Each study fits every method its class registers (``Study.methods``), on
 small data, and each result is checked member by member: identity, InferenceData with
 attrs, the interval frame indexed by the unit, draws, diagnostics only for MCMC, rows in
 ``jb.compare`` and a forest plot.  Model structures match those of the family tests, so
@@ -17,20 +17,34 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.errors import ConvergenceWarning, InputError
-from judgebayes.inference.registry import METHODS, SamplerConfig
+from judgebayes.inference.registry import SamplerConfig
 from judgebayes.simulate import controlled_benchmark, simulate_panel
+from judgebayes.studies.items import ItemStudy
 from tests.plots import check_forest, title
+
+#: every study class's method table, by the key the tests use
+METHODS = {
+    "accuracy": jb.AccuracyStudy.methods,
+    "accuracy.items": ItemStudy.methods,
+    "panel": jb.ValidatorPanel.methods,
+    "ranking": jb.PairwiseRanking.methods,
+}
 
 SMALL = {"draws": 300, "tune": 300, "chains": 2}
 
 
 def _options(family, method):
     spec = METHODS[family][method]
+    out = {}
     if "sampler" in spec.options:
-        return {"sampler": SMALL}
-    if "draws" in spec.options:
-        return {"draws": 300}
-    return {}
+        out["sampler"] = SMALL
+    elif "draws" in spec.options:
+        out["draws"] = 300
+    if "log_likelihood" in spec.options:
+        out["log_likelihood"] = True  # every model that has one stores it (for LOO)
+    if (family, method) == ("accuracy", "nuts"):
+        out["prior_draws"] = 200  # one model's prior groups (each compiles a sampler)
+    return out
 
 
 def _ranking_with_humans():
@@ -306,5 +320,106 @@ def test_replicate_study_fits_are_the_contract():
         assert iv.loc["2"].isna().all()  # no test item: NaN, counted in notes
         assert iv.loc[["0", "1"]].notna().all().all()
         assert any("1 of 3 replicates" in n for n in f.notes)
-    with pytest.raises(InputError, match="replicates"):
+    with pytest.raises(InputError, match="ReplicateStudy"):
         rs.fit("exact")
+
+
+@pytest.mark.parametrize(
+    "family,method", [(f, m) for f in METHODS for m in METHODS[f]], ids=lambda x: str(x)
+)
+def test_every_fit_saves_and_loads_back_as_itself(all_fits, family, method, tmp_path):
+    fit = all_fits[(family, method)]
+    path = tmp_path / ("fit.zarr" if method == "nuts" else "fit.nc")
+    fit.save(path)
+    back = jb.load_fit(path)
+    assert type(back) is type(fit)
+    for name in ("method", "family", "quantity", "unit", "notes"):
+        assert getattr(back, name) == getattr(fit, name), name
+    assert back.seconds == pytest.approx(fit.seconds)
+    for alpha in (0.05, 0.1):
+        pd.testing.assert_frame_equal(back.interval(alpha), fit.interval(alpha))
+    if fit.diagnostics is not None:
+        assert back.diagnostics == fit.diagnostics
+    assert json.loads(back.idata.attrs["random_seed"]) == 1
+    assert set(back.idata.children) == set(fit.idata.children)
+    if fit.interval_fn is not None:  # a closure does not save: its saved levels only
+        with pytest.raises(InputError, match="loaded from a file"):
+            back.interval(0.07)
+    if family == "ranking" and not fit.is_point:
+        pd.testing.assert_frame_equal(back.top_k(2), fit.top_k(2))
+        pd.testing.assert_frame_equal(back.bias_table(), fit.bias_table())
+
+
+def test_a_fit_is_complete_when_made_and_never_changes(studies):
+    # a closed form builds its tree on first use; reading it leaves the fit as it was
+    fit = studies["accuracy.items"].fit("closed_form")
+    before = dict(fit.__dict__)
+    assert fit.idata.attrs["method"] == "closed_form"  # stamped before the fit was made
+    assert fit.__dict__ == before
+    with pytest.raises(AttributeError, match="never changed"):
+        object.__setattr__(fit, "idata", None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fit.info = {}
+
+
+def test_method_options_come_from_the_registered_signature():
+    import inspect
+
+    for table in METHODS.values():
+        for m in table.values():
+            params = inspect.signature(m.fn).parameters
+            kw = [n for n, v in params.items() if v.kind == v.KEYWORD_ONLY]
+            assert m.options == tuple(n for n in kw if n != "random_seed")
+    # a study class registers a method once, and fit() takes exactly its keywords
+    assert "importance" in jb.AccuracyStudy.methods["laplace"].options
+    assert jb.ValidatorPanel.methods["nuts"].options[:2] == ("variant", "sampler")
+
+
+def test_nuts_trees_carry_the_groups_arviz_reads(all_fits):
+    import arviz as az
+
+    fit = all_fits[("accuracy", "nuts")]
+    assert {"posterior", "sample_stats", "observed_data", "log_likelihood", "prior"} <= set(
+        fit.idata.children
+    )
+    assert "prior_predictive" in fit.idata.children
+    assert fit.idata.prior.sizes["draw"] == 200
+    # only the model's named variables and their dims: no transformed variable's own dim
+    dims = set(fit.idata.posterior.dims)
+    assert not any("__" in d for d in dims), dims
+    loo = az.loo(fit.idata, var_name="k_obs")  # the test counts; tp_obs, tn_obs also there
+    assert np.isfinite(loo.elpd)
+    # observed variables give observed_data (and log_likelihood when asked for); the
+    # marginalised latent-class likelihoods (a Potential) keep their data in constant_data
+    potential = {("panel", "nuts_items"), ("ranking", "judge_error")}
+    for key in [k for k in all_fits if METHODS[k[0]][k[1]].mcmc]:
+        groups = set(all_fits[key].idata.children)
+        assert {"sample_stats", "constant_data"} <= groups, key
+        if key not in potential:
+            assert {"observed_data", "log_likelihood"} <= groups, key
+
+
+def test_compare_shows_a_refused_method_as_a_row_and_fits_the_others():
+    cal = jb.CalibrationCounts(
+        tp=[90, 88], m1=[100, 100], tn=[90, 80], m0=[100, 100], strata=("short", "long")
+    )
+    test = jb.TestCounts(k=[[300, 500]], n=[[1000, 1000]], n_missing=[[0, 0]], strata=cal.strata)
+    study = jb.AccuracyStudy(test, cal)
+    table = study.compare(methods=("closed_form", "laplace"))
+    assert list(table["method"]) == ["closed_form", "laplace"]
+    refused = table.set_index("method").loc["laplace"]
+    assert refused["note"].startswith("refused: Laplace is not offered for the pooled-strata")
+    assert np.isnan(refused["estimate"]) and table.loc[0, "note"] == ""
+
+
+def test_check_gathers_every_check_that_applies(studies, all_fits):
+    acc = studies["accuracy"].check(all_fits[("accuracy", "nuts")])
+    assert set(acc["check"]) == {"transfer", "ppc"}
+    assert list(acc.columns[:6]) == ["check", "unit", "observed", "expected", "p_value", "flagged"]
+    # the data-only check runs without a fit; a point fit adds nothing
+    assert set(studies["accuracy"].check()["check"]) == {"transfer"}
+    assert set(studies["accuracy"].check(all_fits[("accuracy", "closed_form")])["check"]) == {
+        "transfer"
+    }
+    pan = studies["panel"].check(all_fits[("panel", "nuts")])
+    assert set(pan["check"]) == {"cells"} and pan["flagged"].dtype == bool

@@ -161,7 +161,8 @@ def test_regression_recovers_truth_with_constant_rates():
     A = p.data.annotated
     errs = []
     for held in A:
-        f = p.fit("regression", data=p.data.calibrate_on(np.setdiff1d(A, [held])), random_seed=0)
+        sub = p.with_data(p.data.calibrate_on(np.setdiff1d(A, [held])))
+        f = sub.fit("regression", random_seed=0)
         errs.append(abs(f.estimate()[held] - s.precision[held]))
     # the cells carry g only through Youden's J = TPR + TNR - 1 ~ 0.26: the sd of the
     # validator mean over 14 x 1,000 verdicts (~0.0022) becomes ~0.009 in g; 5 sd for the
@@ -298,8 +299,8 @@ def bayes_fits():
         "random_seed": 0,
         "log_likelihood": True,
     }
-    pooled = p.fit("nuts", variant="pooled", data=d, **kw)
-    hier = p.fit("nuts", variant="hierarchical", data=d, **kw)
+    pooled = p.with_data(d).fit("nuts", variant="pooled", **kw)
+    hier = p.with_data(d).fit("nuts", variant="hierarchical", **kw)
     return s, p, A[0], pooled, hier
 
 

@@ -14,7 +14,6 @@ from judgebayes.cli.io import (
     diagnostics_json,
     fit_options,
     fmt,
-    read_csv,
     render,
     report_gate,
     seed_arg,
@@ -52,7 +51,6 @@ def add_parser(sub) -> None:
 
 def run(args) -> str:
     """Run ``judgebayes accuracy``; returns what goes to stdout."""
-    from judgebayes.data.accuracy import counts_from_calibration_frame, counts_from_test_frame
     from judgebayes.studies.accuracy import accuracy_table
 
     if args.calibration is None or any(
@@ -77,18 +75,11 @@ def run(args) -> str:
             field="method",
             value=args.method,
         )
-    test_df = read_csv(args.test, "test")
-    cal_df = read_csv(args.calibration, "calibration")
-    test = counts_from_test_frame(
-        test_df, judge=args.judge, system=args.system, positive=args.positive
-    )
-    cal = counts_from_calibration_frame(
-        cal_df, human=args.human, judge=args.judge, positive=args.positive
-    )
-    table = accuracy_table(test, cal, alpha=args.alpha)
+    study = study_from_args(args)  # the public constructor, with its refusals
+    table = accuracy_table(study, alpha=args.alpha)
     rows = table.to_dict("records")
     level = f"{100 * (1 - args.alpha):g}%"
-    comparison, pairwise, diagnostics = _bayes_sections(test, cal, args)
+    comparison, pairwise, diagnostics = _bayes_sections(study, args)
     if args.format == "json":
         first = rows[0]
         return json.dumps(
@@ -211,7 +202,7 @@ def _run_items(args) -> str:
     study = study_from_args(args)
     methods = ITEM_METHOD_CHOICES[args.method]
     # before the design drops methods: a sampler flag none of the chosen ones uses is refused
-    options = dict(zip(methods, fit_options(args, study.registry, methods), strict=True))
+    options = dict(zip(methods, fit_options(args, study, methods), strict=True))
     if args.cluster or args.weights:
         # the conjugate posterior and PPI++ take independent items labelled at random
         # (and the Bayesian models no design weights); the design-based estimators remain
@@ -285,20 +276,18 @@ def _run_items(args) -> str:
     return "\n".join(out)
 
 
-def _bayes_sections(test, cal, args) -> tuple[list[dict], list[dict], dict]:
+def _bayes_sections(study, args) -> tuple[list[dict], list[dict], dict]:
     """Comparison rows of the chosen methods, for several systems P(a > b), and the
     convergence gate of each MCMC fit.
     """
     from judgebayes.errors import InputError, JudgeNoBetterThanChanceError, LaplaceError
     from judgebayes.inference.sampling import quiet_engine_warnings
     from judgebayes.results import compare
-    from judgebayes.studies.accuracy import AccuracyStudy
 
     methods = METHOD_CHOICES[args.method]
-    options = fit_options(args, AccuracyStudy.registry, methods)  # refuses unused flags
+    options = fit_options(args, study, methods)  # refuses unused flags
     if methods == ("closed_form",):
         return [], [], {}
-    study = AccuracyStudy(test, cal.pooled())
     fits = []
     with quiet_engine_warnings():  # gate failures are reported below, one line each
         for m, opts in zip(methods, options, strict=True):

@@ -68,7 +68,7 @@ def run(args) -> tuple[str, int]:
 
     method = normalise_method(args.method)
     study = study_from_args(args)
-    (options,) = fit_options(args, study.registry, [method])
+    (options,) = fit_options(args, study, [method])
     with quiet_engine_warnings():  # a failed gate is reported per claim and on stderr
         fit = study.fit(method, random_seed=args.seed, **options)
     report_gate("gate", [fit])

@@ -207,19 +207,17 @@ def add_sampler(sp, *, variants: tuple[str, ...] = ()) -> None:
         g.add_argument("--variant", choices=variants, default=None, help="model variant")
 
 
-def fit_options(args, family: str, methods) -> list[dict[str, Any]]:
+def fit_options(args, study, methods) -> list[dict[str, Any]]:
     """The keyword options of each method's ``fit`` from the sampler flags.
 
-    ``family`` is a key of :data:`~judgebayes.inference.registry.METHODS` (a study's
-    ``registry``); ``methods`` in either spelling.  Raises
-    :class:`~judgebayes.errors.InputError` for a flag that none of ``methods`` takes
-    (``--tune`` with closed forms only, say).
+    ``study`` is the study (or its class) whose ``methods`` table says what each method
+    takes; ``methods`` in either spelling.  Raises :class:`~judgebayes.errors.InputError`
+    for a flag that none of ``methods`` takes (``--tune`` with closed forms only, say).
     """
     from judgebayes.errors import InputError
-    from judgebayes.inference.registry import METHODS, normalise_method
 
-    methods = [normalise_method(m) for m in methods]
-    specs = [METHODS[family][m] for m in methods]
+    specs = [study.methods.resolve(m) for m in methods]
+    methods = [s.name for s in specs]
     given = {k: getattr(args, k, None) for k in _SAMPLER_FLAGS}
     given = {k: v for k, v in given.items() if v is not None}
     variant = getattr(args, "variant", None)

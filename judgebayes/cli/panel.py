@@ -89,7 +89,7 @@ def run(args) -> str:
 
     chosen = dict.fromkeys(normalise_method(m) for m in (args.method or ["regression"]))
     methods = ["validator_mean", *(m for m in chosen if m != "validator_mean")]
-    options = fit_options(args, "panel", methods)  # a flag no chosen method uses: refused
+    options = fit_options(args, ValidatorPanel, methods)  # a flag no chosen method uses: refused
     fits = {}
     with quiet_engine_warnings():  # a failed gate is said below, on stderr
         for m, opts in zip(methods, options, strict=True):

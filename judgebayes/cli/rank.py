@@ -147,7 +147,7 @@ def run(args) -> str:
         )
     # the design notes concern the bias terms of judge-verdict models
     problems = [] if channel_method else ranking.identifiability().problems
-    (options,) = fit_options(args, "ranking", [args.method])  # unused flags refused
+    (options,) = fit_options(args, PairwiseRanking, [args.method])  # unused flags refused
     if args.reference is not None:
         options["reference"] = args.reference
     with quiet_engine_warnings():  # a failed gate is said once, on stderr

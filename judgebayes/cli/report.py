@@ -61,7 +61,7 @@ def run(args) -> str:
         if args.method == "all"
         else (normalise_method(args.method),)
     )
-    options = dict(zip(methods, fit_options(args, study.registry, methods), strict=True))
+    options = dict(zip(methods, fit_options(args, study, methods), strict=True))
     files = accuracy_report(
         study,
         args.out,

@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
+from judgebayes.data.frames import as_pandas
 from judgebayes.errors import (
     CountError,
     EmptyClassError,
@@ -103,8 +105,6 @@ def _is_missing(v: Any) -> bool:
     if isinstance(v, str) and not v.strip():
         return True
     try:  # pd.NA, pd.NaT, numpy NaN scalars
-        import pandas as pd
-
         res = pd.isna(v)
         return bool(res) if np.ndim(res) == 0 else False
     except (TypeError, ValueError):
@@ -456,8 +456,6 @@ def counts_from_test_frame(
 
     Rows whose verdict is missing are counted in ``n_missing`` and excluded.
     """
-    from judgebayes.data.frames import as_pandas
-
     df = as_pandas(df, "test")
     _require_columns(df, {"judge": judge, "system": system, "stratum": stratum}, "test")
     if len(df) == 0:
@@ -504,8 +502,6 @@ def counts_from_calibration_frame(
         If a stratum has no truly positive or no truly negative example (with
         ``allow_empty_classes=True``, for partially pooled strata: only if no stratum has).
     """
-    from judgebayes.data.frames import as_pandas
-
     df = as_pandas(df, "calibration")
     _require_columns(df, {"human": human, "judge": judge, "stratum": stratum}, "calibration")
     if len(df) == 0:
@@ -641,8 +637,6 @@ def counts_from_multiclass_frames(
 
     ``classes`` defaults to the sorted labels seen in the calibration frame's human column.
     """
-    from judgebayes.data.frames import as_pandas
-
     test_df = as_pandas(test_df, "test_df")
     calibration_df = as_pandas(calibration_df, "calibration_df")
     _require_columns(calibration_df, {"human": human, "judge": judge}, "calibration")
@@ -721,7 +715,6 @@ def calibration_split(
             field="fraction",
             value=fraction,
         )
-    from judgebayes.data.frames import as_pandas
 
     items = as_pandas(items, "items")
     h = items[human].to_numpy()

@@ -18,12 +18,16 @@ changes only the weights, and a compiled model is reused.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
+from judgebayes.data.frames import as_pandas
+from judgebayes.data.pairwise import ParsedPairs, _col, _ids, outcome_codes, parse_pairs
 from judgebayes.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -127,8 +131,6 @@ class ChannelData:
             ``weight`` (G,) (float; zero for a human state no instance of the pattern has).
         """
         if complete:
-            import itertools
-
             N, J, B = len(self.items), len(self.judges), self.n_outcomes + 1
             a, b = np.nonzero(~np.eye(N, dtype=bool))  # ordered pairs, row-major
             codes = np.array(list(itertools.product(range(-1, B - 1), repeat=J)), np.int64)
@@ -160,8 +162,6 @@ class ChannelData:
 
     def frame(self) -> pd.DataFrame:
         """The instances as a tidy frame (outcome codes as words)."""
-        import pandas as pd
-
         words = np.array(["first", "second", "tie"])
 
         def word(c):
@@ -191,6 +191,7 @@ def channel_from_frames(
     judge: str | None = None,
     items: Sequence[str] | None = None,
     ties: str = "davidson",
+    parsed: ParsedPairs | None = None,
 ) -> ChannelData:
     """Judge verdicts plus human preferences, one row per judge verdict.
 
@@ -216,6 +217,9 @@ def channel_from_frames(
         ``"drop"``: a judge's tie verdict is left out (that judge gave no verdict there)
         and an instance whose human says tie is left out altogether; both are counted in
         ``dropped``.
+    parsed : ParsedPairs, optional
+        The frame's shared columns already read
+        (:func:`~judgebayes.data.pairwise.parse_pairs`).
 
     Raises
     ------
@@ -225,9 +229,6 @@ def channel_from_frames(
         of one judge on one instance; ``ties="half"`` (half wins are not a probability
         model, so they cannot be the input of a noisy channel).
     """
-    from judgebayes.data.frames import as_pandas
-    from judgebayes.data.pairwise import _col, _ids, outcome_codes
-
     if ties not in ("davidson", "drop"):
         raise InputError(
             f"ties must be 'davidson' or 'drop' for a judge-error ranking, got {ties!r} "
@@ -237,28 +238,16 @@ def channel_from_frames(
             value=ties,
         )
     df = as_pandas(comparisons, "comparisons")
-    if len(df) == 0:
-        raise InputError("comparisons is empty", field="comparisons", value=0)
-    a = _ids(_col(df, first, "comparisons"))
-    b = _ids(_col(df, second, "comparisons"))
-    if a.isna().any() or b.isna().any():
-        raise InputError("missing item id in first/second", field=first, value=None)
-    av = a.to_numpy(dtype=object).astype(str)
-    bv = b.to_numpy(dtype=object).astype(str)
+    if parsed is None:
+        parsed = parse_pairs(df, first=first, second=second, winner=winner, judge=judge)
+    av, bv, y = parsed.first, parsed.second, parsed.outcome
+    judge = parsed.columns["judge"]
     h = outcome_codes(
         _ids(_col(df, human, "comparisons")), av, bv, human,
         blank="missing", tie_words=HUMAN_TIE_WORDS,
     )  # fmt: skip
-    y = outcome_codes(_ids(_col(df, winner, "comparisons")), av, bv, winner)
-    if judge is None and "judge" in df.columns:
-        judge = "judge"
-    if judge is not None:
-        jcol = _col(df, judge, "comparisons").astype("string")
-        if jcol.isna().any():
-            raise InputError(f"column {judge!r}: missing judge name", field=judge, value=None)
-        judge_names = tuple(sorted(set(jcol.tolist())))
-        jmap = {v: i for i, v in enumerate(judge_names)}
-        jidx = np.array([jmap[v] for v in jcol], dtype=np.int64)
+    if parsed.judge is not None:
+        judge_names, jidx = parsed.judges, parsed.judge
     else:
         judge_names, jidx = ("judge",), np.zeros(len(df), dtype=np.int64)
     if instance is None:

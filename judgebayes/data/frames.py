@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
+
 from judgebayes.errors import InputError
 
 __all__ = ["as_pandas"]
@@ -33,8 +35,6 @@ def as_pandas(frame: Any, name: str, *, optional: bool = False):
         ``frame`` is not a data frame (names the argument and the type given), or two of its
         columns have one name.
     """
-    import pandas as pd
-
     if optional and frame is None:
         return frame
     if not isinstance(frame, pd.DataFrame):

@@ -31,7 +31,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from judgebayes.data.accuracy import normalize_labels
+from judgebayes.data.frames import as_pandas
 from judgebayes.errors import InputError
 
 __all__ = ["ItemData", "items_from_frame"]
@@ -133,11 +136,7 @@ class ItemData:
 
     def summary(self):
         """Per system: items, labelled, judged positive, human positive among labelled, missing."""
-        import pandas as pd
-
         if self.n_judges > 1:
-            import pandas as pd
-
             lab = self.labelled
             ns = len(self.systems)
             return pd.DataFrame(
@@ -172,10 +171,6 @@ class ItemData:
 
 def _binary(series, column: str, positive: Any) -> np.ndarray:
     """0/1/NaN labels, normalised once per distinct value (fast on millions of rows)."""
-    import pandas as pd
-
-    from judgebayes.data.accuracy import normalize_labels
-
     if positive is None and (
         pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_numeric_dtype(series.dtype)
     ):
@@ -198,7 +193,6 @@ def _binary(series, column: str, positive: Any) -> np.ndarray:
 
 
 def _codes(df, col: str | None, role: str) -> tuple[np.ndarray, tuple[str, ...]]:
-    import pandas as pd
 
     if col is None:
         return np.zeros(len(df), np.int64), ("all",)
@@ -219,8 +213,6 @@ def _codes(df, col: str | None, role: str) -> tuple[np.ndarray, tuple[str, ...]]
 
 def _multiplicity(series, column: str) -> np.ndarray:
     """Non-negative integer multiplicities of the ``count`` column."""
-    import pandas as pd
-
     x = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
     bad = ~(np.isfinite(x) & (x >= 0) & (x == np.round(x)))
     if pd.api.types.is_bool_dtype(series.dtype) or bad.any():
@@ -275,10 +267,6 @@ def items_from_frame(
         A missing column, a blank group value, a bad weight, a system without labelled
         items of the judge's verdict it needs, or duplicate column names.
     """
-    import pandas as pd
-
-    from judgebayes.data.frames import as_pandas
-
     items = as_pandas(items, "items")
     if len(items) == 0:
         raise InputError("the items frame has no rows", field="items", value=0)

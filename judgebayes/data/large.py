@@ -35,6 +35,8 @@ from __future__ import annotations
 import pathlib
 from typing import Any
 
+from judgebayes.data.items import _binary
+from judgebayes.data.pairwise import _TIE_WORDS, _ids
 from judgebayes.errors import InputError
 
 __all__ = ["reduce_items", "reduce_pairs", "reduce_panel"]
@@ -122,7 +124,6 @@ def _group_counts(source, columns: dict[str, str], *, memory_limit: str, threads
 
 
 def _normalise(df, role: str, column: str, positive: Any):
-    from judgebayes.data.items import _binary
 
     df[role] = _binary(df[role], column, positive)
 
@@ -262,8 +263,6 @@ def reduce_pairs(
         A winner that is neither shown item nor a tie (the message gives it and its count).
     """
     import duckdb
-
-    from judgebayes.data.pairwise import _TIE_WORDS, _ids
 
     roles = {"first": first, "second": second, "winner": winner}
     if judge is not None:

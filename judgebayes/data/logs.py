@@ -47,6 +47,10 @@ import warnings
 from collections.abc import Iterable
 from typing import Any
 
+import pandas as pd
+
+from judgebayes.data.frames import as_pandas
+from judgebayes.data.items import _binary
 from judgebayes.errors import InputError, JudgeBayesWarning
 
 __all__ = [
@@ -179,8 +183,6 @@ def attach_labels(items, labels) -> Any:
         A missing column, a key the labels need but lack, two labels for one output, or
         a label for an output the log does not have.
     """
-    import pandas as pd
-
     out = items.copy()
     if labels is None:
         out["human"] = math.nan
@@ -198,7 +200,6 @@ def attach_labels(items, labels) -> Any:
                 field="labels",
                 value=str(labels),
             ) from None
-    from judgebayes.data.frames import as_pandas
 
     labels = as_pandas(labels, "labels")
     for col in ("sample_id", "human"):
@@ -263,10 +264,6 @@ def _items_frame(
     ``verdict`` names the field in messages; ``grades`` maps a tool's own letters (Inspect's
     C / I / N) before the package's vocabulary applies (not with ``positive=``).
     """
-    import pandas as pd
-
-    from judgebayes.data.items import _binary
-
     df = pd.DataFrame(rows, columns=[*ITEM_COLUMNS[:3], *extra])
     df["sample_id"] = df["sample_id"].astype(str)
     df["system"] = df["system"].astype(str)
@@ -521,7 +518,6 @@ def promptfoo_items(results, labels=None, *, assertion: str | None = None):
 
 # ------------------------------------------------------------------ pairwise logs
 def _pairs_frame(rows: list[dict], n_missing: int, what: str, covariates: tuple[str, ...] = ()):
-    import pandas as pd
 
     cols = ["first", "second", "winner", "judge", *covariates]
     df = pd.DataFrame(rows, columns=[*cols, "question_id", "turn"])

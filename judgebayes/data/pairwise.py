@@ -31,13 +31,20 @@ of all shown responses (both columns pooled).  The scale is kept in
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
+import xarray as xr
+from scipy.sparse import coo_matrix, csr_matrix
+from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import lsqr
 
+from judgebayes.data.frames import as_pandas
 from judgebayes.errors import IdentifiabilityWarning, InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -131,6 +138,48 @@ class PairwiseData:
     def has_ties(self) -> bool:
         """True when some kept verdict is a half win."""
         return bool(np.any((self.y > 0) & (self.y < 1)))
+
+    def to_dataset(self):
+        """The verdicts as an xarray Dataset (arrays as variables, the rest as JSON attrs),
+        so a saved ranking fit carries them (:meth:`from_dataset` reads them back).
+        """
+        arrays = {
+            "first": ("comparison", self.first),
+            "second": ("comparison", self.second),
+            "y": ("comparison", self.y),
+            "judge": ("comparison", self.judge),
+            "X": (("comparison", "covariate_column"), self.X),
+        }
+        if self.item_X is not None:
+            arrays["item_X"] = (("item_row", "item_column"), self.item_X)
+        meta = {
+            "items": list(self.items),
+            "judges": list(self.judges),
+            "covariates": list(self.covariates),
+            "scales": {k: list(v) for k, v in self.scales.items()},
+            "n_ties": int(self.n_ties),
+            "ties": self.ties,
+        }
+        return xr.Dataset(arrays, attrs={"pairwise_data": json.dumps(meta)})
+
+    @classmethod
+    def from_dataset(cls, ds) -> PairwiseData:
+        """The :class:`PairwiseData` that :meth:`to_dataset` wrote."""
+        meta = json.loads(ds.attrs["pairwise_data"])
+        return cls(
+            items=tuple(meta["items"]),
+            first=ds["first"].values.astype(np.int64),
+            second=ds["second"].values.astype(np.int64),
+            y=ds["y"].values.astype(float),
+            judge=ds["judge"].values.astype(np.int64),
+            judges=tuple(meta["judges"]),
+            X=np.asarray(ds["X"].values, float).reshape(ds.sizes["comparison"], -1),
+            covariates=tuple(meta["covariates"]),
+            scales={k: (v[0], v[1], v[2]) for k, v in meta["scales"].items()},
+            item_X=ds["item_X"].values if "item_X" in ds else None,
+            n_ties=meta["n_ties"],
+            ties=meta["ties"],
+        )
 
     def subset(self, mask: np.ndarray) -> PairwiseData:
         """The same data restricted to the comparisons where ``mask`` is true."""
@@ -326,8 +375,6 @@ def _col(df, name: str, where: str):
 
 def _numeric(col, name: str) -> np.ndarray:
     """A covariate column as floats; a value that is not a number is named, not made NaN."""
-    import pandas as pd
-
     x = pd.to_numeric(col, errors="coerce")
     bad = x.isna() & col.notna() & col.astype(str).str.strip().ne("")
     if bad.any():
@@ -345,8 +392,6 @@ def _ids(col):
     """Item ids as stripped strings; whole numbers read as floats (a blank winner makes
     pandas read the column as float) are written without ``.0``, so ``1.0`` is item ``1``.
     """
-    import pandas as pd
-
     if pd.api.types.is_float_dtype(col.dtype):
         x = col.to_numpy(dtype=float, na_value=np.nan)
         whole = np.isnan(x) | (x == np.round(x))
@@ -388,6 +433,62 @@ def outcome_codes(values, a, b, field: str, *, blank: str = "tie", tie_words=_TI
     return np.where(won_a, 0, np.where(won_b, 1, np.where(tie, 2, blank_code))).astype(np.int64)
 
 
+@dataclass(frozen=True)
+class ParsedPairs:
+    """The comparisons frame's shared columns, read once: the shown items (strings, in
+    presentation order), the winner's outcome code (:func:`outcome_codes`) and the judges.
+
+    Both readers of a comparisons frame (:func:`pairwise_from_frames` and
+    :func:`judgebayes.data.channel.channel_from_frames`) take it, so a study built from one
+    frame parses its columns once.
+    """
+
+    first: np.ndarray
+    second: np.ndarray
+    outcome: np.ndarray
+    judges: tuple[str, ...] | None
+    judge: np.ndarray | None
+    columns: dict[str, str | None]
+
+
+def parse_pairs(
+    comparisons,
+    *,
+    first: str = "first",
+    second: str = "second",
+    winner: str = "winner",
+    judge: str | None = None,
+) -> ParsedPairs:
+    """Read ``first``, ``second``, ``winner`` and ``judge`` (default: a ``"judge"`` column
+    when there is one) of a comparisons frame, with one typed error per bad cell.
+    """
+    df = as_pandas(comparisons, "comparisons")
+    if len(df) == 0:
+        raise InputError("comparisons is empty", field="comparisons", value=0)
+    a = _ids(_col(df, first, "comparisons"))
+    b = _ids(_col(df, second, "comparisons"))
+    for name, col in ((first, a), (second, b)):
+        if col.isna().any() or (col == "").any():
+            row = int(np.flatnonzero((col.isna() | (col == "")).to_numpy(bool))[0])
+            raise InputError(
+                f"column {name!r}: missing item id in row {row}", field=name, value=None
+            )
+    av, bv = a.to_numpy(dtype=object).astype(str), b.to_numpy(dtype=object).astype(str)
+    code = outcome_codes(_ids(_col(df, winner, "comparisons")), av, bv, winner)
+    if judge is None and "judge" in df.columns:
+        judge = "judge"
+    judge_idx, judge_names = None, None
+    if judge is not None:
+        jcol = _col(df, judge, "comparisons").astype("string")
+        if jcol.isna().any():
+            raise InputError(f"column {judge!r}: missing judge name", field=judge, value=None)
+        judge_names = tuple(sorted(set(jcol.tolist())))
+        jmap = {v: i for i, v in enumerate(judge_names)}
+        judge_idx = np.array([jmap[v] for v in jcol], dtype=np.int64)
+    columns = {"first": first, "second": second, "winner": winner, "judge": judge}
+    return ParsedPairs(av, bv, code, judge_names, judge_idx, columns)
+
+
 def pairwise_from_frames(
     comparisons: pd.DataFrame,
     items: pd.DataFrame | None = None,
@@ -399,6 +500,7 @@ def pairwise_from_frames(
     judge: str | None = None,
     item: str = "item",
     ties: str = "davidson",
+    parsed: ParsedPairs | None = None,
 ) -> PairwiseData:
     """Validate the comparisons/items frames of the DESIGN contract.
 
@@ -421,6 +523,8 @@ def pairwise_from_frames(
     ties : {"davidson", "drop", "half"}
         What to do with ties (empty winner or ``"tie"``): Davidson's tie model (default),
         dropped (counted in ``n_ties``), or half a win (comparator only).
+    parsed : ParsedPairs, optional
+        The frame's shared columns already read (:func:`parse_pairs`).
 
     Raises
     ------
@@ -428,21 +532,13 @@ def pairwise_from_frames(
         Unknown item ids, self-comparisons, a winner that was not shown, missing
         columns, constant or missing covariate values, duplicate item ids.
     """
-    from judgebayes.data.frames import as_pandas
-
     comparisons = as_pandas(comparisons, "comparisons")
     items = as_pandas(items, "items", optional=True)
     if isinstance(covariates, str):  # one name, not its letters
         covariates = [covariates]
-    a = _ids(_col(comparisons, first, "comparisons"))
-    b = _ids(_col(comparisons, second, "comparisons"))
-    w = _ids(_col(comparisons, winner, "comparisons"))
-    for name, col in ((first, a), (second, b)):
-        if col.isna().any() or (col == "").any():
-            row = int(np.flatnonzero((col.isna() | (col == "")).to_numpy(bool))[0])
-            raise InputError(
-                f"column {name!r}: missing item id in row {row}", field=name, value=None
-            )
+    if parsed is None:
+        parsed = parse_pairs(comparisons, first=first, second=second, winner=winner, judge=judge)
+    av, bv = parsed.first, parsed.second
     if items is not None:
         ids = _ids(_col(items, item, "items"))
         dup = ids[ids.duplicated()]
@@ -454,9 +550,9 @@ def pairwise_from_frames(
             )
         item_ids = tuple(str(v) for v in ids)
     else:
-        item_ids = tuple(sorted(set(a.tolist()) | set(b.tolist())))
+        item_ids = tuple(sorted(set(av.tolist()) | set(bv.tolist())))
     index = {v: i for i, v in enumerate(item_ids)}
-    for name, col in ((first, a), (second, b)):
+    for name, col in ((first, av), (second, bv)):
         unknown = sorted(set(col.tolist()) - set(index))
         if unknown:
             raise InputError(
@@ -465,21 +561,11 @@ def pairwise_from_frames(
                 field=name,
                 value=unknown[0],
             )
-    fi = np.array([index[v] for v in a], dtype=np.int64)
-    si = np.array([index[v] for v in b], dtype=np.int64)
-    av, bv = a.to_numpy(dtype=object).astype(str), b.to_numpy(dtype=object).astype(str)
-    code = outcome_codes(w, av, bv, winner)
+    fi = np.array([index[v] for v in av], dtype=np.int64)
+    si = np.array([index[v] for v in bv], dtype=np.int64)
+    code = parsed.outcome
     y = np.where(code == 0, 1.0, np.where(code == 1, 0.0, np.nan))
-    if judge is None and "judge" in comparisons.columns:
-        judge = "judge"
-    judge_idx, judge_names = None, None
-    if judge is not None:
-        jcol = _col(comparisons, judge, "comparisons").astype("string")
-        if jcol.isna().any():
-            raise InputError(f"column {judge!r}: missing judge name", field=judge, value=None)
-        judge_names = tuple(sorted(set(jcol.tolist())))
-        jmap = {v: i for i, v in enumerate(judge_names)}
-        judge_idx = np.array([jmap[v] for v in jcol], dtype=np.int64)
+    judge_idx, judge_names = parsed.judge, parsed.judges
 
     item_cov: dict[str, Any] = {}
     comp_cov: dict[str, Any] = {}
@@ -558,9 +644,6 @@ class IdentifiabilityReport:
 
 def component_labels(n_items: int, first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """Connected component of each item in the comparison graph (labels 0, 1, ...)."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
     g = coo_matrix((np.ones(first.size), (first, second)), shape=(n_items, n_items))
     return connected_components(g, directed=False)[1]
 
@@ -571,8 +654,6 @@ def _components(n_items: int, first: np.ndarray, second: np.ndarray) -> int:
 
 def difference_matrix(data: PairwiseData):
     """Sparse (n, n_items) matrix with +1 at the first-shown and -1 at the second item."""
-    from scipy.sparse import csr_matrix
-
     n = data.n
     rows = np.repeat(np.arange(n), 2)
     cols = np.column_stack([data.first, data.second]).ravel()
@@ -585,8 +666,6 @@ def _explained_by_differences(data: PairwiseData, col: np.ndarray) -> float:
     1 means the column is a combination of item-difference columns, so its coefficient
     is not identified by the likelihood at all.
     """
-    from scipy.sparse.linalg import lsqr
-
     D = difference_matrix(data)
     sol = lsqr(D, col, atol=1e-12, btol=1e-12, iter_lim=20 * data.n_items + 200)[0]
     resid = col - D @ sol

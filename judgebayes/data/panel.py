@@ -29,8 +29,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from judgebayes.data.accuracy import normalize_labels
+from judgebayes.data.frames import as_pandas
 from judgebayes.errors import CountError, InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -303,10 +305,6 @@ def panel_from_frames(
     Bayesian models refuse the panel (:attr:`PanelData.annotation_overlap`), because the
     same outputs would count twice.
     """
-    import pandas as pd
-
-    from judgebayes.data.frames import as_pandas
-
     cells = as_pandas(cells, "cells")
     annotations = as_pandas(annotations, "annotations", optional=True)
     _require(cells, ["generator", "validator", "n_judged", "n_valid"], "cells")
@@ -406,8 +404,6 @@ def panel_from_items(
     its verdicts to the cell's confusion counts.  Each (output, validator) pair may
     appear once.
     """
-    from judgebayes.data.frames import as_pandas
-
     items = as_pandas(items, "items")
     _require(items, [output, generator, validator, verdict], "items")
     df = items[[output, generator, validator, verdict]].copy()

@@ -17,6 +17,9 @@ import json
 from importlib import resources
 from typing import TYPE_CHECKING
 
+import numpy as np
+import pandas as pd
+
 from judgebayes.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -91,16 +94,12 @@ def load_llmbar_judgments() -> pd.DataFrame:
     len_chars_1, len_chars_2, len_words_1, len_words_2 : int
         Lengths of the two outputs.
     """
-    import pandas as pd
-
     with _llmbar_file("llmbar_judgments.csv").open("r", encoding="utf-8") as fh:
         return pd.read_csv(fh)
 
 
 def load_llmbar_instances(subset: str) -> pd.DataFrame:
     """The instances of one LLMBar subset: ``idx, input, output_1, output_2, label``."""
-    import pandas as pd
-
     _check_choice(subset, LLMBAR_SUBSETS, "subset", "LLMBar subset")
     with _llmbar_file(f"{subset}.dataset.json").open("r", encoding="utf-8") as fh:
         rows = json.load(fh)
@@ -158,8 +157,6 @@ def llmbar_accuracy_items(evaluator: str = "GPT-4", strategy: str | None = None)
         where the judge's output was unusable: those rows are kept so that they can be
         counted as missing).
     """
-    import numpy as np
-
     d = _plain_prompt_rows(evaluator, strategy)
     out = d[["subset", "idx", "strategy"]].copy()
     out["human"] = (d["label"] == 1).astype(int)
@@ -201,7 +198,6 @@ def llmbar_both_orders(evaluator: str = "GPT-4", strategy: str | None = None) ->
         part.insert(4, "shown_first", first)
         part.insert(6, "pick", d[col].to_numpy(float))
         parts.append(part)
-    import pandas as pd
 
     return _subset_order(pd.concat(parts, ignore_index=True), "idx", "shown_first")
 
@@ -231,8 +227,6 @@ def load_pandalm_pairs() -> pd.DataFrame:
     len_chars_1, len_chars_2, len_words_1, len_words_2 : int
         Response lengths.
     """
-    import pandas as pd
-
     with _pandalm_file("pandalm_pairs.csv").open("r", encoding="utf-8") as fh:
         d = pd.read_csv(fh)
     for col in PANDALM_SOURCES.values():
@@ -259,8 +253,6 @@ def pandalm_comparisons(source: str = "human", *, drop_missing: bool = True) -> 
         missing verdict when ``drop_missing=False``), ``judge`` (= source),
         ``words_first, words_second, chars_first, chars_second``.
     """
-    import pandas as pd
-
     _check_choice(source, PANDALM_SOURCES, "source", "PandaLM verdict source")
     d = load_pandalm_pairs()
     v = d[PANDALM_SOURCES[source]]
@@ -301,8 +293,6 @@ def pandalm_judged(judges: tuple[str, ...] = ("gpt-3.5-turbo", "pandalm-7b")) ->
         preferred generator, or ``"tie"``).  Unusable judge outputs are left out and
         counted in ``frame.attrs["n_missing"]`` (per judge).
     """
-    import pandas as pd
-
     human = pandalm_comparisons("human")
     hmap = dict(zip(human["idx"], human["winner"].replace("", "tie"), strict=True))
     parts, missing = [], {}

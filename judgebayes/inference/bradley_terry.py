@@ -51,6 +51,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from scipy import sparse
+from scipy.linalg import cho_factor, cho_solve, solve_triangular
+from scipy.special import expit
 
 from judgebayes.data.pairwise import POSITION, PairwiseData, difference_matrix
 from judgebayes.errors import InputError, MapError
@@ -140,8 +143,6 @@ def bt_design(
         Prior precision of :math:`\log\nu` under the Davidson tie model (used when
         ``data.ties == "davidson"`` and some verdict is a tie; 0.25 means sd 2).
     """
-    from scipy import sparse
-
     if not lam > 0:
         raise InputError(
             f"lam must be > 0 (it identifies theta), got {lam!r}", field="lam", value=lam
@@ -300,8 +301,6 @@ def bt_counts_design(
     Hessian and Laplace posterior equal those of the model on every row, at the cost of
     the distinct pairs (at most :math:`n^2`) instead of the comparisons.
     """
-    from scipy import sparse
-
     if not lam > 0:
         raise InputError(f"lam must be > 0, got {lam!r}", field="lam", value=lam)
     m = first.size
@@ -355,8 +354,6 @@ class MapResult:
 
     def covariance(self) -> np.ndarray:
         """Laplace covariance :math:`H^{-1}`."""
-        from scipy.linalg import cho_solve
-
         return cho_solve((self.chol(), True), np.eye(self.beta.size))
 
 
@@ -401,8 +398,6 @@ def _objective(design: BTDesign, beta: np.ndarray) -> float:
 
 
 def _gradient_hessian(design: BTDesign, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    from scipy import sparse
-    from scipy.special import expit
 
     Z, y, prec = design.Z, design.y, design.prec
     if not design.davidson and design.pairs is not None:
@@ -436,8 +431,6 @@ def _gradient_hessian(design: BTDesign, beta: np.ndarray) -> tuple[np.ndarray, n
 
 def _gradient_hessian_pairs(design: BTDesign, beta: np.ndarray):
     """:func:`_gradient_hessian` for designs with ``pairs`` and ``F``, by ``bincount``."""
-    from scipy.special import expit
-
     a, b = design.pairs
     F, N = design.F, design.n_items
     pi = expit(design.Z @ beta)
@@ -477,8 +470,6 @@ def fit_map(
     Stops when half the Newton decrement :math:`g^\top H^{-1} g / 2` is below ``tol``
     (the objective is then within about ``tol`` of its minimum).
     """
-    from scipy.linalg import cho_factor, cho_solve
-
     beta = np.zeros(design.n_params) if beta0 is None else np.array(beta0, dtype=float)
     if beta.size != design.n_params:
         beta = np.zeros(design.n_params)
@@ -556,7 +547,5 @@ def fit_map_empirical_bayes(
 
 def laplace_draws(res: MapResult, draws: int, rng: np.random.Generator) -> np.ndarray:
     r"""``draws`` rows of :math:`N(\hat\beta, H^{-1})` (via the Cholesky factor of H)."""
-    from scipy.linalg import solve_triangular
-
     z = rng.standard_normal((res.beta.size, draws))
     return (res.beta[:, None] + solve_triangular(res.chol().T, z, lower=False)).T

@@ -33,15 +33,18 @@ numbers do not depend on the executor or on the number of workers.
 from __future__ import annotations
 
 import itertools
+import multiprocessing as mp
 import os
 import pickle
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
 
 from judgebayes.errors import InputError
+from judgebayes.inference.progress import Progress
 
 __all__ = ["describe_executor", "run_tasks", "task_seeds", "task_threads"]
 
@@ -80,7 +83,6 @@ def describe_executor(executor: Any) -> str:
 
 
 def _check(executor: Any) -> None:
-    from concurrent.futures import Executor
 
     if executor is None or _is_dask_client(executor) or isinstance(executor, Executor):
         return
@@ -168,8 +170,6 @@ def run_tasks(
     InputError
         ``executor`` is none of the above.
     """
-    from judgebayes.inference.progress import Progress
-
     _check(executor)
     tasks = list(tasks)
     if not tasks:
@@ -188,9 +188,6 @@ def run_tasks(
             futures = [executor.submit(_run_chunk, fn, c, pure=False) for c in chunks]
             parts = _collect(futures, chunks, dask_completed, bar, lambda f: f.result())
         elif isinstance(executor, int | np.integer):
-            import multiprocessing as mp
-            from concurrent.futures import ProcessPoolExecutor, as_completed
-
             method = "fork" if "fork" in mp.get_all_start_methods() else None
             with ProcessPoolExecutor(int(executor), mp_context=mp.get_context(method)) as ex:
                 futures = [ex.submit(_run_chunk, fn, c, True) for c in chunks]
@@ -198,8 +195,6 @@ def run_tasks(
                     futures, chunks, as_completed, bar, lambda f: pickle.loads(f.result())
                 )
         else:
-            from concurrent.futures import as_completed
-
             futures = [executor.submit(_run_chunk, fn, c) for c in chunks]
             parts = _collect(futures, chunks, as_completed, bar, lambda f: f.result())
     return [r for part in parts for r in part]

@@ -38,13 +38,16 @@ compiling (same mode, Hessian and importance check; the draws are mapped vectori
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import optimize
 
 from judgebayes.errors import LaplaceError
 from judgebayes.inference.sampling import ModelSpec, _data_values
+from judgebayes.results import tree
 
 __all__ = ["K_HAT_MAX", "MIN_IMPORTANCE_ESS", "LaplaceError", "fit_laplace", "hessian"]
 
@@ -90,7 +93,6 @@ def _functions(spec: ModelSpec) -> tuple[_LaplaceFns, bool]:
         pm.set_data(_data_values(fresh), model=fns.model)
         return fns, True
     model = fresh
-    import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
@@ -176,10 +178,6 @@ def fit_laplace(
         If the optimiser fails, the Hessian at the mode is not negative definite, or
         (``importance=True``) the Pareto :math:`\hat k` exceeds :data:`K_HAT_MAX`.
     """
-    from scipy import optimize
-
-    from judgebayes.results import tree
-
     t0 = time.perf_counter()
     if spec.density is not None and block_size is None:
         target, hit = _NumpyTarget(spec.density()), True
@@ -330,8 +328,6 @@ def _psis(logp, z):
         None): k-hat above :data:`K_HAT_MAX`, or fewer effective draws than
         :data:`MIN_IMPORTANCE_ESS` (a quarter of the draws when fewer than 800).
     """
-    import warnings
-
     from arviz_stats.base import array_stats
 
     n, d = z.shape

@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import optimize
 
 from judgebayes.data.panel import PanelData
 
@@ -158,8 +159,6 @@ def fit_regression(
     method, vectorised over restarts and generators), and L-BFGS-B is restarted from
     there.  The objective is the paper's; only the optimiser is better.
     """
-    from scipy import optimize
-
     P = panel.rate
     obs = panel.n_judged > 0
     G, V = P.shape

@@ -15,6 +15,8 @@ import os
 import sys
 from typing import Any
 
+from judgebayes.errors import InputError
+
 __all__ = ["Progress", "progress_enabled", "progress_switch", "set_progress"]
 
 _SWITCH: dict[str, bool | None] = {"enabled": None}
@@ -23,8 +25,6 @@ _SWITCH: dict[str, bool | None] = {"enabled": None}
 def set_progress(enabled: bool | None) -> None:
     """Show (True), hide (False) or auto-detect (None) progress everywhere in the package."""
     if enabled is not None and not isinstance(enabled, bool):
-        from judgebayes.errors import InputError
-
         raise InputError(
             f"progress must be True, False or None; got {enabled!r}",
             field="progress",

@@ -1,30 +1,17 @@
-"""One engine dispatch: which methods each family offers, what they accept, how they sample.
+"""Sampler settings as data, and the checks every method's arguments share.
 
-Every study's ``fit(method, ...)`` goes through :func:`resolve`: the method name (``-`` and
-``_`` spell the same, so the CLI's ``closed-form`` is ``closed_form``) is looked up in the
-family's table below, and every keyword is checked against the options that method
-takes.  An unknown method or keyword raises :class:`~judgebayes.errors.InputError`
-listing the valid ones; nothing is silently ignored.
+Which methods a study offers lives with the study (``study.methods``, a table of
+registered callables: :mod:`judgebayes.studies.base`); this module holds what those
+methods share and what the engines read:
 
-Engines (the ``engine`` of a :class:`MethodSpec`)
--------------------------------------------------
-``closed_form``   vectorised estimators of :mod:`~judgebayes.inference.closed_form`
-``exact``         quadrature posterior of :mod:`~judgebayes.inference.exact`
-``laplace``       MAP + exact-Hessian Laplace of :mod:`~judgebayes.inference.laplace`
-``newton``        Gaussian-prior Bradley-Terry MAP + Laplace of
-                  :mod:`~judgebayes.inference.bradley_terry`
-``nuts``          nutpie NUTS with the compile cache and the convergence gate,
-                  :mod:`~judgebayes.inference.sampling`
-``regression``    the agreeableness regression, :mod:`~judgebayes.inference.panel_regression`
-``votes``         validator mean, votes, plug-in, :mod:`~judgebayes.inference.ensembles`
-
-Sampler settings
-----------------
-NUTS settings are one frozen :class:`SamplerConfig`; :data:`DEFAULT_SAMPLERS` holds every
-model's default in one place, with the reason for each.  A fit takes
-``sampler=SamplerConfig(...)`` or a mapping of the fields to change
-(``sampler={"draws": 500}``); the settings used are recorded in ``fit.idata.attrs``.  The
-seed is the fit's ``random_seed`` argument (DESIGN: every sampling call takes one).
+* :class:`SamplerConfig`, one fit's NUTS settings, and :data:`DEFAULT_SAMPLERS`, every
+  model's default with the measured reason for it.  A fit takes
+  ``sampler=SamplerConfig(...)`` or a mapping of the fields to change
+  (``sampler={"draws": 500}``); the settings used are written into ``fit.idata.attrs``.
+  The seed is the fit's ``random_seed`` argument (DESIGN: every sampling call takes one).
+* :func:`check_count` and :func:`check_seed`: the one way an integer count or a seed is
+  validated, so ``draws=2.5`` is refused by name in every engine.
+* :func:`normalise_method`: ``closed-form`` (the CLI's spelling) is ``closed_form``.
 """
 
 from __future__ import annotations
@@ -33,18 +20,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+import numpy as np
+
 from judgebayes.errors import InputError
 
 __all__ = [
     "DEFAULT_SAMPLERS",
-    "METHODS",
-    "MethodSpec",
     "SamplerConfig",
     "check_count",
     "check_seed",
-    "describe",
     "normalise_method",
-    "resolve",
     "resolve_sampler",
 ]
 
@@ -175,8 +160,6 @@ def check_count(value: Any, field: str) -> int:
     """``value`` as an int when it is a whole number >= 1 (a Python or numpy integer,
     not a bool or a float), else one :class:`InputError` naming ``field``.
     """
-    import numpy as np
-
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
         raise InputError(
             f"{field} must be an integer >= 1; got {value!r}", field=field, value=value
@@ -188,8 +171,6 @@ def check_seed(seed: Any) -> int | None:
     """``random_seed`` as None or an int in [0, 2**63); anything else is an InputError."""
     if seed is None:
         return None
-    import numpy as np
-
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise InputError(
             f"random_seed must be None or a non-negative integer; got {seed!r}",
@@ -205,197 +186,6 @@ def check_seed(seed: Any) -> int | None:
     return int(seed)
 
 
-@dataclass(frozen=True)
-class MethodSpec:
-    """One method of one family.
-
-    Attributes
-    ----------
-    name : str
-        Method name (``fit(method=name)``).
-    engine : str
-        The engine that runs it (see the module docstring).
-    options : tuple of str
-        Keyword arguments ``fit`` accepts for it, beyond ``random_seed``.
-    mcmc : bool
-        True when the fit runs MCMC (and so has diagnostics).
-    summary : str
-        One line for error messages and docs.
-    """
-
-    name: str
-    engine: str
-    options: tuple[str, ...] = ()
-    mcmc: bool = False
-    summary: str = ""
-
-
-def _m(name, engine, options=(), mcmc=False, summary=""):
-    return name, MethodSpec(name, engine, tuple(options), mcmc, summary)
-
-
-_PANEL_POINT = ("data",)
-#: family -> method name -> spec.  The single list of what every study can do.
-METHODS: dict[str, dict[str, MethodSpec]] = {
-    "accuracy": dict(
-        [
-            _m("closed_form", "closed_form", (), summary="Rogan-Gladen + Lang-Reiczigel"),
-            _m("laplace", "laplace", ("draws", "importance"), summary="MAP + Laplace draws"),
-            _m("exact", "exact", ("draws", "nodes"), summary="exact posterior by quadrature"),
-            _m("nuts", "nuts", ("sampler",), mcmc=True, summary="NUTS with the gate"),
-        ]
-    ),
-    # the items design (AccuracyStudy.from_items): fits are of the accuracy family
-    "accuracy.items": dict(
-        [
-            _m("closed_form", "closed_form", (), summary="double sampling, influence variance"),
-            _m("ppi", "closed_form", (), summary="PPI (lambda = 1), as ppi_py"),
-            _m("ppi_plus_plus", "closed_form", (), summary="PPI++, as ppi_py"),
-            _m("labels_only", "closed_form", (), summary="mean of the human labels"),
-            _m("naive", "closed_form", (), summary="judge's rate, uncorrected"),
-            _m("rogan_gladen", "closed_form", (), summary="labelled items as calibration"),
-            _m("exact", "exact", ("draws",), summary="conjugate posterior draws"),
-            _m("laplace", "laplace", ("draws", "importance"), summary="MAP + Laplace draws"),
-            _m("nuts", "nuts", ("sampler",), mcmc=True, summary="NUTS with the gate"),
-        ]
-    ),
-    "panel": dict(
-        [
-            _m("validator_mean", "votes", _PANEL_POINT, summary="mean of validator rates"),
-            _m("best_individual", "votes", _PANEL_POINT, summary="best validator"),
-            _m("majority", "votes", (*_PANEL_POINT, "threshold"), summary="majority vote"),
-            _m("super_majority", "votes", (*_PANEL_POINT, "threshold"), summary="70% vote"),
-            _m("veto", "votes", (*_PANEL_POINT, "threshold"), summary="minority veto"),
-            _m("plug_in", "votes", _PANEL_POINT, summary="per-validator Rogan-Gladen"),
-            _m("regression", "regression", (*_PANEL_POINT, "restarts"), summary="Jain et al."),
-            _m(
-                "nuts",
-                "nuts",
-                (*_PANEL_POINT, "variant", "sampler", "log_likelihood"),
-                mcmc=True,
-                summary="cell model, NUTS",
-            ),
-            _m(
-                "nuts_items",
-                "nuts",
-                (*_PANEL_POINT, "difficulty", "sampler"),
-                mcmc=True,
-                summary="item-level Dawid-Skene model, NUTS",
-            ),
-        ]
-    ),
-    "ranking": dict(
-        [
-            _m(
-                "naive",
-                "newton",
-                ("draws", "log_likelihood", "warn", "reference"),
-                summary="plain BT",
-            ),
-            _m(
-                "laplace",
-                "newton",
-                (
-                    "prior",
-                    "draws",
-                    "position",
-                    "log_likelihood",
-                    "warn",
-                    "theta",
-                    "reference",
-                    "theta_spread",
-                ),
-                summary="bias-aware BT, MAP + Laplace",
-            ),
-            _m(
-                "nuts",
-                "nuts",
-                (
-                    "prior",
-                    "sampler",
-                    "position",
-                    "log_likelihood",
-                    "warn",
-                    "theta",
-                    "reference",
-                    "theta_spread",
-                    "instance",
-                ),
-                mcmc=True,
-                summary="bias-aware BT, NUTS",
-            ),
-            _m(
-                "judge_error",
-                "nuts",
-                ("sampler", "reference", "warn"),
-                mcmc=True,
-                summary="BT on human preferences, judges as noisy channels, NUTS",
-            ),
-            _m(
-                "ppi",
-                "closed_form",
-                ("draws", "reference", "power_tuning", "warn"),
-                summary="prediction-powered BT (PPI++), sandwich",
-            ),
-        ]
-    ),
-}
-
-
 def normalise_method(method: Any) -> Any:
     """``closed-form`` and ``closed_form`` are one method (CLI and API spellings)."""
     return method.replace("-", "_") if isinstance(method, str) else method
-
-
-#: family -> method -> why it is not offered (a method users may expect, refused by name)
-REFUSED: dict[str, dict[str, str]] = {
-    "panel": {
-        "laplace": (
-            "Laplace is not offered for panels: the cell model is hierarchical (generator "
-            "and validator populations with learned spreads), and a Gaussian at its mode "
-            "was 2-3x too wide for g (sd 0.030-0.035 where the human labels alone give "
-            "0.013-0.019) and failed the importance check (Pareto k-hat 4.9); use "
-            "method='nuts' (cell model) or 'nuts_items' (item-level model)"
-        )
-    },
-    "accuracy": {},
-    "accuracy.items": {},
-    "ranking": {},
-}
-
-
-def resolve(family: str, method: Any, options: Mapping[str, Any]) -> MethodSpec:
-    """The spec of ``method`` in ``family``, after checking every keyword in ``options``.
-
-    Raises
-    ------
-    InputError
-        Unknown method (the message lists the family's methods) or a keyword the method
-        does not take (the message lists the ones it does).
-    """
-    table = METHODS[family]
-    name = normalise_method(method)
-    if name in REFUSED.get(family, {}):
-        raise InputError(REFUSED[family][name], field="method", value=method)
-    if name not in table:
-        raise InputError(
-            f"method must be one of {tuple(table)}; got {method!r}", field="method", value=method
-        )
-    spec = table[name]
-    bad = sorted(set(options) - set(spec.options))
-    if bad:
-        valid = ", ".join(("random_seed", *spec.options))
-        raise InputError(
-            f"method {name!r} takes no keyword {bad[0]!r}; it takes: {valid}",
-            field=bad[0],
-            value=options[bad[0]],
-        )
-    return spec
-
-
-def describe(family: str) -> str:
-    """One line per method of ``family``: name, engine, options."""
-    return "\n".join(
-        f"{s.name}: {s.summary} [{s.engine}] options: {', '.join(s.options) or '-'}"
-        for s in METHODS[family].values()
-    )

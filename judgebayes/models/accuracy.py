@@ -64,6 +64,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
+from scipy.special import betaln, gammaln
 
 from judgebayes.errors import InputError
 
@@ -435,7 +436,6 @@ class ItemsLogDensity:
         judge_rates: str = "per_system",
         priors: AccuracyPriors | None = None,
     ):
-        from scipy.special import betaln, gammaln
 
         self.shape = (len(systems), len(strata))
         f = {

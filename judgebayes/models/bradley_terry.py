@@ -49,6 +49,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from judgebayes.errors import InputError
+
 __all__ = ["PRIORS", "RankingPriors", "bradley_terry_model", "bt_var_names", "theta_prior"]
 
 PRIORS = ("none", "normal", "hierarchical", "horseshoe")
@@ -112,7 +114,6 @@ class RankingPriors:
     instance_scale: float = 1.0
 
     def __post_init__(self):
-        from judgebayes.errors import InputError
 
         for f in fields(self):
             v = getattr(self, f.name)
@@ -122,11 +123,6 @@ class RankingPriors:
                     field=f"priors.{f.name}",
                     value=v,
                 )
-
-    def builder_kwargs(self) -> dict[str, float]:
-        """The settings :func:`bradley_terry_model` takes."""
-        skip = {"lam_judge", "confusion_diag", "confusion_off"}
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
 
 
 def bt_var_names(prior: str, n_judges: int, davidson: bool = False) -> tuple[str, ...]:
@@ -194,16 +190,7 @@ def bradley_terry_model(
     learn_spread: bool = False,
     instance=None,
     n_instances: int = 0,
-    instance_scale: float = 1.0,
-    lam: float = 1.0,
-    lam_b: float = 0.1,
-    tau_scale: float = 1.0,
-    tau0: float = 1.0,
-    slab_scale: float = 2.0,
-    slab_df: float = 4.0,
-    judge_sd: float = 0.5,
-    lam_nu: float = 0.25,
-    spread_scale: float = 2.0,
+    priors: RankingPriors | None = None,
 ):
     r"""Build the naive (``prior="none"``) or bias-aware Bradley-Terry model.
 
@@ -229,14 +216,10 @@ def bradley_terry_model(
         Use the fractional log-likelihood (ties as half wins; comparator only).
     davidson : bool
         Davidson's tie model: ``y`` = 0.5 is a third outcome.
-    lam_nu : float
-        Prior precision of :math:`\log\nu` (Davidson).
     learn_spread : bool
         Learn the qualities' spread: :math:`\theta = \sigma_\theta(\bar z + z_c)`,
         :math:`\sigma_\theta \sim \text{Half-}N(\text{spread\_scale})` (non-centred),
         instead of the fixed :math:`1/\sqrt\lambda`.
-    spread_scale : float
-        Half-normal scale of :math:`\sigma_\theta`.
     instance : array of int, optional
         Instance index of each comparison (-1: none), for ``n_instances > 0``: the
         instance effect :math:`\eta_r \mathrel{+}= s_r\,\sigma_u z_{i(r)}`,
@@ -246,16 +229,10 @@ def bradley_terry_model(
         both presentation orders (non-centred).
     n_instances : int
         Number of instances (0: no instance effect).
-    instance_scale : float
-        Half-normal scale of :math:`\sigma_u`.
-    lam, lam_b : float
-        Prior precisions of theta and (``"normal"``) of the bias coefficients.
-    tau_scale : float
-        Half-normal scale of tau (``"hierarchical"``).
-    tau0, slab_scale, slab_df : float
-        Horseshoe global scale, slab scale and slab degrees of freedom.
-    judge_sd : float
-        Half-normal scale of the judges' spread around the shared coefficients.
+    priors : RankingPriors
+        Every prior setting (:class:`RankingPriors`: precisions of theta and the bias
+        coefficients, the hierarchical and horseshoe scales, the judges' spread, the tie
+        and instance-effect scales); default ``RankingPriors()``.
 
     Returns
     -------
@@ -277,12 +254,14 @@ def bradley_terry_model(
     if prior != "none" and bias_names:
         coords["bias"] = bias_names
         coords["judge"] = list(judges)
+    pr = RankingPriors() if priors is None else priors
+    lam = pr.lam
     hp = {
-        "lam_b": lam_b,
-        "tau_scale": tau_scale,
-        "tau0": tau0,
-        "slab_scale": slab_scale,
-        "slab_df": slab_df,
+        "lam_b": pr.lam_b,
+        "tau_scale": pr.tau_scale,
+        "tau0": pr.tau0,
+        "slab_scale": pr.slab_scale,
+        "slab_df": pr.slab_df,
     }
     with pm.Model(coords=coords) as model:
         a = pm.Data("first", np.asarray(first, dtype=np.int64), dims="comparison")
@@ -294,7 +273,7 @@ def bradley_terry_model(
             # the same split, non-centred in the learned spread (an item-level
             # coefficient's interval scales with it)
             n_items = len(items)
-            sd = pm.HalfNormal("theta_sd", sigma=spread_scale)
+            sd = pm.HalfNormal("theta_sd", sigma=pr.spread_scale)
             zm = pm.Normal("theta_mean_z", 0.0, 1.0)
             zc = pm.ZeroSumNormal("theta_centred_z", sigma=1.0, dims="item")
             th = pm.Deterministic("theta", sd * (zm / np.sqrt(n_items) + zc), dims="item")
@@ -309,7 +288,7 @@ def bradley_terry_model(
             sign = np.where(inst < 0, 0.0, np.where(fa < fb, 1.0, -1.0))
             idx = pm.Data("instance_idx", np.maximum(inst, 0), dims="comparison")
             sgn = pm.Data("instance_sign", sign, dims="comparison")
-            u_sd = pm.HalfNormal("instance_sd", sigma=instance_scale)
+            u_sd = pm.HalfNormal("instance_sd", sigma=pr.instance_scale)
             u_z = pm.Normal("instance_z", 0.0, 1.0, shape=int(n_instances))
             eta = eta + sgn * u_sd * u_z[idx]
         if prior != "none" and bias_names:
@@ -320,14 +299,14 @@ def bradley_terry_model(
             mu = _bias_prior(pm, pt, prior, "b", "bias", hp)
             if len(judges) > 1:
                 jd = pm.Data("judge_idx", np.asarray(judge, dtype=np.int64), dims="comparison")
-                sd = pm.HalfNormal("b_judge_sd", sigma=judge_sd, dims="bias")
+                sd = pm.HalfNormal("b_judge_sd", sigma=pr.judge_sd, dims="bias")
                 dz = pm.Normal("b_judge_z", 0.0, 1.0, dims=("judge", "bias"))
                 bj = pm.Deterministic("b_judge", mu + sd * dz, dims=("judge", "bias"))
                 eta = eta + pt.sum(F * bj[jd], axis=1)
             else:
                 eta = eta + pt.dot(F, mu)
         if davidson:
-            log_nu = pm.Normal("log_nu", 0.0, 1.0 / np.sqrt(lam_nu))
+            log_nu = pm.Normal("log_nu", 0.0, 1.0 / np.sqrt(pr.lam_nu))
             pm.Deterministic("nu", pt.exp(log_nu))
             code = np.where(np.asarray(y) == 1, 0, np.where(np.asarray(y) == 0, 1, 2))
             yc = pm.Data("y_code", code.astype(np.int64), dims="comparison")

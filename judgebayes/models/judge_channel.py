@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from judgebayes.models.bradley_terry import theta_prior
+
 __all__ = ["channel_var_names", "judge_channel_model"]
 
 OUTCOMES = ("first", "second", "tie")
@@ -89,8 +91,6 @@ def judge_channel_model(
     """
     import pymc as pm
     import pytensor.tensor as pt
-
-    from judgebayes.models.bradley_terry import theta_prior
 
     K = int(n_outcomes)
     if K not in (2, 3):

@@ -19,8 +19,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
+import xarray as xr
 
 from judgebayes.errors import InputError
+from judgebayes.inference import closed_form as cf
+from judgebayes.inference.exact import exact_posterior
+from judgebayes.inference.executors import run_tasks, task_seeds
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -163,8 +168,6 @@ def accuracy_frames(
     ``human`` and ``judge``.  ``systems`` maps system names to their true accuracies
     (default: one system named "A" with accuracy ``theta``).
     """
-    import pandas as pd
-
     rng = np.random.default_rng(random_seed)
     systems = systems or {"A": theta}
     rows = []
@@ -220,10 +223,6 @@ def monte_carlo_study(
         ``mean_width``, ``bias``, ``bias_mcse``, ``rmse``, ``n_invalid``; attrs hold the
         settings.  ``ds.to_dataframe().reset_index()`` gives the tidy frame.
     """
-    import xarray as xr
-
-    from judgebayes.inference import closed_form as cf
-
     sweep_name = "theta_cal" if np.ndim(theta_cal) > 0 else "theta"
     sweep = np.atleast_1d(np.asarray(theta_cal if sweep_name == "theta_cal" else theta, float))
     th_arr = np.asarray(theta, float) if sweep_name == "theta_cal" else sweep
@@ -325,9 +324,6 @@ def monte_carlo_study(
 
 def _coverage_task(task) -> dict[str, tuple[float, float]]:
     """One theta value of :func:`bayesian_coverage_study`: (coverage, width) per estimator."""
-    from judgebayes.inference import closed_form as cf
-    from judgebayes.inference.exact import exact_posterior
-
     theta, q0, q1, n, m0, m1, reps, alpha, nodes, seed = task
     sim = simulate_accuracy(theta, q0, q1, n, m0=m0, m1=m1, reps=reps, random_seed=seed)
     k, tp, tn = sim.k.ravel(), sim.tp.ravel(), sim.tn.ravel()
@@ -375,10 +371,6 @@ def bayesian_coverage_study(
     xarray.Dataset
         dims ``(estimator, theta)`` with ``coverage``, ``coverage_mcse``, ``mean_width``.
     """
-    import xarray as xr
-
-    from judgebayes.inference.executors import run_tasks, task_seeds
-
     thetas = np.atleast_1d(np.asarray(theta, float))
     seeds = task_seeds(random_seed, thetas.size)
     tasks = [
@@ -407,8 +399,6 @@ SBC_BLOCK = 250
 
 def _sbc_task(task) -> np.ndarray:
     """One block of :func:`sbc_ranks`."""
-    from judgebayes.inference.exact import exact_posterior
-
     size, n, m0, m1, n_draws, nodes, seed = task
     rng = np.random.default_rng(seed)
     th, a0, a1 = rng.random(size), rng.random(size), rng.random(size)
@@ -442,8 +432,6 @@ def sbc_ranks(
     :func:`bayesian_coverage_study`): the ranks do not depend on it.  The NUTS models'
     SBC is :func:`judgebayes.simulate.sbc.sbc_study`.
     """
-    from judgebayes.inference.executors import run_tasks, task_seeds
-
     sizes = [min(SBC_BLOCK, n_datasets - a) for a in range(0, n_datasets, SBC_BLOCK)]
     seeds = task_seeds(random_seed, len(sizes))
     tasks = [(b, n, m0, m1, n_draws, nodes, s) for b, s in zip(sizes, seeds, strict=True)]

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from judgebayes.errors import InputError
 
@@ -79,8 +80,6 @@ def simulate_items(
     seed : int or Generator
         Random seed.
     """
-    import pandas as pd
-
     if n_items % cluster_size or not 0 < n_labelled <= n_items:
         raise InputError(
             f"n_items ({n_items}) must be a multiple of cluster_size ({cluster_size}) and "

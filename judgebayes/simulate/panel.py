@@ -6,6 +6,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
+from scipy.special import expit, logit
+
+from judgebayes.data.panel import panel_from_items
 
 if TYPE_CHECKING:  # pragma: no cover
     pass
@@ -39,8 +43,6 @@ class SimulatedPanel:
 
     def panel(self):
         """The aggregated :class:`~judgebayes.data.panel.PanelData`."""
-        from judgebayes.data.panel import panel_from_items
-
         return panel_from_items(self.items)
 
 
@@ -76,9 +78,6 @@ def simulate_panel(
       :math:`m_j \sim U(\text{missing\_range})` (about 9% on average);
     * the first ``n_annotated`` generators (after a random permutation) carry human labels.
     """
-    import pandas as pd
-    from scipy.special import expit, logit
-
     rng = np.random.default_rng(seed)
     G, V = n_generators, n_validators
     g = expit(rng.normal(logit(1 - invalid_rate), precision_sd, G))

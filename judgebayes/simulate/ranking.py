@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from judgebayes.errors import InputError
+from judgebayes.studies.ranking import PairwiseRanking
 
 if TYPE_CHECKING:  # pragma: no cover
     pass
@@ -82,8 +84,6 @@ class SimulatedPairwise:
         """A :class:`~judgebayes.studies.ranking.PairwiseRanking` of all (or one order of all)
         pairs.
         """
-        from judgebayes.studies.ranking import PairwiseRanking
-
         a, b, y = self.comparisons()
         if not both_orders:
             keep = a < b
@@ -229,8 +229,6 @@ class SimulatedJudgedPairs:
         """The :class:`~judgebayes.studies.ranking.PairwiseRanking` of the frame, with the
         human labels of the labelled subset.
         """
-        from judgebayes.studies.ranking import PairwiseRanking
-
         return PairwiseRanking.from_frames(self.frame, human="human", instance="instance", **kwargs)
 
 
@@ -273,8 +271,6 @@ def simulate_judged_pairs(
     items : sequence of str, optional
         Item ids (default ``"item0"``, ...).
     """
-    import pandas as pd
-
     rng = np.random.default_rng(seed)
     K = 2 if nu is None else 3
     conf = np.asarray(

@@ -42,14 +42,27 @@ Problems (:data:`PROBLEMS`):
 
 from __future__ import annotations
 
+import itertools
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
+from scipy import stats
 
-from judgebayes.errors import InputError
+from judgebayes.data.accuracy import CalibrationCounts, TestCounts
+from judgebayes.errors import ConvergenceWarning, InputError
+from judgebayes.inference.executors import describe_executor, run_tasks, task_seeds
+from judgebayes.inference.registry import check_count, check_seed, resolve_sampler
+from judgebayes.inference.sampling import sample_nuts
+from judgebayes.models.accuracy import AccuracyPriors
+from judgebayes.models.panel import PanelPriors
+from judgebayes.results import tree
+from judgebayes.studies.accuracy import AccuracyStudy
+from judgebayes.studies.panel import ValidatorPanel
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -137,8 +150,6 @@ class SBCResult:
             ``variable``, ``component``, ``n_passed``, ``p_value``, ``n_all``,
             ``p_value_all``.
         """
-        import pandas as pd
-        from scipy import stats
 
         def p(r):
             if r.size < bins:
@@ -174,8 +185,6 @@ class SBCResult:
         """
         import arviz as az
 
-        from judgebayes.results import tree
-
         var = var or next(iter(self.ranks))
         if var not in self.ranks:
             raise InputError(
@@ -205,7 +214,6 @@ def _btc_rates(rng) -> tuple[float, float]:
 
 def _binary(design: str, n: int = 200, m: int = 40) -> Callable:
     def draw(rng) -> SBCDataset:
-        from judgebayes.studies.accuracy import AccuracyStudy
 
         theta = rng.random()
         q0, q1 = _btc_rates(rng)
@@ -224,9 +232,6 @@ def _binary(design: str, n: int = 200, m: int = 40) -> Callable:
 
 def _strata(n=(300, 200, 100), m=15) -> Callable:
     def draw(rng) -> SBCDataset:
-        from judgebayes.data.accuracy import CalibrationCounts, TestCounts
-        from judgebayes.models.accuracy import AccuracyPriors
-        from judgebayes.studies.accuracy import AccuracyStudy
 
         pr = AccuracyPriors()
         S = len(n)
@@ -255,7 +260,6 @@ def _strata(n=(300, 200, 100), m=15) -> Callable:
 
 def _multiclass(K: int = 3, m: int = 30, n: int = 400) -> Callable:
     def draw(rng) -> SBCDataset:
-        from judgebayes.studies.accuracy import AccuracyStudy
 
         C = rng.dirichlet(np.ones(K), K)
         prev = rng.dirichlet(np.ones(K))
@@ -292,8 +296,6 @@ def _panel_rates(rng, pr, G, V):
 
 def _panel_cells(G: int = 4, V: int = 4, n_out: int = 80, n_ann: int = 30, annotated: int = 2):
     def draw(rng) -> SBCDataset:
-        from judgebayes.models.panel import PanelPriors
-        from judgebayes.studies.panel import ValidatorPanel
 
         pr = PanelPriors()
         g, tpr, tnr, vp, vn = _panel_rates(rng, pr, G, V)
@@ -330,10 +332,6 @@ def _panel_cells(G: int = 4, V: int = 4, n_out: int = 80, n_ann: int = 30, annot
 
 def _panel_items(V: int = 5, n_out: int = 120, labelled: int = 20):
     def draw(rng) -> SBCDataset:
-        import pandas as pd
-
-        from judgebayes.models.panel import PanelPriors
-        from judgebayes.studies.panel import ValidatorPanel
 
         g, tpr, tnr, _, _ = _panel_rates(rng, PanelPriors(), 1, V)
         c = rng.random(n_out) < g[0]
@@ -373,12 +371,6 @@ PROBLEMS: dict[str, tuple[Callable[..., SBCDataset], str]] = {
 # ------------------------------------------------------------------- the sweep
 def _fit_one(task) -> tuple[dict[str, np.ndarray], bool, str, float]:
     """Worker: fit one dataset by NUTS and rank its truth among the thinned draws."""
-    import warnings
-
-    from judgebayes.errors import ConvergenceWarning
-    from judgebayes.inference.registry import resolve_sampler
-    from judgebayes.inference.sampling import sample_nuts
-
     ds, seed, sampler, thin = task
     t0 = time.perf_counter()
     with warnings.catch_warnings():
@@ -397,8 +389,6 @@ def _fit_one(task) -> tuple[dict[str, np.ndarray], bool, str, float]:
 
 def _labels(ds: SBCDataset) -> dict[str, tuple[str, ...]]:
     """Variable -> its components' labels (``g[gen_1]``), in the ranks' order."""
-    import itertools
-
     model = ds.spec.build()
     out = {}
     for var in ds.truth:
@@ -445,9 +435,6 @@ def sbc_study(
     -------
     SBCResult
     """
-    from judgebayes.inference.executors import describe_executor, run_tasks, task_seeds
-    from judgebayes.inference.registry import check_count, check_seed, resolve_sampler
-
     if problem not in PROBLEMS:
         raise InputError(
             f"problem must be one of {tuple(PROBLEMS)}; got {problem!r}",

@@ -1,101 +1,114 @@
-"""Per-system accuracy summaries from validated counts: the closed-form comparison table.
+r"""The accuracy study: a judge's verdicts on a test set and its calibration, corrected.
 
-Used by the CLI (``judgebayes accuracy``) and the demo; one row per system with the naive
-rate and its Wilson interval next to the Rogan-Gladen estimate and its Lang-Reiczigel
-interval.  Missing verdicts are reported in every row.
+:class:`AccuracyStudy` holds validated counts (one calibration set, calibration strata, or a
+K-class judge) and fits them by any registered method; :class:`ReplicateStudy` fits many
+independent binary problems at once (the split protocol's splits, coverage studies);
+:func:`accuracy_table` is the per-system closed-form summary the CLI and the demo print.
+
+Methods (``AccuracyStudy.methods``)
+-----------------------------------
+``closed_form``  Rogan-Gladen with the Lang-Reiczigel interval (binary); double sampling
+                 (random design); per-stratum Rogan-Gladen with a delta-method interval
+                 (strata); confusion-matrix inversion (K-class)
+``exact``        the binary model's posterior by quadrature (one system, stratified design)
+``laplace``      MAP + Laplace draws, checked by importance sampling (refused where it fails)
+``nuts``         NUTS with the convergence gate
+
+Checks (``AccuracyStudy.checks``): ``transfer`` (do the calibrated rates carry over to the
+test set or between strata; data only) and ``ppc`` (the test counts against a fit's draws).
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+import pandas as pd
+import xarray as xr
+from scipy import stats
 
-from judgebayes.data.accuracy import CalibrationCounts, TestCounts
+from judgebayes.data.accuracy import (
+    CalibrationCounts,
+    MulticlassCounts,
+    TestCounts,
+    check_counts,
+    counts_from_calibration_frame,
+    counts_from_multiclass_frames,
+    counts_from_test_frame,
+)
+from judgebayes.data.frames import as_pandas
 from judgebayes.errors import InputError, MirrorWarning
 from judgebayes.inference import closed_form as cf
-from judgebayes.results import Comparable, check_alpha
+from judgebayes.inference.exact import MIRROR_WARN, exact_posterior, mirror_probability
+from judgebayes.inference.laplace import K_HAT_MAX
+from judgebayes.inference.registry import check_count
+from judgebayes.inference.sampling import ModelSpec
+from judgebayes.models import accuracy as ma
+from judgebayes.results import check_alpha, point_tree, tree
 from judgebayes.studies.accuracy_fit import AccuracyFit
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
+from judgebayes.studies.base import FitParts, Study
+from judgebayes.studies.items import ItemStudy  # the items design's own module
 
 __all__ = ["AccuracyFit", "AccuracyStudy", "ReplicateStudy", "accuracy_table"]
 
 NOT_BETTER_THAN_CHANCE = "judge no better than chance on the calibration set (q0 + q1 <= 1)"
 
 
-def accuracy_table(
-    test: TestCounts, calibration: CalibrationCounts, alpha: float = 0.05
-) -> pd.DataFrame:
-    """Naive and corrected accuracy per system, with intervals.
+def accuracy_table(study: AccuracyStudy, alpha: float = 0.05) -> pd.DataFrame:
+    """Naive and corrected accuracy per system, with intervals, of a binary study.
 
-    The calibration strata are pooled (one confusion matrix for the judge); the test
-    strata are summed per system.
+    The corrected columns are the study's ``closed_form`` fit (Rogan-Gladen, clipped; the
+    Lang-Reiczigel interval, its notes); beside them the judge's raw rate with its Wilson
+    interval and the calibration counts.
 
     Returns
     -------
     DataFrame
         One row per system: ``system, n, n_missing, k, naive, naive_lower, naive_upper``
-        (Wilson), ``m0, m1, calibration_n_missing, q0, q1``, ``estimate, lower, upper``
-        (Rogan-Gladen, clipped; Lang-Reiczigel), ``degenerate`` and ``note``.
+        (Wilson), ``m0, m1, calibration_n_missing, q0, q1``, ``estimate, lower, upper``,
+        ``degenerate`` and ``note``.
     """
-    import pandas as pd
-
-    k, n, miss = test.per_system()
-    cal = calibration.pooled()
-    tp, m1, tn, m0 = (int(getattr(cal, a)[0]) for a in ("tp", "m1", "tn", "m0"))
-    q0, q1 = tn / m0, tp / m1
-    naive = cf.wilson_interval(k, n, alpha)
-    p = np.asarray(cf.naive_rate(k, n), dtype=float)
-    lr = cf.lang_reiczigel_from_counts(k, n, tp, m1, tn, m0, alpha)
-    est = np.atleast_1d(np.asarray(lr.estimate, float))
-    lo, hi = np.atleast_1d(np.asarray(lr[0], float)), np.atleast_1d(np.asarray(lr[1], float))
-    degen = np.broadcast_to(np.asarray(lr.degenerate), est.shape)
-    contains = np.broadcast_to(np.asarray(lr.contains_estimate), est.shape)
-    notes = []
-    for i in range(len(test.systems)):
-        if n[i] == 0:
-            notes.append("no usable verdicts")
-            est[i] = lo[i] = hi[i] = np.nan
-        elif np.isnan(est[i]):
-            notes.append(NOT_BETTER_THAN_CHANCE)
-        elif degen[i]:
-            notes.append("two-sided interval outside [0, 1]: one-sided bound reported")
-        elif not contains[i]:
-            notes.append(
-                "interval excludes the point estimate: a calibration class has only 1-2 "
-                "items, so the adjusted rates differ strongly from the raw ones"
-            )
-        else:
-            notes.append("")
+    if study.kind != "binary":
+        raise InputError(
+            f"accuracy_table summarises a binary study; this one is {study.kind!r}",
+            field="kind",
+            value=study.kind,
+        )
+    k, n, miss = study.test.per_system()
+    cal = study.calibration.pooled()
+    fit = study.fit("closed_form")
+    tab = fit.interval(alpha)
+    lo, hi = cf.wilson_interval(k, n, alpha)
+    notes = {s: "" for s in study.systems}
+    for s, note in fit.info["unit_notes"].items():
+        notes[s] = note
     return pd.DataFrame(
         {
-            "system": list(test.systems),
+            "system": list(study.systems),
             "n": n,
             "n_missing": miss,
             "k": k,
-            "naive": p,
-            "naive_lower": np.atleast_1d(naive[0]),
-            "naive_upper": np.atleast_1d(naive[1]),
-            "m0": m0,
-            "m1": m1,
+            "naive": np.asarray(cf.naive_rate(k, n), dtype=float),
+            "naive_lower": np.atleast_1d(lo),
+            "naive_upper": np.atleast_1d(hi),
+            "m0": int(cal.m0[0]),
+            "m1": int(cal.m1[0]),
             "calibration_n_missing": int(cal.n_missing[0]),
-            "q0": q0,
-            "q1": q1,
-            "estimate": est,
-            "lower": lo,
-            "upper": hi,
-            "degenerate": degen,
-            "note": notes,
+            "q0": cal.tn[0] / cal.m0[0],
+            "q1": cal.tp[0] / cal.m1[0],
+            "estimate": tab["estimate"].to_numpy(),
+            "lower": tab["lower"].to_numpy(),
+            "upper": tab["upper"].to_numpy(),
+            "degenerate": fit.info["degenerate"],
+            "note": [notes[s] for s in study.systems],
         }
     )
 
 
 _KINDS = ("binary", "strata", "multiclass")
 
-#: why the pooled-strata model has no Laplace fit (measured; ``_fit_laplace``)
+#: why the pooled-strata model has no Laplace fit (measured)
 STRATA_LAPLACE = (
     "Laplace is not offered for the pooled-strata model: its judge rates are a non-centred "
     "hierarchy (a learned spread between strata), and a Gaussian at the mode was 2-3x too "
@@ -108,7 +121,7 @@ STRATA_LAPLACE = (
 # =========================================================================== study
 
 
-class AccuracyStudy(Comparable):
+class AccuracyStudy(Study):
     r"""Validated data and configuration of one accuracy study; fits by any method.
 
     Nothing samples in ``__init__``.  The model variant follows from the data:
@@ -119,9 +132,7 @@ class AccuracyStudy(Comparable):
       correction aggregated over each system's test stratum shares (variant d);
     * ``multiclass`` — a K-class judge (variant e).
 
-    Methods: ``closed_form`` (Rogan-Gladen + Lang-Reiczigel; per-stratum Rogan-Gladen
-    with a delta-method interval; confusion-matrix inversion), ``laplace``, ``nuts`` and
-    ``exact`` (binary, one system, stratified design, uniform theta prior).
+    Methods and checks: the module docstring.
 
     Examples
     --------
@@ -132,23 +143,22 @@ class AccuracyStudy(Comparable):
     all        0.533   0.43  0.636
     """
 
+    family = "accuracy"
+    fit_type = AccuracyFit
+    default_method = "nuts"
     default_methods = ("closed_form", "laplace", "nuts")
-    #: the table of :data:`~judgebayes.inference.registry.METHODS` this study's fits use
-    registry = "accuracy"
 
     def __init__(
         self,
         test: TestCounts | None = None,
         calibration: CalibrationCounts | None = None,
         *,
-        multiclass: Any = None,
+        multiclass: MulticlassCounts | None = None,
         kind: str | None = None,
         design: str = "stratified",
-        priors: Any = None,
+        priors: ma.AccuracyPriors | None = None,
         better_than_chance: bool = True,
     ):
-        from judgebayes.data.accuracy import MulticlassCounts
-
         if multiclass is not None:
             if not isinstance(multiclass, MulticlassCounts):
                 raise InputError("multiclass must be MulticlassCounts", field="multiclass")
@@ -161,14 +171,13 @@ class AccuracyStudy(Comparable):
             raise InputError(
                 f"kind must be one of {_KINDS}; got {kind!r}", field="kind", value=kind
             )
-        if kind == "strata":
-            if tuple(test.strata) != tuple(calibration.strata):
-                raise InputError(
-                    f"test strata {list(test.strata)} and calibration strata "
-                    f"{list(calibration.strata)} differ: every stratum needs both",
-                    field="stratum",
-                    value=sorted(set(test.strata) ^ set(calibration.strata)),
-                )
+        if kind == "strata" and tuple(test.strata) != tuple(calibration.strata):
+            raise InputError(
+                f"test strata {list(test.strata)} and calibration strata "
+                f"{list(calibration.strata)} differ: every stratum needs both",
+                field="stratum",
+                value=sorted(set(test.strata) ^ set(calibration.strata)),
+            )
         if design not in ("stratified", "random", "shifted"):
             raise InputError(
                 f"design must be stratified, random or shifted; got {design!r}",
@@ -189,11 +198,7 @@ class AccuracyStudy(Comparable):
         self.test, self.calibration, self.multiclass = test, calibration, multiclass
         self.kind, self.design = kind, design
         self.better_than_chance = bool(better_than_chance)
-        if priors is None:
-            from judgebayes.models.accuracy import AccuracyPriors
-
-            priors = AccuracyPriors()
-        self.priors = priors
+        self.priors = ma.AccuracyPriors() if priors is None else priors
 
     # ----------------------------------------------------------------- constructors
     @classmethod
@@ -228,9 +233,6 @@ class AccuracyStudy(Comparable):
         judge's calibration): the same frame passed twice is refused, and ``item`` (an id
         column of both frames) makes the check item by item.
         """
-        from judgebayes.data.accuracy import counts_from_calibration_frame, counts_from_test_frame
-        from judgebayes.data.frames import as_pandas
-
         same = test_df is calibration_df
         test_df = as_pandas(test_df, "test_df")
         calibration_df = as_pandas(calibration_df, "calibration_df")
@@ -327,8 +329,6 @@ class AccuracyStudy(Comparable):
         Keywords: ``estimand`` ("items" or "process"), ``judge_rates``, ``priors``,
         ``better_than_chance``.
         """
-        from judgebayes.studies.items import ItemStudy
-
         return ItemStudy.from_frame(
             items,
             judge=judge,
@@ -349,8 +349,6 @@ class AccuracyStudy(Comparable):
         """K-class judge from a (K, K) confusion count matrix (rows: true class) and the
         judged-class counts of each system.
         """
-        from judgebayes.data.accuracy import MulticlassCounts
-
         test = np.atleast_2d(np.asarray(test))
         systems = (
             tuple(systems)
@@ -372,8 +370,6 @@ class AccuracyStudy(Comparable):
 
         See :func:`~judgebayes.data.accuracy.counts_from_multiclass_frames` for the arguments.
         """
-        from judgebayes.data.accuracy import counts_from_multiclass_frames
-
         study_kw = {k: kwargs.pop(k) for k in ("priors",) if k in kwargs}
         return cls(
             multiclass=counts_from_multiclass_frames(test_df, calibration_df, **kwargs), **study_kw
@@ -392,9 +388,6 @@ class AccuracyStudy(Comparable):
 
     def model_spec(self):
         """The :class:`~judgebayes.inference.sampling.ModelSpec` of this study."""
-        from judgebayes.inference.sampling import ModelSpec
-        from judgebayes.models import accuracy as ma
-
         if self.kind == "binary":
             k, n, _ = self.test.per_system()
             cal = self.calibration.pooled()
@@ -445,61 +438,32 @@ class AccuracyStudy(Comparable):
         """A fresh ``pm.Model`` (never sampled here)."""
         return self.model_spec().build()
 
-    # ----------------------------------------------------------------- fitting
-    def fit(self, method: str = "nuts", *, random_seed: int | None = None, **options: Any):
-        """Fit by ``method``: "closed_form", "laplace", "exact" or "nuts".
-
-        Parameters
-        ----------
-        method : str
-            See :data:`judgebayes.inference.registry.METHODS` ``["accuracy"]``.
-        random_seed : int, optional
-            Same seed, same numbers (Laplace, exact and NUTS draws).
-        **options
-            What the method takes, and nothing else (an unknown keyword is an
-            :class:`~judgebayes.errors.InputError`): Laplace ``draws`` (4000) and
-            ``importance`` (True: the PSIS check and correction of
-            :mod:`~judgebayes.inference.laplace`; False: the plain Gaussian); exact
-            ``draws`` (4000), ``nodes`` (64); NUTS ``sampler`` (a
-            :class:`~judgebayes.inference.registry.SamplerConfig` or a mapping of its
-            fields; defaults per model in ``DEFAULT_SAMPLERS``).
-
-        Returns
-        -------
-        AccuracyFit
-        """
-        import time
-        from dataclasses import replace
-
-        from judgebayes.inference.registry import check_seed, resolve
-        from judgebayes.results import stamp
-
-        spec = resolve(self.registry, method, options)
-        random_seed = check_seed(random_seed)
-        if spec.name != "closed_form":
+    # ----------------------------------------------------------------- fit hooks
+    def _prepare(self, method) -> None:
+        if method.name != "closed_form":
             self._check_restriction()
-        t0 = time.perf_counter()
-        fit = getattr(self, f"_fit_{spec.name}")(random_seed=random_seed, **options)
-        info = {"kind": self.kind, "design": self.design, **fit.info}
-        notes = fit.notes
+
+    def _info(self, method, parts: FitParts) -> dict:
+        info = {"kind": self.kind, "design": self.design, "estimand": "process"}
         if self.kind == "binary":
-            p_mirror, note = self._mirror()
-            info["p_mirror"] = p_mirror
-            if note:
-                notes = (*notes, note)
-                warnings.warn(note, MirrorWarning, stacklevel=2)
-        stamp(
-            fit.idata,
-            method=spec.name,
-            family="accuracy",
-            random_seed=random_seed,
-            priors=self.priors,
-            sampler=info.get("sampler"),
-            kind=self.kind,
-            design=self.design,
-            better_than_chance=self.better_than_chance,
-        )
-        return replace(fit, seconds=time.perf_counter() - t0, info=info, notes=notes)
+            info["p_mirror"] = self._mirror()[0]
+        return info
+
+    def _notes(self, method, parts: FitParts, info: dict) -> tuple[str, ...]:
+        if self.kind != "binary":
+            return ()
+        _, note = self._mirror(posterior=method.engine != "closed_form")
+        if note is None:
+            return ()
+        warnings.warn(note, MirrorWarning, stacklevel=3)
+        return (note,)
+
+    def _attrs(self, method, parts: FitParts) -> dict:
+        return {
+            "kind": self.kind,
+            "design": self.design,
+            "better_than_chance": self.better_than_chance,
+        }
 
     def _check_restriction(self) -> None:
         """Refuse a Bayesian fit whose better-than-chance prior the calibration contradicts."""
@@ -518,10 +482,13 @@ class AccuracyStudy(Comparable):
                 value=True,
             )
 
-    def _mirror(self) -> tuple[float, str | None]:
-        """P(q0 + q1 < 1 | data) under the unrestricted prior, and the note it calls for."""
-        from judgebayes.inference.exact import MIRROR_WARN, mirror_probability
+    def _mirror(self, posterior: bool = True) -> tuple[float, str | None]:
+        """P(q0 + q1 < 1 | data) under the unrestricted prior, and the note it calls for.
 
+        For a posterior (``posterior=True``) the note comes above :data:`MIRROR_WARN`; a
+        closed form has no mirror mode (it is NaN where the raw rates give q0 + q1 <= 1),
+        so its note comes only where the data favour the mirror (flipped labels?).
+        """
         if self.design == "random":
             # the class counts of a random calibration sample inform theta, which the
             # exact rule does not integrate; the mass is not computed
@@ -538,10 +505,12 @@ class AccuracyStudy(Comparable):
             q0_prior=self.priors.q0,
             q1_prior=self.priors.q1,
         )
-        if not p > MIRROR_WARN:
+        if not p > (MIRROR_WARN if posterior else 0.5):
             return p, None
         where = (
-            "this fit excludes it (better_than_chance=True)"
+            "a closed form uses the raw rates"
+            if not posterior
+            else "this fit excludes it (better_than_chance=True)"
             if self.better_than_chance
             else "this fit's posterior includes that mode"
         )
@@ -555,211 +524,15 @@ class AccuracyStudy(Comparable):
             "More calibration labels of both classes settle it"
         )
 
-    def _point_idata(self, values: dict[str, np.ndarray], dims: dict[str, list[str]]):
-        from judgebayes.results import tree
-
-        coords = {"system": list(self.systems)}
+    def _point(self, values: dict[str, Any], dims: dict[str, list[str]] | None = None):
+        """A one-atom posterior over this study's coords (``results.point_tree``)."""
+        coords = {}
         if self.kind == "multiclass":
-            coords |= {
-                "true_class": list(self.multiclass.classes),
-                "judged_class": list(self.multiclass.classes),
-            }
+            classes = list(self.multiclass.classes)
+            coords = {"true_class": classes, "judged_class": classes}
         if self.kind == "strata":
             coords["stratum"] = list(self.calibration.strata)
-        post = {k: np.asarray(v, dtype=float)[None, None, ...] for k, v in values.items()}
-        return tree({"posterior": post}, coords=coords, dims=dims)
-
-    def _fit_closed_form(self, random_seed=None):
-
-        if self.kind == "multiclass":
-            mc = self.multiclass
-            est, _, _ = cf.confusion_inversion(mc.confusion, mc.test)
-            rates = mc.confusion / mc.confusion.sum(1, keepdims=True)
-            idata = self._point_idata(
-                {"prevalence": est, "confusion_rates": rates},
-                {
-                    "prevalence": ["system", "true_class"],
-                    "confusion_rates": ["true_class", "judged_class"],
-                },
-            )
-
-            def ifn(alpha):
-                _, lo_, hi_ = cf.confusion_inversion(mc.confusion, mc.test, alpha)
-                return lo_.ravel(), hi_.ravel()
-
-            return AccuracyFit(
-                "closed_form",
-                idata,
-                quantity="prevalence",
-                interval_fn=ifn,
-                info={"estimator": "confusion-matrix inversion, delta method"},
-            )
-        if self.kind == "strata":
-            c = self.calibration
-            st = cf.stratified_rogan_gladen(self.test.k, self.test.n, c.tp, c.m1, c.tn, c.m0)
-            theta, se, th, q0, q1 = st.theta, st.se, st.theta_stratum, st.q0, st.q1
-            idata = self._point_idata(
-                {
-                    "theta": np.clip(theta, 0, 1),
-                    "theta_stratum": np.clip(th, 0, 1),
-                    "q0": q0,
-                    "q1": q1,
-                },
-                {
-                    "theta": ["system"],
-                    "theta_stratum": ["system", "stratum"],
-                    "q0": ["stratum"],
-                    "q1": ["stratum"],
-                },
-            )
-
-            def ifn(alpha):
-                z = cf.z_value(alpha)
-                return np.clip(theta - z * se, 0, 1), np.clip(theta + z * se, 0, 1)
-
-            return AccuracyFit(
-                "closed_form",
-                idata,
-                quantity="theta",
-                interval_fn=ifn,
-                info={
-                    "estimator": "per-stratum Rogan-Gladen, share-weighted, "
-                    "delta-method Wald interval (NaN where a stratum lacks a class)"
-                },
-            )
-        k, n, _ = self.test.per_system()
-        cal = self.calibration.pooled()
-        tp, m1, tn, m0 = (float(getattr(cal, a)[0]) for a in ("tp", "m1", "tn", "m0"))
-        if self.design == "random":
-            return self._fit_double_sampling(k, n, tp, m1, tn, m0)
-
-        def lr(alpha):
-            return cf.lang_reiczigel_from_counts(k, n, tp, m1, tn, m0, alpha)
-
-        ci = lr(0.05)
-        idata = self._point_idata(
-            {"theta": np.atleast_1d(ci.estimate), "q0": tn / m0, "q1": tp / m1},
-            {"theta": ["system"]},
-        )
-
-        def ifn(alpha):
-            c2 = lr(alpha)
-            return np.atleast_1d(c2.lower), np.atleast_1d(c2.upper)
-
-        empty = [s for s, ni in zip(self.systems, n, strict=True) if ni == 0]
-        notes = [f"system {s!r} has no usable verdicts: NaN" for s in empty]
-        if tn / m0 + tp / m1 <= 1:
-            notes.append(NOT_BETTER_THAN_CHANCE + ": the closed form is undefined (NaN)")
-        return AccuracyFit(
-            "closed_form",
-            idata,
-            quantity="theta",
-            interval_fn=ifn,
-            notes=tuple(notes),
-            info={
-                "estimator": "Rogan-Gladen (clipped), Lang-Reiczigel interval",
-                "degenerate": np.atleast_1d(ci.degenerate).tolist(),
-            },
-        )
-
-    def _fit_double_sampling(self, k, n, tp, m1, tn, m0):
-        """Closed form of the random design (``closed_form.double_sampling``)."""
-        est = cf.double_sampling(k, n, tp, m1, tn, m0)
-        idata = self._point_idata(
-            {"theta": np.atleast_1d(est.estimate), "q0": tn / m0, "q1": tp / m1},
-            {"theta": ["system"]},
-        )
-
-        def ifn(alpha):
-            e = cf.double_sampling(k, n, tp, m1, tn, m0, alpha)
-            return np.atleast_1d(e.lower), np.atleast_1d(e.upper)
-
-        notes = ()
-        if not np.all(np.isfinite(np.atleast_1d(est.estimate))):
-            notes = ("the judge gave one verdict only on the calibration sample: NaN",)
-        return AccuracyFit(
-            "closed_form",
-            idata,
-            quantity="theta",
-            interval_fn=ifn,
-            notes=notes,
-            info={
-                "estimator": "double sampling (Tenenbein 1970): the calibration's share of "
-                "true positives among the judge's positives and negatives, applied to the "
-                "judge's rate on all n + m items; delta-method Wald interval"
-            },
-        )
-
-    def _fit_laplace(self, random_seed=None, draws: int = 4000, importance: bool = True):
-        from judgebayes.inference.laplace import fit_laplace
-
-        if self.kind == "strata":
-            raise InputError(STRATA_LAPLACE, field="method", value="laplace")
-        idata, info = fit_laplace(
-            self.model_spec(), draws=draws, random_seed=random_seed, importance=importance
-        )
-        return AccuracyFit("laplace", idata, quantity=self.quantity, info=info)
-
-    def _fit_nuts(self, random_seed=None, sampler=None):
-        from judgebayes.inference.registry import resolve_sampler
-        from judgebayes.inference.sampling import sample_nuts
-
-        cfg = resolve_sampler("accuracy.strata" if self.kind == "strata" else "accuracy", sampler)
-        idata, diag, info = sample_nuts(self.model_spec(), random_seed=random_seed, sampler=cfg)
-        return AccuracyFit(
-            "nuts", idata, quantity=self.quantity, diagnostics=diag, info={**info, "sampler": cfg}
-        )
-
-    def _fit_exact(self, random_seed=None, draws: int = 4000, nodes: int = 64):
-        from judgebayes.inference.exact import exact_posterior
-        from judgebayes.results import tree
-
-        if self.kind != "binary" or self.design != "stratified" or self.priors.theta != (1.0, 1.0):
-            raise InputError(
-                "method='exact' is available for the binary model with a stratified "
-                "calibration design and the uniform theta prior",
-                field="method",
-                value="exact",
-            )
-        k, n, _ = self.test.per_system()
-        cal = self.calibration.pooled()
-        if len(self.systems) != 1:
-            raise InputError(
-                "method='exact' handles one system (systems sharing a calibration set are "
-                "coupled through q0, q1); use 'nuts'",
-                field="method",
-                value="exact",
-            )
-        ep = exact_posterior(
-            k,
-            n,
-            cal.tp,
-            cal.m1,
-            cal.tn,
-            cal.m0,
-            q0_prior=self.priors.q0,
-            q1_prior=self.priors.q1,
-            better_than_chance=self.better_than_chance,
-            nodes=nodes,
-        )
-        th = np.asarray(ep.sample(draws, random_seed))
-        idata = tree(
-            {"posterior": {"theta": th.reshape(1, draws, 1)}},
-            coords={"system": list(self.systems)},
-            dims={"theta": ["system"]},
-        )
-
-        def ifn(alpha):
-            return np.atleast_1d(ep.quantile(alpha / 2)), np.atleast_1d(ep.quantile(1 - alpha / 2))
-
-        return AccuracyFit(
-            "exact",
-            idata,
-            quantity="theta",
-            interval_fn=ifn,
-            estimate_override=np.atleast_1d(ep.mean()),
-            info={"nodes": nodes, "draws": draws},
-        )
+        return point_tree(values, "system", self.systems, dims=dims, coords=coords)
 
     # ----------------------------------------------------------------- comparison
     def check_transfer(self, alpha: float = 0.01, draws: int = 20_000, random_seed: int = 0):
@@ -784,9 +557,6 @@ class AccuracyStudy(Comparable):
             One row per checked count: ``unit``, ``count``, ``observed``, ``total``,
             predictive ``mean``, ``p_value`` and ``flagged`` (``p_value < alpha``).
         """
-        import pandas as pd
-        from scipy import stats
-
         check_alpha(alpha)
         rows = []
 
@@ -854,7 +624,7 @@ class AccuracyStudy(Comparable):
 
     def transfer_predictive(self, draws: int = 4000, random_seed: int = 0):
         r"""The predictive distributions :meth:`check_transfer` tests, as draws in
-        ``arviz.InferenceData``, for ArviZ's plots (:func:`judgebayes.results.plot_check`).
+        a ``DataTree``, for ArviZ's plots (:func:`judgebayes.results.plot_check`).
 
         Pooled strata: ``tp`` and ``tn`` over ``stratum``, each stratum's counts drawn
         from its leave-one-stratum-out Beta-binomial.  Binary: ``k`` over ``system``, the
@@ -862,8 +632,6 @@ class AccuracyStudy(Comparable):
         of :math:`q_0, q_1`.  Groups ``posterior_predictive`` (one chain of ``draws``) and
         ``observed_data``.
         """
-        from judgebayes.results import tree
-
         rng = np.random.default_rng(random_seed)
         pp, obs, dims, coords = {}, {}, {}, {}
         if self.kind == "strata":
@@ -902,8 +670,6 @@ class AccuracyStudy(Comparable):
         :meth:`check_transfer` tests the assumption that matters (the judge's rates carry
         over).
         """
-        import pandas as pd
-
         if fit.is_point:
             raise InputError(
                 "a posterior predictive check needs draws", field="method", value=fit.method
@@ -953,16 +719,261 @@ def better_than_chance_mass(tp, m1, tn, m0, nodes: int = 128) -> float:
     most :math:`1 - u_{max}` (8.8e-5 at 128 nodes), so the 1e-3 refusal can change only for
     data within 1e-4 of it.
     """
-    from scipy import stats
-
     x, w = np.polynomial.legendre.leggauss(nodes)
     u = (x + 1) / 2
     q1 = stats.beta.ppf(u, 1 + tp, 1 + m1 - tp)
     return float(np.sum(w / 2 * stats.beta.sf(1 - q1, 1 + tn, 1 + m0 - tn)))
 
 
+# =========================================================================== methods
+
+
+@AccuracyStudy.methods.register(
+    "closed_form", engine="closed_form", summary="Rogan-Gladen + Lang-Reiczigel"
+)
+def _closed_form(study: AccuracyStudy, *, random_seed=None) -> FitParts:
+    if study.kind == "multiclass":
+        mc = study.multiclass
+        est, _, _ = cf.confusion_inversion(mc.confusion, mc.test)
+        rates = mc.confusion / mc.confusion.sum(1, keepdims=True)
+
+        def ifn(alpha):
+            _, lo_, hi_ = cf.confusion_inversion(mc.confusion, mc.test, alpha)
+            return lo_.ravel(), hi_.ravel()
+
+        idata = tree(
+            {"posterior": {"prevalence": est[None, None], "confusion_rates": rates[None, None]}},
+            coords={
+                "system": list(study.systems),
+                "true_class": list(mc.classes),
+                "judged_class": list(mc.classes),
+            },
+            dims={
+                "prevalence": ["system", "true_class"],
+                "confusion_rates": ["true_class", "judged_class"],
+            },
+        )
+        return FitParts(
+            idata,
+            quantity="prevalence",
+            interval_fn=ifn,
+            info={"estimator": "confusion-matrix inversion, delta method"},
+        )
+    if study.kind == "strata":
+        c = study.calibration
+        st = cf.stratified_rogan_gladen(study.test.k, study.test.n, c.tp, c.m1, c.tn, c.m0)
+        theta, se = st.theta, st.se
+
+        def ifn(alpha):
+            z = cf.z_value(alpha)
+            return np.clip(theta - z * se, 0, 1), np.clip(theta + z * se, 0, 1)
+
+        idata = study._point(
+            {
+                "theta": np.clip(theta, 0, 1),
+                "theta_stratum": np.clip(st.theta_stratum, 0, 1),
+                "q0": st.q0,
+                "q1": st.q1,
+            },
+            {"theta_stratum": ["system", "stratum"], "q0": ["stratum"], "q1": ["stratum"]},
+        )
+        return FitParts(
+            idata,
+            interval_fn=ifn,
+            info={
+                "estimator": "per-stratum Rogan-Gladen, share-weighted, "
+                "delta-method Wald interval (NaN where a stratum lacks a class)"
+            },
+        )
+    k, n, _ = study.test.per_system()
+    cal = study.calibration.pooled()
+    tp, m1, tn, m0 = (float(getattr(cal, a)[0]) for a in ("tp", "m1", "tn", "m0"))
+    if study.design == "random":
+        return _double_sampling(study, k, n, tp, m1, tn, m0)
+
+    def ifn(alpha):
+        c2 = cf.lang_reiczigel_from_counts(k, n, tp, m1, tn, m0, alpha)
+        return np.atleast_1d(c2.lower), np.atleast_1d(c2.upper)
+
+    ci = cf.lang_reiczigel_from_counts(k, n, tp, m1, tn, m0)
+    est = np.atleast_1d(ci.estimate)
+    degen = np.broadcast_to(np.asarray(ci.degenerate), est.shape)
+    contains = np.broadcast_to(np.asarray(ci.contains_estimate), est.shape)
+    unit_notes = {}
+    for i, s in enumerate(study.systems):
+        if n[i] == 0:
+            unit_notes[s] = "no usable verdicts"
+        elif np.isnan(est[i]):
+            unit_notes[s] = NOT_BETTER_THAN_CHANCE
+        elif degen[i]:
+            unit_notes[s] = "two-sided interval outside [0, 1]: one-sided bound reported"
+        elif not contains[i]:
+            unit_notes[s] = (
+                "interval excludes the point estimate: a calibration class has only 1-2 "
+                "items, so the adjusted rates differ strongly from the raw ones"
+            )
+    notes = [
+        f"system {s!r} has no usable verdicts: NaN"
+        for s, ni in zip(study.systems, n, strict=True)
+        if ni == 0
+    ]
+    if tn / m0 + tp / m1 <= 1:
+        notes.append(NOT_BETTER_THAN_CHANCE + ": the closed form is undefined (NaN)")
+    return FitParts(
+        study._point({"theta": est, "q0": tn / m0, "q1": tp / m1}),
+        interval_fn=ifn,
+        notes=tuple(notes),
+        info={
+            "estimator": "Rogan-Gladen (clipped), Lang-Reiczigel interval",
+            "degenerate": degen.tolist(),
+            "unit_notes": unit_notes,
+        },
+    )
+
+
+def _double_sampling(study: AccuracyStudy, k, n, tp, m1, tn, m0) -> FitParts:
+    """Closed form of the random design (``closed_form.double_sampling``)."""
+    est = cf.double_sampling(k, n, tp, m1, tn, m0)
+
+    def ifn(alpha):
+        e = cf.double_sampling(k, n, tp, m1, tn, m0, alpha)
+        return np.atleast_1d(e.lower), np.atleast_1d(e.upper)
+
+    notes = ()
+    if not np.all(np.isfinite(np.atleast_1d(est.estimate))):
+        notes = ("the judge gave one verdict only on the calibration sample: NaN",)
+    return FitParts(
+        study._point({"theta": np.atleast_1d(est.estimate), "q0": tn / m0, "q1": tp / m1}),
+        interval_fn=ifn,
+        notes=notes,
+        info={
+            "estimator": "double sampling (Tenenbein 1970): the calibration's share of "
+            "true positives among the judge's positives and negatives, applied to the "
+            "judge's rate on all n + m items; delta-method Wald interval",
+            "degenerate": [False] * len(study.systems),
+            "unit_notes": {},
+        },
+    )
+
+
+@AccuracyStudy.methods.register("laplace", engine="laplace", summary="MAP + Laplace draws")
+def _laplace(
+    study: AccuracyStudy, *, random_seed=None, draws: int = 4000, importance: bool = True
+) -> FitParts:
+    """``draws`` Laplace draws; ``importance`` checks them by PSIS (False: the plain
+    Gaussian).
+    """
+    if study.kind == "strata":
+        raise InputError(STRATA_LAPLACE, field="method", value="laplace")
+    parts = study._laplace(study.model_spec(), random_seed, draws=draws, importance=importance)
+    parts.quantity = study.quantity
+    return parts
+
+
+@AccuracyStudy.methods.register("nuts", engine="nuts", summary="NUTS with the gate", mcmc=True)
+def _nuts(
+    study: AccuracyStudy,
+    *,
+    random_seed=None,
+    sampler=None,
+    log_likelihood: bool = False,
+    prior_draws: int = 0,
+) -> FitParts:
+    """NUTS (``sampler``: a SamplerConfig or a mapping of its fields); ``log_likelihood``
+    and ``prior_draws`` add those groups to the fit's tree.
+    """
+    model = "accuracy.strata" if study.kind == "strata" else "accuracy"
+    parts = study._nuts(
+        study.model_spec(),
+        model,
+        sampler,
+        random_seed,
+        log_likelihood=log_likelihood,
+        prior_draws=prior_draws,
+    )
+    parts.quantity = study.quantity
+    return parts
+
+
+@AccuracyStudy.methods.register("exact", engine="exact", summary="exact posterior by quadrature")
+def _exact(
+    study: AccuracyStudy, *, random_seed=None, draws: int = 4000, nodes: int = 64
+) -> FitParts:
+    """The binary model's posterior by ``nodes``-point quadrature; ``draws`` draws of it."""
+    if study.kind != "binary" or study.design != "stratified" or study.priors.theta != (1.0, 1.0):
+        raise InputError(
+            "method='exact' is available for the binary model with a stratified "
+            "calibration design and the uniform theta prior",
+            field="method",
+            value="exact",
+        )
+    if len(study.systems) != 1:
+        raise InputError(
+            "method='exact' handles one system (systems sharing a calibration set are "
+            "coupled through q0, q1); use 'nuts'",
+            field="method",
+            value="exact",
+        )
+    draws, nodes = check_count(draws, "draws"), check_count(nodes, "nodes")
+    k, n, _ = study.test.per_system()
+    cal = study.calibration.pooled()
+    ep = exact_posterior(
+        k,
+        n,
+        cal.tp,
+        cal.m1,
+        cal.tn,
+        cal.m0,
+        q0_prior=study.priors.q0,
+        q1_prior=study.priors.q1,
+        better_than_chance=study.better_than_chance,
+        nodes=nodes,
+    )
+    th = np.asarray(ep.sample(draws, random_seed))
+
+    def ifn(alpha):
+        return np.atleast_1d(ep.quantile(alpha / 2)), np.atleast_1d(ep.quantile(1 - alpha / 2))
+
+    return FitParts(
+        tree(
+            {"posterior": {"theta": th.reshape(1, draws, 1)}},
+            coords={"system": list(study.systems)},
+            dims={"theta": ["system"]},
+        ),
+        interval_fn=ifn,
+        point=np.atleast_1d(ep.mean()),
+        info={"nodes": nodes, "draws": draws},
+    )
+
+
+# =========================================================================== checks
+
+
+@AccuracyStudy.checks.register("transfer", summary="do the calibrated rates carry over?")
+def _transfer_check(study: AccuracyStudy, fit=None, *, alpha: float) -> pd.DataFrame:
+    if study.kind == "multiclass":
+        return pd.DataFrame()
+    t = study.check_transfer(alpha=alpha)
+    return t.rename(columns={"mean": "expected"})
+
+
+@AccuracyStudy.checks.register(
+    "ppc",
+    needs="draws",
+    summary="the test counts against the fit's draws",
+    accepts=lambda fit: "p" in fit.idata.posterior or "theta_stratum" in fit.idata.posterior,
+)
+def _ppc_check(study: AccuracyStudy, fit, *, alpha: float) -> pd.DataFrame:
+    if study.kind == "multiclass":
+        return pd.DataFrame()
+    t = study.ppc(fit)
+    return t.rename(columns={"system": "unit", "predicted_mean": "expected"}).assign(
+        flagged=lambda d: d["p_value"] < alpha
+    )
+
+
 # =========================================================================== replicates
-class ReplicateStudy:
+class ReplicateStudy(Study):
     r"""Independent binary accuracy problems along a ``replicate`` dim; fits by method.
 
     Each replicate is one system with its own stratified calibration set (the split
@@ -990,13 +1001,14 @@ class ReplicateStudy:
         replicates above 1%.
     """
 
-    methods = ("closed_form", "laplace", "nuts")
+    family = "accuracy"
+    fit_type = AccuracyFit
+    default_method = "nuts"
+    default_methods = ("closed_form", "laplace", "nuts")
 
     def __init__(
         self, k, n, tp, m1, tn, m0, *, replicates=None, priors=None, better_than_chance=True
     ):
-        from judgebayes.data.accuracy import check_counts
-
         for name, c, tot, tname in (("k", k, n, "n"), ("tp", tp, m1, "m1"), ("tn", tn, m0, "m0")):
             check_counts(name, c, tot, total_name=tname)
         arrs = [np.atleast_1d(np.asarray(x)) for x in (k, n, tp, m1, tn, m0)]
@@ -1018,11 +1030,7 @@ class ReplicateStudy:
                 field="replicates",
                 value=len(self.replicates),
             )
-        if priors is None:
-            from judgebayes.models.accuracy import AccuracyPriors
-
-            priors = AccuracyPriors()
-        self.priors = priors
+        self.priors = ma.AccuracyPriors() if priors is None else priors
         self.better_than_chance = bool(better_than_chance)
 
     @property
@@ -1032,9 +1040,6 @@ class ReplicateStudy:
 
     def model_spec(self):
         """The :class:`~judgebayes.inference.sampling.ModelSpec` of the batched model."""
-        from judgebayes.inference.sampling import ModelSpec
-        from judgebayes.models.accuracy import batched_accuracy_model
-
         ok = self.defined
         data = {
             name: np.where(ok, getattr(self, name), 0)
@@ -1053,103 +1058,11 @@ class ReplicateStudy:
             "priors": self.priors,
             "better_than_chance": self.better_than_chance,
         }
-        return ModelSpec(batched_accuracy_model, data, structure, ("theta", "q0", "q1"), init)
+        return ModelSpec(ma.batched_accuracy_model, data, structure, ("theta", "q0", "q1"), init)
 
-    def fit(self, method: str = "nuts", *, random_seed: int | None = None, **options: Any):
-        """Fit every replicate by ``method``: "closed_form", "laplace" (``draws``, 4000 per
-        replicate) or "nuts" (``sampler``, default ``DEFAULT_SAMPLERS["accuracy.replicates"]``).
-
-        Returns
-        -------
-        AccuracyFit
-            ``unit="replicate"``; undefined replicates are NaN and counted in ``notes``.
-        """
-        import time
-
-        from judgebayes.inference.registry import check_seed, resolve, resolve_sampler
-        from judgebayes.results import stamp
-
-        spec = resolve("accuracy", method, options)
-        if spec.name not in self.methods:
-            raise InputError(
-                f"method must be one of {self.methods} for replicates; got {method!r}",
-                field="method",
-                value=method,
-            )
-        random_seed = check_seed(random_seed)
-        t0 = time.perf_counter()
+    # ----------------------------------------------------------------- fit hooks
+    def _info(self, method, parts: FitParts) -> dict:
         ok = self.defined
-        notes = []
-        if not ok.all():
-            notes.append(
-                f"{int((~ok).sum())} of {ok.size} replicates lack a test item or a calibration "
-                "class: NaN"
-            )
-        diag, sampler, interval_fn, info = None, None, None, {}
-        if spec.name == "closed_form":
-            from judgebayes.results import tree
-
-            ci = cf.lang_reiczigel_from_counts(self.k, self.n, self.tp, self.m1, self.tn, self.m0)
-            est = np.asarray(ci.estimate, float)
-            idata = tree(
-                {"posterior": {"theta": est[None, None, :]}},
-                coords={"replicate": list(self.replicates)},
-                dims={"theta": ["replicate"]},
-            )
-
-            def interval_fn(alpha):
-                c2 = cf.lang_reiczigel_from_counts(
-                    self.k, self.n, self.tp, self.m1, self.tn, self.m0, alpha
-                )
-                return np.asarray(c2.lower, float), np.asarray(c2.upper, float)
-
-            undefined = int((ok & np.isnan(est)).sum())
-            if undefined:
-                notes.append(
-                    f"{undefined} replicate(s) have a judge no better than chance on their "
-                    "calibration (q0 + q1 <= 1): the closed form is undefined there (NaN)"
-                )
-            info = {"estimator": "Rogan-Gladen (clipped), Lang-Reiczigel interval"}
-        elif spec.name == "laplace":
-            from judgebayes.inference.laplace import K_HAT_MAX, fit_laplace
-
-            idata, info = fit_laplace(
-                self.model_spec(),
-                random_seed=random_seed,
-                draws=options.get("draws", 4000),
-                block_size=len(self.replicates),
-                importance=options.get("importance", True),
-            )
-            if info.get("failed_blocks"):
-                notes.append(
-                    f"{len(info['failed_blocks'])} replicate(s) have a flat direction at the "
-                    "mode: no Laplace approximation (NaN)"
-                )
-            if info.get("refused_blocks"):
-                notes.append(
-                    f"{len(info['refused_blocks'])} replicate(s) have a posterior the Laplace "
-                    f"approximation does not fit (Pareto k-hat > {K_HAT_MAX}): NaN, use NUTS"
-                )
-        else:
-            from judgebayes.inference.sampling import sample_nuts
-
-            sampler = resolve_sampler("accuracy.replicates", options.get("sampler"))
-            idata, diag, info = sample_nuts(
-                self.model_spec(), random_seed=random_seed, sampler=sampler
-            )
-            passed = _replicate_gate(idata, diag) & ok
-            info = {**info, "sampler": sampler, "passed": passed}
-            failed = int((ok & ~passed).sum())
-            if failed:
-                notes.append(
-                    f"{failed} of {int(ok.sum())} replicates failed the convergence gate "
-                    "(info['passed'] says which; do not pool them with the rest)"
-                )
-        idata["posterior"]["theta"] = idata["posterior"]["theta"].where(
-            _replicate_mask(idata["posterior"]["theta"], ok)
-        )
-        from judgebayes.inference.exact import MIRROR_WARN, mirror_probability
-
         p_mirror = np.full(ok.size, np.nan)
         if ok.any():
             p_mirror[ok] = mirror_probability(
@@ -1163,8 +1076,17 @@ class ReplicateStudy:
                 q1_prior=self.priors.q1,
                 nodes=32,
             )
-        info = {**info, "p_mirror": p_mirror}
-        high = int(np.sum(p_mirror > MIRROR_WARN))
+        return {"p_mirror": p_mirror, "estimand": "process"}
+
+    def _notes(self, method, parts: FitParts, info: dict) -> tuple[str, ...]:
+        ok = self.defined
+        notes = []
+        if not ok.all():
+            notes.append(
+                f"{int((~ok).sum())} of {ok.size} replicates lack a test item or a calibration "
+                "class: NaN"
+            )
+        high = int(np.sum(info["p_mirror"] > MIRROR_WARN))
         if high:
             notes.append(
                 f"{high} of {ok.size} replicates leave P(q0 + q1 < 1 | data) > {MIRROR_WARN:g} "
@@ -1175,26 +1097,100 @@ class ReplicateStudy:
                     else "their posteriors include the mirror mode"
                 )
             )
-        stamp(
-            idata,
-            method=spec.name,
-            family="accuracy",
-            random_seed=random_seed,
-            priors=self.priors,
-            sampler=sampler,
-            kind="replicates",
-            better_than_chance=self.better_than_chance,
+        return tuple(notes)
+
+    def _attrs(self, method, parts: FitParts) -> dict:
+        return {"kind": "replicates", "better_than_chance": self.better_than_chance}
+
+    def _masked(self, parts: FitParts) -> FitParts:
+        """Undefined replicates' theta set to NaN (their counts enter no likelihood)."""
+        post = parts.idata["posterior"]
+        ok = xr.DataArray(
+            self.defined, dims=["replicate"], coords={"replicate": post["replicate"].values}
         )
-        return AccuracyFit(
-            spec.name,
-            idata,
-            unit="replicate",
-            diagnostics=diag,
-            seconds=time.perf_counter() - t0,
-            info=info,
-            notes=tuple(notes),
-            interval_fn=interval_fn,
+        post["theta"] = post["theta"].where(ok)
+        parts.extra["unit"] = "replicate"
+        return parts
+
+
+@ReplicateStudy.methods.register(
+    "closed_form", engine="closed_form", summary="Rogan-Gladen + Lang-Reiczigel per replicate"
+)
+def _replicates_closed_form(study: ReplicateStudy, *, random_seed=None) -> FitParts:
+    args = (study.k, study.n, study.tp, study.m1, study.tn, study.m0)
+    ci = cf.lang_reiczigel_from_counts(*args)
+    est = np.asarray(ci.estimate, float)
+
+    def interval_fn(alpha):
+        c2 = cf.lang_reiczigel_from_counts(*args, alpha)
+        return np.asarray(c2.lower, float), np.asarray(c2.upper, float)
+
+    notes = ()
+    undefined = int((study.defined & np.isnan(est)).sum())
+    if undefined:
+        notes = (
+            f"{undefined} replicate(s) have a judge no better than chance on their "
+            "calibration (q0 + q1 <= 1): the closed form is undefined there (NaN)",
         )
+    idata = tree(
+        {"posterior": {"theta": est[None, None, :]}},
+        coords={"replicate": list(study.replicates)},
+        dims={"theta": ["replicate"]},
+    )
+    parts = FitParts(
+        idata,
+        interval_fn=interval_fn,
+        notes=notes,
+        info={"estimator": "Rogan-Gladen (clipped), Lang-Reiczigel interval"},
+    )
+    return study._masked(parts)
+
+
+@ReplicateStudy.methods.register(
+    "laplace", engine="laplace", summary="MAP + Laplace, block by block"
+)
+def _replicates_laplace(
+    study: ReplicateStudy, *, random_seed=None, draws: int = 4000, importance: bool = True
+) -> FitParts:
+    """``draws`` per replicate; a replicate whose Hessian or importance check fails is NaN."""
+    parts = study._laplace(
+        study.model_spec(),
+        random_seed,
+        draws=draws,
+        importance=importance,
+        block_size=len(study.replicates),
+    )
+    notes = []
+    if parts.info.get("failed_blocks"):
+        notes.append(
+            f"{len(parts.info['failed_blocks'])} replicate(s) have a flat direction at the "
+            "mode: no Laplace approximation (NaN)"
+        )
+    if parts.info.get("refused_blocks"):
+        notes.append(
+            f"{len(parts.info['refused_blocks'])} replicate(s) have a posterior the Laplace "
+            f"approximation does not fit (Pareto k-hat > {K_HAT_MAX}): NaN, use NUTS"
+        )
+    parts.notes = tuple(notes)
+    return study._masked(parts)
+
+
+@ReplicateStudy.methods.register(
+    "nuts", engine="nuts", summary="NUTS on the batched model, a gate per replicate", mcmc=True
+)
+def _replicates_nuts(study: ReplicateStudy, *, random_seed=None, sampler=None) -> FitParts:
+    """One NUTS run over every replicate; ``info["passed"]`` is each replicate's gate."""
+    parts = study._nuts(study.model_spec(), "accuracy.replicates", sampler, random_seed)
+    ok = study.defined
+    passed = _replicate_gate(parts.idata, parts.diagnostics) & ok
+    parts.info["passed"] = passed
+    failed = int((ok & ~passed).sum())
+    if failed:
+        parts.notes = (
+            f"{failed} of {int(ok.sum())} replicates failed the convergence gate "
+            "(info['passed'] says which; do not pool them with the rest)",
+        )
+    return study._masked(parts)
 
 
 def _replicate_gate(idata, diag) -> np.ndarray:
@@ -1205,7 +1201,7 @@ def _replicate_gate(idata, diag) -> np.ndarray:
     """
     import arviz as az
 
-    post = idata.posterior
+    post = idata["posterior"]
     names = [v for v in post.data_vars if "replicate" in post[v].dims]
     size = post.sizes["replicate"]
     ok = np.ones(size, bool)
@@ -1231,10 +1227,3 @@ def _replicate_gate(idata, diag) -> np.ndarray:
         and diag.max_depth_share <= diag.depth_threshold
     )
     return ok & joint
-
-
-def _replicate_mask(da, ok: np.ndarray):
-    """``ok`` (per replicate) broadcast against ``da``'s replicate dim."""
-    import xarray as xr
-
-    return xr.DataArray(ok, dims=["replicate"], coords={"replicate": da["replicate"].values})

@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
-from judgebayes.results import Fit
+from judgebayes.results import Fit, check_alpha
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -25,10 +26,6 @@ class AccuracyFit(Fit):
 
     def contrasts(self, alpha: float = 0.05) -> pd.DataFrame:
         """Every ordered pair of systems: mean of theta_a - theta_b, its interval, P(a > b)."""
-        import pandas as pd
-
-        from judgebayes.results import check_alpha
-
         alpha = check_alpha(alpha)
         self._require_draws("contrasts")
         d = self.draws()
@@ -54,8 +51,6 @@ class AccuracyFit(Fit):
 
     def prob_best(self) -> pd.Series:
         """Posterior probability that each system has the highest theta."""
-        import pandas as pd
-
         self._require_draws("prob_best")
         d = self.draws()
         best = np.argmax(d.values, axis=1)

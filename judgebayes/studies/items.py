@@ -10,7 +10,7 @@ accuracy family, with one of two estimands, stated in every fit
   uncertain;
 * ``"process"``: the rate of the process that produced them (quantity ``theta``).
 
-Methods (:data:`judgebayes.inference.registry.METHODS` ``["accuracy.items"]``):
+Methods (``ItemStudy.methods``):
 ``closed_form`` (double sampling; cluster-robust with ``cluster``, Hajek-weighted with
 ``weights``), ``exact`` (the conjugate posterior), ``laplace`` and ``nuts`` (the items
 model of :mod:`judgebayes.models.accuracy`; with ``cluster``, its hierarchical clustered
@@ -23,17 +23,23 @@ estimate the process rate whatever the study's estimand, and say so in their not
 
 from __future__ import annotations
 
-import time
 import warnings
 from functools import partial
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from judgebayes.data.items import ItemData, items_from_frame
 from judgebayes.errors import InputError
+from judgebayes.inference import closed_form as cf
 from judgebayes.inference import items as ie
-from judgebayes.results import Comparable
+from judgebayes.inference.registry import check_count, check_seed
+from judgebayes.inference.sampling import ModelSpec
+from judgebayes.models import accuracy as ma
+from judgebayes.results import check_alpha, point_tree, tree
+from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.studies.base import FitParts, Study
 
 __all__ = ["ItemStudy"]
 
@@ -49,7 +55,7 @@ _COMPARATORS = {
 }
 
 
-class ItemStudy(Comparable):
+class ItemStudy(Study):
     r"""One item frame of the items design (module docstring); fits by any method.
 
     Parameters
@@ -80,9 +86,10 @@ class ItemStudy(Comparable):
     'items'
     """
 
-    default_methods = ("closed_form", "ppi_plus_plus", "labels_only", "exact", "nuts")
     family = "accuracy"
-    registry = "accuracy.items"
+    fit_type = AccuracyFit
+    default_method = "nuts"
+    default_methods = ("closed_form", "ppi_plus_plus", "labels_only", "exact", "nuts")
 
     def __init__(
         self,
@@ -94,8 +101,6 @@ class ItemStudy(Comparable):
         better_than_chance: bool = False,
         difficulty: bool = False,
     ):
-        from judgebayes.models.accuracy import JUDGE_RATES, AccuracyPriors
-
         if not isinstance(data, ItemData):
             raise InputError(
                 "data must be ItemData (use AccuracyStudy.from_items)",
@@ -103,9 +108,9 @@ class ItemStudy(Comparable):
                 value=type(data).__name__,
             )
         ie._check_estimand(estimand)
-        if judge_rates not in JUDGE_RATES:
+        if judge_rates not in ma.JUDGE_RATES:
             raise InputError(
-                f"judge_rates must be one of {JUDGE_RATES}; got {judge_rates!r}",
+                f"judge_rates must be one of {ma.JUDGE_RATES}; got {judge_rates!r}",
                 field="judge_rates",
                 value=judge_rates,
             )
@@ -118,7 +123,7 @@ class ItemStudy(Comparable):
             )
         self.difficulty = bool(difficulty)
         self.data, self.estimand, self.judge_rates = data, estimand, judge_rates
-        self.priors = priors if priors is not None else AccuracyPriors()
+        self.priors = priors if priors is not None else ma.AccuracyPriors()
         self.better_than_chance = bool(better_than_chance)
         ns = len(data.systems)
         self._counts = {
@@ -170,16 +175,6 @@ class ItemStudy(Comparable):
         """Items, labelled items, judged and human positives, missing verdicts per system."""
         return self.data.summary()
 
-    def _notes(self) -> tuple[str, ...]:
-        out = []
-        for s, nm in zip(self.systems, self.data.n_missing, strict=True):
-            if nm:
-                out.append(
-                    f"system {s!r}: {int(nm)} row(s) without a verdict are not evaluated items "
-                    "(excluded, counted here)"
-                )
-        return tuple(out)
-
     # --------------------------------------------------------------- planning
     def plan(self, width: float, alpha: float = 0.05, max_labels: int | None = None):
         """How many more labels, and where, bring every system's interval to ``width``.
@@ -197,17 +192,12 @@ class ItemStudy(Comparable):
             ``label_judged_negative``; ``attrs``: ``total``, ``width_now``,
             ``width_planned`` (per system), ``reached``.
         """
-        import pandas as pd
-
-        from judgebayes.inference.closed_form import z_value
-        from judgebayes.results import check_alpha
-
         alpha = check_alpha(alpha)
         if isinstance(width, bool) or not isinstance(width, int | float) or not 0 < width < 1:
             raise InputError(
                 f"width must be a number in (0, 1); got {width!r}", field="width", value=width
             )
-        z = z_value(alpha)
+        z = cf.z_value(alpha)
         c = self.data.cells()
         cap = int((c["N1"] + c["N0"] - c["L1"] - c["L0"]).sum())
         k = cap if max_labels is None else int(max_labels)
@@ -239,10 +229,6 @@ class ItemStudy(Comparable):
         are drawn at random within a cell, which keeps the design one that selects on
         observed verdicts and strata only, so every estimator here stays valid.
         """
-        import pandas as pd
-
-        from judgebayes.inference.registry import check_count, check_seed
-
         check_count(k, "k")
         rng = np.random.default_rng(check_seed(random_seed))
         e1, e0 = ie.allocate_labels(self.data, int(k), self.estimand)
@@ -262,9 +248,6 @@ class ItemStudy(Comparable):
     # --------------------------------------------------------------- model
     def model_spec(self):
         """The :class:`~judgebayes.inference.sampling.ModelSpec` of the items model."""
-        from judgebayes.inference.sampling import ModelSpec
-        from judgebayes.models import accuracy as ma
-
         if self.data.weights is not None:
             raise InputError(
                 "the Bayesian items model takes items labelled at random within verdicts and "
@@ -330,9 +313,6 @@ class ItemStudy(Comparable):
         return patterns, cnt(1.0 - lab), cnt(lab * h), cnt(lab * (1 - h))
 
     def _multi_judge_spec(self):
-        from judgebayes.inference.sampling import ModelSpec
-        from judgebayes.models import accuracy as ma
-
         patterns, u, y, z = self._pattern_counts()
         data = dict(unlabelled=u, labelled_pos=y, labelled_neg=z, patterns=patterns)
         structure = dict(
@@ -387,9 +367,6 @@ class ItemStudy(Comparable):
         return out, codes // width
 
     def _clustered_spec(self):
-        from judgebayes.inference.sampling import ModelSpec
-        from judgebayes.models import accuracy as ma
-
         c, sys_of = self._cluster_cells()
         m1 = c["H1"] + c["H0"]
         data = dict(
@@ -413,222 +390,61 @@ class ItemStudy(Comparable):
         """A fresh ``pm.Model`` (never sampled here)."""
         return self.model_spec().build()
 
-    # --------------------------------------------------------------- fitting
-    def fit(self, method: str = "nuts", *, random_seed: int | None = None, **options: Any):
-        """Fit by ``method`` (module docstring); options as for
-        :meth:`AccuracyStudy.fit <judgebayes.studies.accuracy.AccuracyStudy.fit>`.
-
-        Returns
-        -------
-        AccuracyFit
-            ``fit.quantity`` is ``theta_items`` or ``theta`` (the estimand);
-            ``fit.info["estimand"]`` says which, in words.
-        """
-        from judgebayes.inference.registry import check_seed, resolve
-        from judgebayes.results import replace_fit, stamped
-
-        spec = resolve(self.registry, method, options)
-        random_seed = check_seed(random_seed)
-        t0 = time.perf_counter()
-        if spec.name in _COMPARATORS:
-            fit = self._fit_comparator(spec.name)
-        else:
-            fit = getattr(self, f"_fit_{spec.name}")(random_seed=random_seed, **options)
-        estimand = fit.info.get("estimand", self.estimand)
-        info = {
+    # --------------------------------------------------------------- fit hooks
+    def _info(self, method, parts: FitParts) -> dict:
+        estimand = parts.info.get("estimand", self.estimand)
+        return {
             "design": "items",
             "estimand": estimand,
-            "estimand_text": (
-                "the rate over the N items evaluated"
-                if estimand == "items"
-                else "the rate of the process that produced the items"
-            ),
+            "estimand_text": ESTIMAND_TEXT[estimand],
             "judge_rates": self.judge_rates,
             **self._counts,
-            **fit.info,
         }
-        idata = stamped(
-            fit,
-            method=spec.name,
-            family=self.family,
-            random_seed=random_seed,
-            priors=self.priors,
-            sampler=info.get("sampler"),
-            design="items",
-            estimand=estimand,
-            judge_rates=self.judge_rates,
-            difficulty=self.difficulty,
-        )
-        notes = (*fit.notes, *self._notes())
-        return replace_fit(
-            fit, idata=idata, seconds=time.perf_counter() - t0, info=info, notes=notes
-        )
 
-    def _point(self, values, quantity: str, ifn, info, notes=(), more=None):
-        """A point fit whose ``InferenceData`` is built on first use
-        (:class:`~judgebayes.results.Deferred`).
+    def _notes(self, method, parts: FitParts, info: dict) -> tuple[str, ...]:
+        out = []
+        for s, nm in zip(self.systems, self.data.n_missing, strict=True):
+            if nm:
+                out.append(
+                    f"system {s!r}: {int(nm)} row(s) without a verdict are not evaluated items "
+                    "(excluded, counted here)"
+                )
+        return tuple(out)
 
-        ``values`` maps variables (the quantity among them) to one value per system;
-        ``more``, a callable returning more such variables, runs only at that build.
-        """
-        from judgebayes.results import Deferred
-        from judgebayes.studies.accuracy_fit import AccuracyFit
+    def _attrs(self, method, parts: FitParts) -> dict:
+        return {
+            "design": "items",
+            "estimand": parts.info.get("estimand", self.estimand),
+            "judge_rates": self.judge_rates,
+            "difficulty": self.difficulty,
+        }
 
-        systems = list(self.systems)
-
-        def every():
-            return values if more is None else {**values, **more()}
-
-        def build():
-            import xarray as xr
-
-            # built directly (az.from_dict costs 3x as much: most of a closed-form fit's time)
-            post = xr.Dataset(
-                {
-                    k: (("chain", "draw", "system"), np.asarray(v, float).reshape(1, 1, -1))
-                    for k, v in every().items()
-                },
-                coords={"chain": [0], "draw": [0], "system": systems},
-            )
-            return xr.DataTree.from_dict({"posterior": post})
-
+    def _point(self, values, ifn, info, notes=()) -> FitParts:
+        """A point fit whose tree is built on first use (one value per system)."""
+        quantity = next(iter(values))
         bad = [s for s, x in zip(self.systems, values[quantity], strict=True) if not np.isfinite(x)]
         notes = (*notes, *(f"system {s!r}: not estimable from these labels: NaN" for s in bad))
-        return AccuracyFit(
-            info.pop("method"),
-            Deferred(build, "system", systems, values),
+        return FitParts(
+            point_tree(values, "system", self.systems),
             quantity=quantity,
             interval_fn=ifn,
             info=info,
             notes=tuple(notes),
         )
 
-    def _fit_closed_form(self, random_seed=None):
-        chosen = ie.double_sampling_items(self.data, self.estimand)
-        other = next(e for e in ie.ESTIMANDS if e != self.estimand)
-        notes = []
-        und = chosen.info["undefined_cells"]
-        for s, t, c in zip(*np.nonzero(und), strict=True):
-            what = (
-                f"the judge's {'positives' if c else 'negatives'}"
-                if self.data.n_judges == 1
-                else f"the items with {c} of {self.data.n_judges} positive votes"
-            )
-            notes.append(
-                f"system {self.systems[s]!r}, stratum {self.data.strata[t]!r}: no labelled item "
-                f"among {what}, whose human rate is then unknown: NaN"
-            )
-        design = "iid items"
-        if self.data.cluster is not None:
-            design = "cluster-robust (CR1) over clusters"
-        if self.data.weights is not None:
-            design += ", Hajek-weighted by the design weights"
-        return self._point(
-            {self.quantity: chosen.estimate},
-            self.quantity,
-            chosen.interval,
-            {
-                "method": "closed_form",
-                "estimator": "double sampling (Tenenbein 1970) over all judged items, "
-                f"influence-function variance, {design}; Wald interval clipped to the "
-                "estimand's known range",
-            },
-            notes,
-            more=lambda: {_QUANTITY[other]: ie.double_sampling_items(self.data, other).estimate},
-        )
-
-    def _fit_comparator(self, name: str):
-        d = self.data
-        if d.n_judges > 1 and name != "labels_only":
-            raise InputError(
-                f"method {name!r} takes one judge's verdicts; {d.n_judges} judges were given: "
-                "fit it on one judge's column, or use 'closed_form' / 'nuts' for all of them",
-                field="judge",
-                value=list(d.judges),
-            )
-        if name in ("ppi", "ppi_plus_plus"):
-            est = ie.ppi_items(d, lam=1.0 if name == "ppi" else None)
-            extra = {"lam": est.info["lam"].tolist()}
-        elif name == "labels_only":
-            est, extra = ie.labels_only_items(d), {}
-        elif name == "naive":
-            est, extra = ie.naive_items(d), {}
-        else:
-            c = d.cells()
-            tp, m1 = c["H1"].sum(1), (c["H1"] + c["H0"]).sum(1)
-            lab = (c["L1"] + c["L0"]).sum(1)
-            tn, m0 = (c["L0"] - c["H0"]).sum(1), lab - m1
-            k = (c["N1"] - c["L1"]).sum(1)
-            n = (c["N1"] + c["N0"]).sum(1) - lab
-            rows = [
-                _lr_one(k[i], n[i], tp[i], m1[i], tn[i], m0[i]) for i in range(len(self.systems))
-            ]
-
-            def ifn(alpha):
-                out = [r(alpha) for r in rows]
-                return np.array([o[1] for o in out]), np.array([o[2] for o in out])
-
-            point = np.array([r(0.05)[0] for r in rows])
-            return self._point(
-                {"theta": point},
-                "theta",
-                ifn,
-                {"method": name, "estimator": _COMPARATORS[name], "estimand": "process"},
-                (f"{name} estimates the process rate (theta), not the N items' rate",),
-            )
-        return self._point(
-            {"theta": est.estimate},
-            "theta",
-            est.interval,
-            {"method": name, "estimator": _COMPARATORS[name], "estimand": "process", **extra},
-            (f"{name} estimates the process rate (theta), not the N items' rate",),
-        )
-
-    def _fit_exact(self, random_seed=None, draws: int = 4000):
-        from judgebayes.results import tree
-        from judgebayes.studies.accuracy_fit import AccuracyFit
-
-        rng = np.random.default_rng(random_seed)
-        dr = ie.exact_items_draws(self.data, int(draws), rng)
-        cell_dims = ["system", "stratum", "category"]
-        idata = tree(
-            {
-                "posterior": {
-                    "theta": dr["theta"][None],
-                    "theta_items": dr["theta_items"][None],
-                    "human_rate": dr["human_rate"][None],
-                    "share": dr["share"][None],
-                }
-            },
-            coords={
-                "system": list(self.systems),
-                "stratum": list(self.data.strata),
-                "category": ie.category_names(self.data),
-            },
-            dims={
-                "theta": ["system"],
-                "theta_items": ["system"],
-                "human_rate": cell_dims,
-                "share": cell_dims,
-            },
-        )
-        return AccuracyFit(
-            "exact",
-            idata,
-            quantity=self.quantity,
-            info={
-                "draws": int(draws),
-                "prior": "uniform (Dirichlet(1)) on the shares of the verdict categories and "
-                "uniform on P(human = 1 | category) for each category, conjugate; nothing "
-                "assumed about how several judges' errors relate",
-            },
-        )
-
-    def _add_items_draws(self, idata, random_seed):
+    def _with_items_draws(self, parts: FitParts, random_seed) -> FitParts:
         """Posterior predictive of the unlabelled items' labels -> ``theta_items``."""
+        idata = parts.idata
         post = idata.posterior
         if self.data.n_judges > 1:
-            return self._add_items_draws_multi(idata, random_seed)
+            val = self._items_draws_multi(post, random_seed)
+        else:
+            val = self._items_draws(post, random_seed)
+        post["theta_items"] = post["theta"].copy(data=val)
+        parts.quantity = self.quantity
+        return parts
+
+    def _items_draws(self, post, random_seed) -> np.ndarray:
         if self.data.cluster is not None:
             c, sys_of = self._cluster_cells()
             th = post["theta_cluster"].values
@@ -652,17 +468,13 @@ class ItemStudy(Comparable):
             n_s = np.bincount(sys_of, weights=c["N1"] + c["N0"], minlength=ns)
             known = np.bincount(sys_of, weights=c["H1"] + c["H0"], minlength=ns)
             onehot = np.eye(ns)[sys_of]  # (clusters, systems)
-            val = (known + extra @ onehot) / n_s
-        else:
-            n_s = (c["N1"] + c["N0"]).sum(1)
-            known = (c["H1"] + c["H0"]).sum(1)
-            val = (known + extra.sum(-1)) / n_s
-        post["theta_items"] = post["theta"].copy(data=val)
-        return idata
+            return (known + extra @ onehot) / n_s
+        n_s = (c["N1"] + c["N0"]).sum(1)
+        known = (c["H1"] + c["H0"]).sum(1)
+        return (known + extra.sum(-1)) / n_s
 
-    def _add_items_draws_multi(self, idata, random_seed):
+    def _items_draws_multi(self, post, random_seed) -> np.ndarray:
         """``theta_items`` of the joint model: P(h = 1 | pattern) per draw, binomial fill."""
-        post = idata.posterior
         patterns, u, y, _ = self._pattern_counts()
         th = post["theta"].values[..., :, None]  # (c, d, S, 1)
         if self.difficulty:
@@ -679,36 +491,199 @@ class ItemStudy(Comparable):
         rng = np.random.default_rng([0 if random_seed is None else random_seed, 7])
         extra = rng.binomial(u, prob).sum(-1)
         n_s = np.bincount(self.data.system, minlength=len(self.systems))
-        val = (y.sum(1) + extra) / n_s
-        post["theta_items"] = post["theta"].copy(data=val)
-        return idata
+        return (y.sum(1) + extra) / n_s
 
-    def _fit_laplace(self, random_seed=None, draws: int = 4000, importance: bool = True):
-        from judgebayes.inference.laplace import fit_laplace
-        from judgebayes.studies.accuracy_fit import AccuracyFit
+    def _one_judge(self, name: str) -> None:
+        d = self.data
+        if d.n_judges > 1:
+            raise InputError(
+                f"method {name!r} takes one judge's verdicts; {d.n_judges} judges were given: "
+                "fit it on one judge's column, or use 'closed_form' / 'nuts' for all of them",
+                field="judge",
+                value=list(d.judges),
+            )
 
-        idata, info = fit_laplace(
-            self.model_spec(), draws=draws, random_seed=random_seed, importance=importance
+
+ESTIMAND_TEXT = {
+    "items": "the rate over the N items evaluated",
+    "process": "the rate of the process that produced the items",
+}
+
+
+# =========================================================================== methods
+
+
+@ItemStudy.methods.register(
+    "closed_form", engine="closed_form", summary="double sampling, influence variance"
+)
+def _closed_form(study: ItemStudy, *, random_seed=None) -> FitParts:
+    chosen = ie.double_sampling_items(study.data, study.estimand)
+    other = next(e for e in ie.ESTIMANDS if e != study.estimand)
+    notes = []
+    und = chosen.info["undefined_cells"]
+    for s, t, c in zip(*np.nonzero(und), strict=True):
+        what = (
+            f"the judge's {'positives' if c else 'negatives'}"
+            if study.data.n_judges == 1
+            else f"the items with {c} of {study.data.n_judges} positive votes"
         )
-        idata = self._add_items_draws(idata, random_seed)
-        return AccuracyFit("laplace", idata, quantity=self.quantity, info=info)
-
-    def _fit_nuts(self, random_seed=None, sampler=None):
-        from judgebayes.inference.registry import resolve_sampler
-        from judgebayes.inference.sampling import sample_nuts
-        from judgebayes.studies.accuracy_fit import AccuracyFit
-
-        cfg = resolve_sampler("accuracy", sampler)
-        idata, diag, info = sample_nuts(self.model_spec(), random_seed=random_seed, sampler=cfg)
-        idata = self._add_items_draws(idata, random_seed)
-        return AccuracyFit(
-            "nuts", idata, quantity=self.quantity, diagnostics=diag, info={**info, "sampler": cfg}
+        notes.append(
+            f"system {study.systems[s]!r}, stratum {study.data.strata[t]!r}: no labelled item "
+            f"among {what}, whose human rate is then unknown: NaN"
         )
+    design = "iid items"
+    if study.data.cluster is not None:
+        design = "cluster-robust (CR1) over clusters"
+    if study.data.weights is not None:
+        design += ", Hajek-weighted by the design weights"
+    parts = study._point(
+        {study.quantity: chosen.estimate},
+        chosen.interval,
+        {
+            "estimator": "double sampling (Tenenbein 1970) over all judged items, "
+            f"influence-function variance, {design}; Wald interval clipped to the "
+            "estimand's known range"
+        },
+        notes,
+    )
+    # the other estimand's point, when the tree is built
+    inner = parts.idata
+    lazy_other = _QUANTITY[other]
+    parts.idata = inner.then(
+        lambda t: _with_var(t, lazy_other, ie.double_sampling_items(study.data, other).estimate)
+    )
+    return parts
+
+
+def _with_var(t, name: str, values) -> Any:
+    post = t["posterior"]
+    post[name] = post[next(iter(post.data_vars))].copy(
+        data=np.asarray(values, float).reshape(1, 1, -1)
+    )
+    return t
+
+
+def _comparator(name: str, summary: str):
+    """Register the comparator ``name`` (a process-rate estimator of one judge)."""
+
+    def fit(study: ItemStudy, *, random_seed=None) -> FitParts:
+        study._one_judge(name)
+        d = study.data
+        extra = {}
+        if name in ("ppi", "ppi_plus_plus"):
+            est = ie.ppi_items(d, lam=1.0 if name == "ppi" else None)
+            point, ifn = est.estimate, est.interval
+            extra = {"lam": est.info["lam"].tolist()}
+        elif name == "labels_only":
+            est = ie.labels_only_items(d)
+            point, ifn = est.estimate, est.interval
+        elif name == "naive":
+            est = ie.naive_items(d)
+            point, ifn = est.estimate, est.interval
+        else:
+            point, ifn = _rogan_gladen_items(study)
+        return study._point(
+            {"theta": point},
+            ifn,
+            {"estimator": _COMPARATORS[name], "estimand": "process", **extra},
+            (f"{name} estimates the process rate (theta), not the N items' rate",),
+        )
+
+    fit.__name__ = fit.__qualname__ = f"_{name}"
+    ItemStudy.methods.register(name, engine="closed_form", summary=summary)(fit)
+
+
+def _rogan_gladen_items(study: ItemStudy):
+    c = study.data.cells()
+    tp, m1 = c["H1"].sum(1), (c["H1"] + c["H0"]).sum(1)
+    lab = (c["L1"] + c["L0"]).sum(1)
+    tn, m0 = (c["L0"] - c["H0"]).sum(1), lab - m1
+    k = (c["N1"] - c["L1"]).sum(1)
+    n = (c["N1"] + c["N0"]).sum(1) - lab
+    rows = [_lr_one(k[i], n[i], tp[i], m1[i], tn[i], m0[i]) for i in range(len(study.systems))]
+
+    def ifn(alpha):
+        out = [r(alpha) for r in rows]
+        return np.array([o[1] for o in out]), np.array([o[2] for o in out])
+
+    return np.array([r(0.05)[0] for r in rows]), ifn
+
+
+for _name, _summary in (
+    ("ppi", "PPI (lambda = 1), as ppi_py"),
+    ("ppi_plus_plus", "PPI++, as ppi_py"),
+    ("labels_only", "mean of the human labels"),
+    ("naive", "judge's rate, uncorrected"),
+    ("rogan_gladen", "labelled items as calibration"),
+):
+    _comparator(_name, _summary)
+
+
+@ItemStudy.methods.register("exact", engine="exact", summary="conjugate posterior draws")
+def _exact(study: ItemStudy, *, random_seed=None, draws: int = 4000) -> FitParts:
+    """``draws`` draws of the conjugate posterior (verdict-category shares, human rates)."""
+    draws = check_count(draws, "draws")
+    rng = np.random.default_rng(random_seed)
+    dr = ie.exact_items_draws(study.data, draws, rng)
+    cell_dims = ["system", "stratum", "category"]
+    idata = tree(
+        {"posterior": {k: dr[k][None] for k in ("theta", "theta_items", "human_rate", "share")}},
+        coords={
+            "system": list(study.systems),
+            "stratum": list(study.data.strata),
+            "category": ie.category_names(study.data),
+        },
+        dims={
+            "theta": ["system"],
+            "theta_items": ["system"],
+            "human_rate": cell_dims,
+            "share": cell_dims,
+        },
+    )
+    return FitParts(
+        idata,
+        quantity=study.quantity,
+        info={
+            "draws": draws,
+            "prior": "uniform (Dirichlet(1)) on the shares of the verdict categories and "
+            "uniform on P(human = 1 | category) for each category, conjugate; nothing "
+            "assumed about how several judges' errors relate",
+        },
+    )
+
+
+@ItemStudy.methods.register("laplace", engine="laplace", summary="MAP + Laplace draws")
+def _laplace(
+    study: ItemStudy, *, random_seed=None, draws: int = 4000, importance: bool = True
+) -> FitParts:
+    """``draws`` Laplace draws; ``importance`` checks them by PSIS."""
+    parts = study._laplace(study.model_spec(), random_seed, draws=draws, importance=importance)
+    return study._with_items_draws(parts, random_seed)
+
+
+@ItemStudy.methods.register("nuts", engine="nuts", summary="NUTS with the gate", mcmc=True)
+def _nuts(
+    study: ItemStudy,
+    *,
+    random_seed=None,
+    sampler=None,
+    log_likelihood: bool = False,
+    prior_draws: int = 0,
+) -> FitParts:
+    """NUTS (``sampler``); ``log_likelihood`` and ``prior_draws`` add those groups."""
+    parts = study._nuts(
+        study.model_spec(),
+        "accuracy",
+        sampler,
+        random_seed,
+        log_likelihood=log_likelihood,
+        prior_draws=prior_draws,
+    )
+    return study._with_items_draws(parts, random_seed)
 
 
 def _lr_one(k, n, tp, m1, tn, m0):
     """Lang-Reiczigel of one system as a function of alpha (NaN if a class is unlabelled)."""
-    from judgebayes.inference import closed_form as cf
 
     def f(alpha):
         if min(m1, m0, n) == 0:

@@ -17,33 +17,36 @@ Methods (generator precision)
     the Bayesian cell model (:mod:`judgebayes.models.panel`), variant chosen by
     ``variant="pooled" | "hierarchical" | "overdispersed"``; ``"nuts_items"`` the
     item-level Dawid-Skene model.  Laplace is refused by name
-    (:data:`judgebayes.inference.registry.REFUSED` says why).
+    (``ValidatorPanel.methods.refused`` says why).
+
+Checks (``ValidatorPanel.checks``): ``cells`` (each cell and each annotated confusion count
+against a cell-model fit's posterior predictive).
 """
 
 from __future__ import annotations
 
 import itertools
-import time
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from judgebayes.data.panel import PanelData, panel_from_arrays, panel_from_frames, panel_from_items
-from judgebayes.errors import InputError, require_type
-from judgebayes.results import Comparable, Fit
+from judgebayes.errors import ConvergenceWarning, InputError, require_type
+from judgebayes.inference import ensembles as ens
+from judgebayes.inference.executors import run_tasks
+from judgebayes.inference.panel_regression import fit_regression
+from judgebayes.inference.registry import check_count
+from judgebayes.inference.sampling import ModelSpec
+from judgebayes.models.panel import PanelPriors, panel_cell_model, panel_item_model, panel_var_names
+from judgebayes.results import Fit, check_alpha, point_tree, tree
+from judgebayes.studies.base import FitParts, Study
 
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
+__all__ = ["PanelFit", "ValidatorPanel"]
 
-    from judgebayes.models.panel import PanelPriors
-
-__all__ = ["PANEL_METHODS", "PanelFit", "ValidatorPanel"]
-
-BASELINES = ("validator_mean", "majority", "super_majority", "veto", "plug_in", "best_individual")
-BAYES = ("nuts", "nuts_items")
-PANEL_METHODS = (*BASELINES, "regression", *BAYES)
 VARIANTS = {
     "pooled": {"rate_shift": False, "overdispersion": False},
     "hierarchical": {"rate_shift": True, "overdispersion": False},
@@ -51,7 +54,7 @@ VARIANTS = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PanelFit(Fit):
     """:class:`~judgebayes.results.Fit` of the panel family: each generator's precision.
 
@@ -87,27 +90,15 @@ class PanelFit(Fit):
         return self._rate("tnr")
 
 
-def _point_idata(d: PanelData, g, tpr=None, tnr=None):
-    from judgebayes.results import tree
-
-    post = {"g": np.asarray(g, dtype=float)[None, None, :]}
-    dims = {"g": ["generator"]}
-    if tpr is not None:
-        post["tpr"] = np.asarray(tpr, dtype=float)[None, None, :]
-        post["tnr"] = np.asarray(tnr, dtype=float)[None, None, :]
-        dims |= {"tpr": ["validator"], "tnr": ["validator"]}
-    coords = {"generator": list(d.generators), "validator": list(d.validators)}
-    return tree({"posterior": post}, coords=coords, dims=dims)
-
-
-class ValidatorPanel(Comparable):
+class ValidatorPanel(Study):
     """A generator x validator panel ready to fit (see the module docstring)."""
 
+    family = "panel"
+    fit_type = PanelFit
+    default_method = "nuts"
     default_methods = ("validator_mean", "regression", "nuts")
 
     def __init__(self, data: PanelData, *, priors: PanelPriors | None = None):
-        from judgebayes.models.panel import PanelPriors
-
         self.data = require_type(
             data, PanelData, "data", "use from_frames / from_items / from_arrays"
         )
@@ -142,12 +133,13 @@ class ValidatorPanel(Comparable):
         """From generator x validator arrays (see :func:`panel_from_arrays`)."""
         return cls(panel_from_arrays(n_judged, n_valid, **kwargs), priors=priors)
 
+    def with_data(self, data: PanelData) -> ValidatorPanel:
+        """The same study (priors) on other panel data, e.g. ``data.calibrate_on(subset)``."""
+        return ValidatorPanel(require_type(data, PanelData, "data"), priors=self.priors)
+
     # ------------------------------------------------------------ Bayesian
     def model_spec(self, variant: str = "hierarchical", data: PanelData | None = None, **kw):
         """:class:`~judgebayes.inference.sampling.ModelSpec` of the cell model."""
-        from judgebayes.inference.sampling import ModelSpec
-        from judgebayes.models.panel import panel_cell_model, panel_var_names
-
         if variant not in VARIANTS:
             raise InputError(
                 f"variant must be one of {tuple(VARIANTS)}, got {variant!r}",
@@ -183,9 +175,6 @@ class ValidatorPanel(Comparable):
 
     def item_model_spec(self, data: PanelData | None = None, difficulty: bool = False):
         """ModelSpec of the item-level model (needs item-level data)."""
-        from judgebayes.inference.sampling import ModelSpec
-        from judgebayes.models.panel import panel_item_model, panel_var_names
-
         d = self.data if data is None else data
         if d.items is None:
             raise InputError(
@@ -228,9 +217,10 @@ class ValidatorPanel(Comparable):
             var_names=panel_var_names(),
         )
 
-    def _bayes(self, method, data, variant, seed, sampler, log_likelihood, difficulty):
-        if data.annotation_overlap:
-            gens = list(data.annotation_overlap)
+    def _refuse_overlap(self) -> None:
+        d = self.data
+        if d.annotation_overlap:
+            gens = list(d.annotation_overlap)
             raise InputError(
                 f"annotated generator(s) {gens} have no confusion counts (tn, fp, fn, tp) in "
                 "their cells: if the annotated outputs are among the judged ones, the "
@@ -241,152 +231,28 @@ class ValidatorPanel(Comparable):
                 field="annotations",
                 value=gens[0],
             )
-        from judgebayes.inference.registry import resolve_sampler
-        from judgebayes.inference.sampling import add_log_likelihood, sample_nuts
 
-        if method == "nuts_items":
-            spec = self.item_model_spec(data, difficulty)
-        else:
-            spec = self.model_spec(variant, data)
-        one = method == "nuts_items" and len(data.generators) == 1
-        cfg = resolve_sampler("panel.single_generator" if one else "panel", sampler)
-        idata, diag, info = sample_nuts(spec, random_seed=seed, sampler=cfg)
-        info = {**info, "sampler": cfg}
-        if log_likelihood and method == "nuts":
-            add_log_likelihood(idata, spec, ["cells"])
-        info = dict(info)
-        info["variant"] = variant if method != "nuts_items" else "items"
-        if method == "nuts" and variant != "hierarchical":
-            info["label"] = f"nuts/{variant}"
-        return idata, diag, info
+    def _attrs(self, method, parts: FitParts) -> dict:
+        return {"variant": parts.info.get("variant")}
 
-    # ------------------------------------------------------------ fit
-    def fit(
-        self, method: str = "nuts", *, random_seed: int | None = None, **options: Any
-    ) -> PanelFit:
-        """Estimate every generator's precision with one method.
-
-        Parameters
-        ----------
-        method : str
-            One of :data:`PANEL_METHODS` (see
-            :data:`judgebayes.inference.registry.METHODS` ``["panel"]``).
-        random_seed : int, optional
-            Seeds the sampler and the regression's restarts.
-        **options
-            What the method takes, and nothing else (an unknown keyword is an
-            :class:`~judgebayes.errors.InputError`):
-
-            ``variant`` : {"pooled", "hierarchical", "overdispersed"}
-                Bayesian cell-model variant (constant rates; generator-level rate
-                deviations; plus beta-binomial overdispersion).  Default
-                ``"hierarchical"``.
-            ``sampler`` : SamplerConfig or mapping
-                NUTS settings (default ``DEFAULT_SAMPLERS["panel"]``; the item model of a
-                single generator ``["panel.single_generator"]``).
-            ``log_likelihood`` : bool
-                Store the pointwise log-likelihood of the unannotated cells (for LOO).
-            ``difficulty`` : bool
-                Item difficulty in the item-level model.
-            ``restarts`` : int
-                Regression restarts (25 in the paper).
-            ``threshold`` : int
-                Voting threshold; by default chosen on the annotated generators
-                (majority: V // 2 + 1 and veto: 4 when none are annotated;
-                super-majority: at least 70% of the validators).
-            ``data`` : PanelData
-                Fit on this panel instead (leave-s-out uses it).
-        """
-        from judgebayes.inference import ensembles as ens
-        from judgebayes.inference.panel_regression import fit_regression
-        from judgebayes.inference.registry import check_seed, resolve
-        from judgebayes.results import stamp
-
-        spec = resolve("panel", method, options)
-        method = spec.name
-        random_seed = check_seed(random_seed)
-        variant = options.get("variant")
-        if variant is None:
-            variant = "hierarchical"
-        d = (
-            self.data
-            if options.get("data") is None
-            else require_type(options["data"], PanelData, "data")
-        )
-        t0 = time.perf_counter()
-        V = d.shape[1]
-        H = d.annotated
-        truth = d.human_precision
-        info: dict[str, Any] = {}
-        diag = None
-        notes: tuple[str, ...] = ()
-        if method in BAYES:
-            idata, diag, info = self._bayes(
-                method,
-                d,
-                variant,
-                random_seed,
-                options.get("sampler"),
-                options.get("log_likelihood", False),
-                options.get("difficulty", False),
-            )
-        else:
-            tpr = tnr = None
-            if method == "regression":
-                r = fit_regression(d, restarts=options.get("restarts", 25), seed=random_seed)
-                g, tpr, tnr = r.g, r.tpr, r.tnr
-                info = {"loss": r.loss, "iterations": r.iterations}
-            elif method == "validator_mean":
-                g = ens.validator_mean(d)
-            elif method == "plug_in":
-                g = ens.plug_in_rogan_gladen(d)
-            elif method == "best_individual":
-                rates = ens.individual(d)
-                if H.size:
-                    err = np.nanmax(np.abs(rates[H] - truth[H, None]), axis=0)
-                    j = int(np.nanargmin(err))
-                else:
-                    j = int(np.nanargmin(np.nanmean(rates, axis=0)))  # the most critical one
-                info = {"validator": d.validators[j]}
-                g = rates[:, j]
-            else:
-                counts = ens.vote_counts(d)
-                rule = "veto" if method == "veto" else "majority"
-                threshold = options.get("threshold")
-                if threshold is not None:
-                    t = int(threshold)
-                elif method == "super_majority":
-                    t = int(np.ceil(0.7 * V))
-                elif H.size:
-                    t = ens.choose_threshold(d, rule, H, truth, counts)
-                else:
-                    t = V // 2 + 1 if rule == "majority" else min(4, V)
-                g = ens.vote(d, rule, t, counts)
-                info = {"threshold": t}
-            idata = _point_idata(d, g, tpr, tnr)
-            notes = (f"{method} gives a point estimate, no interval (NaN)",)
-            if method == "plug_in" and np.isnan(np.asarray(g, float)).all():
-                notes += (
-                    "plug_in needs confusion counts (human labels on the validators' "
-                    "verdicts) in every validator's cells; this panel has none, so every "
-                    "estimate is NaN",
-                )
-        stamp(
-            idata,
-            method=method,
-            family="panel",
-            random_seed=random_seed,
-            priors=self.priors if method in BAYES else None,
-            sampler=info.get("sampler"),
-            variant=info.get("variant"),
-        )
-        return PanelFit(
-            method,
-            idata,
-            diagnostics=diag,
-            seconds=time.perf_counter() - t0,
-            info=info,
-            notes=notes,
+    def _point(self, g, info=None, tpr=None, tnr=None, notes=()) -> FitParts:
+        """A point estimate of every generator's precision (and validator rates)."""
+        d = self.data
+        values = {"g": np.asarray(g, float)}
+        dims = {"g": ["generator"]}
+        if tpr is not None:
+            values |= {"tpr": np.asarray(tpr, float), "tnr": np.asarray(tnr, float)}
+            dims |= {"tpr": ["validator"], "tnr": ["validator"]}
+        return FitParts(
+            point_tree(
+                values,
+                "generator",
+                d.generators,
+                dims=dims,
+                coords={"validator": list(d.validators)},
+            ),
+            info=dict(info or {}),
+            notes=("the method gives a point estimate, no interval (NaN)", *notes),
         )
 
     # ------------------------------------------------------------ predictive checks
@@ -452,7 +318,7 @@ class ValidatorPanel(Comparable):
 
         Two-sided predictive p-values; ``flagged`` where below ``alpha``.  Compare the
         number flagged with ``alpha`` times the number of rows.  The same replicates, as
-        InferenceData for ArviZ, are :meth:`predictive`; plot them with
+        a DataTree for ArviZ, are :meth:`predictive`; plot them with
         :func:`judgebayes.results.plot_check`.
 
         Parameters
@@ -466,10 +332,6 @@ class ValidatorPanel(Comparable):
         random_seed : int, optional
             Seeds the predictive draws.
         """
-        import pandas as pd
-
-        from judgebayes.results import check_alpha
-
         check_alpha(alpha)
         d, checks = self._cell_replicates(fit, data, random_seed)
         rows = []
@@ -497,7 +359,7 @@ class ValidatorPanel(Comparable):
     def predictive(
         self, fit: PanelFit, *, data: PanelData | None = None, random_seed: int | None = 0
     ):
-        """The replicates behind :meth:`check_cells` as ``arviz.InferenceData``.
+        """The replicates behind :meth:`check_cells` as a ``DataTree``.
 
         Groups ``posterior_predictive`` (one chain, one draw per posterior draw) and
         ``observed_data``, with variables ``cell`` (verdicts on unannotated outputs) and,
@@ -506,8 +368,6 @@ class ValidatorPanel(Comparable):
         left out).  Same seed, same replicates as :meth:`check_cells`.  For
         ``az.plot_ppc_pit`` / ``az.plot_ppc_dist``, or :func:`judgebayes.results.plot_check`.
         """
-        from judgebayes.results import tree
-
         d, checks = self._cell_replicates(fit, data, random_seed)
         pp, obs_d, coords, dims = {}, {}, {}, {}
         for name, obs, tot, rep in checks:
@@ -561,8 +421,6 @@ class ValidatorPanel(Comparable):
         shows a bar over the fits (None: the package's switch,
         :mod:`judgebayes.inference.progress`).
         """
-        import pandas as pd
-
         A = self.data.annotated
         if A.size < 2:
             raise InputError(
@@ -583,8 +441,6 @@ class ValidatorPanel(Comparable):
         ]
         if executor is None and n_jobs > 1:
             executor = n_jobs
-        from judgebayes.inference.executors import run_tasks
-
         shared = (self, random_seed, fit_kwargs)
         done = run_tasks(
             _fit_subset,
@@ -637,14 +493,10 @@ class ValidatorPanel(Comparable):
 
 def _fit_subset(task):
     """One leave-s-out fit (a task of :meth:`ValidatorPanel.cross_validate`)."""
-    import warnings
-
-    from judgebayes.errors import ConvergenceWarning
-
     (panel, seed, kwargs), (_, method, sub) = task
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # counted in n_failed
-        f = panel.fit(method, data=panel.data.calibrate_on(sub), random_seed=seed, **kwargs)
+        f = panel.with_data(panel.data.calibrate_on(sub)).fit(method, random_seed=seed, **kwargs)
     return _cv_result(f)
 
 
@@ -653,3 +505,161 @@ def _cv_result(f: PanelFit):
     draws = None if f.is_point else f.draws().values
     passed = None if f.diagnostics is None else bool(f.diagnostics.passed)
     return f.estimate(), draws, f.seconds, passed
+
+
+# =========================================================================== methods
+
+ValidatorPanel.methods.refuse(
+    "laplace",
+    "Laplace is not offered for panels: the cell model is hierarchical (generator "
+    "and validator populations with learned spreads), and a Gaussian at its mode "
+    "was 2-3x too wide for g (sd 0.030-0.035 where the human labels alone give "
+    "0.013-0.019) and failed the importance check (Pareto k-hat 4.9); use "
+    "method='nuts' (cell model) or 'nuts_items' (item-level model)",
+)
+
+
+@ValidatorPanel.methods.register(
+    "validator_mean", engine="votes", summary="mean of validator rates"
+)
+def _validator_mean(panel: ValidatorPanel, *, random_seed=None) -> FitParts:
+    return panel._point(ens.validator_mean(panel.data))
+
+
+@ValidatorPanel.methods.register("best_individual", engine="votes", summary="best validator")
+def _best_individual(panel: ValidatorPanel, *, random_seed=None) -> FitParts:
+    d = panel.data
+    rates = ens.individual(d)
+    H = d.annotated
+    if H.size:
+        err = np.nanmax(np.abs(rates[H] - d.human_precision[H, None]), axis=0)
+        j = int(np.nanargmin(err))
+    else:
+        j = int(np.nanargmin(np.nanmean(rates, axis=0)))  # the most critical one
+    return panel._point(rates[:, j], {"validator": d.validators[j]})
+
+
+def _vote(panel: ValidatorPanel, rule: str, threshold: int | None, default) -> FitParts:
+    d = panel.data
+    counts = ens.vote_counts(d)
+    H = d.annotated
+    if threshold is not None:
+        t = check_count(threshold, "threshold")
+    elif default is not None:
+        t = default
+    elif H.size:
+        t = ens.choose_threshold(d, rule, H, d.human_precision, counts)
+    else:
+        t = d.shape[1] // 2 + 1 if rule == "majority" else min(4, d.shape[1])
+    return panel._point(ens.vote(d, rule, t, counts), {"threshold": t})
+
+
+@ValidatorPanel.methods.register("majority", engine="votes", summary="majority vote")
+def _majority(panel: ValidatorPanel, *, random_seed=None, threshold: int | None = None):
+    """``threshold`` votes make "valid" (default: chosen on the annotated generators, else
+    V // 2 + 1).
+    """
+    return _vote(panel, "majority", threshold, None)
+
+
+@ValidatorPanel.methods.register("super_majority", engine="votes", summary="70% vote")
+def _super_majority(panel: ValidatorPanel, *, random_seed=None, threshold: int | None = None):
+    """``threshold`` votes make "valid" (default: at least 70% of the validators)."""
+    return _vote(panel, "majority", threshold, int(np.ceil(0.7 * panel.data.shape[1])))
+
+
+@ValidatorPanel.methods.register("veto", engine="votes", summary="minority veto")
+def _veto(panel: ValidatorPanel, *, random_seed=None, threshold: int | None = None):
+    """``threshold`` "invalid" votes veto (default: chosen on the annotated generators,
+    else 4).
+    """
+    return _vote(panel, "veto", threshold, None)
+
+
+@ValidatorPanel.methods.register("plug_in", engine="votes", summary="per-validator Rogan-Gladen")
+def _plug_in(panel: ValidatorPanel, *, random_seed=None) -> FitParts:
+    g = ens.plug_in_rogan_gladen(panel.data)
+    notes = ()
+    if np.isnan(np.asarray(g, float)).all():
+        notes = (
+            "plug_in needs confusion counts (human labels on the validators' verdicts) in "
+            "every validator's cells; this panel has none, so every estimate is NaN",
+        )
+    return panel._point(g, notes=notes)
+
+
+@ValidatorPanel.methods.register("regression", engine="regression", summary="Jain et al.")
+def _regression(panel: ValidatorPanel, *, random_seed=None, restarts: int = 25) -> FitParts:
+    """Jain et al.'s regression with ``restarts`` restarts (25 in the paper)."""
+    r = fit_regression(panel.data, restarts=check_count(restarts, "restarts"), seed=random_seed)
+    info = {"loss": r.loss, "iterations": r.iterations}
+    return panel._point(r.g, info, r.tpr, r.tnr)
+
+
+@ValidatorPanel.methods.register("nuts", engine="nuts", summary="cell model, NUTS", mcmc=True)
+def _nuts(
+    panel: ValidatorPanel,
+    *,
+    random_seed=None,
+    variant: str = "hierarchical",
+    sampler=None,
+    log_likelihood: bool = False,
+    prior_draws: int = 0,
+) -> FitParts:
+    """The cell model (``variant``: "pooled", "hierarchical" or "overdispersed");
+    ``log_likelihood`` stores the unannotated cells' pointwise log-likelihood (for LOO).
+    """
+    panel._refuse_overlap()
+    parts = panel._nuts(
+        panel.model_spec(variant),
+        "panel",
+        sampler,
+        random_seed,
+        log_likelihood=["cells"] if log_likelihood else False,
+        prior_draws=prior_draws,
+    )
+    parts.info["variant"] = variant
+    if variant != "hierarchical":
+        parts.info["label"] = f"nuts/{variant}"
+    return parts
+
+
+@ValidatorPanel.methods.register(
+    "nuts_items", engine="nuts", summary="item-level Dawid-Skene model, NUTS", mcmc=True
+)
+def _nuts_items(
+    panel: ValidatorPanel,
+    *,
+    random_seed=None,
+    difficulty: bool = False,
+    sampler=None,
+    prior_draws: int = 0,
+) -> FitParts:
+    """The item-level model (``difficulty``: an item effect shared by the validators)."""
+    panel._refuse_overlap()
+    one = len(panel.data.generators) == 1
+    parts = panel._nuts(
+        panel.item_model_spec(difficulty=difficulty),
+        "panel.single_generator" if one else "panel",
+        sampler,
+        random_seed,
+        prior_draws=prior_draws,
+    )
+    parts.info["variant"] = "items"
+    return parts
+
+
+# =========================================================================== checks
+
+
+@ValidatorPanel.checks.register(
+    "cells",
+    needs="draws",
+    summary="each cell against the cell model's posterior predictive",
+    accepts=lambda fit: "f" in fit.idata.posterior,
+)
+def _cells_check(panel: ValidatorPanel, fit, *, alpha: float) -> pd.DataFrame:
+    t = panel.check_cells(fit, alpha=alpha)
+    return t.assign(unit=t["generator"] + "|" + t["validator"]).rename(
+        columns={"check": "count", "mean": "expected"}
+    )

@@ -37,40 +37,59 @@ Methods
 
 from __future__ import annotations
 
-import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from judgebayes.data.channel import ChannelData
+from judgebayes.data.channel import ChannelData, channel_from_frames
 from judgebayes.data.pairwise import (
     POSITION,
     IdentifiabilityReport,
     PairwiseData,
+    component_labels,
     identifiability_report,
     pairwise_from_arrays,
     pairwise_from_frames,
+    parse_pairs,
     warn_identifiability,
 )
 from judgebayes.errors import InputError, require_type
-from judgebayes.results import Comparable, Fit
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
-
-    from judgebayes.models.bradley_terry import RankingPriors
+from judgebayes.inference.bradley_terry import (
+    bt_design,
+    fit_map_empirical_bayes,
+    laplace_draws,
+    log_likelihood,
+)
+from judgebayes.inference.ppi_ranking import ppi_bradley_terry
+from judgebayes.inference.ranking_checks import predictive_check_table
+from judgebayes.inference.registry import check_count, check_seed
+from judgebayes.inference.sampling import ModelSpec
+from judgebayes.inference.topk import (
+    expected_recall_set,
+    identify,
+    prob_better,
+    rank_draws,
+    rank_intervals,
+    separable_groups,
+    top_k_probabilities,
+    top_k_set,
+)
+from judgebayes.models.bradley_terry import PRIORS, RankingPriors, bradley_terry_model, bt_var_names
+from judgebayes.models.judge_channel import channel_var_names, judge_channel_model
+from judgebayes.results import Fit, check_alpha, tree
+from judgebayes.studies.base import FitParts, Study
 
 __all__ = ["PairwiseRanking", "RankingFit", "compare_loo", "compare_posteriors"]
 
-METHODS = ("naive", "laplace", "nuts", "judge_error", "ppi")
 #: methods that rank by the human preference, using the judges as noisy witnesses
 CHANNEL_METHODS = ("judge_error", "ppi")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RankingFit(Fit):
     """:class:`~judgebayes.results.Fit` of the ranking family: item quality, with summaries.
 
@@ -119,10 +138,6 @@ class RankingFit(Fit):
         :math:`\Pr(\text{verdict} = m \mid \text{human} = k)` with its ``1 - alpha``
         interval, one row per (judge, human outcome, verdict).
         """
-        import pandas as pd
-
-        from judgebayes.results import check_alpha
-
         alpha = check_alpha(alpha, "alpha")
         post = self.idata.posterior
         if "confusion" not in post:
@@ -182,8 +197,6 @@ class RankingFit(Fit):
         with the qualities' spread learned (``info["theta_sd"]`` or ``theta_sd`` in the
         posterior).
         """
-        import pandas as pd
-
         rows = []
         post = self.idata.posterior
         if "b" in post:
@@ -219,8 +232,6 @@ class RankingFit(Fit):
 
     def point_top_k(self, k: int) -> list[str]:
         """The point top-k set (argtop-k of the point estimate), best first."""
-        from judgebayes.inference.topk import top_k_set
-
         _check_k(k, self.data.n_items)
         return [self.data.items[i] for i in top_k_set(self.point, k)]
 
@@ -229,8 +240,6 @@ class RankingFit(Fit):
         true top k (the largest P(top-k)), best first.  :meth:`point_top_k` is the top k of
         the point estimate, which can differ when items are close.
         """
-        from judgebayes.inference.topk import expected_recall_set, top_k_probabilities
-
         _check_k(k, self.data.n_items)
         p = top_k_probabilities(self.theta_draws(), k)
         return [self.data.items[i] for i in expected_recall_set(p, k)]
@@ -242,10 +251,6 @@ class RankingFit(Fit):
         ``in_point_top_k`` the point estimate's top k; ``df.attrs["expected_recall"]`` is
         the expected share of the true top k that ``in_top_k`` recovers.
         """
-        import pandas as pd
-
-        from judgebayes.inference.topk import expected_recall_set, top_k_probabilities
-
         _check_k(k, self.data.n_items)
         p = top_k_probabilities(self.theta_draws(), k)
         point = set(self.point_top_k(k))
@@ -265,10 +270,6 @@ class RankingFit(Fit):
 
     def rank_intervals(self, alpha: float = 0.05) -> pd.DataFrame:
         """Point rank, median rank and ``1 - alpha`` rank interval per item (1 = best)."""
-        import pandas as pd
-
-        from judgebayes.inference.topk import rank_draws, rank_intervals
-
         r = rank_intervals(self.theta_draws(), alpha)
         point_rank = rank_draws(self.point[None, :])[0]
         df = pd.DataFrame(
@@ -282,20 +283,13 @@ class RankingFit(Fit):
         a tier beats every item of every lower tier (all the stated separations hold at
         once; see :func:`judgebayes.inference.topk.separable_groups`).
         """
-        from judgebayes.results import check_alpha
-
         level = check_alpha(level, "level")
-        from judgebayes.inference.topk import separable_groups
 
         gs = separable_groups(self.theta_draws(), self.point, level)
         return [[self.data.items[i] for i in g] for g in gs]
 
     def prob_better(self) -> pd.DataFrame:
         r""":math:`\Pr(\theta_i > \theta_j)` for every pair (row item beats column item)."""
-        import pandas as pd
-
-        from judgebayes.inference.topk import prob_better
-
         P = prob_better(self.theta_draws())
         return pd.DataFrame(P, index=list(self.data.items), columns=list(self.data.items))
 
@@ -347,11 +341,6 @@ class RankingFit(Fit):
         :mod:`judgebayes.inference.ranking_checks`.  ``df.attrs["pairs"]`` holds the
         per-pair observed score share and its 95% predictive interval.
         """
-        import pandas as pd
-
-        from judgebayes.inference.ranking_checks import predictive_check_table
-        from judgebayes.inference.registry import check_count, check_seed
-
         self._require_draws("a predictive check")
         if self.method in CHANNEL_METHODS:
             raise InputError(
@@ -412,7 +401,7 @@ def _check_k(k: int, n: int) -> None:
 
 
 # ------------------------------------------------------------------ study
-class PairwiseRanking(Comparable):
+class PairwiseRanking(Study):
     """Pairwise verdicts of one or several judges, ready to fit.
 
     Parameters
@@ -421,6 +410,9 @@ class PairwiseRanking(Comparable):
         Validated verdicts (use :meth:`from_frames` or :meth:`from_arrays`).
     """
 
+    family = "ranking"
+    fit_type = RankingFit
+    default_method = "laplace"
     default_methods = ("naive", "laplace", "nuts")
 
     def __init__(
@@ -430,8 +422,6 @@ class PairwiseRanking(Comparable):
         priors: RankingPriors | None = None,
         channel: ChannelData | None = None,
     ):
-        from judgebayes.models.bradley_terry import RankingPriors
-
         self.data = require_type(data, PairwiseData, "data", "use from_frames / from_arrays")
         self.priors = (
             RankingPriors() if priors is None else require_type(priors, RankingPriors, "priors")
@@ -469,19 +459,20 @@ class PairwiseRanking(Comparable):
         ``method="judge_error"`` and ``"ppi"``; ``instance`` names the column that ties
         several judges' rows on the same comparison together.
         """
-        data = pairwise_from_frames(comparisons, items, covariates=covariates, ties=ties, **columns)
+        keys = ("first", "second", "winner", "judge")
+        parsed = parse_pairs(comparisons, **{k: v for k, v in columns.items() if k in keys})
+        data = pairwise_from_frames(
+            comparisons, items, covariates=covariates, ties=ties, parsed=parsed, **columns
+        )
         channel = None
         if human is not None:
-            from judgebayes.data.channel import channel_from_frames
-
-            keys = ("first", "second", "winner", "judge")
             channel = channel_from_frames(
                 comparisons,
                 human=human,
                 instance=instance,
                 items=data.items,
                 ties=ties,
-                **{k: v for k, v in columns.items() if k in keys},
+                parsed=parsed,
             )
         elif instance is not None:
             raise InputError(
@@ -556,9 +547,6 @@ class PairwiseRanking(Comparable):
         """The :class:`~judgebayes.inference.sampling.ModelSpec` of a PyMC model
         (``instance``: an index 0..I-1 per comparison for the instance effect).
         """
-        from judgebayes.inference.sampling import ModelSpec
-        from judgebayes.models.bradley_terry import bradley_terry_model, bt_var_names
-
         d = self.data if prior != "none" else self.data.without_covariates()
         data = {"first": d.first, "second": d.second, "y": d.y, "X": d.X, "judge": d.judge}
         n_inst = 0
@@ -582,7 +570,7 @@ class PairwiseRanking(Comparable):
                     self.learns_spread(prior) if learn_spread is None else bool(learn_spread)
                 )
                 and theta == "prior",
-                **self.priors.builder_kwargs(),
+                "priors": self.priors,
             },
             var_names=bt_var_names(
                 prior, len(d.judges), davidson=d.has_ties and d.ties == "davidson"
@@ -595,88 +583,72 @@ class PairwiseRanking(Comparable):
 
     def fit(
         self,
-        method: str = "laplace",
+        method: str | None = None,
         prior: str | None = None,
         *,
         random_seed: int | None = None,
         **options: Any,
     ) -> RankingFit:
-        """Fit one model.
+        """Fit one model (:meth:`Study.fit <judgebayes.studies.base.Study.fit>`).
 
-        Parameters
-        ----------
-        method : {"naive", "laplace", "nuts"}
-            Engine (see the module docstring).
-        prior : {"normal", "hierarchical", "horseshoe", "none"}, optional
-            Bias prior; default ``"normal"`` for Laplace (the paper's lambda_b = 0.1)
-            and ``"horseshoe"`` for NUTS; ``method="naive"`` takes no bias prior.  The
-            priors' settings (precisions, horseshoe scales) are the study's
-            :class:`~judgebayes.models.bradley_terry.RankingPriors`.
-        random_seed : int, optional
-            Same seed, same draws.
-        **options
-            What the method takes, and nothing else (an unknown keyword is an
-            :class:`~judgebayes.errors.InputError`):
-
-            ``draws`` : int
-                Laplace draws (1500 as in the paper).
-            ``sampler`` : SamplerConfig or mapping
-                NUTS settings (defaults ``DEFAULT_SAMPLERS["ranking"]``, and
-                ``["ranking.horseshoe"]`` and ``["ranking.hierarchical"]`` with those priors).
-            ``position`` : bool
-                Include the position term kappa (default True).
-            ``theta`` : {"prior", "zero_sum"}
-                How the quality level is identified in the PyMC model.
-            ``log_likelihood`` : bool
-                Store pointwise log-likelihoods (for :func:`compare_loo`).
-            ``warn`` : bool
-                Emit an :class:`~judgebayes.errors.IdentifiabilityWarning` for design
-                problems (default True).
-            ``theta_spread`` : {"learned", "fixed"}
-                Learn the spread of the qualities (empirical Bayes in the Newton
-                engine, a half-normal hyperprior under NUTS) or keep
-                ``RankingPriors.lam``.  Default: learned when the model has an item-level
-                covariate, whose coefficient is identified only through that spread
-                (``theta`` must then be ``"prior"``).
-            ``reference`` : str
-                Report qualities relative to this item (its quality is 0); default: the
-                qualities sum to zero within each connected component of the comparison
-                graph.
-            ``instance`` : sequence
-                NUTS only: one id per kept comparison; the comparisons of one id (the two
-                presentation orders of a pair) share an instance effect, a deviation of
-                that pair's quality difference with a learned sd (``instance_sd``).  Without
-                it the two orders are independent given the qualities and biases.
+        ``prior`` may come second, positionally (``ranking.fit("nuts", "normal")``): the
+        bias prior of the ``laplace`` and ``nuts`` methods (default ``"normal"`` for
+        Laplace, the paper's lambda_b = 0.1, and ``"horseshoe"`` for NUTS), whose settings
+        are the study's :class:`~judgebayes.models.bradley_terry.RankingPriors`.  The
+        methods without bias terms (``naive``, ``judge_error``, ``ppi``) take no prior.
+        ``ranking.methods.describe()`` lists every method's keywords.
         """
-        from dataclasses import replace
-
-        from judgebayes.inference.registry import check_seed, resolve
-        from judgebayes.models.bradley_terry import PRIORS
-        from judgebayes.results import stamp
-
-        spec = resolve("ranking", method, options)
-        method = spec.name
-        random_seed = check_seed(random_seed)
-        if method in ("naive", *CHANNEL_METHODS):
-            if prior not in (None, "none"):
+        name = self.methods.resolve(self.default_method if method is None else method).name
+        if prior is not None:
+            if "prior" in self.methods[name].options:
+                options["prior"] = prior
+            elif prior != "none":
                 raise InputError(
-                    f"method {method!r} has no bias terms, so no bias prior; got "
+                    f"method {name!r} has no bias terms, so no bias prior; got "
                     f"prior={prior!r} (use method='laplace' or 'nuts' for a bias-aware fit)",
                     field="prior",
                     value=prior,
                 )
-            prior = "none"
-        elif prior is None:
-            prior = "horseshoe" if method == "nuts" else "normal"
+        return super().fit(name, random_seed=random_seed, **options)
+
+    def _attrs(self, method, parts: FitParts) -> dict:
+        return {
+            "bias_prior": parts.extra.get("prior", "none"),
+            "position": parts.info.get("position", False),
+            "identification": parts.info["identification"],
+        }
+
+    def _uses_priors(self, method) -> bool:
+        return True
+
+    def _checked(
+        self, prior: str, *, warn: bool, position: bool, reference, spread=None
+    ) -> tuple[str, bool]:
+        """The checks common to the Bradley-Terry methods: the prior and the reference are
+        known, there is something to fit, identifiability is reported; returns (prior,
+        learn the qualities' spread).
+        """
         if prior not in PRIORS:
             raise InputError(
                 f"prior must be one of {PRIORS}, got {prior!r}", field="prior", value=prior
             )
-        if method in CHANNEL_METHODS:
-            self._require_channel(f"method {method!r}")
-        elif self.data.n == 0:
+        if self.data.n == 0:
             raise InputError("there are no comparisons to fit", field="comparisons", value=0)
-        reference = options.get("reference")
+        self._check_reference(reference)
+        if spread not in (None, "learned", "fixed"):
+            raise InputError(
+                f"theta_spread must be 'learned' or 'fixed', got {spread!r}",
+                field="theta_spread",
+                value=spread,
+            )
+        if warn:
+            warn_identifiability(
+                self.data if prior != "none" else self.data.without_covariates(),
+                position=prior != "none" and position,
+            )
+        return prior, self.learns_spread(prior) if spread is None else spread == "learned"
+
+    def _check_reference(self, reference) -> None:
         if reference is not None and reference not in self.data.items:
             raise InputError(
                 f"reference must be one of the items {list(self.data.items)[:10]}"
@@ -684,93 +656,37 @@ class PairwiseRanking(Comparable):
                 field="reference",
                 value=reference,
             )
-        spread = options.get("theta_spread")
-        if spread not in (None, "learned", "fixed"):
-            raise InputError(
-                f"theta_spread must be 'learned' or 'fixed', got {spread!r}",
-                field="theta_spread",
-                value=spread,
-            )
-        learn = self.learns_spread(prior) if spread is None else spread == "learned"
-        options = {**options, "learn_spread": learn}
-        position = bool(options.get("position", True))
-        loglik = bool(options.get("log_likelihood", False))
-        if options.get("warn", True) and method not in CHANNEL_METHODS:
-            warn_identifiability(
-                self.data if prior != "none" else self.data.without_covariates(),
-                position=prior != "none" and position,
-            )
-        t0 = time.perf_counter()
-        draws = options.get("draws", 1500)
-        if method == "judge_error":
-            fit = self._fit_judge_error(random_seed, options)
-        elif method == "ppi":
-            fit = self._fit_ppi(draws, random_seed, options)
-        elif method in ("naive", "laplace") and prior in ("none", "normal", "hierarchical"):
-            fit = self._fit_analytic(prior, position, draws, random_seed, loglik, learn)
-        elif method == "laplace":
-            fit = self._fit_generic_laplace(prior, position, draws, random_seed, options)
-        else:
-            fit = self._fit_nuts(prior, position, random_seed, options, loglik)
-        if method in CHANNEL_METHODS:
-            pairs = (self.channel.first, self.channel.second)
-        else:
-            pairs = (self.data.first, self.data.second)
-        fit = self._identified(fit, reference, pairs)
-        stamp(
-            fit.idata,
-            method=method,
-            family="ranking",
-            random_seed=random_seed,
-            priors=self.priors,
-            sampler=fit.info.get("sampler"),
-            bias_prior=prior,
-            position=position,
-            identification=fit.info["identification"],
-        )
-        return replace(fit, seconds=time.perf_counter() - t0)
 
-    def _identified(self, fit: RankingFit, reference: str | None, pairs) -> RankingFit:
-        """The fit with theta on the identified scale (draws, point and attrs); ``pairs``
-        (first, second) are the comparisons that connect the items.
+    def _identified(self, parts: FitParts, reference: str | None, pairs) -> FitParts:
+        """``parts`` with theta on the identified scale (draws, point, info, notes);
+        ``pairs`` (first, second) are the comparisons that connect the items.
         """
-        from dataclasses import replace
-
-        from judgebayes.data.pairwise import component_labels
-        from judgebayes.inference.topk import identify
-
         d = self.data
         comps = component_labels(d.n_items, *pairs)
         ref = None if reference is None else d.items.index(reference)
-        post = fit.idata.posterior
+        post = parts.idata.posterior
         post["theta"] = post["theta"].copy(data=identify(post["theta"].values, comps, ref))
-        point = fit.estimate_override
-        if point is not None:
-            point = identify(np.asarray(point)[None, :], comps, ref)[0]
-        ident = "sum_to_zero" if ref is None else f"reference={reference}"
-        notes = fit.notes
+        if parts.point is not None:
+            parts.point = identify(np.asarray(parts.point)[None, :], comps, ref)[0]
         n_comp = int(comps.max(initial=-1) + 1)
         if n_comp > 1:
-            notes += (
+            parts.notes += (
                 f"the comparison graph has {n_comp} connected components: qualities are "
                 "identified within each (sum to zero"
                 + ("" if ref is None else ", or relative to the reference in its own")
                 + "); differences across components are set by the prior alone",
             )
-        return replace(
-            fit,
-            estimate_override=point,
-            notes=notes,
-            info={**fit.info, "identification": ident, "components": n_comp},
-        )
+        parts.info |= {
+            "identification": "sum_to_zero" if ref is None else f"reference={reference}",
+            "components": n_comp,
+        }
+        parts.extra.setdefault("data", self.data)
+        return parts
 
     def channel_spec(self, *, complete: bool = False):
         """The :class:`~judgebayes.inference.sampling.ModelSpec` of the judge-error model
         (``complete``: see :meth:`~judgebayes.data.channel.ChannelData.groups`).
         """
-        from judgebayes.inference.sampling import ModelSpec
-        from judgebayes.models.judge_channel import channel_var_names, judge_channel_model
-
         ch = self._require_channel("the judge-error model")
         pr = self.priors
         return ModelSpec(
@@ -812,163 +728,6 @@ class PairwiseRanking(Comparable):
             )
         return tuple(notes)
 
-    def _fit_judge_error(self, seed, options) -> RankingFit:
-        from judgebayes.inference.registry import resolve_sampler
-        from judgebayes.inference.sampling import sample_nuts
-
-        spec = self.channel_spec()
-        cfg = resolve_sampler("ranking.judge_error", options.get("sampler"))
-        idata, diag, info = sample_nuts(spec, random_seed=seed, sampler=cfg)
-        return RankingFit(
-            "judge_error",
-            idata,
-            diagnostics=diag,
-            info={**info, **self._channel_info(), "sampler": cfg},
-            notes=self._channel_notes(),
-            prior="none",
-            data=self.data,
-        )
-
-    def _fit_ppi(self, draws, seed, options) -> RankingFit:
-        from judgebayes.inference.ppi_ranking import ppi_bradley_terry
-        from judgebayes.results import tree
-
-        ch = self.channel
-        K = ch.n_outcomes
-        eye = np.eye(K)
-        has_v = (ch.verdicts >= 0).any(axis=1)
-        counts = np.stack([(ch.verdicts == k).sum(axis=1) for k in range(K)], axis=1)
-        pred = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
-        lab = (ch.human >= 0) & has_v
-        unl = (ch.human < 0) & has_v
-        res = ppi_bradley_terry(
-            ch.first[lab],
-            ch.second[lab],
-            eye[ch.human[lab]],
-            pred[lab],
-            ch.first[unl],
-            ch.second[unl],
-            pred[unl],
-            len(ch.items),
-            lam=None if options.get("power_tuning", True) else 1.0,
-        )
-        th, log_nu = res.draws(draws, np.random.default_rng(seed))
-        post: dict[str, np.ndarray] = {"theta": th[None]}
-        if log_nu is not None:
-            post["nu"] = np.exp(log_nu)[None]
-        idata = tree({"posterior": post}, coords={"item": list(ch.items)}, dims={"theta": ["item"]})
-        notes = self._channel_notes()
-        n_skip = int(np.sum((ch.human >= 0) & ~has_v))
-        if n_skip:
-            notes += (
-                f"{n_skip} labelled instance(s) without a judge verdict left out (PPI needs "
-                "a prediction on every labelled comparison)",
-            )
-        return RankingFit(
-            "ppi",
-            idata,
-            info={
-                **self._channel_info(),
-                "lam": res.lam,
-                "n": res.n,
-                "N": res.N,
-                "iterations": res.iterations,
-                "draws": draws,
-            },
-            notes=notes,
-            estimate_override=res.theta.copy(),
-            prior="none",
-            data=self.data,
-        )
-
-    def _fit_analytic(self, prior, position, draws, seed, loglik, learn_spread) -> RankingFit:
-        from judgebayes.inference.bradley_terry import (
-            bt_design,
-            fit_map_empirical_bayes,
-            laplace_draws,
-            log_likelihood,
-        )
-        from judgebayes.results import tree
-
-        d = self.data
-        pr = self.priors
-        design = bt_design(
-            d,
-            bias=prior != "none",
-            position=position,
-            lam=pr.lam,
-            lam_b=pr.lam_b,
-            lam_judge=pr.lam_judge,
-            lam_nu=pr.lam_nu,
-        )
-        res = fit_map_empirical_bayes(
-            design, learn_bias=prior == "hierarchical", learn_theta=learn_spread
-        )
-        rng = np.random.default_rng(seed)
-        beta = laplace_draws(res, draws, rng)
-        N = d.n_items
-        post: dict[str, np.ndarray] = {"theta": beta[None, :, :N]}
-        coords: dict[str, list] = {"item": list(d.items)}
-        dims: dict[str, list[str]] = {"theta": ["item"]}
-        shared = np.flatnonzero(design.bias_level == "shared")
-        if shared.size:
-            names = [design.bias_names[i] for i in shared]
-            b = beta[:, N + shared]
-            post["b"] = b[None]
-            coords["bias"] = names
-            dims["b"] = ["bias"]
-            J = len(d.judges)
-            if J > 1:
-                P = shared.size
-                judge_cols = N + np.flatnonzero(design.bias_level == "judge")
-                dev = beta[:, judge_cols].reshape(draws, J, P)
-                post["b_judge"] = (b[:, None, :] + dev)[None]
-                coords["judge"] = list(d.judges)
-                dims["b_judge"] = ["judge", "bias"]
-        if design.davidson:
-            post["nu"] = np.exp(beta[None, :, -1])
-        kw: dict[str, Any] = {}
-        if loglik:
-            ll = log_likelihood(design, beta)
-            kw = {"log_likelihood": {"y": ll[None]}, "observed_data": {"y": d.y}}
-            coords["comparison"] = list(range(d.n))
-            dims["y"] = ["comparison"]
-        idata = tree({"posterior": post, **kw}, coords=coords, dims=dims)
-        method = "naive" if prior == "none" else "laplace"
-        info = {"iterations": res.iterations, "objective": res.objective, "draws": draws}
-        if prior == "hierarchical" and res.lam_b is not None:
-            info["lam_b"] = res.lam_b
-            info["tau_b"] = float(1 / np.sqrt(res.lam_b))
-        if res.lam_theta is not None:
-            info["theta_sd"] = float(1 / np.sqrt(res.lam_theta))
-        return RankingFit(
-            method,
-            idata,
-            info=info,
-            estimate_override=res.theta.copy(),
-            prior=prior,
-            data=d,
-            map_result=res,
-        )
-
-    def _fit_generic_laplace(self, prior, position, draws, seed, options) -> RankingFit:
-        from judgebayes.inference.laplace import fit_laplace
-
-        spec = self.model_spec(
-            prior,
-            position=position,
-            theta=options.get("theta", "prior"),
-            learn_spread=options["learn_spread"],
-        )
-        # the plain Gaussian: the importance check of the accuracy family is not yet run on
-        # the ranking models (their Laplace fits are compared with NUTS in the tests)
-        idata, info = fit_laplace(spec, draws=draws, random_seed=seed, importance=False)
-        # the mode of theta: draws are symmetric around it in the unconstrained space
-        point = np.asarray(idata.posterior["theta"].median(("chain", "draw")).values)
-        return RankingFit(
-            "laplace", idata, info=dict(info), estimate_override=point, prior=prior, data=self.data
-        )
-
     def _instance_index(self, instance) -> np.ndarray | None:
         """``instance`` ids (one per kept comparison) as an index 0..I-1, checked."""
         if instance is None:
@@ -995,42 +754,6 @@ class PairwiseRanking(Comparable):
                 value=str(ids[r]),
             )
         return inv
-
-    def _fit_nuts(self, prior, position, seed, options, loglik) -> RankingFit:
-        from judgebayes.inference.registry import resolve_sampler
-        from judgebayes.inference.sampling import add_log_likelihood, sample_nuts
-
-        inst = self._instance_index(options.get("instance"))
-        spec = self.model_spec(
-            prior,
-            position=position,
-            theta=options.get("theta", "prior"),
-            learn_spread=options["learn_spread"],
-            instance=inst,
-        )
-        model = f"ranking.{prior}" if prior in ("horseshoe", "hierarchical") else "ranking"
-        if inst is not None and model == "ranking":
-            model = "ranking.instance"
-        cfg = resolve_sampler(model, options.get("sampler"))
-        idata, diag, info = sample_nuts(spec, random_seed=seed, sampler=cfg)
-        if loglik:
-            add_log_likelihood(idata, spec)
-        notes = ()
-        if inst is not None:
-            notes = (
-                f"instance effect on {int(inst.max()) + 1} instances: the two presentation "
-                "orders of a pair share one deviation of its quality difference",
-            )
-        return RankingFit(
-            "nuts",
-            idata,
-            diagnostics=diag,
-            info={**info, "sampler": cfg},
-            notes=notes,
-            prior=prior,
-            data=self.data,
-            instance=inst,
-        )
 
 
 # ------------------------------------------------------------------ comparisons
@@ -1080,8 +803,6 @@ def compare_posteriors(
     ``plot=True`` also an ``arviz.plot_forest`` of the fits side by side (a
     ``PlotCollection``).
     """
-    import pandas as pd
-
     if not isinstance(fits, dict):
         fits = {f.label: f for f in fits}
     rows = []
@@ -1119,3 +840,279 @@ def compare_posteriors(
     )
     pc.add_legend("model")
     return df, pc
+
+
+# =========================================================================== methods
+
+
+@PairwiseRanking.methods.register("naive", engine="newton", summary="plain BT")
+def _naive(
+    ranking: PairwiseRanking,
+    *,
+    random_seed=None,
+    draws: int = 1500,
+    log_likelihood: bool = False,
+    warn: bool = True,
+    reference: str | None = None,
+) -> FitParts:
+    """Bradley-Terry without covariates or position: Newton MAP, ``draws`` Laplace draws;
+    ``reference`` reports qualities relative to that item (default: sum to zero).
+    """
+    ranking._checked("none", warn=warn, position=False, reference=reference)
+    parts = _newton(ranking, "none", False, draws, random_seed, log_likelihood, False)
+    return ranking._identified(parts, reference, (ranking.data.first, ranking.data.second))
+
+
+@PairwiseRanking.methods.register(
+    "laplace", engine="newton", summary="bias-aware BT, MAP + Laplace"
+)
+def _laplace(
+    ranking: PairwiseRanking,
+    *,
+    random_seed=None,
+    prior: str = "normal",
+    draws: int = 1500,
+    position: bool = True,
+    log_likelihood: bool = False,
+    warn: bool = True,
+    theta: str = "prior",
+    reference: str | None = None,
+    theta_spread: str | None = None,
+) -> FitParts:
+    """The bias-aware model at its mode with ``draws`` Laplace draws: Newton's method with
+    the exact Hessian for the ``normal`` and ``hierarchical`` priors, PyMC's unconstrained
+    space for the ``horseshoe`` (to see where a Gaussian fails, not to report).
+    ``theta_spread``: learn the qualities' spread (default: when an item-level covariate
+    is in the model) or keep it fixed.
+    """
+    prior, learn = ranking._checked(
+        prior, warn=warn, position=position, reference=reference, spread=theta_spread
+    )
+    if prior in ("normal", "hierarchical"):
+        parts = _newton(ranking, prior, position, draws, random_seed, log_likelihood, learn)
+    else:
+        spec = ranking.model_spec(prior, position=position, theta=theta, learn_spread=learn)
+        # the plain Gaussian: the importance check of the accuracy family is not run on the
+        # ranking models (their Laplace fits are compared with NUTS in the tests)
+        parts = ranking._laplace(spec, random_seed, draws=draws, importance=False)
+        # the mode of theta: draws are symmetric around it in the unconstrained space
+        parts.point = np.asarray(parts.idata.posterior["theta"].median(("chain", "draw")).values)
+        parts.extra = {"prior": prior}
+    parts.info["position"] = position
+    return ranking._identified(parts, reference, (ranking.data.first, ranking.data.second))
+
+
+def _newton(ranking, prior, position, draws, seed, loglik, learn_spread) -> FitParts:
+    """The Gaussian-prior Bradley-Terry fit of the Newton engine, as fit parts."""
+    draws = check_count(draws, "draws")
+    d = ranking.data
+    pr = ranking.priors
+    design = bt_design(
+        d,
+        bias=prior != "none",
+        position=position,
+        lam=pr.lam,
+        lam_b=pr.lam_b,
+        lam_judge=pr.lam_judge,
+        lam_nu=pr.lam_nu,
+    )
+    res = fit_map_empirical_bayes(
+        design, learn_bias=prior == "hierarchical", learn_theta=learn_spread
+    )
+    beta = laplace_draws(res, draws, np.random.default_rng(seed))
+    N = d.n_items
+    post: dict[str, np.ndarray] = {"theta": beta[None, :, :N]}
+    coords: dict[str, list] = {"item": list(d.items)}
+    dims: dict[str, list[str]] = {"theta": ["item"]}
+    shared = np.flatnonzero(design.bias_level == "shared")
+    if shared.size:
+        b = beta[:, N + shared]
+        post["b"] = b[None]
+        coords["bias"] = [design.bias_names[i] for i in shared]
+        dims["b"] = ["bias"]
+        J = len(d.judges)
+        if J > 1:
+            judge_cols = N + np.flatnonzero(design.bias_level == "judge")
+            dev = beta[:, judge_cols].reshape(draws, J, shared.size)
+            post["b_judge"] = (b[:, None, :] + dev)[None]
+            coords["judge"] = list(d.judges)
+            dims["b_judge"] = ["judge", "bias"]
+    if design.davidson:
+        post["nu"] = np.exp(beta[None, :, -1])
+    groups: dict[str, dict] = {"posterior": post}
+    if loglik:
+        groups |= {
+            "log_likelihood": {"y": log_likelihood(design, beta)[None]},
+            "observed_data": {"y": d.y},
+        }
+        coords["comparison"] = list(range(d.n))
+        dims["y"] = ["comparison"]
+    info = {"iterations": res.iterations, "objective": res.objective, "draws": draws}
+    if prior == "hierarchical" and res.lam_b is not None:
+        info["lam_b"] = res.lam_b
+        info["tau_b"] = float(1 / np.sqrt(res.lam_b))
+    if res.lam_theta is not None:
+        info["theta_sd"] = float(1 / np.sqrt(res.lam_theta))
+    return FitParts(
+        tree(groups, coords=coords, dims=dims),
+        info=info,
+        point=res.theta.copy(),
+        extra={"prior": prior, "map_result": res},
+    )
+
+
+@PairwiseRanking.methods.register("nuts", engine="nuts", summary="bias-aware BT, NUTS", mcmc=True)
+def _nuts(
+    ranking: PairwiseRanking,
+    *,
+    random_seed=None,
+    prior: str = "horseshoe",
+    sampler=None,
+    position: bool = True,
+    log_likelihood: bool = False,
+    warn: bool = True,
+    theta: str = "prior",
+    reference: str | None = None,
+    theta_spread: str | None = None,
+    instance: Sequence | None = None,
+    prior_draws: int = 0,
+) -> FitParts:
+    """NUTS on the bias-aware model with any ``prior`` (the regularized horseshoe by
+    default).  ``instance`` (one id per kept comparison): the comparisons of one id (the
+    two presentation orders of a pair) share an instance effect, a deviation of that pair's
+    quality difference with a learned sd (``instance_sd``).
+    """
+    prior, learn = ranking._checked(
+        prior, warn=warn, position=position, reference=reference, spread=theta_spread
+    )
+    inst = ranking._instance_index(instance)
+    spec = ranking.model_spec(
+        prior, position=position, theta=theta, learn_spread=learn, instance=inst
+    )
+    model = f"ranking.{prior}" if prior in ("horseshoe", "hierarchical") else "ranking"
+    if inst is not None and model == "ranking":
+        model = "ranking.instance"
+    parts = ranking._nuts(
+        spec, model, sampler, random_seed, log_likelihood=log_likelihood, prior_draws=prior_draws
+    )
+    if inst is not None:
+        parts.notes = (
+            f"instance effect on {int(inst.max()) + 1} instances: the two presentation "
+            "orders of a pair share one deviation of its quality difference",
+        )
+    parts.info["position"] = position
+    parts.extra = {"prior": prior, "instance": inst}
+    return ranking._identified(parts, reference, (ranking.data.first, ranking.data.second))
+
+
+@PairwiseRanking.methods.register(
+    "judge_error",
+    engine="nuts",
+    summary="BT on human preferences, judges as noisy channels, NUTS",
+    mcmc=True,
+)
+def _judge_error(
+    ranking: PairwiseRanking,
+    *,
+    random_seed=None,
+    sampler=None,
+    reference: str | None = None,
+    warn: bool = True,
+    prior_draws: int = 0,
+) -> FitParts:
+    """Rank by the human preference, each judge's verdict a noisy channel of it (a confusion
+    matrix per judge, learned with the qualities from the labelled comparisons).
+    """
+    ch = ranking._require_channel("method 'judge_error'")
+    ranking._check_reference(reference)
+    parts = ranking._nuts(
+        ranking.channel_spec(), "ranking.judge_error", sampler, random_seed, prior_draws=prior_draws
+    )
+    parts.info |= ranking._channel_info()
+    parts.notes = ranking._channel_notes()
+    return ranking._identified(parts, reference, (ch.first, ch.second))
+
+
+@PairwiseRanking.methods.register(
+    "ppi", engine="closed_form", summary="prediction-powered BT (PPI++), sandwich"
+)
+def _ppi(
+    ranking: PairwiseRanking,
+    *,
+    random_seed=None,
+    draws: int = 1500,
+    reference: str | None = None,
+    power_tuning: bool = True,
+    warn: bool = True,
+) -> FitParts:
+    """Prediction-powered Bradley-Terry: the judges' verdicts as predictions of the human
+    preference, PPI++ (``power_tuning``; False: PPI, lambda = 1), a sandwich covariance and
+    ``draws`` draws of its normal.
+    """
+    ch = ranking._require_channel("method 'ppi'")
+    ranking._check_reference(reference)
+    draws = check_count(draws, "draws")
+    K = ch.n_outcomes
+    has_v = (ch.verdicts >= 0).any(axis=1)
+    counts = np.stack([(ch.verdicts == k).sum(axis=1) for k in range(K)], axis=1)
+    pred = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
+    lab = (ch.human >= 0) & has_v
+    unl = (ch.human < 0) & has_v
+    res = ppi_bradley_terry(
+        ch.first[lab],
+        ch.second[lab],
+        np.eye(K)[ch.human[lab]],
+        pred[lab],
+        ch.first[unl],
+        ch.second[unl],
+        pred[unl],
+        len(ch.items),
+        lam=None if power_tuning else 1.0,
+    )
+    th, log_nu = res.draws(draws, np.random.default_rng(random_seed))
+    post: dict[str, np.ndarray] = {"theta": th[None]}
+    if log_nu is not None:
+        post["nu"] = np.exp(log_nu)[None]
+    notes = ranking._channel_notes()
+    n_skip = int(np.sum((ch.human >= 0) & ~has_v))
+    if n_skip:
+        notes += (
+            f"{n_skip} labelled instance(s) without a judge verdict left out (PPI needs "
+            "a prediction on every labelled comparison)",
+        )
+    parts = FitParts(
+        tree({"posterior": post}, coords={"item": list(ch.items)}, dims={"theta": ["item"]}),
+        info={
+            **ranking._channel_info(),
+            "lam": res.lam,
+            "n": res.n,
+            "N": res.N,
+            "iterations": res.iterations,
+            "draws": draws,
+        },
+        notes=notes,
+        point=res.theta.copy(),
+    )
+    return ranking._identified(parts, reference, (ch.first, ch.second))
+
+
+# =========================================================================== checks
+
+
+@PairwiseRanking.checks.register(
+    "pairs",
+    needs="draws",
+    summary="win matrix, intransitive cycles (and the order swap given instances)",
+    accepts=lambda fit: fit.method not in CHANNEL_METHODS,
+)
+def _pair_checks(ranking: PairwiseRanking, fit, *, alpha: float) -> pd.DataFrame:
+    t = fit.check(instance=fit.instance)
+    return pd.DataFrame(
+        {
+            "unit": t.index.astype(str),
+            "observed": t["observed"].to_numpy(float),
+            "expected": t["expected"].to_numpy(float) if "expected" in t else np.nan,
+            "p_value": t["p_value"].to_numpy(float),
+            "flagged": t["p_value"].to_numpy(float) < alpha,
+        }
+    )

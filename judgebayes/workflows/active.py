@@ -41,10 +41,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
+from scipy.special import expit
 
 from judgebayes.data.pairwise import PairwiseData
 from judgebayes.errors import InputError
 from judgebayes.inference.bradley_terry import bt_design, fit_map, laplace_draws
+from judgebayes.inference.executors import describe_executor, run_tasks
 from judgebayes.inference.topk import binary_entropy, top_k_probabilities, top_k_set
 
 __all__ = [
@@ -131,8 +134,6 @@ def acquisition_scores(
     ``offset`` is the per-item bias term :math:`\hat c^\top x_i` and ``kappa`` the position
     term; both enter the information factor of every rule but ``"topk_quality"``.
     """
-    from scipy.special import expit
-
     d = theta[i] - theta[j]
     if rule == "topk_quality" or offset is None:
         full = d
@@ -211,8 +212,6 @@ class ActiveResult:
 
     def history(self):
         """The queries as a DataFrame (step, first, second, y)."""
-        import pandas as pd
-
         return pd.DataFrame(
             {
                 "step": np.arange(1, self.first.size + 1),
@@ -511,10 +510,6 @@ def budget_study(
         the executor.  ``df.groupby(["model", "rule", "budget"]).recall.mean()`` is the
         budget curve.
     """
-    import pandas as pd
-
-    from judgebayes.inference.executors import describe_executor, run_tasks
-
     bad = sorted(set(options) - set(_RUN_OPTIONS))
     if bad:
         raise InputError(

@@ -23,13 +23,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
+import numpy as np
+import pandas as pd
+
 from judgebayes.data.accuracy import (
     calibration_split,
-    counts_from_calibration_frame,
-    counts_from_test_frame,
 )
-from judgebayes.datasets import LLMBAR_SUBSETS, llmbar_accuracy_items
-from judgebayes.studies.accuracy import accuracy_table
+from judgebayes.datasets import (
+    LLMBAR_EVALUATORS,
+    LLMBAR_SUBSETS,
+    llmbar_accuracy_items,
+    llmbar_both_orders,
+)
+from judgebayes.errors import LaplaceError
+from judgebayes.inference.sampling import quiet_engine_warnings
+from judgebayes.report import Report
+from judgebayes.results import compare, plot_intervals
+from judgebayes.studies.accuracy import AccuracyStudy, accuracy_table
+from judgebayes.workflows.judge_bias import (
+    LLMBAR_BIAS_SUBSETS,
+    cross_validated_agreement,
+    fit_judge_bias,
+    judge_bias_table,
+    plot_bias_forest,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -116,8 +133,6 @@ def run_demo(
         acc, label_a_few=table, label_coverage=coverage, fits=tuple(fits), n_labels=n_labels
     )
     if bias is not None:
-        from judgebayes.datasets import LLMBAR_EVALUATORS
-
         say(f"act 3: judge bias of {len(LLMBAR_EVALUATORS)} judges (both orders, {bias})")
         res.bias, res.agreement = _bias_part(bias, seed, alpha, say)
     if report is not None:
@@ -140,11 +155,6 @@ def label_a_few_items(
     checking only).  ``judged``: an earlier result whose labels are drawn again (the
     bundled verdicts are then not read again).
     """
-    import numpy as np
-    import pandas as pd
-
-    from judgebayes.datasets import LLMBAR_EVALUATORS
-
     if judged is None:
         frames = []
         for ev in LLMBAR_EVALUATORS:
@@ -178,14 +188,6 @@ def run_label_a_few(
     ``[seed, r]``); its Monte-Carlo standard error at 0.95 is
     :math:`\sqrt{0.95 \cdot 0.05 / R}` (0.015 for R = 200).
     """
-    import numpy as np
-    import pandas as pd
-
-    from judgebayes.errors import LaplaceError
-    from judgebayes.inference.sampling import quiet_engine_warnings
-    from judgebayes.results import compare
-    from judgebayes.studies.accuracy import AccuracyStudy
-
     df = label_a_few_items(n_labels, seed)
     gold = df.groupby("system", sort=False)["gold"].mean()
     study = AccuracyStudy.from_items(df, system="system")
@@ -231,16 +233,6 @@ def run_label_a_few(
 
 
 def _bias_part(method: str, seed: int, alpha: float, say):
-    import pandas as pd
-
-    from judgebayes.datasets import LLMBAR_EVALUATORS, llmbar_both_orders
-    from judgebayes.inference.sampling import quiet_engine_warnings
-    from judgebayes.workflows.judge_bias import (
-        LLMBAR_BIAS_SUBSETS,
-        cross_validated_agreement,
-        fit_judge_bias,
-        judge_bias_table,
-    )
 
     fits, agree = {}, []
     kw = {"sampler": {"draws": 500}} if method == "nuts" else {}
@@ -258,14 +250,10 @@ def _bias_part(method: str, seed: int, alpha: float, say):
 
 
 def _write_report(res: DemoResult, path, evaluator, fraction, seed, alpha):
-    from judgebayes.report import Report
-    from judgebayes.workflows.judge_bias import plot_bias_forest
 
     level = f"{100 * (1 - alpha):g}%"
     r = Report("judgebayes demo: LLM judges on LLMBar")
     if res.label_a_few is not None:
-        from judgebayes.results import plot_intervals
-
         t = res.label_a_few
         r.heading("Act 1: a biased judge, a few labels")
         r.text(headline(res, alpha))
@@ -317,10 +305,6 @@ def _write_report(res: DemoResult, path, evaluator, fraction, seed, alpha):
 
 def _accuracy_figure(acc, alpha: float):
     """Every method's interval per subset (compare.plot_intervals), gold as ticks."""
-    import pandas as pd
-
-    from judgebayes.results import plot_intervals
-
     spec = [("naive", "naive", "naive", "naive"),
             ("closed form", "estimate", "lower", "upper"),
             ("Laplace", "laplace", "laplace_lower", "laplace_upper"),
@@ -362,9 +346,6 @@ def run_accuracy_demo(
     mean and equal-tailed credible interval of the binary model (uniform priors) with its
     posterior mass on the mirror region.
     """
-    import numpy as np
-    import pandas as pd
-
     items = llmbar_accuracy_items(evaluator)
     rows = []
     for i, subset in enumerate(LLMBAR_SUBSETS):
@@ -374,12 +355,11 @@ def run_accuracy_demo(
         test, cal = calibration_split(
             sub, calibration_fraction, random_seed=np.random.default_rng([seed, i])
         )
-        tc = counts_from_test_frame(test, judge="judge")
-        cc = counts_from_calibration_frame(cal, human="human", judge="judge")
-        row = accuracy_table(tc, cc, alpha=alpha).iloc[0].to_dict()
+        study = AccuracyStudy.from_frames(test, cal, judge="judge", human="human")
+        row = accuracy_table(study, alpha=alpha).iloc[0].to_dict()
         row.pop("system")
         if bayes:
-            row.update(_bayes_row(tc, cc, alpha, seed))
+            row.update(_bayes_row(study, alpha, seed))
         gold = test["human"].mean()
         rows.append(
             {
@@ -398,15 +378,8 @@ def run_accuracy_demo(
     return pd.DataFrame(rows)
 
 
-def _bayes_row(tc, cc, alpha: float, seed: int) -> dict:
+def _bayes_row(study, alpha: float, seed: int) -> dict:
     """Laplace and the exact posterior of the binary model (uniform priors, q0 + q1 > 1)."""
-    import numpy as np
-
-    from judgebayes.errors import LaplaceError
-    from judgebayes.inference.sampling import quiet_engine_warnings
-    from judgebayes.studies.accuracy import AccuracyStudy
-
-    study = AccuracyStudy(tc, cc)
     # the exact posterior (quadrature) of the model NUTS samples: no sampler to trust, and
     # calibration sets of 2-11 items per class are where NUTS meets the mirror ridge
     with quiet_engine_warnings():  # the mirror's mass is in the row (p_mirror)

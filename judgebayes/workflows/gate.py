@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from judgebayes.errors import InputError
 
@@ -124,8 +125,6 @@ def check_claims(fit: Fit, claims, prob: float = 0.95) -> pd.DataFrame:
         A malformed claim, an unknown system, ``prob`` outside (0.5, 1), or ``A > B``
         with a point method.
     """
-    import pandas as pd
-
     if isinstance(prob, bool) or not isinstance(prob, int | float) or not 0.5 < prob < 1:
         raise InputError(
             f"prob must be a number in (0.5, 1); got {prob!r}", field="prob", value=prob

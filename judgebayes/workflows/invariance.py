@@ -23,8 +23,19 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
+from scipy import stats
 
+from judgebayes.data.accuracy import (
+    _require_columns,
+    calibration_mask,
+    counts_from_calibration_frame,
+    normalize_labels,
+)
 from judgebayes.errors import InputError
+from judgebayes.inference.sampling import quiet_engine_warnings
+from judgebayes.results import interval_summary
+from judgebayes.studies.accuracy import AccuracyStudy
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -34,8 +45,6 @@ __all__ = ["judge_rates_by_stratum", "stratum_shift_study", "summarise_shift", "
 
 def _judged(items, stratum: str, judge: str, human: str):
     """Rows with both labels, normalised to 0/1 (schema's label vocabulary)."""
-    from judgebayes.data.accuracy import _require_columns, normalize_labels
-
     _require_columns(items, {"stratum": stratum, "judge": judge, "human": human}, "items")
     j = normalize_labels(items[judge], column=judge).values
     h = normalize_labels(items[human], column=human).values
@@ -66,11 +75,6 @@ def judge_rates_by_stratum(
         One row per stratum x rate (``q0``, ``q1``): ``right, total, mean, lower, upper,
         p_below_first``.
     """
-    import pandas as pd
-    from scipy import stats
-
-    from judgebayes.data.accuracy import counts_from_calibration_frame
-
     d = _judged(items, stratum, judge, human)
     c = counts_from_calibration_frame(
         d, human=human, judge=judge, stratum=stratum, allow_empty_classes=True
@@ -115,10 +119,6 @@ def transfer_table(
         Lang-Reiczigel interval; NaN where A's rates are no better than chance),
         ``error`` and ``covered``.
     """
-    import pandas as pd
-
-    from judgebayes.studies.accuracy import AccuracyStudy
-
     d = _judged(items, stratum, judge, human)
     strata = list(pd.unique(d[stratum]))
     rows = []
@@ -178,12 +178,6 @@ def stratum_shift_study(
         One row per split x method: ``split, method, truth, estimate, lower, upper``.
         Summarise with ``groupby("method")``.
     """
-    import pandas as pd
-
-    from judgebayes.data.accuracy import calibration_mask
-    from judgebayes.inference.sampling import quiet_engine_warnings
-    from judgebayes.studies.accuracy import AccuracyStudy
-
     d = _judged(items, stratum, judge, human).reset_index(drop=True)
     missing = [s for s in pd.unique(d[stratum]) if s not in calibration_fractions]
     if missing:
@@ -233,8 +227,6 @@ def summarise_shift(study: pd.DataFrame) -> pd.DataFrame:
     """Per method: splits, defined estimates, mean bias, mean absolute error, coverage and
     mean width (over the splits where the method is defined).
     """
-    from judgebayes.results import interval_summary
-
     return interval_summary(study, ["method"]).rename(
         columns={"n_splits": "splits", "n_defined": "defined"}
     )

@@ -39,12 +39,19 @@ regression of gold on the order-averaged judge score and the length difference).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
+from scipy import optimize
+from scipy.special import expit, log_expit, logsumexp
 
 from judgebayes.data.pairwise import log_length
 from judgebayes.errors import InputError
+from judgebayes.inference.sampling import quiet_engine_warnings
+from judgebayes.models.bradley_terry import RankingPriors
+from judgebayes.studies.ranking import PairwiseRanking
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -97,8 +104,6 @@ def bias_comparisons(verdicts: pd.DataFrame, *, by_subset: bool = True) -> pd.Da
         ``subset, idx, order``.  Verdicts the judge did not give are dropped and counted
         in ``attrs["n_missing"]``.
     """
-    import pandas as pd
-
     need = ["subset", "idx", "order", "shown_first", "label", "pick", "len_words_1", "len_words_2"]
     miss = [c for c in need if c not in verdicts.columns]
     if miss:
@@ -141,7 +146,6 @@ def instance_ids(comparisons: pd.DataFrame) -> np.ndarray:
 
 
 def _ranking(comparisons: pd.DataFrame, priors: Any = None):
-    from judgebayes.studies.ranking import PairwiseRanking
 
     return PairwiseRanking.from_frames(
         comparisons[["first", "second", "winner", "length_first", "length_second"]],
@@ -176,7 +180,6 @@ def fit_judge_bias(
     :meth:`~judgebayes.studies.ranking.PairwiseRanking.fit`).
     """
     comp = bias_comparisons(verdicts, by_subset=by_subset)
-    from dataclasses import replace
 
     if instance_effect:
         kwargs["instance"] = instance_ids(comp)
@@ -193,8 +196,6 @@ def judge_bias_table(fits: dict[str, RankingFit], alpha: float = 0.05) -> pd.Dat
     when fitted by subset, named ``discrimination:<subset>``) is
     :math:`\theta_{gold} - \theta_{other}`.
     """
-    import pandas as pd
-
     rows = []
     for judge, fit in fits.items():
         th = fit.theta_draws()
@@ -278,8 +279,6 @@ def plot_bias_forest(table: pd.DataFrame, ax=None, coefficients=("length", "posi
 # ----------------------------------------------------------------------- correction
 def _instance_table(verdicts: pd.DataFrame) -> pd.DataFrame:
     """One row per instance: gold, lengths, and each order's pick (NaN if missing)."""
-    import pandas as pd
-
     v = verdicts
     key = ["subset", "idx"]
     base = v.drop_duplicates(key)[[*key, "label", "len_words_1", "len_words_2"]]
@@ -304,8 +303,6 @@ def _log_lik_ratio(
     Gauss-Hermite quadrature: :math:`\Pr(y \mid g) = E_u \prod_v \Pr(y_v \mid g, u)`, not the
     product of the verdicts' marginals.
     """
-    from scipy.special import log_expit, logsumexp
-
     mean, sd = scale
     x1 = (log_length(t["len_words_1"]) - mean) / sd
     x2 = (log_length(t["len_words_2"]) - mean) / sd
@@ -331,8 +328,6 @@ def _log_lik_ratio(
 
 
 def _ridge_logistic(x: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
-    from scipy import optimize
-    from scipy.special import expit, log_expit
 
     xa = np.column_stack([np.ones(len(x)), x])
 
@@ -407,10 +402,6 @@ def cross_validated_agreement(
         ``prefers_longer`` and ``gold_longer`` (shares over instances with unequal
         lengths: judge verdicts for the longer output, gold's longer output).
     """
-    import pandas as pd
-
-    from judgebayes.models.bradley_terry import RankingPriors
-
     if folds < 2:
         raise InputError(f"folds must be at least 2; got {folds!r}", field="folds", value=folds)
     if gold_prior not in ("length", "constant"):
@@ -437,8 +428,6 @@ def cross_validated_agreement(
         rk = _ranking(comp, RankingPriors(lam_b=lam_b))
         u_sd = 0.0
         if instance_effect:
-            from judgebayes.inference.sampling import quiet_engine_warnings
-
             with quiet_engine_warnings():
                 fit = rk.fit(
                     "nuts", "normal", warn=False, instance=instance_ids(comp),

@@ -22,9 +22,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
+from scipy import stats
 
 from judgebayes.data.pairwise import log_length
 from judgebayes.errors import InputError
+from judgebayes.studies.ranking import PairwiseRanking
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -87,8 +90,6 @@ def fit_sources(
     dict
         Source name -> :class:`~judgebayes.studies.ranking.RankingFit`.
     """
-    from judgebayes.studies.ranking import PairwiseRanking
-
     fits = {}
     for name, comp in sources.items():
         covs = ["length"] if length else []
@@ -107,8 +108,6 @@ def fit_sources(
 
 def rank_interval_table(fits: dict[str, RankingFit], alpha: float = 0.05) -> pd.DataFrame:
     """Per source and item: point quality, its interval, and the rank interval."""
-    import pandas as pd
-
     rows = []
     for name, fit in fits.items():
         q = fit.interval(alpha)
@@ -140,9 +139,6 @@ def ranking_agreement(fits: dict[str, RankingFit], reference: str) -> pd.DataFra
         (shared items of the two top-2 sets, 0-2), ``p_ref_top1`` (posterior probability
         that the reference's best item is this source's best), ``spearman``.
     """
-    import pandas as pd
-    from scipy import stats
-
     if reference not in fits:
         raise InputError(
             f"reference {reference!r} is not one of the sources {list(fits)}",

@@ -31,12 +31,16 @@ from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
-from judgebayes.data.accuracy import calibration_mask
+from judgebayes.data.accuracy import _require_columns, calibration_mask, normalize_labels
+from judgebayes.data.frames import as_pandas
 from judgebayes.errors import InputError
-from judgebayes.inference.executors import describe_executor
+from judgebayes.inference.executors import describe_executor, run_tasks
+from judgebayes.inference.progress import Progress
 from judgebayes.inference.registry import check_count, resolve_sampler
 from judgebayes.inference.sampling import quiet_engine_warnings
+from judgebayes.results import interval_summary
 from judgebayes.studies.accuracy import ReplicateStudy
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -110,8 +114,6 @@ class SplitProtocolResult:
         ``coverage_passed``, ``width_passed`` and ``mae_passed`` are the same over the
         splits whose fit passed its gate.
         """
-        from judgebayes.results import interval_summary
-
         return interval_summary(self.splits, ["group", "method"])
 
     def table(self) -> pd.DataFrame:
@@ -140,7 +142,6 @@ class SplitProtocolResult:
                 r["nuts_r_hat"] = g.loc[grp, "nuts_r_hat"]
                 r["nuts_divergences"] = int(g.loc[grp, "nuts_divergences"])
             rows.append(r)
-        import pandas as pd
 
         return pd.DataFrame(rows)
 
@@ -161,8 +162,6 @@ def _group_counts(h: np.ndarray, j: np.ndarray, masks: np.ndarray) -> dict[str, 
 
 def _validate(items, judge: str, human: str, group: str | None, fraction, n_splits):
     """(human, judge) as 1.0 / 0.0 / NaN arrays, after the argument checks."""
-    from judgebayes.data.accuracy import _require_columns, normalize_labels
-
     _require_columns(items, {"judge": judge, "human": human, "group": group}, "items")
     if not 0 < float(fraction) < 1:
         raise InputError(
@@ -246,10 +245,6 @@ def split_protocol(
     -------
     SplitProtocolResult
     """
-    import pandas as pd
-
-    from judgebayes.data.frames import as_pandas
-
     items = as_pandas(items, "items")
     h_items, j_items = _validate(items, judge, human, group, calibration_fraction, n_splits)
     unknown = [m for m in methods if m not in SPLIT_METHODS]
@@ -310,8 +305,6 @@ def split_protocol(
 
     unit = "group" if len(starts) == 1 else "fit"
     if executor is None:  # one fit at a time, each reported as it ends
-        from judgebayes.inference.progress import Progress
-
         done = []
         with Progress(len(tasks), "split protocol", bar, unit=unit) as pb:
             for t in tasks:
@@ -319,8 +312,6 @@ def split_protocol(
                 report(t, done[-1][1])
                 pb.update()
     else:
-        from judgebayes.inference.executors import run_tasks
-
         done = run_tasks(_split_group, tasks, executor, progress=bar, desc="split protocol")
         for t, d in zip(tasks, done, strict=True):
             report(t, d[1])
@@ -374,8 +365,6 @@ def _split_group(task):
     """One fit's splits of a group (a task of :func:`split_protocol`; runs in a worker):
     splits ``s0, ..., s1 - 1``, all of the group's unless ``splits_per_fit``.
     """
-    import pandas as pd
-
     gi, g, h_all, j_all, o, s0, s1 = task
     seed, methods = o["seed"], o["methods"]
     n_splits = s1 - s0

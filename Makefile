@@ -62,7 +62,12 @@ format: $(BIN)/.test
 notebooks: $(BIN)/.test
 	$(BIN)/python notebooks/build.py
 
-bench: $(BIN)/.test
+# the peers the benchmarks compare against
+$(BIN)/.bench: $(BIN)/.test
+	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
+	touch $@
+
+bench: $(BIN)/.bench
 	$(BIN)/python benchmarks/closed_form_coverage.py
 	$(BIN)/python benchmarks/import_time.py
 	$(BIN)/python benchmarks/paper_figures.py

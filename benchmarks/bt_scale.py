@@ -36,7 +36,7 @@ y = (rng.random(n) < 1 / (1 + np.exp(-eta))).astype(float)
 del eta
 t0 = time.perf_counter()
 if how == "bias-aware":
-    from judgebayes.data.pairwise import pairwise_from_arrays
+    from judgebayes.data.ranking import pairwise_from_arrays
     from judgebayes.studies.ranking import PairwiseRanking
     data = pairwise_from_arrays(first, second, y, n_items=n_items,
                                 comparison_covariates={"length": (xa, xb)}, ties="drop")
@@ -45,7 +45,7 @@ if how == "bias-aware":
     est = iv["estimate"].to_numpy()
     extra = {"length": float(fit.bias_table().query("coefficient == 'length'")["estimate"].iloc[0])}
 elif how == "naive-counts":
-    from judgebayes.inference import bradley_terry as bt
+    from judgebayes.inference.ranking import newton as bt
     f, s, w, tot = bt.collapse_pairs(first, second, y, n_items)
     res = bt.fit_map(bt.bt_counts_design(f, s, w, tot, n_items))
     C = np.eye(n_items) - 1.0 / n_items  # sum-to-zero contrast

@@ -5,7 +5,7 @@ judge's items, grouped by subset (8 groups), ``--splits`` calibration/test split
 each group one batched fit of all its splits (or, with ``--splits-per-fit N``, fits of N
 splits: more, smaller tasks), by ``--method`` (``nuts``: nutpie runs a fit's chains in
 threads on both cores; ``laplace``: one thread).  Every run uses the same seed, so the tables
-must be identical (checked here, and in tests/test_executors.py on a smaller sweep); the
+must be identical (checked here, and in tests/inference/test_executors.py on a smaller sweep); the
 script prints wall times and the speed-up over serial.
 
 The serial baseline is what a user gets with ``executor=None``: for NUTS, nutpie's chain

@@ -1,6 +1,6 @@
 """The items design against ppi_py, on the same frames, in one process.
 
-1. Coverage and width (issue 14's simulation): N = 5,000 items, theta 0.6, judge
+1. Coverage and width (the reference simulation): N = 5,000 items, theta 0.6, judge
    sensitivity 0.9 / specificity 0.7, 300 random human labels, ``--reps`` replicates.
    Process estimand (coverage of theta): closed form, PPI++ (ours and ppi_py's), PPI,
    labels only, exact, Laplace (every replicate) and NUTS (the first ``--nuts``).  Items
@@ -32,7 +32,7 @@ import numpy as np
 
 import judgebayes as jb
 from judgebayes.data.items import items_from_frame
-from judgebayes.inference import items as ie
+from judgebayes.inference.accuracy import items as ie
 
 warnings.filterwarnings("ignore")
 
@@ -183,7 +183,7 @@ def part5(reps: int) -> None:
     import warnings as _w
 
     from judgebayes.datasets import llmbar_accuracy_items
-    from judgebayes.inference import closed_form as cf
+    from judgebayes.inference.accuracy import closed_form as cf
 
     print(f"part 5: LLMBar, 30% of gold labels kept, {reps} random draws per judge x subset")
     res: dict[str, list] = {}

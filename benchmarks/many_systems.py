@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 import judgebayes as jb
-from judgebayes.inference.sampling import quiet_engine_warnings
+from judgebayes.inference.nuts import quiet_engine_warnings
 
 
 def simulate(n_systems, n_items, seed=0):

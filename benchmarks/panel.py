@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from judgebayes.inference.panel_regression import calibration_targets, regression_loss
+from judgebayes.inference.panel.regression import calibration_targets, regression_loss
 from judgebayes.simulate.panel import simulate_panel
 from judgebayes.studies.panel import ValidatorPanel
 

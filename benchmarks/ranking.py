@@ -23,8 +23,8 @@ import time
 
 import numpy as np
 
-from judgebayes.data.pairwise import pairwise_from_arrays
-from judgebayes.inference.bradley_terry import MapResult, bt_design, fit_map
+from judgebayes.data.ranking import pairwise_from_arrays
+from judgebayes.inference.ranking.newton import MapResult, bt_design, fit_map
 from judgebayes.simulate.ranking import controlled_benchmark
 from judgebayes.workflows import active as active_mod
 from judgebayes.workflows.active import run_active

@@ -1,4 +1,4 @@
-"""Simulation-based calibration of every NUTS model the package ships (issue 12, item 7).
+"""Simulation-based calibration of every NUTS model the package ships.
 
 Runs :func:`judgebayes.simulate.sbc.sbc_study` for each problem of
 ``judgebayes.simulate.sbc.PROBLEMS`` at each model's default sampler settings, and prints

@@ -27,7 +27,7 @@ import numpy as np
 
 from judgebayes import datasets
 from judgebayes.errors import LaplaceError
-from judgebayes.inference.sampling import quiet_engine_warnings
+from judgebayes.inference.nuts import quiet_engine_warnings
 from judgebayes.studies.accuracy import AccuracyStudy
 from judgebayes.workflows.split_protocol import split_masks, split_protocol
 

@@ -9,12 +9,16 @@ nothing from the package: every layer may import it.
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable, Mapping
 from typing import Any
 
 __all__ = [
     "ConvergenceWarning",
     "CountError",
     "EmptyClassError",
+    "FewClustersWarning",
     "IdentifiabilityWarning",
     "InputError",
     "JudgeBayesError",
@@ -26,7 +30,10 @@ __all__ = [
     "MapError",
     "MirrorWarning",
     "NotBetterThanChanceWarning",
+    "keywords_checked",
     "require_type",
+    "route_keywords",
+    "unknown_keyword",
 ]
 
 
@@ -93,6 +100,10 @@ class MirrorWarning(JudgeBayesWarning):
     r"""The data leave more than 1% posterior mass on :math:`q_0 + q_1 < 1` (unrestricted prior)."""
 
 
+class FewClustersWarning(JudgeBayesWarning):
+    """Fewer than about 10 clusters: cluster-robust variances rest on very few sums."""
+
+
 class IdentifiabilityWarning(JudgeBayesWarning):
     """The design cannot separate some parameters; the prior alone decides them."""
 
@@ -114,3 +125,43 @@ def require_type(value: Any, expected: type, field: str, hint: str = "") -> Any:
             value=type(value).__name__,
         )
     return value
+
+
+def _keyword_names(fn: Callable) -> list[str]:
+    return [p.name for p in inspect.signature(fn).parameters.values() if p.kind == p.KEYWORD_ONLY]
+
+
+def unknown_keyword(where: str, kwargs: Mapping[str, Any], valid: set[str]) -> None:
+    """An :class:`InputError` naming the first keyword of ``kwargs`` not in ``valid``."""
+    bad = sorted(set(kwargs) - valid)
+    if bad:
+        raise InputError(
+            f"{where} takes no keyword {bad[0]!r}; it takes: {', '.join(sorted(valid))}",
+            field=bad[0],
+            value=kwargs[bad[0]],
+        )
+
+
+def route_keywords(where: str, kwargs: Mapping[str, Any], *targets: Callable) -> list[dict]:
+    """Split ``kwargs`` among ``targets`` by their keyword-only parameters.
+
+    A keyword no target takes is an :class:`InputError` that names it and lists the valid
+    ones, so a constructor that passes keywords on never fails later with a bare TypeError.
+    """
+    names = [_keyword_names(t) for t in targets]
+    unknown_keyword(where, kwargs, {n for ns in names for n in ns})
+    return [{k: v for k, v in kwargs.items() if k in ns} for ns in names]
+
+
+def keywords_checked(fn: Callable) -> Callable:
+    """Refuse an unknown keyword of ``fn`` with an :class:`InputError` listing the valid ones."""
+    params = inspect.signature(fn).parameters.values()
+    valid = {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    valid -= {"cls", "self"}
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        unknown_keyword(fn.__qualname__, kwargs, valid)
+        return fn(*args, **kwargs)
+
+    return wrapper

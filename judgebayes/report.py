@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from judgebayes.errors import InputError
-from judgebayes.inference.sampling import quiet_engine_warnings
+from judgebayes.inference.nuts import quiet_engine_warnings
 from judgebayes.results import compare, plot_intervals
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -62,7 +62,7 @@ print(
 # Each validator's TPR and TNR measured on the annotated generators' outputs.
 
 # %%
-from judgebayes.inference.panel_regression import calibration_targets
+from judgebayes.inference.panel.regression import calibration_targets
 
 _, _, tpr, tnr = calibration_targets(d)
 fig, ax = plt.subplots(figsize=(5, 4))

@@ -32,12 +32,12 @@ import numpy as np
 import pandas as pd
 
 import judgebayes as jb
-from judgebayes.inference.ranking_baselines import (
+from judgebayes.inference.ranking.baselines import (
     length_residualisation,
     order_swap_majority,
     win_counts,
 )
-from judgebayes.inference.topk import top_k_set
+from judgebayes.inference.ranking.topk import top_k_set
 
 warnings.filterwarnings("ignore", message=".*BLAS.*")
 # every NUTS fit below prints its own gate result (fit.diagnostics.message())

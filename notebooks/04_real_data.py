@@ -42,7 +42,7 @@ import pandas as pd
 
 import judgebayes as jb
 from judgebayes import datasets
-from judgebayes.inference.sampling import quiet_engine_warnings
+from judgebayes.inference.nuts import quiet_engine_warnings
 from judgebayes.report import accuracy_report
 from judgebayes.workflows.invariance import (
     judge_rates_by_stratum,
@@ -68,7 +68,7 @@ pd.set_option("display.max_rows", 200)
 pd.set_option("display.max_columns", 30)
 
 # %% tags=["parameters"]
-# The settings of the committed outputs. The full study of BENCHMARKS.md (issue 6) used
+# The settings of the committed outputs. The full study of BENCHMARKS.md used
 # N_SPLITS = 100, FRACTIONS = (0.1, 0.3, 0.5), JUDGES = datasets.LLMBAR_EVALUATORS,
 # SPLIT_SAMPLER = {"draws": 1000, "tune": 1000}, BIAS_DRAWS = 1000 and
 # SHIFT_SPLITS, SHIFT_BAYES = 200, 20 (about 16 min on 2 cores); set them here to rerun it.
@@ -433,7 +433,7 @@ pd.concat([f.bias_table().assign(source=k) for k, f in pos.items()]).round(3)
 # 7B models often give truncated or empty answers, length partly *is* quality, so adding the
 # length covariate does not move the judges towards the human ranking. This is the SummEval
 # pattern of the ranking paper, not the LLMBar one: correct for a covariate only when it is a
-# presentation artefact (the trusted-anchor gate of `judgebayes.inference.ranking_baselines`
+# presentation artefact (the trusted-anchor gate of `judgebayes.inference.ranking.baselines`
 # makes that decision from a few trusted labels).
 
 # %% [markdown]

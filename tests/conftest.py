@@ -9,7 +9,7 @@ settings.register_profile(
 settings.register_profile("dev", max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-# no progress bars in test output (notebook kernels inherit it); tests/test_progress.py
+# no progress bars in test output (notebook kernels inherit it); tests/inference/test_progress.py
 # turns them on explicitly
 os.environ.setdefault("JUDGEBAYES_PROGRESS", "0")
 

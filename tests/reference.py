@@ -3,6 +3,7 @@ transcribed line by line, and textbook formulas written with plain floats."""
 
 from math import sqrt
 
+import numpy as np
 from scipy.stats import norm
 
 
@@ -92,3 +93,27 @@ def dawid_skene_binary(verdicts, gold, n_iter=200):
         t = 1 / (1 + np.exp(-z))
         t[known] = g[known]
     return pi, tpr, tnr
+
+
+def items_posterior_grid(n1, n0, h1, l1, h0, l0, nodes=120):
+    """Posterior of theta in the one-judge items design by midpoint quadrature.
+
+    Uniform priors on theta, q1 = P(judge 1 | human 1) and q0 = P(judge 0 | human 0); the
+    labelled items are the four (human, verdict) cells, the unlabelled ones verdicts only:
+    n1 / n0 judged positive / negative in all, l1 / l0 of them labelled, h1 / h0 of those
+    human-positive.  Returns (theta nodes, normalised posterior weight of each node).
+    """
+    x = (np.arange(nodes) + 0.5) / nodes
+    th, q1, q0 = np.meshgrid(x, x, x, indexing="ij")
+    u1, u0 = n1 - l1, n0 - l0
+    p = th * q1 + (1 - th) * (1 - q0)
+    loglik = (
+        h1 * np.log(th * q1)
+        + (l1 - h1) * np.log((1 - th) * (1 - q0))
+        + h0 * np.log(th * (1 - q1))
+        + (l0 - h0) * np.log((1 - th) * q0)
+        + u1 * np.log(p)
+        + u0 * np.log(1 - p)
+    )
+    w = np.exp(loglik - loglik.max()).sum(axis=(1, 2))
+    return x, w / w.sum()

@@ -196,7 +196,7 @@ ITEM_METHOD_CHOICES = {
 def _run_items(args) -> str:
     """The items design: one file, every item judged, blank human label = unlabelled."""
     from judgebayes.errors import LaplaceError
-    from judgebayes.inference.sampling import quiet_engine_warnings
+    from judgebayes.inference.nuts import quiet_engine_warnings
     from judgebayes.results import compare
 
     study = study_from_args(args)
@@ -281,7 +281,7 @@ def _bayes_sections(study, args) -> tuple[list[dict], list[dict], dict]:
     convergence gate of each MCMC fit.
     """
     from judgebayes.errors import InputError, JudgeNoBetterThanChanceError, LaplaceError
-    from judgebayes.inference.sampling import quiet_engine_warnings
+    from judgebayes.inference.nuts import quiet_engine_warnings
     from judgebayes.results import compare
 
     methods = METHOD_CHOICES[args.method]

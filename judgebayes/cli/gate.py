@@ -60,7 +60,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> tuple[str, int]:
     """Run ``judgebayes gate``; returns (stdout, exit status)."""
-    from judgebayes.inference.sampling import quiet_engine_warnings
+    from judgebayes.inference.nuts import quiet_engine_warnings
     from judgebayes.workflows.gate import check_claims, parse_claim
 
     claims = [parse_claim(c) for c in args.claim]  # bad claims fail before any fitting

@@ -75,7 +75,7 @@ def run(args) -> str:
     """Run the panel methods and format the result."""
     import numpy as np
 
-    from judgebayes.inference.sampling import quiet_engine_warnings
+    from judgebayes.inference.nuts import quiet_engine_warnings
     from judgebayes.studies.panel import ValidatorPanel
 
     df = read_csv(args.cells, "items" if args.items else "cells")

@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> str:
     """Run ``judgebayes plan``; returns what goes to stdout."""
-    from judgebayes.inference.calibration_design import plan_calibration
+    from judgebayes.inference.accuracy.design import plan_calibration
 
     n = math.inf if args.n is None else args.n
     if not math.isinf(n) and not (n >= 1 and n == int(n)):

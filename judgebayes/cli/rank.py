@@ -120,8 +120,8 @@ def _comparisons(args):
 def run(args) -> str:
     """Run the ranking and format it."""
     from judgebayes.errors import InputError
+    from judgebayes.inference.nuts import quiet_engine_warnings
     from judgebayes.inference.registry import normalise_method
-    from judgebayes.inference.sampling import quiet_engine_warnings
     from judgebayes.studies.ranking import CHANNEL_METHODS, PairwiseRanking
 
     channel_method = normalise_method(args.method) in CHANNEL_METHODS

@@ -208,6 +208,10 @@ def normalize_labels(
 
 
 # ------------------------------------------------------------------ count checks
+#: the largest count the engines hold exactly (float64 integers)
+MAX_COUNT = 2.0**53
+
+
 def check_counts(
     name: str, count: Any, total: Any, *, total_name: str = "total", allow_zero_total: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -248,6 +252,13 @@ def check_counts(
         if np.any(fin != np.round(fin)):
             v = fin[fin != np.round(fin)].flat[0]
             raise CountError(f"{nm} must be a whole number; got {v:g}", field=nm, value=v)
+        if np.any(fin > MAX_COUNT):
+            v = fin[fin > MAX_COUNT].flat[0]
+            raise CountError(
+                f"{nm} must be at most 2**53 (a count beyond that is not exact); got {v:g}",
+                field=nm,
+                value=v,
+            )
     if np.any(c > t):
         i = np.argmax(c > t)
         raise CountError(

@@ -3,7 +3,7 @@ r"""Judge verdicts with human preferences on a subset: the data of a judge-error
 One comparison *instance* is a pair shown in one order (first, second).  Each judge gives
 at most one verdict on it, and a human may have given a preference too.  The judge's
 verdict is read as a noisy copy of the human preference (see
-:mod:`judgebayes.models.judge_channel`); instances without a human label still inform the
+:mod:`judgebayes.models.channel`); instances without a human label still inform the
 ranking through their verdicts, instances with one also inform the judges' error rates.
 
 Outcome codes, for humans and judges alike: 0 the first-shown item wins, 1 the second
@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.frames import as_pandas
-from judgebayes.data.pairwise import ParsedPairs, _col, _ids, outcome_codes, parse_pairs
+from judgebayes.data.ranking import ParsedPairs, _col, _ids, outcome_codes, parse_pairs
 from judgebayes.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -219,7 +219,7 @@ def channel_from_frames(
         ``dropped``.
     parsed : ParsedPairs, optional
         The frame's shared columns already read
-        (:func:`~judgebayes.data.pairwise.parse_pairs`).
+        (:func:`~judgebayes.data.ranking.parse_pairs`).
 
     Raises
     ------

@@ -186,7 +186,7 @@ def _binary(series, column: str, positive: Any) -> np.ndarray:
             )
         return x
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
-    if len(uniques) == 0:  # every value missing (found by tests/test_fuzz.py)
+    if len(uniques) == 0:  # every value missing (found by tests/data/test_fuzz.py)
         return np.full(len(series), np.nan)
     values = normalize_labels(list(uniques), column=column, positive=positive).values
     return np.where(codes < 0, np.nan, values[np.maximum(codes, 0)])

@@ -15,7 +15,7 @@ only: a few hundred rows however long the log.
   :meth:`judgebayes.ValidatorPanel.from_frames`.
 * :func:`reduce_pairs`: a pairwise log (one row per comparison, both presentation orders
   as they came) to win counts per ordered pair and judge, for naive Bradley-Terry on
-  counts (:func:`judgebayes.inference.bradley_terry.bt_design_from_counts`).  The
+  counts (:func:`judgebayes.inference.ranking.newton.bt_design_from_counts`).  The
   bias-aware models need each comparison's covariates and stay on the rows.
 
 Labels are normalised after grouping (one call per distinct spelling, with the package's
@@ -36,7 +36,7 @@ import pathlib
 from typing import Any
 
 from judgebayes.data.items import _binary
-from judgebayes.data.pairwise import _TIE_WORDS, _ids
+from judgebayes.data.ranking import _TIE_WORDS, _ids
 from judgebayes.errors import InputError
 
 __all__ = ["reduce_items", "reduce_pairs", "reduce_panel"]
@@ -238,7 +238,7 @@ def reduce_pairs(
     ----------
     source : str, path, or a list of them
         Parquet or CSV files with one row per comparison, in the comparisons contract of
-        :func:`judgebayes.data.pairwise.pairwise_from_frames`: the item shown first, the
+        :func:`judgebayes.data.ranking.pairwise_from_frames`: the item shown first, the
         item shown second, the winner's id (empty or ``"tie"`` for a tie).
     first, second, winner : str
         Column names.
@@ -254,7 +254,7 @@ def reduce_pairs(
         with ``n_first`` (the first-shown item won), ``n_second``, ``n_tie`` and ``n``;
         item ids as strings (whole numbers without ``.0``), columns named as in the log.
         ``attrs["n_rows"]``: the rows of the log.
-        :func:`judgebayes.inference.bradley_terry.bt_design_from_counts` fits naive
+        :func:`judgebayes.inference.ranking.newton.bt_design_from_counts` fits naive
         Bradley-Terry on it with the same mode and Hessian as on every row.
 
     Raises

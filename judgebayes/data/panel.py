@@ -308,7 +308,7 @@ def panel_from_frames(
     cells = as_pandas(cells, "cells")
     annotations = as_pandas(annotations, "annotations", optional=True)
     _require(cells, ["generator", "validator", "n_judged", "n_valid"], "cells")
-    if len(cells) == 0:  # found by tests/test_fuzz.py
+    if len(cells) == 0:  # found by tests/data/test_fuzz.py
         raise InputError("the cells frame has no rows", field="cells", value=0)
     c = cells.copy()
     for col in ("generator", "validator"):

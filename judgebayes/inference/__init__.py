@@ -1,5 +1,12 @@
-"""Inference engines: closed form (numpy), calibration design, and later Laplace, NUTS, exact.
+"""Engines: they take validated containers and arrays, never user input.
 
-Engines never parse user input: they take validated arrays or containers from
-:mod:`judgebayes.data.accuracy`.
+Shared by every family: :mod:`~judgebayes.inference.nuts` (nutpie with a compile cache and
+the convergence gate), :mod:`~judgebayes.inference.laplace` (MAP + Laplace, checked by
+importance sampling), :mod:`~judgebayes.inference.registry` (sampler settings as data, the
+shared argument checks), :mod:`~judgebayes.inference.executors` (serial, processes, Dask)
+and :mod:`~judgebayes.inference.progress`.  Each family's own engines are in the
+subpackage of its name: :mod:`~judgebayes.inference.accuracy` (closed forms, the exact
+posterior, the items design, calibration planning), :mod:`~judgebayes.inference.panel`
+(the agreeableness regression, votes) and :mod:`~judgebayes.inference.ranking` (the Newton
+Bradley-Terry engine, top-k, predictive checks, baselines, prediction-powered BT).
 """

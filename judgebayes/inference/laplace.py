@@ -1,7 +1,7 @@
 r"""Laplace approximation of any judgebayes model, returned as InferenceData.
 
 Written once, generically, for every ``pm.Model`` that a
-:class:`~judgebayes.inference.sampling.ModelSpec` builds.
+:class:`~judgebayes.inference.nuts.ModelSpec` builds.
 In the unconstrained space :math:`u` (PyMC's value variables, Jacobian included)
 
 .. math::
@@ -30,7 +30,7 @@ with a handful of calibration labels, and on non-centred hierarchical models who
 population scales the Gaussian cannot represent.
 
 Compiled functions are cached per model structure and reused by swapping the
-``pm.Data`` values, like the NUTS engine.  A :class:`~judgebayes.inference.sampling.ModelSpec`
+``pm.Data`` values, like the NUTS engine.  A :class:`~judgebayes.inference.nuts.ModelSpec`
 that carries its model's log density in numpy (``density``) is fitted from it without
 compiling (same mode, Hessian and importance check; the draws are mapped vectorised).
 """
@@ -46,7 +46,7 @@ import numpy as np
 from scipy import optimize
 
 from judgebayes.errors import LaplaceError
-from judgebayes.inference.sampling import ModelSpec, _data_values
+from judgebayes.inference.nuts import ModelSpec, _data_values
 from judgebayes.results import tree
 
 __all__ = ["K_HAT_MAX", "MIN_IMPORTANCE_ESS", "LaplaceError", "fit_laplace", "hessian"]

@@ -109,7 +109,7 @@ DEFAULT_SAMPLERS: dict[str, SamplerConfig] = {
     "panel": SamplerConfig(draws=2000, tune=1500, target_accept=0.99),
     # the item-level model of one generator (one pool of outputs, several judges: the
     # Dawid-Skene setting): no generator hierarchy and no rate shifts, so none of the
-    # funnels above; on issue 12's 200-output, 8-judge simulation 4 x 1000 at 0.9 passed
+    # funnels above; on a 200-output, 8-judge simulation 4 x 1000 at 0.9 passed
     # the gate in 3 of 3 seeds at 8 s a fit
     "panel.single_generator": SamplerConfig(target_accept=0.9),
     # Bradley-Terry with a normal or hierarchical bias prior
@@ -156,13 +156,18 @@ def resolve_sampler(model: str, sampler: SamplerConfig | Mapping[str, Any] | Non
     return replace(base, **dict(sampler))
 
 
-def check_count(value: Any, field: str) -> int:
-    """``value`` as an int when it is a whole number >= 1 (a Python or numpy integer,
-    not a bool or a float), else one :class:`InputError` naming ``field``.
+#: the fewest posterior draws a draw-based interval is read from: its 2.5% tail is then
+#: at least two draws, below that the interval is Monte-Carlo noise
+MIN_DRAWS = 100
+
+
+def check_count(value: Any, field: str, minimum: int = 1) -> int:
+    """``value`` as an int when it is a whole number >= ``minimum`` (a Python or numpy
+    integer, not a bool or a float), else one :class:`InputError` naming ``field``.
     """
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise InputError(
-            f"{field} must be an integer >= 1; got {value!r}", field=field, value=value
+            f"{field} must be an integer >= {minimum}; got {value!r}", field=field, value=value
         )
     return int(value)
 

@@ -31,7 +31,7 @@ the smooth map :math:`q_1 = u_1,\ q_0 = 1 - u_0 u_1` with :math:`u_0, u_1 \in (0
 (Jacobian :math:`u_1`), keeping the Beta prior densities: one mode, on which the exact,
 Laplace and NUTS engines agree.  What the restriction excludes is reported, not hidden:
 every binary fit carries :math:`P(q_0 + q_1 < 1 \mid \text{data})` under the unrestricted
-prior (:func:`judgebayes.inference.exact.mirror_probability`) and warns above 1%.
+prior (:func:`judgebayes.inference.accuracy.exact.mirror_probability`) and warns above 1%.
 
 Pooled strata (variant d)
 -------------------------
@@ -418,7 +418,7 @@ class ItemsLogDensity:
     ``model.compile_logp(jacobian=True)`` (a test checks it to 1e-9 at random points).
     The gradient is analytic.  Why it exists: the model is a handful of cells, and
     compiling its PyTensor graph costs 5-9 s in a fresh process where this costs
-    nothing (BENCHMARKS, issue 14).
+    nothing (BENCHMARKS.md, items design).
     """
 
     def __init__(

@@ -23,8 +23,8 @@ import pandas as pd
 import xarray as xr
 
 from judgebayes.errors import InputError
-from judgebayes.inference import closed_form as cf
-from judgebayes.inference.exact import exact_posterior
+from judgebayes.inference.accuracy import closed_form as cf
+from judgebayes.inference.accuracy.exact import exact_posterior
 from judgebayes.inference.executors import run_tasks, task_seeds
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -355,7 +355,7 @@ def bayesian_coverage_study(
     Lang-Reiczigel interval, on the same simulated datasets (stratified calibration).
 
     The Bayesian interval is the equal-tailed interval of the exact posterior
-    (:func:`judgebayes.inference.exact.exact_posterior`, uniform priors).  At theta = 0
+    (:func:`judgebayes.inference.accuracy.exact.exact_posterior`, uniform priors).  At theta = 0
     and 1 an equal-tailed interval of a continuous posterior cannot contain the endpoint,
     so its coverage there is 0 by construction.  ``nodes=12`` quadrature nodes per axis
     keep 21 x 1000 datasets under a minute on 2 cores; its credible bounds differ from

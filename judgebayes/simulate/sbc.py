@@ -56,8 +56,8 @@ from scipy import stats
 from judgebayes.data.accuracy import CalibrationCounts, TestCounts
 from judgebayes.errors import ConvergenceWarning, InputError
 from judgebayes.inference.executors import describe_executor, run_tasks, task_seeds
+from judgebayes.inference.nuts import sample_nuts
 from judgebayes.inference.registry import check_count, check_seed, resolve_sampler
-from judgebayes.inference.sampling import sample_nuts
 from judgebayes.models.accuracy import AccuracyPriors
 from judgebayes.models.panel import PanelPriors
 from judgebayes.results import tree

@@ -21,6 +21,7 @@ test set or between strata; data only) and ``ppc`` (the test counts against a fi
 from __future__ import annotations
 
 import warnings
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -38,12 +39,12 @@ from judgebayes.data.accuracy import (
     counts_from_test_frame,
 )
 from judgebayes.data.frames import as_pandas
-from judgebayes.errors import InputError, MirrorWarning
-from judgebayes.inference import closed_form as cf
-from judgebayes.inference.exact import MIRROR_WARN, exact_posterior, mirror_probability
+from judgebayes.errors import InputError, MirrorWarning, route_keywords
+from judgebayes.inference.accuracy import closed_form as cf
+from judgebayes.inference.accuracy.exact import MIRROR_WARN, exact_posterior, mirror_probability
 from judgebayes.inference.laplace import K_HAT_MAX
+from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import check_count
-from judgebayes.inference.sampling import ModelSpec
 from judgebayes.models import accuracy as ma
 from judgebayes.results import check_alpha, point_tree, tree
 from judgebayes.studies.accuracy_fit import AccuracyFit
@@ -208,6 +209,7 @@ class AccuracyStudy(Study):
         """Counts: ``k`` of ``n`` judged positive (scalar or one per system); calibration
         ``tn`` of ``m0`` truly negative and ``tp`` of ``m1`` truly positive judged right.
         """
+        (kwargs,) = route_keywords("AccuracyStudy.from_counts", kwargs, cls.__init__)
         test = TestCounts.from_arrays(k, n, n_missing=n_missing, systems=systems)
         cal = CalibrationCounts(tp=[tp], m1=[m1], tn=[tn], m0=[m0])
         return cls(test, cal, **kwargs)
@@ -233,6 +235,7 @@ class AccuracyStudy(Study):
         judge's calibration): the same frame passed twice is refused, and ``item`` (an id
         column of both frames) makes the check item by item.
         """
+        (kwargs,) = route_keywords("AccuracyStudy.from_frames", kwargs, cls.__init__)
         same = test_df is calibration_df
         test_df = as_pandas(test_df, "test_df")
         calibration_df = as_pandas(calibration_df, "calibration_df")
@@ -303,44 +306,21 @@ class AccuracyStudy(Study):
         return cls(test, cal, **kwargs)
 
     @classmethod
-    def from_items(
-        cls,
-        items,
-        *,
-        judge: str = "judge",
-        human: str = "human",
-        system: str | None = None,
-        stratum: str | None = None,
-        cluster: str | None = None,
-        weights: str | None = None,
-        positive: Any = None,
-        count: str | None = None,
-        **kwargs,
-    ):
+    def from_items(cls, items, **kwargs):
         """One frame, every item judged, some labelled by humans (blank ``human`` = unlabelled).
 
         Returns an :class:`~judgebayes.studies.items.ItemStudy` (same ``fit`` / ``compare``
-        API; its module docstring lists the estimands, designs and methods).  ``stratum``
-        names strata of the labelling design (their sizes are the frame's counts),
-        ``cluster`` groups of correlated items, ``weights`` the design weight (1 / the
-        probability of being labelled) of each labelled item; ``judge`` may list several
-        judges' columns (every judge scored every item); ``count`` a column of
-        multiplicities (a reduced log, :func:`judgebayes.data.large.reduce_items`).
-        Keywords: ``estimand`` ("items" or "process"), ``judge_rates``, ``priors``,
-        ``better_than_chance``.
+        API; its module docstring lists the estimands, designs and methods).  The column
+        keywords are :func:`~judgebayes.data.items.items_from_frame`'s: ``judge`` (one
+        column, or a list of several judges' columns), ``human``, ``system``, ``stratum``
+        (strata of the labelling design, their sizes the frame's counts), ``cluster``
+        (groups of correlated items), ``weights`` (1 / the probability of being labelled),
+        ``positive``, ``count`` (multiplicities of a reduced log,
+        :func:`judgebayes.data.large.reduce_items`).  The study's: ``estimand`` ("items" or
+        "process"), ``judge_rates``, ``priors``, ``better_than_chance``, ``difficulty``.
+        An unknown keyword is an :class:`InputError` listing these.
         """
-        return ItemStudy.from_frame(
-            items,
-            judge=judge,
-            human=human,
-            system=system,
-            stratum=stratum,
-            cluster=cluster,
-            weights=weights,
-            positive=positive,
-            count=count,
-            **kwargs,
-        )
+        return ItemStudy.from_frame(items, **kwargs)
 
     @classmethod
     def from_multiclass_counts(
@@ -349,6 +329,7 @@ class AccuracyStudy(Study):
         """K-class judge from a (K, K) confusion count matrix (rows: true class) and the
         judged-class counts of each system.
         """
+        (kwargs,) = route_keywords("AccuracyStudy.from_multiclass_counts", kwargs, cls.__init__)
         test = np.atleast_2d(np.asarray(test))
         systems = (
             tuple(systems)
@@ -370,9 +351,15 @@ class AccuracyStudy(Study):
 
         See :func:`~judgebayes.data.accuracy.counts_from_multiclass_frames` for the arguments.
         """
-        study_kw = {k: kwargs.pop(k) for k in ("priors",) if k in kwargs}
+        frame_kw, study_kw = route_keywords(
+            "AccuracyStudy.from_multiclass_frames",
+            kwargs,
+            counts_from_multiclass_frames,
+            cls.__init__,
+        )
         return cls(
-            multiclass=counts_from_multiclass_frames(test_df, calibration_df, **kwargs), **study_kw
+            multiclass=counts_from_multiclass_frames(test_df, calibration_df, **frame_kw),
+            **study_kw,
         )
 
     # ----------------------------------------------------------------- model
@@ -387,7 +374,7 @@ class AccuracyStudy(Study):
         return "prevalence" if self.kind == "multiclass" else "theta"
 
     def model_spec(self):
-        """The :class:`~judgebayes.inference.sampling.ModelSpec` of this study."""
+        """The :class:`~judgebayes.inference.nuts.ModelSpec` of this study."""
         if self.kind == "binary":
             k, n, _ = self.test.per_system()
             cal = self.calibration.pooled()
@@ -445,14 +432,27 @@ class AccuracyStudy(Study):
 
     def _info(self, method, parts: FitParts) -> dict:
         info = {"kind": self.kind, "design": self.design, "estimand": "process"}
-        if self.kind == "binary":
-            info["p_mirror"] = self._mirror()[0]
+        if self._mirror_matters(method):
+            info["p_mirror"] = self.mirror_mass
         return info
 
-    def _notes(self, method, parts: FitParts, info: dict) -> tuple[str, ...]:
+    def _mirror_matters(self, method) -> bool:
+        """A posterior's mirror mode is always checked; a closed form (no prior, no mode)
+        only where its raw rates already put the judge at or below chance, where the
+        mass says whether the labels look flipped (the quadrature costs 30 ms, a closed
+        form well under 1 ms).
+        """
         if self.kind != "binary":
+            return False
+        if method.engine != "closed_form":
+            return True
+        cal = self.calibration.pooled()
+        return cal.tn[0] / max(cal.m0[0], 1) + cal.tp[0] / max(cal.m1[0], 1) <= 1
+
+    def _notes(self, method, parts: FitParts, info: dict) -> tuple[str, ...]:
+        if "p_mirror" not in info:
             return ()
-        _, note = self._mirror(posterior=method.engine != "closed_form")
+        note = self._mirror_note(posterior=method.engine != "closed_form")
         if note is None:
             return ()
         warnings.warn(note, MirrorWarning, stacklevel=3)
@@ -482,20 +482,17 @@ class AccuracyStudy(Study):
                 value=True,
             )
 
-    def _mirror(self, posterior: bool = True) -> tuple[float, str | None]:
-        """P(q0 + q1 < 1 | data) under the unrestricted prior, and the note it calls for.
-
-        For a posterior (``posterior=True``) the note comes above :data:`MIRROR_WARN`; a
-        closed form has no mirror mode (it is NaN where the raw rates give q0 + q1 <= 1),
-        so its note comes only where the data favour the mirror (flipped labels?).
+    @cached_property
+    def mirror_mass(self) -> float:
+        """P(q0 + q1 < 1 | data) under the unrestricted prior (binary model; NaN for the
+        random design, whose class counts inform theta, which the rule does not integrate).
+        A property of the data, computed once.
         """
         if self.design == "random":
-            # the class counts of a random calibration sample inform theta, which the
-            # exact rule does not integrate; the mass is not computed
-            return float("nan"), None
+            return float("nan")
         k, n, _ = self.test.per_system()
         cal = self.calibration.pooled()
-        p = mirror_probability(
+        return mirror_probability(
             k,
             n,
             int(cal.tp[0]),
@@ -505,8 +502,15 @@ class AccuracyStudy(Study):
             q0_prior=self.priors.q0,
             q1_prior=self.priors.q1,
         )
+
+    def _mirror_note(self, posterior: bool = True) -> str | None:
+        """What :attr:`mirror_mass` calls for: for a posterior above :data:`MIRROR_WARN`; a
+        closed form has no mirror mode (it is NaN where the raw rates give q0 + q1 <= 1),
+        so for it only where the data favour the mirror (flipped labels?).
+        """
+        p = self.mirror_mass
         if not p > (MIRROR_WARN if posterior else 0.5):
-            return p, None
+            return None
         where = (
             "a closed form uses the raw rates"
             if not posterior
@@ -519,7 +523,7 @@ class AccuracyStudy(Study):
             if p > 0.5
             else "the data do not rule out a judge worse than chance (the mirror mode)"
         )
-        return p, (
+        return (
             f"P(q0 + q1 < 1 | data) = {p:.2f} under the unrestricted prior: {say}; {where}. "
             "More calibration labels of both classes settle it"
         )
@@ -1039,7 +1043,7 @@ class ReplicateStudy(Study):
         return (self.m0 > 0) & (self.m1 > 0) & (self.n > 0)
 
     def model_spec(self):
-        """The :class:`~judgebayes.inference.sampling.ModelSpec` of the batched model."""
+        """The :class:`~judgebayes.inference.nuts.ModelSpec` of the batched model."""
         ok = self.defined
         data = {
             name: np.where(ok, getattr(self, name), 0)

@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from judgebayes.data.pairwise import PairwiseData
+from judgebayes.data.ranking import PairwiseData
 from judgebayes.errors import InputError
-from judgebayes.inference.sampling import Diagnostics
+from judgebayes.inference.nuts import Diagnostics
 from judgebayes.results import Fit, saved_interval
 from judgebayes.studies.accuracy_fit import AccuracyFit
 from judgebayes.studies.panel import PanelFit
@@ -43,8 +43,9 @@ def load_fit(path) -> Fit:
     path = Path(path)
     if not path.exists():
         raise InputError(f"no saved fit at {str(path)!r}", field="path", value=str(path))
-    engine = "zarr" if path.suffix == ".zarr" else None
-    with xr.open_datatree(path, engine=engine) as t:
+    # fit.save writes zarr stores unconsolidated (one file per group stays readable)
+    kw = {"engine": "zarr", "consolidated": False} if path.suffix == ".zarr" else {}
+    with xr.open_datatree(path, **kw) as t:
         t = t.load()
     raw = t.attrs.get("judgebayes_fit")
     if raw is None:

@@ -29,10 +29,16 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from judgebayes.errors import InputError, JudgeBayesError, LaplaceError
+from judgebayes.errors import InputError, JudgeBayesError, LaplaceError, unknown_keyword
 from judgebayes.inference.laplace import fit_laplace
-from judgebayes.inference.registry import check_count, check_seed, normalise_method, resolve_sampler
-from judgebayes.inference.sampling import sample_nuts
+from judgebayes.inference.nuts import sample_nuts
+from judgebayes.inference.registry import (
+    MIN_DRAWS,
+    check_count,
+    check_seed,
+    normalise_method,
+    resolve_sampler,
+)
 from judgebayes.results import (
     COMPARISON_COLUMNS,
     Fit,
@@ -42,7 +48,15 @@ from judgebayes.results import (
     stamp,
 )
 
-__all__ = ["CHECK_COLUMNS", "Check", "Checks", "FitParts", "Method", "Methods", "Study"]
+__all__ = [
+    "CHECK_COLUMNS",
+    "Check",
+    "Checks",
+    "FitParts",
+    "Method",
+    "Methods",
+    "Study",
+]
 
 #: the columns every check table has (a check may add its own after them)
 CHECK_COLUMNS = ("check", "unit", "observed", "expected", "p_value", "flagged")
@@ -113,22 +127,31 @@ class Method:
 
     def check_options(self, options: Mapping[str, Any]) -> None:
         """An :class:`InputError` naming a keyword this method does not take."""
-        bad = sorted(set(options) - set(self.options))
-        if bad:
-            valid = ", ".join(("random_seed", *self.options))
-            raise InputError(
-                f"method {self.name!r} takes no keyword {bad[0]!r}; it takes: {valid}",
-                field=bad[0],
-                value=options[bad[0]],
-            )
+        unknown_keyword(f"method {self.name!r}", options, {"random_seed", *self.options})
 
 
-class Methods(Mapping):
-    """The methods of one study class, by name (``-`` and ``_`` spell the same)."""
+class _Table(Mapping):
+    """A study class's registered callables, by name."""
 
     def __init__(self, owner: str):
         self.owner = owner
-        self._table: dict[str, Method] = {}
+        self._table: dict[str, Any] = {}
+
+    def __getitem__(self, name: str):
+        return self._table[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table)
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+
+class Methods(_Table):
+    """The methods of one study class, by name (``-`` and ``_`` spell the same)."""
+
+    def __init__(self, owner: str):
+        super().__init__(owner)
         #: methods users may expect that this study refuses, with the measured reason
         self.refused: dict[str, str] = {}
 
@@ -146,15 +169,6 @@ class Methods(Mapping):
     def refuse(self, name: str, reason: str) -> None:
         """``name`` is not offered, and ``reason`` says why and what to use."""
         self.refused[name] = reason
-
-    def __getitem__(self, name: str) -> Method:
-        return self._table[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._table)
-
-    def __len__(self) -> int:
-        return len(self._table)
 
     def resolve(self, method: Any) -> Method:
         """The method of that name, or an :class:`InputError` listing the valid ones (or
@@ -202,12 +216,8 @@ class Check:
         return accept is None or accept(fit)
 
 
-class Checks(Mapping):
+class Checks(_Table):
     """The checks of one study class, by name."""
-
-    def __init__(self, owner: str):
-        self.owner = owner
-        self._table: dict[str, Check] = {}
 
     def register(self, name: str, *, needs: str = "none", summary: str = "", accepts=None):
         """Decorator: register ``fn(study, fit, *, alpha, **options) -> DataFrame``.
@@ -222,15 +232,6 @@ class Checks(Mapping):
             return fn
 
         return deco
-
-    def __getitem__(self, name: str) -> Check:
-        return self._table[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._table)
-
-    def __len__(self) -> int:
-        return len(self._table)
 
 
 class Study:
@@ -285,6 +286,8 @@ class Study:
         """
         m = self.methods.resolve(self.default_method if method is None else method)
         m.check_options(options)
+        if "draws" in options:
+            options["draws"] = check_count(options["draws"], "draws", MIN_DRAWS)
         seed = check_seed(random_seed)
         self._prepare(m)
         t0 = time.perf_counter()

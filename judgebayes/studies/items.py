@@ -12,11 +12,11 @@ accuracy family, with one of two estimands, stated in every fit
 
 Methods (``ItemStudy.methods``):
 ``closed_form`` (double sampling; cluster-robust with ``cluster``, Hajek-weighted with
-``weights``), ``exact`` (the conjugate posterior), ``laplace`` and ``nuts`` (the items
-model of :mod:`judgebayes.models.accuracy`; with ``cluster``, its hierarchical clustered
-model; with several judges, ``judge=[...]``, the joint latent-class model), and the
-comparators ``ppi``,
-``ppi_plus_plus`` (as ``ppi_py``), ``labels_only``, ``naive`` and ``rogan_gladen``
+``weights``), ``exact`` (the exact posterior of the stated prior, by importance
+resampling), ``laplace`` and ``nuts`` (the items model of
+:mod:`judgebayes.models.accuracy`; with ``cluster``, its hierarchical clustered model;
+with several judges, ``judge=[...]``, the joint latent-class model), and the comparators
+``ppi``, ``ppi_plus_plus`` (as ``ppi_py``), ``labels_only``, ``naive`` and ``rogan_gladen``
 (labelled items as a calibration set for the others, Lang-Reiczigel).  The comparators
 estimate the process rate whatever the study's estimand, and say so in their notes.
 """
@@ -31,11 +31,11 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.items import ItemData, items_from_frame
-from judgebayes.errors import InputError
-from judgebayes.inference import closed_form as cf
-from judgebayes.inference import items as ie
+from judgebayes.errors import FewClustersWarning, InputError, route_keywords
+from judgebayes.inference.accuracy import closed_form as cf
+from judgebayes.inference.accuracy import items as ie
+from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import check_count, check_seed
-from judgebayes.inference.sampling import ModelSpec
 from judgebayes.models import accuracy as ma
 from judgebayes.results import check_alpha, point_tree, tree
 from judgebayes.studies.accuracy_fit import AccuracyFit
@@ -47,7 +47,7 @@ _QUANTITY = {"items": "theta_items", "process": "theta"}
 _COMPARATORS = {
     "ppi": "PPI (lambda = 1), ppi_py's interval",
     "ppi_plus_plus": "PPI++ (tuned lambda, clipped to [0, 1]), ppi_py's interval",
-    "labels_only": "the human-labelled items' mean",
+    "labels_only": "the human-labelled items' mean, Agresti-Coull interval",
     "naive": "the judge's positive rate, uncorrected (biased unless the judge is perfect)",
     "rogan_gladen": "labelled items as a calibration set for the unlabelled ones: "
     "Rogan-Gladen with the Lang-Reiczigel interval (ignores what the labels say about "
@@ -126,39 +126,32 @@ class ItemStudy(Study):
         self.priors = priors if priors is not None else ma.AccuracyPriors()
         self.better_than_chance = bool(better_than_chance)
         ns = len(data.systems)
+        g = ie.clusters_per_system(data)
+        if g is not None and g.min() < FEW_CLUSTERS:
+            warnings.warn(
+                f"system {data.systems[int(g.argmin())]!r} has {int(g.min())} clusters: a "
+                "cluster-robust interval rests on that many sums (the closed form uses CR2 "
+                "with t(G - 1) critical values, which covered 0.96 with 4 clusters in "
+                "simulation; the Bayesian fits learn the between-cluster spread from as few)",
+                FewClustersWarning,
+                stacklevel=3,
+            )
         self._counts = {
             "n_items": np.bincount(data.system, minlength=ns).tolist(),
             "n_labelled": np.bincount(data.system[data.labelled], minlength=ns).tolist(),
         }
 
     @classmethod
-    def from_frame(
-        cls,
-        items,
-        *,
-        judge: str = "judge",
-        human: str = "human",
-        system: str | None = None,
-        stratum: str | None = None,
-        cluster: str | None = None,
-        weights: str | None = None,
-        positive: Any = None,
-        count: str | None = None,
-        **kwargs: Any,
-    ) -> ItemStudy:
-        """Validate ``items`` (:func:`~judgebayes.data.items.items_from_frame`) and wrap it."""
-        data = items_from_frame(
-            items,
-            judge=judge,
-            human=human,
-            system=system,
-            stratum=stratum,
-            cluster=cluster,
-            weights=weights,
-            positive=positive,
-            count=count,
+    def from_frame(cls, items, **kwargs: Any) -> ItemStudy:
+        """Validate ``items`` (:func:`~judgebayes.data.items.items_from_frame`) and wrap it.
+
+        ``kwargs`` are the frame reader's column keywords and this class's own; any other
+        keyword is an :class:`InputError` that lists the valid ones.
+        """
+        frame_kw, study_kw = route_keywords(
+            "AccuracyStudy.from_items", kwargs, items_from_frame, cls.__init__
         )
-        return cls(data, **kwargs)
+        return cls(items_from_frame(items, **frame_kw), **study_kw)
 
     # --------------------------------------------------------------- facts
     @property
@@ -180,7 +173,7 @@ class ItemStudy(Study):
         """How many more labels, and where, bring every system's interval to ``width``.
 
         Labels are allocated greedily where they lower the estimand's variance most
-        (:func:`judgebayes.inference.items.allocate_labels`: Neyman allocation across
+        (:func:`judgebayes.inference.accuracy.items.allocate_labels`: Neyman allocation across
         the systems, strata and the judge's two verdicts), at the current estimates of
         the human rate within each verdict.  A plan, not a promise: the widths are those
         of the closed form at today's estimates.
@@ -247,7 +240,7 @@ class ItemStudy(Study):
 
     # --------------------------------------------------------------- model
     def model_spec(self):
-        """The :class:`~judgebayes.inference.sampling.ModelSpec` of the items model."""
+        """The :class:`~judgebayes.inference.nuts.ModelSpec` of the items model."""
         if self.data.weights is not None:
             raise InputError(
                 "the Bayesian items model takes items labelled at random within verdicts and "
@@ -504,6 +497,9 @@ class ItemStudy(Study):
             )
 
 
+#: below this many clusters a study warns (FewClustersWarning)
+FEW_CLUSTERS = 10
+
 ESTIMAND_TEXT = {
     "items": "the rate over the N items evaluated",
     "process": "the rate of the process that produced the items",
@@ -529,11 +525,12 @@ def _closed_form(study: ItemStudy, *, random_seed=None) -> FitParts:
         )
         notes.append(
             f"system {study.systems[s]!r}, stratum {study.data.strata[t]!r}: no labelled item "
-            f"among {what}, whose human rate is then unknown: NaN"
+            f"among {what}: its human rate is known only to lie in [0, 1], and the "
+            "interval spans every value it could take (label some of them to narrow it)"
         )
     design = "iid items"
     if study.data.cluster is not None:
-        design = "cluster-robust (CR1) over clusters"
+        design = "cluster-robust (CR2) over clusters, t(G - 1) critical value"
     if study.data.weights is not None:
         design += ", Hajek-weighted by the design weights"
     parts = study._point(
@@ -569,6 +566,14 @@ def _comparator(name: str, summary: str):
     def fit(study: ItemStudy, *, random_seed=None) -> FitParts:
         study._one_judge(name)
         d = study.data
+        if d.cluster is not None:
+            raise InputError(
+                f"method {name!r} treats items as independent and would ignore cluster="
+                f"{d.columns.get('cluster')!r}; use 'closed_form' (cluster-robust) or 'nuts' "
+                "(hierarchical), or leave cluster out to compare it",
+                field="cluster",
+                value=d.columns.get("cluster"),
+            )
         extra = {}
         if name in ("ppi", "ppi_plus_plus"):
             est = ie.ppi_items(d, lam=1.0 if name == "ppi" else None)
@@ -619,10 +624,11 @@ for _name, _summary in (
     _comparator(_name, _summary)
 
 
-@ItemStudy.methods.register("exact", engine="exact", summary="conjugate posterior draws")
+@ItemStudy.methods.register("exact", engine="exact", summary="exact posterior draws")
 def _exact(study: ItemStudy, *, random_seed=None, draws: int = 4000) -> FitParts:
-    """``draws`` draws of the conjugate posterior (verdict-category shares, human rates)."""
-    draws = check_count(draws, "draws")
+    """``draws`` draws of the exact posterior (uniform prior on each stratum's rate and on
+    the verdict categories given the human label; :func:`~.items.exact_items_draws`).
+    """
     rng = np.random.default_rng(random_seed)
     dr = ie.exact_items_draws(study.data, draws, rng)
     cell_dims = ["system", "stratum", "category"]
@@ -645,9 +651,10 @@ def _exact(study: ItemStudy, *, random_seed=None, draws: int = 4000) -> FitParts
         quantity=study.quantity,
         info={
             "draws": draws,
-            "prior": "uniform (Dirichlet(1)) on the shares of the verdict categories and "
-            "uniform on P(human = 1 | category) for each category, conjugate; nothing "
-            "assumed about how several judges' errors relate",
+            "prior": "uniform on each stratum's rate theta and on P(verdict category | "
+            "human label) for each label (one judge: q0, q1 uniform, as in Laplace and "
+            "NUTS); nothing assumed about how several judges' errors relate",
+            "ess": dr["ess"].tolist(),
         },
     )
 

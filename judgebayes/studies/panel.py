@@ -9,10 +9,10 @@ Methods (generator precision)
 -----------------------------
 ``"validator_mean"``, ``"majority"``, ``"super_majority"``, ``"veto"``,
 ``"plug_in"`` (per-validator Rogan-Gladen), ``"best_individual"``
-    baselines of :mod:`judgebayes.inference.ensembles`; thresholds and the best
+    baselines of :mod:`judgebayes.inference.panel.ensembles`; thresholds and the best
     validator are chosen on the annotated generators.
 ``"regression"``
-    Jain et al.'s regression (:mod:`judgebayes.inference.panel_regression`).
+    Jain et al.'s regression (:mod:`judgebayes.inference.panel.regression`).
 ``"nuts"``
     the Bayesian cell model (:mod:`judgebayes.models.panel`), variant chosen by
     ``variant="pooled" | "hierarchical" | "overdispersed"``; ``"nuts_items"`` the
@@ -35,12 +35,18 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.panel import PanelData, panel_from_arrays, panel_from_frames, panel_from_items
-from judgebayes.errors import ConvergenceWarning, InputError, require_type
-from judgebayes.inference import ensembles as ens
+from judgebayes.errors import (
+    ConvergenceWarning,
+    InputError,
+    keywords_checked,
+    require_type,
+    route_keywords,
+)
 from judgebayes.inference.executors import run_tasks
-from judgebayes.inference.panel_regression import fit_regression
+from judgebayes.inference.nuts import ModelSpec
+from judgebayes.inference.panel import ensembles as ens
+from judgebayes.inference.panel.regression import fit_regression
 from judgebayes.inference.registry import check_count
-from judgebayes.inference.sampling import ModelSpec
 from judgebayes.models.panel import PanelPriors, panel_cell_model, panel_item_model, panel_var_names
 from judgebayes.results import Fit, check_alpha, point_tree, tree
 from judgebayes.studies.base import FitParts, Study
@@ -107,6 +113,7 @@ class ValidatorPanel(Study):
         )
 
     @classmethod
+    @keywords_checked
     def from_frames(
         cls,
         cells: pd.DataFrame,
@@ -126,11 +133,13 @@ class ValidatorPanel(Study):
     @classmethod
     def from_items(cls, items: pd.DataFrame, *, priors: PanelPriors | None = None, **columns: Any):
         """From an item-level table (output, generator, validator, verdict, human)."""
+        (columns,) = route_keywords("ValidatorPanel.from_items", columns, panel_from_items)
         return cls(panel_from_items(items, **columns), priors=priors)
 
     @classmethod
     def from_arrays(cls, n_judged, n_valid, *, priors: PanelPriors | None = None, **kwargs: Any):
         """From generator x validator arrays (see :func:`panel_from_arrays`)."""
+        (kwargs,) = route_keywords("ValidatorPanel.from_arrays", kwargs, panel_from_arrays)
         return cls(panel_from_arrays(n_judged, n_valid, **kwargs), priors=priors)
 
     def with_data(self, data: PanelData) -> ValidatorPanel:
@@ -139,7 +148,7 @@ class ValidatorPanel(Study):
 
     # ------------------------------------------------------------ Bayesian
     def model_spec(self, variant: str = "hierarchical", data: PanelData | None = None, **kw):
-        """:class:`~judgebayes.inference.sampling.ModelSpec` of the cell model."""
+        """:class:`~judgebayes.inference.nuts.ModelSpec` of the cell model."""
         if variant not in VARIANTS:
             raise InputError(
                 f"variant must be one of {tuple(VARIANTS)}, got {variant!r}",

@@ -13,22 +13,22 @@ Methods
 ``"laplace"``
     MAP + Laplace of the bias-aware model.  With ``prior="normal"`` (the paper's fixed
     precision) or ``"hierarchical"`` (empirical-Bayes tau) the analytic Newton engine
-    of :mod:`judgebayes.inference.bradley_terry`; with ``"horseshoe"`` the generic
+    of :mod:`judgebayes.inference.ranking.newton`; with ``"horseshoe"`` the generic
     Laplace of :mod:`judgebayes.inference.laplace` in PyMC's unconstrained space (a
     Gaussian there, so it cannot represent the horseshoe's spike-and-tail shape: use it
     to see where the approximation fails, not to report).
 ``"nuts"``
-    NUTS (nutpie) on the PyMC model of :mod:`judgebayes.models.bradley_terry`, any
+    NUTS (nutpie) on the PyMC model of :mod:`judgebayes.models.ranking`, any
     prior, with the convergence gate.
 ``"judge_error"``
     Judge-error-corrected ranking (needs human preferences on some comparisons:
     ``from_frames(..., human="human")``): Bradley-Terry on the *human* preference, each
     judge's verdict a noisy channel of it with its own confusion matrix, learned jointly
-    with the qualities (:mod:`judgebayes.models.judge_channel`), NUTS with the gate.
+    with the qualities (:mod:`judgebayes.models.channel`), NUTS with the gate.
 ``"ppi"``
     Its frequentist comparator: prediction-powered Bradley-Terry (PPI++), the judges'
     verdicts as predictions of the human preference, with a sandwich covariance
-    (:mod:`judgebayes.inference.ppi_ranking`; as ``ppi_py`` for two outcomes).
+    (:mod:`judgebayes.inference.ranking.ppi`; as ``ppi_py`` for two outcomes).
 
 >>> ranking = PairwiseRanking.from_frames(judged, human="human", instance="pair_id")
 >>> fit = ranking.fit("judge_error", random_seed=0)
@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.channel import ChannelData, channel_from_frames
-from judgebayes.data.pairwise import (
+from judgebayes.data.ranking import (
     POSITION,
     IdentifiabilityReport,
     PairwiseData,
@@ -57,18 +57,17 @@ from judgebayes.data.pairwise import (
     parse_pairs,
     warn_identifiability,
 )
-from judgebayes.errors import InputError, require_type
-from judgebayes.inference.bradley_terry import (
+from judgebayes.errors import InputError, require_type, route_keywords
+from judgebayes.inference.nuts import ModelSpec
+from judgebayes.inference.ranking.checks import predictive_check_table
+from judgebayes.inference.ranking.newton import (
     bt_design,
     fit_map_empirical_bayes,
     laplace_draws,
     log_likelihood,
 )
-from judgebayes.inference.ppi_ranking import ppi_bradley_terry
-from judgebayes.inference.ranking_checks import predictive_check_table
-from judgebayes.inference.registry import check_count, check_seed
-from judgebayes.inference.sampling import ModelSpec
-from judgebayes.inference.topk import (
+from judgebayes.inference.ranking.ppi import ppi_bradley_terry
+from judgebayes.inference.ranking.topk import (
     expected_recall_set,
     identify,
     prob_better,
@@ -78,8 +77,9 @@ from judgebayes.inference.topk import (
     top_k_probabilities,
     top_k_set,
 )
-from judgebayes.models.bradley_terry import PRIORS, RankingPriors, bradley_terry_model, bt_var_names
-from judgebayes.models.judge_channel import channel_var_names, judge_channel_model
+from judgebayes.inference.registry import check_count, check_seed
+from judgebayes.models.channel import channel_var_names, judge_channel_model
+from judgebayes.models.ranking import PRIORS, RankingPriors, bradley_terry_model, bt_var_names
 from judgebayes.results import Fit, check_alpha, tree
 from judgebayes.studies.base import FitParts, Study
 
@@ -281,7 +281,7 @@ class RankingFit(Fit):
     def groups(self, level: float = 0.95) -> list[list[str]]:
         """Tiers, best first: with posterior probability at least ``level``, every item of
         a tier beats every item of every lower tier (all the stated separations hold at
-        once; see :func:`judgebayes.inference.topk.separable_groups`).
+        once; see :func:`judgebayes.inference.ranking.topk.separable_groups`).
         """
         level = check_alpha(level, "level")
 
@@ -338,7 +338,7 @@ class RankingFit(Fit):
         and, with ``instance`` (one id per kept comparison, shared by the two
         presentation orders of one instance), ``order_swap`` (share of both-order
         instances where the same item wins twice).  See
-        :mod:`judgebayes.inference.ranking_checks`.  ``df.attrs["pairs"]`` holds the
+        :mod:`judgebayes.inference.ranking.checks`.  ``df.attrs["pairs"]`` holds the
         per-pair observed score share and its 95% predictive interval.
         """
         self._require_draws("a predictive check")
@@ -448,7 +448,7 @@ class PairwiseRanking(Study):
     ) -> PairwiseRanking:
         """From the comparisons and items frames of the DESIGN contract.
 
-        See :func:`judgebayes.data.pairwise.pairwise_from_frames` for the columns.  Ties
+        See :func:`judgebayes.data.ranking.pairwise_from_frames` for the columns.  Ties
         (counted in ``data.n_ties``) are a third outcome of Davidson's model by default;
         ``ties="drop"`` drops them and ``ties="half"`` counts them as half a win (the
         practitioners' comparator, not a probability model).
@@ -459,6 +459,7 @@ class PairwiseRanking(Study):
         ``method="judge_error"`` and ``"ppi"``; ``instance`` names the column that ties
         several judges' rows on the same comparison together.
         """
+        (columns,) = route_keywords("PairwiseRanking.from_frames", columns, pairwise_from_frames)
         keys = ("first", "second", "winner", "judge")
         parsed = parse_pairs(comparisons, **{k: v for k, v in columns.items() if k in keys})
         data = pairwise_from_frames(
@@ -520,7 +521,8 @@ class PairwiseRanking(Study):
     def from_arrays(
         cls, first, second, y, *, priors: RankingPriors | None = None, **kwargs: Any
     ) -> PairwiseRanking:
-        """From integer arrays; see :func:`judgebayes.data.pairwise.pairwise_from_arrays`."""
+        """From integer arrays; see :func:`judgebayes.data.ranking.pairwise_from_arrays`."""
+        (kwargs,) = route_keywords("PairwiseRanking.from_arrays", kwargs, pairwise_from_arrays)
         return cls(pairwise_from_arrays(first, second, y, **kwargs), priors=priors)
 
     # checks ------------------------------------------------------------
@@ -544,7 +546,7 @@ class PairwiseRanking(Study):
         learn_spread: bool | None = None,
         instance: np.ndarray | None = None,
     ):
-        """The :class:`~judgebayes.inference.sampling.ModelSpec` of a PyMC model
+        """The :class:`~judgebayes.inference.nuts.ModelSpec` of a PyMC model
         (``instance``: an index 0..I-1 per comparison for the instance effect).
         """
         d = self.data if prior != "none" else self.data.without_covariates()
@@ -594,7 +596,7 @@ class PairwiseRanking(Study):
         ``prior`` may come second, positionally (``ranking.fit("nuts", "normal")``): the
         bias prior of the ``laplace`` and ``nuts`` methods (default ``"normal"`` for
         Laplace, the paper's lambda_b = 0.1, and ``"horseshoe"`` for NUTS), whose settings
-        are the study's :class:`~judgebayes.models.bradley_terry.RankingPriors`.  The
+        are the study's :class:`~judgebayes.models.ranking.RankingPriors`.  The
         methods without bias terms (``naive``, ``judge_error``, ``ppi``) take no prior.
         ``ranking.methods.describe()`` lists every method's keywords.
         """
@@ -684,7 +686,7 @@ class PairwiseRanking(Study):
         return parts
 
     def channel_spec(self, *, complete: bool = False):
-        """The :class:`~judgebayes.inference.sampling.ModelSpec` of the judge-error model
+        """The :class:`~judgebayes.inference.nuts.ModelSpec` of the judge-error model
         (``complete``: see :meth:`~judgebayes.data.channel.ChannelData.groups`).
         """
         ch = self._require_channel("the judge-error model")

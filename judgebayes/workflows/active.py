@@ -44,11 +44,11 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from judgebayes.data.pairwise import PairwiseData
+from judgebayes.data.ranking import PairwiseData
 from judgebayes.errors import InputError
-from judgebayes.inference.bradley_terry import bt_design, fit_map, laplace_draws
 from judgebayes.inference.executors import describe_executor, run_tasks
-from judgebayes.inference.topk import binary_entropy, top_k_probabilities, top_k_set
+from judgebayes.inference.ranking.newton import bt_design, fit_map, laplace_draws
+from judgebayes.inference.ranking.topk import binary_entropy, top_k_probabilities, top_k_set
 
 __all__ = [
     "RULES",

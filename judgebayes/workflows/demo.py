@@ -36,7 +36,7 @@ from judgebayes.datasets import (
     llmbar_both_orders,
 )
 from judgebayes.errors import LaplaceError
-from judgebayes.inference.sampling import quiet_engine_warnings
+from judgebayes.inference.nuts import quiet_engine_warnings
 from judgebayes.report import Report
 from judgebayes.results import compare, plot_intervals
 from judgebayes.studies.accuracy import AccuracyStudy, accuracy_table

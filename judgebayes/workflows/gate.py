@@ -65,7 +65,7 @@ def parse_claim(text: str) -> Claim:
             f"a claim must be a string like 'A > 0.8'; got {text!r}", field="claim", value=text
         )
     m = _CLAIM.match(text)
-    if m is None or not m["lhs"] or not m["rhs"]:
+    if m is None or not m["lhs"] or not m["rhs"] or any(c in m["lhs"] + m["rhs"] for c in "<>="):
         raise InputError(
             f"claim {text!r} is not of the form 'A > 0.8', 'A < 0.25' or 'A > B'",
             field="claim",

@@ -33,7 +33,7 @@ from judgebayes.data.accuracy import (
     normalize_labels,
 )
 from judgebayes.errors import InputError
-from judgebayes.inference.sampling import quiet_engine_warnings
+from judgebayes.inference.nuts import quiet_engine_warnings
 from judgebayes.results import interval_summary
 from judgebayes.studies.accuracy import AccuracyStudy
 

@@ -47,10 +47,10 @@ import pandas as pd
 from scipy import optimize
 from scipy.special import expit, log_expit, logsumexp
 
-from judgebayes.data.pairwise import log_length
+from judgebayes.data.ranking import log_length
 from judgebayes.errors import InputError
-from judgebayes.inference.sampling import quiet_engine_warnings
-from judgebayes.models.bradley_terry import RankingPriors
+from judgebayes.inference.nuts import quiet_engine_warnings
+from judgebayes.models.ranking import RankingPriors
 from judgebayes.studies.ranking import PairwiseRanking
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -171,7 +171,7 @@ def fit_judge_bias(
     ``method`` and ``prior`` as in :meth:`judgebayes.studies.ranking.PairwiseRanking.fit`
     (default: NUTS with the horseshoe; ``"laplace"`` uses the normal prior and the exact
     Newton MAP); ``by_subset`` as in :func:`bias_comparisons`; ``priors`` a
-    :class:`~judgebayes.models.bradley_terry.RankingPriors`.  The fit's
+    :class:`~judgebayes.models.ranking.RankingPriors`.  The fit's
     ``info["n_missing"]`` counts the verdicts left out.  The identifiability warning is
     off by default: by subset, the comparison graph has one component per subset on
     purpose (only the gold - other difference within a subset is used).
@@ -436,7 +436,7 @@ def cross_validated_agreement(
             u_sd = float(fit.idata.posterior["instance_sd"].mean())
             bias = fit.bias_draws().mean(axis=0)
         else:
-            fit = rk.fit("laplace", "normal", warn=False, draws=10)
+            fit = rk.fit("laplace", "normal", warn=False, draws=100)
             bias = fit.map_result.bias
         pos = {it: i for i, it in enumerate(fit.data.items)}
         gold, other = _roles(t.loc[test, "subset"], by_subset)

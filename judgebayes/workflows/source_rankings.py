@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from judgebayes.data.pairwise import log_length
+from judgebayes.data.ranking import log_length
 from judgebayes.errors import InputError
 from judgebayes.studies.ranking import PairwiseRanking
 
@@ -73,7 +73,7 @@ def fit_sources(
         Stem of the word-count columns ``<words>_first`` / ``<words>_second``.
     position : bool
         Add the position term (only meaningful when position and identity are not
-        confounded; see :func:`judgebayes.data.pairwise.identifiability_report`).
+        confounded; see :func:`judgebayes.data.ranking.identifiability_report`).
     method : {"naive", "laplace", "nuts"}
         Engine; without ``length`` or ``position`` the naive model is fitted whatever
         the method's prior.

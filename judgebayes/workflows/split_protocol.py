@@ -37,9 +37,9 @@ from judgebayes.data.accuracy import _require_columns, calibration_mask, normali
 from judgebayes.data.frames import as_pandas
 from judgebayes.errors import InputError
 from judgebayes.inference.executors import describe_executor, run_tasks
+from judgebayes.inference.nuts import quiet_engine_warnings
 from judgebayes.inference.progress import Progress
 from judgebayes.inference.registry import check_count, resolve_sampler
-from judgebayes.inference.sampling import quiet_engine_warnings
 from judgebayes.results import interval_summary
 from judgebayes.studies.accuracy import ReplicateStudy
 

@@ -1,0 +1,115 @@
+"""The CI gate on claims (`judgebayes gate`, workflows/gate.py).
+
+Reference: the items design's posterior under its stated prior (theta, q0, q1 uniform) by
+quadrature (tests/reference.py), against the gate's share of the fit's 4,000 draws.
+"""
+
+import json
+
+import pandas as pd
+import pytest
+
+import judgebayes as jb
+from judgebayes.errors import InputError
+from judgebayes.workflows.gate import check_claims, parse_claim
+from tests.helpers import run
+from tests.reference import items_posterior_grid
+
+
+def _two_systems(seed=0):
+    parts = []
+    for i, (s, theta) in enumerate((("A", 0.85), ("B", 0.6))):
+        sim = jb.simulate_items(1500, theta=theta, n_labelled=150, seed=seed + i)
+        parts.append(sim.frame.assign(system=s))
+    return pd.concat(parts, ignore_index=True)
+
+
+@pytest.mark.parametrize(
+    "text,lhs,op,rhs",
+    [
+        ("A > 0.8", "A", ">", 0.8),
+        (" model x <= 0.25 ", "model x", "<", 0.25),
+        ("A>B", "A", ">", "B"),
+        ("rate >= 1", "rate", ">", 1.0),
+    ],
+)
+def test_claims_are_parsed(text, lhs, op, rhs):
+    c = parse_claim(text)
+    assert (c.lhs, c.op, c.rhs) == (lhs, op, rhs)
+
+
+@pytest.mark.parametrize("bad", ["A", "A = 0.8", "> 0.8", "A > 1.5", "A > -0.1", 0.8])
+def test_a_malformed_claim_is_one_typed_error(bad):
+    with pytest.raises(InputError) as e:
+        parse_claim(bad)
+    assert e.value.field == "claim"
+
+
+def test_claim_probability_is_the_conjugate_posterior_probability():
+    f = _two_systems()
+    study = jb.AccuracyStudy.from_items(f, system="system", estimand="process")
+    fit = study.fit("exact", random_seed=1)
+    c_a = 0.82
+    table = check_claims(fit, [f"A > {c_a}", "A > B", "B > 0.7"], prob=0.9)
+    # reference posterior of A's process rate from the counts, sampled independently
+    g = f[f["system"] == "A"]
+    lab = g[g["human"].notna()]
+    n1, n0 = int((g["judge"] == 1).sum()), int((g["judge"] == 0).sum())
+    h1 = int(lab.loc[lab["judge"] == 1, "human"].sum())
+    l1 = int((lab["judge"] == 1).sum())
+    h0 = int(lab.loc[lab["judge"] == 0, "human"].sum())
+    l0 = int((lab["judge"] == 0).sum())
+    x, w = items_posterior_grid(n1, n0, h1, l1, h0, l0)
+    ref = float(w[x > c_a].sum())
+    # the gate's P is a share of 4,000 draws: sd <= sqrt(0.25 / 4000) = 0.008; 4 sd (the
+    # quadrature's error, 120 nodes over a posterior sd of ~0.03, is far below that)
+    assert table.loc[0, "probability"] == pytest.approx(ref, abs=0.032)
+    assert table.loc[0, "supported"] == (table.loc[0, "probability"] >= 0.9)
+    assert table.loc[1, "supported"] and table.loc[1, "probability"] > 0.99  # 0.85 vs 0.6
+    assert not table.loc[2, "supported"] and table.loc[2, "probability"] < 0.1
+
+
+def test_point_method_uses_its_one_sided_bound_and_refuses_two_systems():
+    f = _two_systems()
+    fit = jb.AccuracyStudy.from_items(f, system="system").fit("closed_form")
+    lo = fit.interval(alpha=0.1).loc["A", "lower"]  # one-sided 95% lower bound
+    t = check_claims(fit, [f"A > {lo - 0.01:.4f}", f"A > {lo + 0.01:.4f}"], prob=0.95)
+    assert list(t["supported"]) == [True, False]
+    assert t["bound"].iloc[0] == pytest.approx(lo) and t["probability"].isna().all()
+    with pytest.raises(InputError, match="joint distribution") as e:
+        check_claims(fit, "A > B")
+    assert e.value.field == "method"
+    with pytest.raises(InputError, match="no system named 'C'"):
+        check_claims(fit, "C > 0.5")
+    for bad in (0.5, 1.0, 1.5, True):
+        with pytest.raises(InputError) as e:
+            check_claims(fit, "A > 0.5", prob=bad)
+        assert e.value.field == "prob"
+
+
+def test_cli_gate_exit_codes(tmp_path, capsys):
+    from judgebayes.cli import main
+
+    path = tmp_path / "items.csv"
+    _two_systems().to_csv(path, index=False)
+    base = ["gate", path, "--system", "system"]
+    ok = run(*base, "--claim", "A > 0.75", "--claim", "A > B", "--format", "json")
+    assert ok.returncode == 0, ok.stderr
+    out = json.loads(ok.stdout)
+    assert out["passed"] and [c["supported"] for c in out["claims"]] == [True, True]
+    assert ok.stderr.startswith("judgebayes gate: PASS: 2 of 2")
+    fail = run(*base, "--claim", "A > 0.75", "--claim", "B > 0.8")
+    assert fail.returncode == 1 and "FAIL: 1 of 2" in fail.stderr
+    assert "B > 0.8" in fail.stdout
+    # the same entry point in this process (the two runs above are the installed command)
+    base = [str(a) for a in base]
+    for bad, field in (
+        (["--claim", "A = 0.8"], "'A = 0.8'"),
+        (["--claim", "Z > 0.5"], "'Z'"),
+        (["--claim", "A > 0.5", "--prob", "2"], "prob"),
+    ):
+        capsys.readouterr()
+        assert main([*base, *bad]) == 2, bad
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and field in err, (bad, err)
+    assert main([*base, "--claim", "A > 0.75", "--method", "closed-form"]) == 0

@@ -77,7 +77,7 @@ def main() -> None:
     istudy = jb.AccuracyStudy.from_items(items)
     row("items closed form, 5,000 items", lambda i: istudy.fit("closed_form"), 200)
     row("items Laplace (numpy density)", lambda i: istudy.fit("laplace", random_seed=i), 10)
-    row("items exact (conjugate)", lambda i: istudy.fit("exact", random_seed=i), 20)
+    row("items exact", lambda i: istudy.fit("exact", random_seed=i), 20)
     rk = jb.controlled_benchmark(seed=0).ranking()
     row(
         "ranking Laplace, normal prior (30 items)",

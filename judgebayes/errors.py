@@ -127,8 +127,10 @@ def require_type(value: Any, expected: type, field: str, hint: str = "") -> Any:
     return value
 
 
-def _keyword_names(fn: Callable) -> list[str]:
-    return [p.name for p in inspect.signature(fn).parameters.values() if p.kind == p.KEYWORD_ONLY]
+@functools.cache
+def _keyword_names(fn: Callable) -> tuple[str, ...]:
+    params = inspect.signature(fn).parameters.values()
+    return tuple(p.name for p in params if p.kind == p.KEYWORD_ONLY)
 
 
 def unknown_keyword(where: str, kwargs: Mapping[str, Any], valid: set[str]) -> None:

@@ -20,6 +20,7 @@ whether an assumption failed.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -94,6 +95,7 @@ class FitParts:
     extra: dict = field(default_factory=dict)
 
 
+@functools.cache
 def _keywords(fn: Callable, what: str) -> tuple[str, ...]:
     """The keyword-only parameters of ``fn`` after its first (the study or the fit)."""
     params = list(inspect.signature(fn).parameters.values())

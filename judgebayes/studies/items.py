@@ -23,12 +23,14 @@ estimate the process rate whatever the study's estimand, and say so in their not
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from judgebayes.data.items import ItemData, items_from_frame
 from judgebayes.errors import FewClustersWarning, InputError, route_keywords
@@ -39,7 +41,7 @@ from judgebayes.inference.registry import check_count, check_seed
 from judgebayes.models import accuracy as ma
 from judgebayes.results import check_alpha, point_tree, tree
 from judgebayes.studies.accuracy_fit import AccuracyFit
-from judgebayes.studies.base import FitParts, Study
+from judgebayes.studies.base import CHECK_COLUMNS, FitParts, Study
 
 __all__ = ["ItemStudy"]
 
@@ -88,8 +90,17 @@ class ItemStudy(Study):
 
     family = "accuracy"
     fit_type = AccuracyFit
-    default_method = "nuts"
     default_methods = ("closed_form", "ppi_plus_plus", "labels_only", "exact", "nuts")
+
+    @property
+    def default_method(self) -> str:
+        """``nuts``; with several judges ``exact``, the vote-count posterior, which assumes
+        nothing about how the judges' errors relate (the latent-class ``nuts`` model
+        assumes them independent given the truth and under-covered with correlated judges:
+        ARCHITECTURE, several judges).
+        """
+        several = self.data.n_judges > 1 and self.data.cluster is None
+        return "exact" if several and self.data.weights is None else "nuts"
 
     def __init__(
         self,
@@ -707,3 +718,47 @@ def _lr_one(k, n, tp, m1, tn, m0):
         )
 
     return f
+
+
+# =========================================================================== checks
+
+
+@ItemStudy.checks.register(
+    "judge_dependence",
+    summary="are several judges' verdicts independent given the human label? (labelled items)",
+)
+def _dependence_check(study: ItemStudy, fit=None, *, alpha: float) -> pd.DataFrame:
+    r"""For every system, human label and pair of judges, the labelled items' 2 x 2 table of
+    the two verdicts: under conditional independence (the latent-class model's assumption)
+    their odds ratio is 1.  ``observed`` is the share of items the two agree on,
+    ``expected`` the share independence predicts from their marginal rates,
+    :math:`p_j p_k + (1-p_j)(1-p_k)`; ``p_value`` is Fisher's exact test, Bonferroni-adjusted
+    over the rows (so ``flagged`` holds the family-wise error at ``alpha``).  A pair where
+    a judge gives one verdict only carries no information (p = 1).  One judge: no rows.
+    """
+    d = study.data
+    if d.n_judges < 2:
+        return pd.DataFrame(columns=list(CHECK_COLUMNS))
+    rows = []
+    for s, name in enumerate(d.systems):
+        for h in (1, 0):
+            v = d.votes[d.labelled & (d.system == s) & (d.human == h)].astype(bool)
+            for j, k in itertools.combinations(range(d.n_judges), 2):
+                a, b = v[:, j], v[:, k]
+                table = [[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]]
+                informative = a.size > 1 and 0 < a.mean() < 1 and 0 < b.mean() < 1
+                p = stats.fisher_exact(table)[1] if informative else 1.0
+                pa, pb = (a.mean(), b.mean()) if a.size else (np.nan, np.nan)
+                rows.append(
+                    {
+                        "unit": f"{name}: {d.judges[j]} & {d.judges[k]} | human {h}",
+                        "observed": float(np.mean(a == b)) if a.size else np.nan,
+                        "expected": float(pa * pb + (1 - pa) * (1 - pb)),
+                        "p_raw": float(p),
+                        "n": int(a.size),
+                    }
+                )
+    out = pd.DataFrame(rows)
+    out["p_value"] = np.minimum(1.0, out["p_raw"] * len(out))
+    out["flagged"] = out["p_value"] < alpha
+    return out.assign(check="judge_dependence")

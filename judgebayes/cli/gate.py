@@ -73,13 +73,22 @@ def run(args) -> tuple[str, int]:
         fit = study.fit(method, random_seed=args.seed, **options)
     report_gate("gate", [fit])
     table = check_claims(fit, [c.text for c in claims], prob=args.prob)
-    ok = bool(table["supported"].all())
+    # a claim read off a model whose own checks flag its assumptions is not supported
+    checks = study.check(fit)
+    flagged = checks[checks["flagged"].astype(bool)]
+    ok = bool(table["supported"].all()) and flagged.empty
     n_bad = int((~table["supported"]).sum())
     verdict = (
         f"judgebayes gate: {'PASS' if ok else 'FAIL'}: "
         f"{len(table) - n_bad} of {len(table)} claim(s) supported at {args.prob:g} "
         f"({method}, {fit.info.get('estimand', 'process')} rate)"
     )
+    if not flagged.empty:
+        names = ", ".join(dict.fromkeys(flagged["check"]))
+        verdict += (
+            f"; the model's check {names} flags {len(flagged)} unit(s), e.g. "
+            f"{flagged['unit'].iloc[0]} (p = {flagged['p_value'].iloc[0]:.2g})"
+        )
     print(verdict, file=sys.stderr)
     rows = table.to_dict("records")
     if args.format == "json":
@@ -90,6 +99,12 @@ def run(args) -> tuple[str, int]:
                 "prob": args.prob,
                 "diagnostics": diagnostics_json(fit),
                 "claims": [{k: clean(v) for k, v in r.items()} for r in rows],
+                "flagged_checks": [
+                    {k: clean(v) for k, v in r.items()}
+                    for r in flagged[["check", "unit", "observed", "expected", "p_value"]].to_dict(
+                        "records"
+                    )
+                ],
             },
             indent=2,
         )

@@ -1032,6 +1032,13 @@ def _judge_error(
     )
     parts.info |= ranking._channel_info()
     parts.notes = ranking._channel_notes()
+    if ranking.data.covariates:
+        parts.notes = (
+            *parts.notes,
+            f"the judge channel does not use the covariates {list(ranking.data.covariates)}: "
+            "each judge has one confusion matrix for every comparison; "
+            "study.check(fit)'s 'channel' rows test that on the labelled comparisons",
+        )
     return ranking._identified(parts, reference, (ch.first, ch.second))
 
 
@@ -1118,3 +1125,62 @@ def _pair_checks(ranking: PairwiseRanking, fit, *, alpha: float) -> pd.DataFrame
             "flagged": t["p_value"].to_numpy(float) < alpha,
         }
     )
+
+
+#: labelled verdicts a (judge, item, preferred or not) cell needs to be checked
+CHANNEL_CHECK_MIN = 10
+
+
+@PairwiseRanking.checks.register(
+    "channel",
+    needs="draws",
+    summary="judge agreement with the human, by item and whether the human preferred it",
+    accepts=lambda fit: fit.method == "judge_error",
+)
+def _channel_check(ranking: PairwiseRanking, fit, *, alpha: float) -> pd.DataFrame:
+    r"""Posterior predictive check of the judge channel on the labelled comparisons.
+
+    The channel assumes one confusion matrix per judge for every comparison.  A judge whose
+    errors depend on the items (it favours the longer answer, or a system of its own model
+    family) agrees with the human more when the human preferred that item and less when
+    the human preferred its opponent.  For every judge and item, the labelled comparisons
+    with that item (human ties left out) are split by whether the human preferred it; with
+    at least :data:`CHANNEL_CHECK_MIN` verdicts, ``observed`` is the count of verdicts equal
+    to the human's and ``expected`` its posterior predictive mean, each verdict replicated
+    from its draw's confusion row :math:`\Pr(\text{verdict} = h \mid \text{human} = h)`;
+    ``p_value`` is the two-sided predictive p-value, Bonferroni-adjusted over the rows.
+    """
+    ch = ranking.channel
+    conf = fit.idata.posterior["confusion"].values  # (chain, draw, judge, human, verdict)
+    conf = conf.reshape(-1, *conf.shape[2:])
+    rng = np.random.default_rng(0)
+    conf = conf[rng.choice(conf.shape[0], size=min(1000, conf.shape[0]), replace=False)]
+    preferred = np.where(ch.human == 0, ch.first, np.where(ch.human == 1, ch.second, -1))
+    rows = []
+    for j, judge in enumerate(ch.judges):
+        usable = (preferred >= 0) & (ch.verdicts[:, j] >= 0)
+        for i, item in enumerate(ch.items):
+            has = usable & ((ch.first == i) | (ch.second == i))
+            for won in (True, False):
+                idx = np.flatnonzero(has & ((preferred == i) == won))
+                if idx.size < CHANNEL_CHECK_MIN:
+                    continue
+                h = ch.human[idx]
+                agree = conf[:, j, h, h]  # (draws, n): P(verdict = human) per verdict
+                rep = (rng.random(agree.shape) < agree).sum(1)
+                obs = int(np.sum(ch.verdicts[idx, j] == h))
+                p = 2 * min(np.mean(rep >= obs), np.mean(rep <= obs))
+                what = "preferred" if won else "not preferred"
+                rows.append(
+                    {
+                        "unit": f"{judge}: {item}, {what} by the human",
+                        "observed": float(obs),
+                        "expected": float(agree.sum(1).mean()),
+                        "p_raw": float(min(1.0, p)),
+                        "n": int(idx.size),
+                    }
+                )
+    out = pd.DataFrame(rows, columns=["unit", "observed", "expected", "p_raw", "n"])
+    out["p_value"] = np.minimum(1.0, out["p_raw"] * max(len(out), 1))
+    out["flagged"] = out["p_value"] < alpha
+    return out

@@ -6,6 +6,7 @@ quadrature (tests/reference.py), against the gate's share of the fit's 4,000 dra
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -113,3 +114,26 @@ def test_cli_gate_exit_codes(tmp_path, capsys):
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and field in err, (bad, err)
     assert main([*base, "--claim", "A > 0.75", "--method", "closed-form"]) == 0
+
+
+def test_cli_gate_fails_when_the_models_own_check_flags_it(tmp_path):
+    # the judge says "correct" on 396 of 400 test items, but on 120 calibration items it
+    # was right 80% of the time in each class: no true rate reaches a judged rate of 0.99
+    # with those rates (check 'transfer'), so a claim read off the fit is not supported
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"judge": (np.arange(400) < 396).astype(int)}).to_csv(
+        tmp_path / "t.csv", index=False
+    )
+    h = np.r_[np.ones(60), np.zeros(60)].astype(int)
+    right = rng.random(120) < 0.8
+    pd.DataFrame({"human": h, "judge": np.where(right, h, 1 - h)}).to_csv(
+        tmp_path / "c.csv", index=False
+    )
+    res = run(
+        "gate", tmp_path / "t.csv", "--calibration", tmp_path / "c.csv",
+        "--claim", "rate > 0.5", "--format", "json",
+    )  # fmt: skip
+    assert res.returncode == 1, res.stderr
+    assert "FAIL" in res.stderr and "check transfer flags" in res.stderr
+    out = json.loads(res.stdout)
+    assert not out["passed"] and out["flagged_checks"][0]["check"] == "transfer"

@@ -319,6 +319,12 @@ def add_item_files(sp, *, items: bool = False) -> None:
     sp.add_argument("--positive", default=None, help="label value meaning 'correct'")
     if not items:
         return
+    sp.add_argument(
+        "--item",
+        default=None,
+        help="items design: the column naming the prompt several systems answered "
+        "(contrasts are then paired; for logs, sample_id)",
+    )
     logs = sp.add_argument_group("items from an evaluation tool's log (instead of a CSV)")
     logs.add_argument("--inspect", default=None, help="Inspect AI log file or directory")
     logs.add_argument("--lm-eval", default=None, help="lm-eval samples_*.jsonl file or directory")
@@ -380,7 +386,7 @@ def study_from_args(args):
     from judgebayes.errors import InputError
     from judgebayes.studies.accuracy import AccuracyStudy
 
-    design = {k: getattr(args, k, None) for k in ("stratum", "cluster", "weights")}
+    design = {k: getattr(args, k, None) for k in ("stratum", "cluster", "weights", "item")}
     estimand = getattr(args, "estimand", "items")
     df = _items_from_log(args)
     if df is not None:
@@ -397,6 +403,13 @@ def study_from_args(args):
         )
     common = dict(judge=args.judge, human=args.human, system=args.system, positive=args.positive)
     if args.calibration is not None:
+        if design["item"] is not None:
+            raise InputError(
+                "--item pairs the systems of one items file; with --calibration the two "
+                "files are a calibration design (leave out --item, or --calibration)",
+                field="item",
+                value=design["item"],
+            )
         test_df = read_csv(args.test, "test")
         return AccuracyStudy.from_frames(
             test_df, read_csv(args.calibration, "calibration"), **common

@@ -65,6 +65,8 @@ class ItemData:
         The column names given, for messages.
     rows : ndarray, optional
         The frame's index labels of the kept rows (to name items to label next).
+    item : ndarray of int, shape (N,), or None
+        The prompt each item answers (``item=``): the same code across systems pairs them.
     votes : ndarray of float, shape (N, J), or None
         Several judges: every judge's verdict (``judge`` then holds the number of
         positive votes, 0..J).
@@ -85,6 +87,16 @@ class ItemData:
     rows: np.ndarray | None = None
     votes: np.ndarray | None = None
     judges: tuple[str, ...] = ()
+    item: np.ndarray | None = None
+
+    @property
+    def unpaired(self) -> np.ndarray:
+        """Per system, its items no other system answered (``item=`` given; else zeros)."""
+        if self.item is None:
+            return np.zeros(len(self.systems), dtype=np.int64)
+        answered = np.bincount(self.item, minlength=int(self.item.max()) + 1)
+        alone = answered[self.item] == 1
+        return np.bincount(self.system[alone], minlength=len(self.systems))
 
     @property
     def n_judges(self) -> int:
@@ -164,6 +176,7 @@ class ItemData:
                 "judged_positive": c["N1"].sum(1),
                 "human_positive": (c["H1"] + c["H0"]).sum(1),
                 "n_missing": self.n_missing,
+                **({"n_unpaired": self.unpaired} if self.item is not None else {}),
             },
             index=pd.Index(list(self.systems), name="system"),
         )
@@ -237,6 +250,7 @@ def items_from_frame(
     weights: str | None = None,
     positive: Any = None,
     count: str | None = None,
+    item: str | None = None,
 ) -> ItemData:
     """Validate one item frame (module docstring) into :class:`ItemData`.
 
@@ -260,6 +274,11 @@ def items_from_frame(
         Column of multiplicities: each row stands for that many identical items (the
         reduced frame of :func:`judgebayes.data.large.reduce_items`).  The items are
         exchangeable within a row, so the study is the one of the expanded frame.
+    item : str, optional
+        Column naming the prompt each row answers, when several systems answered the same
+        prompts: their contrasts are then paired.  One row per (item, system); a repeated
+        pair is an error (aggregate first, or give ``count``), and an item only one
+        system answered is counted (``ItemData.unpaired``).
 
     Raises
     ------
@@ -293,6 +312,7 @@ def items_from_frame(
         "stratum": stratum,
         "cluster": cluster,
         "weights": weights,
+        "item": item,
     }
     for role, col in roles.items():
         if col is not None and col not in items.columns:
@@ -315,6 +335,26 @@ def items_from_frame(
     cl = None
     if cluster is not None:
         cl, _ = _codes(items, cluster, "cluster")
+    it = None
+    if item is not None:
+        if count is not None:
+            raise InputError(
+                "item= pairs single rows across systems; a reduced frame (count=) has no "
+                "rows per item: give one of them",
+                field="item",
+                value=item,
+            )
+        it, _ = _codes(items, item, "item")
+        dup = pd.DataFrame({"i": it, "s": sys_codes}).duplicated().to_numpy()
+        if dup.any():
+            r = int(np.flatnonzero(dup)[0])
+            raise InputError(
+                f"column {item!r}: item {items[item].iloc[r]!r} appears twice for system "
+                f"{systems[sys_codes[r]]!r} ({int(dup.sum())} repeated (item, system) "
+                "row(s)); a paired comparison takes one row per item and system",
+                field=item,
+                value=items[item].iloc[r],
+            )
     w = None
     if weights is not None:
         w = pd.to_numeric(items[weights], errors="coerce").to_numpy(dtype=float)
@@ -353,6 +393,7 @@ def items_from_frame(
         rows=rows(items.index.to_numpy()),
         votes=None if len(judges) == 1 else rows(vmat),
         judges=tuple(judges) if len(judges) > 1 else (),
+        item=None if it is None else rows(it),
     )
     n = np.bincount(data.system, minlength=len(systems))
     lab = np.bincount(data.system[data.labelled], minlength=len(systems))

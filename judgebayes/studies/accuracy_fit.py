@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from judgebayes.results import Fit, check_alpha
 
@@ -25,8 +26,19 @@ class AccuracyFit(Fit):
     """
 
     def contrasts(self, alpha: float = 0.05) -> pd.DataFrame:
-        """Every ordered pair of systems: mean of theta_a - theta_b, its interval, P(a > b)."""
+        r"""Every ordered pair of systems: theta_a - theta_b, its interval, P(a > b), and
+        ``estimand``: whose difference it is and whether the systems were paired by item.
+
+        From the draws for Laplace, exact and NUTS.  The items design's closed form gives
+        the Wald interval of its difference with a paired standard error when the study
+        has ``item=`` (:func:`~judgebayes.inference.accuracy.items.contrasts_items`), an
+        independent one otherwise; its ``p_a_greater`` is :math:`\Phi(d / \mathrm{se})`,
+        the normal approximation's confidence that a is ahead.
+        """
         alpha = check_alpha(alpha)
+        table = self.info.get("contrasts")
+        if self.is_point and table is not None:
+            return _wald_contrasts(table, alpha, self.info.get("estimand", "process"))
         self._require_draws("contrasts")
         d = self.draws()
         names = [str(v) for v in d["system"].values]
@@ -45,6 +57,7 @@ class AccuracyFit(Fit):
                         "lower": np.quantile(diff, alpha / 2),
                         "upper": np.quantile(diff, 1 - alpha / 2),
                         "p_a_greater": float((diff > 0).mean()),
+                        "estimand": self.info.get("estimand", "process"),
                     }
                 )
         return pd.DataFrame(rows)
@@ -57,3 +70,29 @@ class AccuracyFit(Fit):
         names = [str(v) for v in d["system"].values]
         counts = np.bincount(best, minlength=len(names)) / best.size
         return pd.Series(counts, index=pd.Index(names, name="system"), name="p_best")
+
+
+def _wald_contrasts(table: dict, alpha: float, estimand: str) -> pd.DataFrame:
+    z = stats.norm.ppf(1 - alpha / 2)
+    names = table["systems"]
+    d, se, slack, paired = (
+        np.asarray(table[k], float) for k in ("difference", "se", "slack", "n_paired")
+    )
+    rows = []
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            if i == j:
+                continue
+            how = f"paired on {int(paired[i, j])} items" if paired[i, j] else "independent"
+            rows.append(
+                {
+                    "a": a,
+                    "b": b,
+                    "difference": d[i, j],
+                    "lower": max(-1.0, d[i, j] - z * se[i, j] - slack[i, j]),
+                    "upper": min(1.0, d[i, j] + z * se[i, j] + slack[i, j]),
+                    "p_a_greater": float(stats.norm.cdf(d[i, j] / se[i, j])),
+                    "estimand": f"{estimand}, {how}",
+                }
+            )
+    return pd.DataFrame(rows)

@@ -544,16 +544,14 @@ def _closed_form(study: ItemStudy, *, random_seed=None) -> FitParts:
         design = "cluster-robust (CR2) over clusters, t(G - 1) critical value"
     if study.data.weights is not None:
         design += ", Hajek-weighted by the design weights"
-    parts = study._point(
-        {study.quantity: chosen.estimate},
-        chosen.interval,
-        {
-            "estimator": "double sampling (Tenenbein 1970) over all judged items, "
-            f"influence-function variance, {design}; Wald interval clipped to the "
-            "estimand's known range"
-        },
-        notes,
-    )
+    info = {
+        "estimator": "double sampling (Tenenbein 1970) over all judged items, "
+        f"influence-function variance, {design}; Wald interval clipped to the "
+        "estimand's known range"
+    }
+    if len(study.systems) > 1 and study.data.cluster is None:
+        info["contrasts"] = ie.contrasts_items(study.data, chosen, study.estimand)
+    parts = study._point({study.quantity: chosen.estimate}, chosen.interval, info, notes)
     # the other estimand's point, when the tree is built
     inner = parts.idata
     lazy_other = _QUANTITY[other]

@@ -11,7 +11,9 @@ claim's posterior probability is the share of draws where it holds,
 and it is supported when that probability is at least ``prob``.  A point method with an
 interval (``closed_form``) supports ``A > c`` when the lower end of its one-sided
 ``prob`` interval (the two-sided interval at ``alpha = 2 (1 - prob)``) is above ``c``;
-it has no joint distribution of two systems, so ``A > B`` needs a method with draws.
+``A > B`` then reads the one-sided bound of the difference, which the items design's
+closed form gives (paired by item with ``item=``, independent otherwise); the two-frame
+closed form has no joint distribution of two systems and refuses it.
 A NUTS fit that fails the convergence gate supports nothing: its draws are not trusted.
 
 >>> from judgebayes.workflows.gate import check_claims
@@ -138,15 +140,25 @@ def check_claims(fit: Fit, claims, prob: float = 0.95) -> pd.DataFrame:
         i = _unit(fit, c.lhs, c)
         j = None if isinstance(c.rhs, float) else _unit(fit, c.rhs, c)
         p = bound = np.nan
-        if fit.is_point:
-            if j is not None:
+        if fit.is_point and j is not None:
+            if "contrasts" not in fit.info:
                 raise InputError(
                     f"claim {c.text!r} compares two systems: method {fit.method!r} gives a "
                     "point and an interval per system, not their joint distribution; use "
-                    "'exact', 'laplace' or 'nuts'",
+                    "the items design's closed form, 'exact', 'laplace' or 'nuts'",
                     field="method",
                     value=fit.method,
                 )
+            names = list(fit.units)
+            t = fit.contrasts(alpha=2 * (1 - prob)).set_index(["a", "b"])
+            row = t.loc[(names[i], names[j])]
+            bound = float(row["lower"] if c.op == ">" else row["upper"])
+            ok = bool(bound > 0 if c.op == ">" else bound < 0)
+            side = "lower" if c.op == ">" else "upper"
+            reason = (
+                f"one-sided {prob:g} {side} bound of the difference {bound:.3f} ({row['estimand']})"
+            )
+        elif fit.is_point:
             iv = fit.interval(alpha=2 * (1 - prob)).iloc[i]
             bound = float(iv["lower"] if c.op == ">" else iv["upper"])
             ok = bool(bound > c.rhs if c.op == ">" else bound < c.rhs)

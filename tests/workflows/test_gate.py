@@ -70,15 +70,22 @@ def test_claim_probability_is_the_conjugate_posterior_probability():
     assert not table.loc[2, "supported"] and table.loc[2, "probability"] < 0.1
 
 
-def test_point_method_uses_its_one_sided_bound_and_refuses_two_systems():
+def test_point_method_uses_its_one_sided_bounds():
     f = _two_systems()
     fit = jb.AccuracyStudy.from_items(f, system="system").fit("closed_form")
     lo = fit.interval(alpha=0.1).loc["A", "lower"]  # one-sided 95% lower bound
     t = check_claims(fit, [f"A > {lo - 0.01:.4f}", f"A > {lo + 0.01:.4f}"], prob=0.95)
     assert list(t["supported"]) == [True, False]
     assert t["bound"].iloc[0] == pytest.approx(lo) and t["probability"].isna().all()
+    # the items design's closed form reads A > B off its difference's one-sided bound
+    t = check_claims(fit, "A > B", prob=0.95)
+    c = fit.contrasts(alpha=0.1).set_index(["a", "b"]).loc[("A", "B")]
+    assert t["bound"].iloc[0] == pytest.approx(c["lower"]) and t["supported"].iloc[0]
+    assert "independent" in t["reason"].iloc[0]
+    # the two-frame closed form has no joint distribution of two systems
+    two = jb.AccuracyStudy.from_counts([80, 60], [100, 100], 40, 50, 45, 50, systems=["A", "B"])
     with pytest.raises(InputError, match="joint distribution") as e:
-        check_claims(fit, "A > B")
+        check_claims(two.fit("closed_form"), "A > B")
     assert e.value.field == "method"
     with pytest.raises(InputError, match="no system named 'C'"):
         check_claims(fit, "C > 0.5")
@@ -137,3 +144,31 @@ def test_cli_gate_fails_when_the_models_own_check_flags_it(tmp_path):
     assert "FAIL" in res.stderr and "check transfer flags" in res.stderr
     out = json.loads(res.stdout)
     assert not out["passed"] and out["flagged_checks"][0]["check"] == "transfer"
+
+
+def test_cli_gate_pairs_systems_by_item(tmp_path):
+    # B copies A's correctness on 90% of 400 prompts and then fails 10% more; both systems'
+    # rows are labelled on the same 40% of prompts
+    rng = np.random.default_rng(3)
+    n = 400
+    a = rng.random(n) < 0.85
+    b = np.where(rng.random(n) < 0.9, a, ~a) & (rng.random(n) > 0.1)
+    lab = rng.random(n) < 0.4
+    rows = []
+    for s, h in (("new", a), ("old", b)):
+        v = np.where(h, rng.random(n) < 0.9, rng.random(n) > 0.8)
+        rows.append(
+            pd.DataFrame(
+                {"prompt": np.arange(n), "model": s, "judge": v.astype(int),
+                 "human": np.where(lab, h.astype(float), np.nan)}
+            )
+        )  # fmt: skip
+    path = tmp_path / "paired.csv"
+    pd.concat(rows).to_csv(path, index=False)
+    args = ["gate", path, "--system", "model", "--method", "closed-form", "--claim", "new > old"]
+    paired = run(*args, "--item", "prompt", "--format", "json")
+    alone = run(*args, "--format", "json")
+    assert paired.returncode in (0, 1) and alone.returncode in (0, 1), paired.stderr
+    p, i = (json.loads(r.stdout)["claims"][0] for r in (paired, alone))
+    assert "paired on 400 items" in p["reason"] and "independent" in i["reason"]
+    assert p["supported"] and p["bound"] > 0  # the difference is about 0.1 here

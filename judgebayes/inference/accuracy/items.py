@@ -89,10 +89,12 @@ __all__ = [
     "category_counts",
     "category_names",
     "clusters_per_system",
+    "contrasts_items",
     "double_sampling_items",
     "exact_items_draws",
     "labels_only_items",
     "naive_items",
+    "paired_difference",
     "ppi_items",
     "predicted_se",
 ]
@@ -269,6 +271,7 @@ def double_sampling_items(
     slack = np.bincount(sys_of_cell, weights=0.5 * n_c * undefined, minlength=ns) / n_s
     shape = (ns, nt, k)
     info = {
+        "influence": e,
         "human_rate": a_c.reshape(shape),
         "share": (n_c / n_st.repeat(k)).reshape(shape),
         "undefined_cells": undefined.reshape(shape),
@@ -288,6 +291,119 @@ def double_sampling_items(
         None if g is None else g - 1.0,
         slack=np.where(slack > 0, slack, 0.0),
     )
+
+
+def paired_difference(data: ItemData, a: int, b: int, estimand: str = "items") -> dict:
+    r"""Double sampling of the per-item difference of systems ``a`` and ``b`` (``item=``).
+
+    Over the items both systems answered, :math:`d_k = h_{a,k} - h_{b,k}` is known where
+    both rows are labelled; the verdict categories of the two rows (and the stratum of
+    ``a``'s row) form joint categories :math:`c`, so the correction uses what the two
+    verdicts say together.  Process: :math:`\hat\delta = \sum_c (n_c / N)\,\bar d_c` with
+    influence :math:`e_k = (\bar d_{c_k} - \hat\delta)/N + (n_c/N)(d_k - \bar d_c)/l_c` on
+    labelled pairs; items: the labelled pairs' own differences plus :math:`\bar d_c` for the
+    others, with the unlabelled pairs' within-category variance added.  A joint category
+    with items but no labelled pair is partially identified: its mean difference lies in
+    [-1, 1] and the interval is widened by its share (``slack``).  Each category's variance
+    is floored at :math:`1/(l_c + 2)`, so that a category whose few labelled pairs agree
+    does not report a zero-width interval.
+
+    Returns ``{"estimate", "se", "slack", "n_paired", "n_labelled"}``.
+    """
+    _check_estimand(estimand)
+    if data.item is None or data.cluster is not None or data.weights is not None:
+        raise InputError(
+            "a paired difference needs item= and no cluster= or weights=",
+            field="item",
+            value=data.columns.get("item"),
+        )
+    k = int(data.item.max()) + 1
+    n_cat = data.n_judges + 1
+
+    def by_item(s, x, fill=-1.0):
+        out = np.full(k, fill, float)
+        m = data.system == s
+        out[data.item[m]] = x[m]
+        return out
+
+    ca, cb = by_item(a, data.category.astype(float)), by_item(b, data.category.astype(float))
+    both = (ca >= 0) & (cb >= 0)
+    ha = by_item(a, np.where(data.labelled, data.human, np.nan), np.nan)[both]
+    hb = by_item(b, np.where(data.labelled, data.human, np.nan), np.nan)[both]
+    st = by_item(a, data.stratum.astype(float))[both].astype(np.int64)
+    cat = (st * n_cat + ca[both].astype(np.int64)) * n_cat + cb[both].astype(np.int64)
+    size = len(data.strata) * n_cat * n_cat
+    lab = ~np.isnan(ha) & ~np.isnan(hb)
+    d = np.where(lab, ha - hb, 0.0)
+    n = int(both.sum())
+    n_c = np.bincount(cat, minlength=size).astype(float)
+    l_c = np.bincount(cat[lab], minlength=size).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m_c = np.where(l_c > 0, np.bincount(cat[lab], weights=d[lab], minlength=size) / l_c, 0.0)
+    r = np.where(lab, d - m_c[cat], 0.0)
+    l1 = np.maximum(l_c, 1)
+    emp_c = np.bincount(cat, weights=r**2, minlength=size) / l1
+    gap_c = np.maximum(1.0 / (l_c + 2) - emp_c, 0.0)  # the floor's addition to each variance
+    empty = (n_c > 0) & (l_c == 0)
+    if estimand == "process":
+        est = float(np.sum(n_c * m_c) / n)
+        coef = n_c / n
+        e = (m_c[cat] - est) / n + np.where(lab, coef[cat] * r / l1[cat], 0.0)
+        pred = 0.0
+    else:
+        coef = (n_c - l_c) / n
+        est = float((np.sum(d[lab]) + np.sum((n_c - l_c) * m_c)) / n)
+        e = np.where(lab, coef[cat] * r / l1[cat], 0.0)
+        pred = np.sum(np.where(empty, 0.0, (n_c - l_c) * (emp_c + gap_c))) / n**2
+    floor = np.sum(np.where(l_c > 0, coef**2 * gap_c / l1, 0.0))
+    var = float(np.sum(e**2) + floor + pred)
+    return {
+        "estimate": est,
+        "se": float(np.sqrt(var)),
+        "slack": float(np.sum(n_c[empty]) / n),
+        "n_paired": n,
+        "n_labelled": int(lab.sum()),
+    }
+
+
+def contrasts_items(data: ItemData, est: ItemEstimate, estimand: str = "items") -> dict:
+    r"""Every ordered pair of systems' difference with its standard error: paired by item
+    (:func:`paired_difference`, over the items both answered) where ``item=`` was given,
+    else the difference of the two systems' :func:`double_sampling_items` estimates with
+    :math:`\mathrm{se}_a^2 + \mathrm{se}_b^2` (independent systems).
+
+    Returns ``{"systems", "difference", "se", "slack", "n_paired"}``, matrices indexed
+    [a][b], as lists (JSON-able: a fit's info keeps them).
+    """
+    if data.cluster is not None:
+        raise InputError(
+            "contrasts of the closed form are paired by item or independent; with cluster= "
+            "fit 'nuts' (hierarchical) and compare its draws",
+            field="cluster",
+            value=data.columns.get("cluster"),
+        )
+    ns = len(data.systems)
+    diff = est.estimate[:, None] - est.estimate[None, :]
+    se = np.sqrt(est.se[:, None] ** 2 + est.se[None, :] ** 2)
+    sl = np.zeros((ns, ns)) if est.slack is None else est.slack[:, None] + est.slack[None, :]
+    n_paired = np.zeros((ns, ns), dtype=np.int64)
+    if data.item is not None and data.weights is None:
+        for i in range(ns):
+            for j in range(i + 1, ns):
+                pdiff = paired_difference(data, i, j, estimand)
+                if pdiff["n_paired"] == 0:
+                    continue
+                diff[i, j], diff[j, i] = pdiff["estimate"], -pdiff["estimate"]
+                se[i, j] = se[j, i] = pdiff["se"]
+                sl[i, j] = sl[j, i] = pdiff["slack"]
+                n_paired[i, j] = n_paired[j, i] = pdiff["n_paired"]
+    return {
+        "systems": list(data.systems),
+        "difference": diff.tolist(),
+        "se": se.tolist(),
+        "slack": sl.tolist(),
+        "n_paired": n_paired.tolist(),
+    }
 
 
 def clusters_per_system(data: ItemData) -> np.ndarray | None:

@@ -1,24 +1,34 @@
-r"""A CI gate: is a stated claim about corrected rates supported at a stated level?
+r"""A CI gate: are stated claims about corrected rates supported at a stated level?
 
-A claim is a comparison of one system's rate with a number or with another system's rate:
-``"A > 0.8"``, ``"A < 0.25"``, ``"A > B"`` (``>=`` and ``<=`` are read as ``>`` and ``<``:
-the rates are continuous).  With a fit that has draws (``exact``, ``laplace``, ``nuts``) the
-claim's posterior probability is the share of draws where it holds,
+A claim compares one system's rate with a number, or the difference of two systems' rates
+with a margin:
+
+* ``"A > 0.8"``, ``"A < 0.25"``: a rate against a number;
+* ``"A > B"``, ``"A > B - 0.02"`` (non-inferiority: A is at most 0.02 worse),
+  ``"A < B + 0.01"``: a difference against a margin (spaces around the sign);
+* ``"|A - B| < 0.03"``: equivalence, both sides at once.
+
+``>=`` and ``<=`` are read as ``>`` and ``<`` (the rates are continuous).  With a fit that
+has draws (``exact``, ``laplace``, ``nuts``) a claim's posterior probability is the share
+of draws where it holds,
 
 .. math::
-    \Pr(\theta_A > c \mid \text{data}) \approx \frac1S\sum_s 1[\theta_A^{(s)} > c],
+    \Pr(\theta_A - \theta_B > m \mid \text{data}) \approx
+    \frac1S\sum_s 1[\theta_A^{(s)} - \theta_B^{(s)} > m],
 
-and it is supported when that probability is at least ``prob``.  A point method with an
-interval (``closed_form``) supports ``A > c`` when the lower end of its one-sided
-``prob`` interval (the two-sided interval at ``alpha = 2 (1 - prob)``) is above ``c``;
-``A > B`` then reads the one-sided bound of the difference, which the items design's
-closed form gives (paired by item with ``item=``, independent otherwise); the two-frame
-closed form has no joint distribution of two systems and refuses it.
-A NUTS fit that fails the convergence gate supports nothing: its draws are not trusted.
+and several claims are decided jointly: claims join the supported set in order of their own
+probability while the share of draws in which every claim of the set holds stays at least
+``prob``, so the supported claims are true together with that posterior probability.  A
+point method (``closed_form``) reads each claim off its one-sided bounds (the difference's,
+for two systems: the items design's closed form, paired by item with ``item=``;
+equivalence by two one-sided bounds), turns them into
+p-values by inverting the bound in its level, and decides several claims by Holm's step-down
+at ``1 - prob``, so the family-wise error rate is at most ``1 - prob``.  The table's
+``control`` column says which.  A NUTS fit that fails the convergence gate supports nothing.
 
 >>> from judgebayes.workflows.gate import check_claims
 >>> fit = study.fit("exact", random_seed=0)
->>> table = check_claims(fit, ["A > 0.8", "A > B"], prob=0.95)
+>>> table = check_claims(fit, ["A > 0.8", "A > B - 0.02"], prob=0.95)
 >>> table["supported"].all()  # the CLI exits 1 when this is False
 """
 
@@ -41,49 +51,73 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Claim", "check_claims", "parse_claim"]
 
 _CLAIM = re.compile(r"^\s*(?P<lhs>.+?)\s*(?P<op>>=|<=|>|<)\s*(?P<rhs>.+?)\s*$")
+_EQUIV = re.compile(r"^\s*\|\s*(?P<lhs>.+?)\s+-\s+(?P<rhs>.+?)\s*\|\s*(<=|<)\s*(?P<m>\S+)\s*$")
+_MARGIN = re.compile(r"^(?P<unit>.+?)\s+(?P<sign>[+-])\s+(?P<m>\d*\.?\d+)$")
 
 
 @dataclass(frozen=True)
 class Claim:
-    """``lhs op rhs``: ``lhs`` a unit (system), ``rhs`` a number or another unit."""
+    """``lhs op rhs``: ``lhs`` a unit (system); ``rhs`` a number, or another unit written
+    with an optional margin (``"B - 0.02"``, resolved against the fit's units); ``kind``
+    ``"equivalence"`` for ``|lhs - rhs| < margin``.
+    """
 
     text: str
     lhs: str
     op: str  # ">" or "<"
     rhs: float | str
+    kind: str = "compare"  # or "equivalence"
+    margin: float = 0.0
+
+
+def _malformed(text: str) -> InputError:
+    return InputError(
+        f"claim {text!r} is not of the form 'A > 0.8', 'A < 0.25', 'A > B', "
+        "'A > B - 0.02' or '|A - B| < 0.03'",
+        field="claim",
+        value=text,
+    )
+
+
+def _number(text: str, s: str, low: float, high: float, what: str) -> float:
+    try:
+        x = float(s)
+    except ValueError:
+        raise _malformed(text) from None
+    if not low <= x <= high:
+        raise InputError(
+            f"claim {text!r}: {what} must be a number in [{low:g}, {high:g}]; got {s}",
+            field="claim",
+            value=text,
+        )
+    return x
 
 
 def parse_claim(text: str) -> Claim:
-    """Read ``"A > 0.8"``, ``"A < 0.25"`` or ``"A > B"`` (module docstring).
+    """Read a claim (module docstring).
 
     Raises
     ------
     InputError
-        The text is not ``name op value`` with op one of ``> < >= <=``, or a number is
-        outside [0, 1].
+        The text is none of the forms, or a rate or margin is outside [0, 1].
     """
     if not isinstance(text, str):
         raise InputError(
             f"a claim must be a string like 'A > 0.8'; got {text!r}", field="claim", value=text
         )
+    eq = _EQUIV.match(text)
+    if eq is not None:
+        m = _number(text, eq["m"], 0.0, 1.0, "an equivalence margin")
+        return Claim(text.strip(), eq["lhs"], "<", eq["rhs"], "equivalence", m)
     m = _CLAIM.match(text)
-    if m is None or not m["lhs"] or not m["rhs"] or any(c in m["lhs"] + m["rhs"] for c in "<>="):
-        raise InputError(
-            f"claim {text!r} is not of the form 'A > 0.8', 'A < 0.25' or 'A > B'",
-            field="claim",
-            value=text,
-        )
-    rhs: float | str = m["rhs"]
+    if m is None or not m["lhs"] or not m["rhs"] or any(c in m["lhs"] + m["rhs"] for c in "<>=|"):
+        raise _malformed(text)
     try:
-        rhs = float(m["rhs"])
+        rhs: float | str = float(m["rhs"])
     except ValueError:
-        pass
-    if isinstance(rhs, float) and not 0.0 <= rhs <= 1.0:
-        raise InputError(
-            f"claim {text!r}: a rate is compared with a number in [0, 1]; got {m['rhs']}",
-            field="claim",
-            value=text,
-        )
+        rhs = m["rhs"]
+    else:
+        _number(text, m["rhs"], 0.0, 1.0, "a rate")
     return Claim(text.strip(), m["lhs"], m["op"][0], rhs)
 
 
@@ -101,31 +135,91 @@ def _unit(fit: Fit, name: str, claim: Claim) -> int:
     )
 
 
+def _resolve(fit: Fit, c: Claim) -> tuple[int, int | None, float]:
+    """(lhs index, rhs index or None, the number or margin compared with)."""
+    i = _unit(fit, c.lhs, c)
+    if isinstance(c.rhs, float):
+        return i, None, c.rhs
+    if c.rhs in fit.units or c.kind == "equivalence":
+        return i, _unit(fit, c.rhs, c), c.margin
+    mm = _MARGIN.match(c.rhs)
+    if mm is None:
+        return i, _unit(fit, c.rhs, c), 0.0  # names the unknown unit
+    margin = _number(c.text, mm["m"], 0.0, 1.0, "a margin")
+    return i, _unit(fit, mm["unit"], c), margin if mm["sign"] == "+" else -margin
+
+
+def _holds(c: Claim, x: np.ndarray, value: float) -> np.ndarray:
+    """Where the claim holds for values ``x`` of its rate or difference."""
+    if c.kind == "equivalence":
+        return np.abs(x) < value
+    return x > value if c.op == ">" else x < value
+
+
+def _bound(fit: Fit, i: int, j: int | None, alpha1: float, side: str) -> float:
+    """One-sided (1 - alpha1) bound of a rate (j None) or of the difference i - j."""
+    if j is None:
+        row = fit.interval(alpha=2 * alpha1).iloc[i]
+    else:
+        names = list(fit.units)
+        row = fit.contrasts(alpha=2 * alpha1).set_index(["a", "b"]).loc[(names[i], names[j])]
+    return float(row[side])
+
+
+def _p_value(fit: Fit, i: int, j: int | None, side: str, value: float) -> tuple[float, float]:
+    """The smallest one-sided level at which the bound clears ``value`` (by bisection over
+    the level, the bound being monotone in it), and the bound at that level's search start.
+    """
+    beyond = (lambda b: b > value) if side == "lower" else (lambda b: b < value)
+    hi_level, lo_level = 0.4999, 1e-10
+    at_half = _bound(fit, i, j, hi_level, side)
+    if not np.isfinite(at_half) or not beyond(at_half):
+        return 1.0, at_half
+    if beyond(_bound(fit, i, j, lo_level, side)):
+        return lo_level, at_half
+    for _ in range(40):
+        mid = 0.5 * (lo_level + hi_level)
+        if beyond(_bound(fit, i, j, mid, side)):
+            hi_level = mid
+        else:
+            lo_level = mid
+    return hi_level, at_half
+
+
+def _pair_text(fit: Fit, i: int, j: int | None) -> str:
+    if j is None:
+        return ""
+    names = list(fit.units)
+    row = fit.contrasts().set_index(["a", "b"]).loc[(names[i], names[j])]
+    return f" of the difference ({row['estimand']})"
+
+
 def check_claims(fit: Fit, claims, prob: float = 0.95) -> pd.DataFrame:
-    """Check each claim against ``fit`` (module docstring).
+    """Check claims against ``fit``, jointly (module docstring).
 
     Parameters
     ----------
     fit : Fit
         A fit of any family; its reported quantity is the rate compared.
     claims : str or sequence of str
-        Claims such as ``"A > 0.8"`` or ``"A > B"``.
+        Claims such as ``"A > 0.8"``, ``"A > B - 0.02"`` or ``"|A - B| < 0.03"``.
     prob : float
-        Posterior probability (or one-sided confidence, for a point method) required,
-        in (0.5, 1).
+        Posterior probability (or one minus the family-wise error rate, for a point
+        method) required, in (0.5, 1).
 
     Returns
     -------
     DataFrame
-        One row per claim: ``claim``, ``method``, ``probability`` (NaN for a point
-        method), ``bound`` (the one-sided bound a point method used; NaN otherwise),
-        ``required``, ``supported`` and ``reason``.
+        One row per claim: ``claim``, ``method``, ``probability`` (the claim's own
+        posterior probability; NaN for a point method), ``p_value`` (a point method's;
+        NaN otherwise), ``bound`` (the point method's one-sided ``prob`` bound),
+        ``required``, ``supported``, ``control`` and ``reason``.
 
     Raises
     ------
     InputError
-        A malformed claim, an unknown system, ``prob`` outside (0.5, 1), or ``A > B``
-        with a point method.
+        A malformed claim, an unknown system, ``prob`` outside (0.5, 1), or a claim on
+        two systems with a point method that has no joint distribution of them.
     """
     if isinstance(prob, bool) or not isinstance(prob, int | float) or not 0.5 < prob < 1:
         raise InputError(
@@ -134,58 +228,105 @@ def check_claims(fit: Fit, claims, prob: float = 0.95) -> pd.DataFrame:
     parsed = [parse_claim(c) for c in ([claims] if isinstance(claims, str) else list(claims))]
     if not parsed:
         raise InputError("no claim to check", field="claim", value=None)
-    gate_failed = fit.diagnostics is not None and not fit.diagnostics.passed
+    resolved = [_resolve(fit, c) for c in parsed]
+    n = len(parsed)
     rows = []
-    for c in parsed:
-        i = _unit(fit, c.lhs, c)
-        j = None if isinstance(c.rhs, float) else _unit(fit, c.rhs, c)
-        p = bound = np.nan
-        if fit.is_point and j is not None:
-            if "contrasts" not in fit.info:
-                raise InputError(
-                    f"claim {c.text!r} compares two systems: method {fit.method!r} gives a "
-                    "point and an interval per system, not their joint distribution; use "
-                    "the items design's closed form, 'exact', 'laplace' or 'nuts'",
-                    field="method",
-                    value=fit.method,
-                )
-            names = list(fit.units)
-            t = fit.contrasts(alpha=2 * (1 - prob)).set_index(["a", "b"])
-            row = t.loc[(names[i], names[j])]
-            bound = float(row["lower"] if c.op == ">" else row["upper"])
-            ok = bool(bound > 0 if c.op == ">" else bound < 0)
-            side = "lower" if c.op == ">" else "upper"
-            reason = (
-                f"one-sided {prob:g} {side} bound of the difference {bound:.3f} ({row['estimand']})"
+    if fit.is_point:
+        pairs = [c.text for c, (_, j, _) in zip(parsed, resolved, strict=True) if j is not None]
+        if pairs and "contrasts" not in fit.info:
+            raise InputError(
+                f"claim(s) {pairs} compare two systems: method {fit.method!r} gives a point "
+                "and an interval per system, not their joint distribution; use the items "
+                "design's closed form, 'exact', 'laplace' or 'nuts'",
+                field="method",
+                value=fit.method,
             )
-        elif fit.is_point:
-            iv = fit.interval(alpha=2 * (1 - prob)).iloc[i]
-            bound = float(iv["lower"] if c.op == ">" else iv["upper"])
-            ok = bool(bound > c.rhs if c.op == ">" else bound < c.rhs)
-            side = "lower" if c.op == ">" else "upper"
-            reason = f"one-sided {prob:g} {side} bound {bound:.3f} against {c.rhs:g}"
-            if not np.isfinite(bound):
-                ok, reason = False, "the method gives no interval here (see the fit's notes)"
+        for c, (i, j, value) in zip(parsed, resolved, strict=True):
+            sides = (
+                [("lower", -value), ("upper", value)]
+                if c.kind == "equivalence"
+                else [("lower" if c.op == ">" else "upper", value)]
+            )
+            pvs = [_p_value(fit, i, j, side, v) for side, v in sides]
+            p_value = max(pv for pv, _ in pvs)
+            bounds = [_bound(fit, i, j, 1 - prob, side) for side, _ in sides]
+            rows.append(
+                {
+                    "claim": c.text,
+                    "method": fit.method,
+                    "probability": np.nan,
+                    "p_value": p_value,
+                    "bound": bounds[0] if len(bounds) == 1 else np.nan,
+                    "bounds": bounds,
+                }
+            )
+        # Holm's step-down at 1 - prob over the claims
+        order = np.argsort([r["p_value"] for r in rows], kind="stable")
+        supported = np.zeros(n, bool)
+        for rank, k in enumerate(order):
+            if rows[k]["p_value"] <= (1 - prob) / (n - rank):
+                supported[k] = True
+            else:
+                break
+        control = "single claim" if n == 1 else f"Holm over {n} claims (family-wise)"
+        for k, r in enumerate(rows):
+            bounds = r.pop("bounds")
+            shown = ", ".join(f"{b:.3f}" for b in bounds)
+            r |= {
+                "required": float(prob),
+                "supported": bool(supported[k]),
+                "control": control,
+                "reason": f"p = {r['p_value']:.3g}; one-sided {prob:g} bound(s) {shown}"
+                + _pair_text(fit, *resolved[k][:2]),
+            }
+            if not np.all(np.isfinite(bounds)):
+                r["supported"] = False
+                r["reason"] = "the method gives no interval here (see the fit's notes)"
+        return pd.DataFrame(rows)
+    d = fit.draws().values
+    d = d.reshape(d.shape[0], -1)
+    holds = []
+    for c, (i, j, value) in zip(parsed, resolved, strict=True):
+        x = d[:, i] if j is None else d[:, i] - d[:, j]
+        holds.append(np.where(np.isfinite(x), _holds(c, x, value), False))
+    holds = np.array(holds)
+    # the supported set: claims added in order of their own probability while every claim
+    # of the set still holds together in at least `prob` of the draws
+    chosen = np.zeros(n, bool)
+    for k in np.argsort(-holds.mean(axis=1), kind="stable"):
+        trial = chosen.copy()
+        trial[k] = True
+        if holds[trial].all(axis=0).mean() >= prob:
+            chosen = trial
         else:
-            d = fit.draws().values
-            d = d.reshape(d.shape[0], -1)
-            other = c.rhs if j is None else d[:, j]
-            ok_draws = np.isfinite(d[:, i]) & np.isfinite(other)
-            holds = d[:, i] > other if c.op == ">" else d[:, i] < other
-            p = float(holds[ok_draws].mean()) if ok_draws.any() else np.nan
-            ok = bool(np.isfinite(p) and p >= prob)
-            reason = f"P = {p:.3f} {'>=' if ok else '<'} {prob:g}"
-            if gate_failed:
-                ok = False
-                reason = f"the fit failed its convergence gate ({fit.diagnostics.message()})"
+            break
+    joint = float(holds[chosen].all(axis=0).mean()) if chosen.any() else np.nan
+    gate_failed = fit.diagnostics is not None and not fit.diagnostics.passed
+    control = (
+        "single claim"
+        if n == 1
+        else f"joint posterior probability: the supported claims hold together with P >= {prob:g}"
+    )
+    for k, c in enumerate(parsed):
+        p = float(holds[k].mean())
+        ok = bool(chosen[k])
+        reason = f"P = {p:.3f}"
+        if n > 1:
+            reason += f"; supported claims jointly {joint:.3f}" if chosen.any() else ""
+        reason += f" {'>=' if ok else '<'} {prob:g}" if n == 1 else ""
+        if gate_failed:
+            ok = False
+            reason = f"the fit failed its convergence gate ({fit.diagnostics.message()})"
         rows.append(
             {
                 "claim": c.text,
                 "method": fit.method,
                 "probability": p,
-                "bound": bound,
+                "p_value": np.nan,
+                "bound": np.nan,
                 "required": float(prob),
                 "supported": ok,
+                "control": control,
                 "reason": reason,
             }
         )

@@ -43,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "allocate_calibration": "judgebayes.inference.accuracy.design",
     "optimal_calibration_ratio": "judgebayes.inference.accuracy.design",
     "plan_calibration": "judgebayes.inference.accuracy.design",
+    "plan_paired": "judgebayes.inference.accuracy.design",
     "interval_width": "judgebayes.inference.accuracy.design",
     "llm_advantage_region": "judgebayes.inference.accuracy.design",
     "CalibrationPlan": "judgebayes.inference.accuracy.design",

@@ -7,6 +7,8 @@ r"""Calibration design: how many human labels to collect, and of which class.
   from Laplace-smoothed pilot rates; continuous in ``p`` and never 0 for a class.
 * :func:`plan_calibration` — the smallest total ``m`` whose interval reaches a target
   width for given ``p, q0, q1, n`` (``n`` may be infinite), under equal or optimal split.
+* :func:`plan_paired` — what a paired comparison of two systems on the same prompts can
+  detect, and how many prompts to label on both systems for a given difference.
 * :func:`llm_advantage_region` — Prop. 6.1: the true accuracies for which a calibrated
   LLM judge (with :math:`n\to\infty`) beats human-only evaluation of the same budget.
 """
@@ -23,11 +25,13 @@ from judgebayes.inference.accuracy.closed_form import _lr_parts, _lr_se, _out, _
 
 __all__ = [
     "CalibrationPlan",
+    "PairedPlan",
     "allocate_calibration",
     "interval_width",
     "llm_advantage_region",
     "optimal_calibration_ratio",
     "plan_calibration",
+    "plan_paired",
 ]
 
 
@@ -316,3 +320,115 @@ def llm_advantage_region(q: Any, q1: Any = None) -> tuple[Any, Any]:
         lo = np.clip(b / 2 - root, 0, 1)
         hi = np.clip(b / 2 + root, 0, 1)
     return _out(np.where(ok, lo, np.nan)), _out(np.where(ok, hi, np.nan))
+
+
+@dataclass(frozen=True)
+class PairedPlan:
+    """What a paired comparison of two systems on the same items can detect.
+
+    Attributes
+    ----------
+    se : float
+        Predicted standard error of the paired difference (process estimand).
+    detectable_difference : float
+        The smallest true difference a two-sided test at ``alpha`` detects with ``power``.
+    labelled_fraction_for : dict
+        For each difference asked about, the share of items to label on both systems
+        (NaN: not reachable with these items, even labelling all).
+    """
+
+    se: float
+    detectable_difference: float
+    labelled_fraction_for: dict
+
+
+def _paired_terms(rate_a, rate_b, agreement, sensitivity, specificity) -> tuple[float, float]:
+    """(variance of the per-category mean difference, mean within-category variance)."""
+    p10 = (1 - agreement + rate_a - rate_b) / 2
+    p01 = (1 - agreement - rate_a + rate_b) / 2
+    joint = {(1, 1): rate_a - p10, (1, 0): p10, (0, 1): p01, (0, 0): 1 - rate_b - p10}
+    if min(joint.values()) < -1e-12:
+        raise InputError(
+            f"agreement {agreement} is not possible with rates {rate_a} and {rate_b}: the two "
+            "systems can agree on at most 1 - |rate_a - rate_b| of the items",
+            field="agreement",
+            value=agreement,
+        )
+
+    def p_verdict(v, h):
+        return (
+            (sensitivity if v else 1 - sensitivity)
+            if h
+            else (specificity if not v else 1 - specificity)
+        )
+
+    mu, var, share = [], [], []
+    for va in (0, 1):
+        for vb in (0, 1):
+            w = {
+                hh: max(pj, 0.0) * p_verdict(va, hh[0]) * p_verdict(vb, hh[1])
+                for hh, pj in joint.items()
+            }
+            tot = sum(w.values())
+            if tot <= 0:
+                continue
+            d = np.array([hh[0] - hh[1] for hh in w])
+            pr = np.array(list(w.values())) / tot
+            m = float(d @ pr)
+            mu.append(m)
+            var.append(float(((d - m) ** 2) @ pr))
+            share.append(tot)
+    share, mu, var = (np.asarray(x) for x in (share, mu, var))
+    mean = share @ mu
+    return float(share @ (mu - mean) ** 2), float(share @ var)
+
+
+def plan_paired(
+    n_items: int,
+    labelled_fraction: float,
+    *,
+    rate_a: float,
+    rate_b: float,
+    agreement: float,
+    sensitivity: float,
+    specificity: float,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    differences: tuple[float, ...] = (),
+) -> PairedPlan:
+    r"""Plan a paired comparison of two systems judged on the same ``n_items`` prompts,
+    with a ``labelled_fraction`` of the prompts labelled on both systems.
+
+    For the paired double-sampling contrast (joint verdict categories :math:`c` of the two
+    systems' rows; :func:`~judgebayes.inference.accuracy.items.paired_difference`) the
+    process variance is
+
+    .. math::
+        \operatorname{Var}\hat\delta \approx \frac{1}{N}\Big(\operatorname{Var}_c \mu_c +
+        \frac{1}{f}\,E_c\,\sigma_c^2\Big),
+
+    with :math:`\mu_c, \sigma_c^2` the mean and variance of :math:`d = h_a - h_b` in
+    category :math:`c`, computed exactly from the systems' rates, their agreement (the
+    share of items on which both are right or both wrong) and the judge's sensitivity and
+    specificity (its verdicts on the two rows independent given the truth).  The detectable
+    difference is :math:`(z_{1-\alpha/2} + z_{\text{power}})\,\mathrm{se}`; the labelled
+    fraction for a difference :math:`\delta` solves the same equation for :math:`f`.
+    Labelling both systems on the same prompts is what makes the pairing pay: a prompt
+    labelled on one system only tells nothing about the difference.
+    """
+    n_items = int(n_items)
+    if not 0 < labelled_fraction <= 1:
+        raise InputError(
+            f"labelled_fraction must be in (0, 1]; got {labelled_fraction!r}",
+            field="labelled_fraction",
+            value=labelled_fraction,
+        )
+    v_mu, e_s2 = _paired_terms(rate_a, rate_b, agreement, sensitivity, specificity)
+    z = z_value(alpha) + z_value(2 * (1 - power))
+    se = float(np.sqrt((v_mu + e_s2 / labelled_fraction) / n_items))
+    need = {}
+    for delta in differences:
+        room = n_items * (abs(delta) / z) ** 2 - v_mu
+        f = e_s2 / room if room > 0 else np.nan
+        need[float(delta)] = float(f) if np.isfinite(f) and f <= 1 else float("nan")
+    return PairedPlan(se, float(z * se), need)

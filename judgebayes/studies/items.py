@@ -591,6 +591,8 @@ def _comparator(name: str, summary: str):
         elif name == "labels_only":
             est = ie.labels_only_items(d)
             point, ifn = est.estimate, est.interval
+            if len(d.systems) > 1:
+                extra = {"contrasts": ie.labels_only_contrasts(d, est)}
         elif name == "naive":
             est = ie.naive_items(d)
             point, ifn = est.estimate, est.interval

@@ -769,3 +769,19 @@ def test_the_item_column_pairs_rows_refuses_repeats_and_counts_unpaired_items():
     one_sided = frame.drop(frame.index[(frame["system"] == "B") & (frame["prompt"] < 7)])
     s = jb.AccuracyStudy.from_items(one_sided, system="system", item="prompt").summary()
     assert s.loc["A", "n_unpaired"] == 7 and s.loc["B", "n_unpaired"] == 0
+
+
+def test_labels_only_paired_contrast_is_agresti_min_on_the_pairs_labelled_on_both():
+    frame, *_ = _paired_frame(4)
+    fit = jb.AccuracyStudy.from_items(frame, system="system", item="prompt").fit("labels_only")
+    c = fit.contrasts().set_index(["a", "b"]).loc[("A", "B")]
+    # reference: the 2 x 2 table of the two labels on the prompts labelled for both
+    wide = frame.pivot(index="prompt", columns="system", values="human").dropna()
+    n10 = ((wide["A"] == 1) & (wide["B"] == 0)).sum() + 0.5
+    n01 = ((wide["A"] == 0) & (wide["B"] == 1)).sum() + 0.5
+    n = len(wide) + 2
+    d = (n10 - n01) / n
+    se = np.sqrt(((n10 + n01) / n - d**2) / n)
+    assert c["difference"] == pytest.approx(d, abs=1e-12)
+    assert c["upper"] - c["lower"] == pytest.approx(2 * 1.959963984540054 * se, rel=1e-9)
+    assert c["estimand"] == f"process, paired on {len(wide)} items"

@@ -92,6 +92,7 @@ __all__ = [
     "contrasts_items",
     "double_sampling_items",
     "exact_items_draws",
+    "labels_only_contrasts",
     "labels_only_items",
     "naive_items",
     "paired_difference",
@@ -363,6 +364,46 @@ def paired_difference(data: ItemData, a: int, b: int, estimand: str = "items") -
         "slack": float(np.sum(n_c[empty]) / n),
         "n_paired": n,
         "n_labelled": int(lab.sum()),
+    }
+
+
+def labels_only_contrasts(data: ItemData, est: ItemEstimate) -> dict:
+    r"""The labelled items' difference of two systems (the baseline without a judge).
+
+    With ``item=``: the prompts labelled on both systems, paired (McNemar's setting), with
+    Agresti and Min's interval (half a count added to each cell of the 2 x 2 table of the
+    two labels): :math:`\tilde d = (\tilde n_{10} - \tilde n_{01})/\tilde n`,
+    :math:`\mathrm{se}^2 = (\tilde p_{10} + \tilde p_{01} - \tilde d^2)/\tilde n`.  Without:
+    the two systems' labelled means, independent.  Same layout as :func:`contrasts_items`.
+    """
+    ns = len(data.systems)
+    diff = est.estimate[:, None] - est.estimate[None, :]
+    se = np.sqrt(est.se[:, None] ** 2 + est.se[None, :] ** 2)
+    n_paired = np.zeros((ns, ns), dtype=np.int64)
+    if data.item is not None:
+        k = int(data.item.max()) + 1
+        h = np.full((ns, k), np.nan)
+        for s in range(ns):
+            m = (data.system == s) & data.labelled
+            h[s, data.item[m]] = data.human[m]
+        for a in range(ns):
+            for b in range(ns):
+                both = ~np.isnan(h[a]) & ~np.isnan(h[b])
+                if a == b or not both.any():
+                    continue
+                n10 = np.sum((h[a] == 1) & (h[b] == 0) & both) + 0.5
+                n01 = np.sum((h[a] == 0) & (h[b] == 1) & both) + 0.5
+                n = both.sum() + 2.0
+                d = (n10 - n01) / n
+                diff[a, b] = d
+                se[a, b] = np.sqrt(max((n10 + n01) / n - d**2, 0.0) / n)
+                n_paired[a, b] = int(both.sum())
+    return {
+        "systems": list(data.systems),
+        "difference": diff.tolist(),
+        "se": se.tolist(),
+        "slack": np.zeros((ns, ns)).tolist(),
+        "n_paired": n_paired.tolist(),
     }
 
 

@@ -32,26 +32,7 @@ from judgebayes.errors import JudgeBayesError
 
 
 def frame(seed: int, n: int, delta: float) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    a = rng.random(n) < 0.75
-    f0 = 0.1
-    f1 = (0.25 * f0 + delta) / 0.75
-    b = np.where(a, rng.random(n) > f1, rng.random(n) < f0)
-    lab = rng.random(n) < 0.25
-    parts = []
-    for s, h in (("A", a), ("B", b)):
-        v = np.where(h, rng.random(n) < 0.9, rng.random(n) > 0.8)
-        parts.append(
-            pd.DataFrame(
-                {
-                    "prompt": np.arange(n),
-                    "system": s,
-                    "judge": v.astype(float),
-                    "human": np.where(lab, h.astype(float), np.nan),
-                }
-            )
-        )
-    return pd.concat(parts, ignore_index=True)
+    return jb.simulate_paired(n, rate_b=0.75 - delta, agreement=0.9, seed=seed)[0]
 
 
 def contrast(f: pd.DataFrame, method: str, item: str | None) -> tuple[float, float, float]:

@@ -111,6 +111,7 @@ _EXPORTS: dict[str, str] = {
     "PanelData": "judgebayes.data.panel",
     "simulate_panel": "judgebayes.simulate.panel",
     "simulate_items": "judgebayes.simulate.items",
+    "simulate_paired": "judgebayes.simulate.items",
     # real data, reports
     "split_protocol": "judgebayes.workflows.split_protocol",
     "SplitProtocolResult": "judgebayes.workflows.split_protocol",

@@ -14,7 +14,7 @@ from judgebayes.simulate.accuracy import (
     sbc_ranks,
     simulate_accuracy,
 )
-from judgebayes.simulate.items import SimulatedItems, simulate_items
+from judgebayes.simulate.items import SimulatedItems, simulate_items, simulate_paired
 from judgebayes.simulate.panel import SimulatedPanel, simulate_panel
 from judgebayes.simulate.ranking import (
     SimulatedJudgedPairs,
@@ -42,5 +42,6 @@ __all__ = [
     "simulate_bt_judge",
     "simulate_items",
     "simulate_judged_pairs",
+    "simulate_paired",
     "simulate_panel",
 ]

@@ -22,7 +22,7 @@ import pandas as pd
 
 from judgebayes.errors import InputError
 
-__all__ = ["SimulatedItems", "simulate_items"]
+__all__ = ["SimulatedItems", "simulate_items", "simulate_paired"]
 
 
 @dataclass(frozen=True)
@@ -134,3 +134,58 @@ def simulate_items(
         for j, vj in enumerate(votes, start=1):
             frame[f"judge_{j}"] = vj.astype(int)
     return SimulatedItems(frame, float(theta), float(h.mean()))
+
+
+def simulate_paired(
+    n_items: int,
+    *,
+    rate_a: float = 0.75,
+    rate_b: float = 0.70,
+    agreement: float = 0.9,
+    sensitivity: float = 0.9,
+    specificity: float = 0.8,
+    labelled: float = 0.25,
+    seed: int | None = None,
+) -> tuple[pd.DataFrame, float, float]:
+    r"""Two systems A and B answering the same ``n_items`` prompts, judged and partly labelled.
+
+    Each prompt's pair of correctness labels is drawn from the 2 x 2 joint fixed by the
+    two rates and the ``agreement`` (the share of prompts both get right or both wrong):
+    :math:`P(1, 0) = (1 - g + r_a - r_b)/2`, :math:`P(0, 1) = (1 - g - r_a + r_b)/2`.  The
+    judge scores each row independently given its label; a random ``labelled`` share of
+    prompts is labelled on both systems.
+
+    Returns
+    -------
+    (frame, process difference, realised difference)
+        ``frame`` has ``prompt, system, judge, human`` (blank = unlabelled); the
+        differences are A - B.
+    """
+    p10 = (1 - agreement + rate_a - rate_b) / 2
+    p01 = (1 - agreement - rate_a + rate_b) / 2
+    probs = np.array([rate_a - p10, p10, p01, 1 - rate_b - p10])  # (1,1) (1,0) (0,1) (0,0)
+    if np.any(probs < -1e-12):
+        raise InputError(
+            f"agreement {agreement} is not possible with rates {rate_a} and {rate_b}",
+            field="agreement",
+            value=agreement,
+        )
+    rng = np.random.default_rng(seed)
+    cell = rng.choice(4, size=n_items, p=np.clip(probs, 0, None) / np.clip(probs, 0, None).sum())
+    h = {"A": np.isin(cell, (0, 1)), "B": np.isin(cell, (0, 2))}
+    lab = rng.random(n_items) < labelled
+    parts = []
+    for s in ("A", "B"):
+        v = np.where(h[s], rng.random(n_items) < sensitivity, rng.random(n_items) > specificity)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "prompt": np.arange(n_items),
+                    "system": s,
+                    "judge": v.astype(float),
+                    "human": np.where(lab, h[s].astype(float), np.nan),
+                }
+            )
+        )
+    frame = pd.concat(parts, ignore_index=True)
+    return frame, rate_a - rate_b, float(h["A"].mean() - h["B"].mean())

@@ -699,30 +699,6 @@ def test_several_judges_default_to_the_vote_count_posterior_which_covers_when_th
 
 
 # ------------------------------------------------------------------ paired systems
-def _paired_frame(seed, n=400, labelled=0.25, agree=0.9, sens=0.9, spec=0.8):
-    """Systems A and B on the same n prompts, agreeing on ~90% of them (B copies A's
-    correctness with probability ``agree``); the judge (sensitivity 0.9, specificity 0.8)
-    scores both; humans label both systems on the same prompts.  Written here."""
-    rng = np.random.default_rng(seed)
-    a = rng.random(n) < 0.75
-    b = np.where(rng.random(n) < agree, a, ~a)
-    lab = rng.random(n) < labelled
-    parts = []
-    for s, h in (("A", a), ("B", b)):
-        v = np.where(h, rng.random(n) < sens, rng.random(n) > spec)
-        parts.append(
-            pd.DataFrame(
-                {
-                    "prompt": np.arange(n),
-                    "system": s,
-                    "judge": v.astype(float),
-                    "human": np.where(lab, h.astype(float), np.nan),
-                }
-            )
-        )
-    return pd.concat(parts, ignore_index=True), 0.75 - (0.75 * agree + 0.25 * (1 - agree)), a, b
-
-
 def test_paired_contrasts_cover_and_are_narrower_than_the_independent_analysis():
     # 300 sets; MC sd of a 0.95 coverage 0.0126 (0.918 is 2.5 sd below).  Measured: paired
     # coverage 0.96 at 0.57x the independent width (process) and 0.953 for the 400 prompts'
@@ -730,8 +706,8 @@ def test_paired_contrasts_cover_and_are_narrower_than_the_independent_analysis()
     hits = {"process": [], "items": []}
     width = {"paired": [], "independent": []}
     for r in range(300):
-        frame, truth, a, b = _paired_frame(r)
-        for estimand, target in (("process", truth), ("items", a.mean() - b.mean())):
+        frame, truth, realised = jb.simulate_paired(400, seed=r)
+        for estimand, target in (("process", truth), ("items", realised)):
             study = jb.AccuracyStudy.from_items(
                 frame, system="system", item="prompt", estimand=estimand
             )
@@ -748,7 +724,7 @@ def test_paired_contrasts_cover_and_are_narrower_than_the_independent_analysis()
 
 
 def test_the_item_column_pairs_rows_refuses_repeats_and_counts_unpaired_items():
-    frame, *_ = _paired_frame(1)
+    frame, *_ = jb.simulate_paired(400, seed=1)
     study = jb.AccuracyStudy.from_items(frame, system="system", item="prompt")
     paired = study.fit("closed_form").contrasts()
     # shuffling B's prompts breaks the pairing: the paired contrast changes
@@ -772,7 +748,7 @@ def test_the_item_column_pairs_rows_refuses_repeats_and_counts_unpaired_items():
 
 
 def test_labels_only_paired_contrast_is_agresti_min_on_the_pairs_labelled_on_both():
-    frame, *_ = _paired_frame(4)
+    frame, *_ = jb.simulate_paired(400, seed=4)
     fit = jb.AccuracyStudy.from_items(frame, system="system", item="prompt").fit("labels_only")
     c = fit.contrasts().set_index(["a", "b"]).loc[("A", "B")]
     # reference: the 2 x 2 table of the two labels on the prompts labelled for both

@@ -187,28 +187,6 @@ def test_margins_and_equivalence_are_parsed(text, kind, rhs, margin):
     assert (c.kind, c.rhs, c.margin) == (kind, rhs, margin)
 
 
-def _paired(seed, n=400, delta=0.05):
-    """A and B on the same prompts (B copies A's correctness on ~90%), B worse by delta in
-    the process; both systems labelled on the same 25% of prompts."""
-    rng = np.random.default_rng(seed)
-    a = rng.random(n) < 0.75
-    # flip correct->wrong with prob f1 and wrong->right with f0: E[b] = 0.75 - delta
-    f0 = 0.1
-    f1 = (0.25 * f0 + delta) / 0.75
-    b = np.where(a, rng.random(n) > f1, rng.random(n) < f0)
-    lab = rng.random(n) < 0.25
-    rows = []
-    for s, h in (("A", a), ("B", b)):
-        v = np.where(h, rng.random(n) < 0.9, rng.random(n) > 0.8)
-        rows.append(
-            pd.DataFrame(
-                {"prompt": np.arange(n), "system": s, "judge": v.astype(float),
-                 "human": np.where(lab, h.astype(float), np.nan)}
-            )
-        )  # fmt: skip
-    return pd.concat(rows, ignore_index=True)
-
-
 def test_claims_at_their_margin_hold_the_error_rate_and_several_the_familywise_rate():
     # true A - B = 0.05 in the process.  Each claim below is false at its margin (the
     # boundary), so a gate at prob 0.95 may support it in at most 5% of sets: 300 sets,
@@ -219,7 +197,10 @@ def test_claims_at_their_margin_hold_the_error_rate_and_several_the_familywise_r
     any_hit = 0
     for r in range(300):
         fit = jb.AccuracyStudy.from_items(
-            _paired(r), system="system", item="prompt", estimand="process"
+            jb.simulate_paired(400, rate_b=0.70, agreement=0.9, seed=r)[0],
+            system="system",
+            item="prompt",
+            estimand="process",
         ).fit("closed_form")
         t = check_claims(fit, claims, prob=0.95)
         for c, ok in zip(claims, t["supported"], strict=True):

@@ -137,31 +137,6 @@ def test_advantage_region_agrees_with_variances(q0, q1, th):
     assert inside == (v_llm < v_human)
 
 
-def _paired_sets(seed, n, f, rate_a, rate_b, agreement, sens, spec):
-    """Two systems' correctness drawn from the 2 x 2 joint the rates and agreement fix,
-    the judge's two verdicts independent given the truth, a share f of prompts labelled on
-    both systems.  Written here (the planner computes, this samples)."""
-    import pandas as pd
-
-    rng = np.random.default_rng(seed)
-    p10 = (1 - agreement + rate_a - rate_b) / 2
-    p01 = (1 - agreement - rate_a + rate_b) / 2
-    probs = [rate_a - p10, p10, p01, 1 - rate_b - p10]  # (1,1), (1,0), (0,1), (0,0)
-    cell = rng.choice(4, size=n, p=probs)
-    h = {"A": np.isin(cell, (0, 1)), "B": np.isin(cell, (0, 2))}
-    lab = rng.random(n) < f
-    rows = []
-    for s in ("A", "B"):
-        v = np.where(h[s], rng.random(n) < sens, rng.random(n) > spec)
-        rows.append(
-            pd.DataFrame(
-                {"prompt": np.arange(n), "system": s, "judge": v.astype(float),
-                 "human": np.where(lab, h[s].astype(float), np.nan)}
-            )
-        )  # fmt: skip
-    return pd.concat(rows, ignore_index=True)
-
-
 def test_paired_planner_predicts_the_detectable_difference():
     # the planner's detectable difference (power 0.8, two-sided 0.05) for 400 prompts, 25%
     # labelled on both systems, agreement 0.9, judge 0.9 / 0.8; simulated at that true
@@ -173,7 +148,7 @@ def test_paired_planner_predicts_the_detectable_difference():
     delta = plan.detectable_difference
     est, rejected = [], []
     for r in range(300):
-        f = _paired_sets(r, 400, 0.25, 0.75, 0.75 - delta, 0.9, 0.9, 0.8)
+        f, *_ = jb.simulate_paired(400, rate_b=0.75 - delta, seed=r)
         fit = jb.AccuracyStudy.from_items(
             f, system="system", item="prompt", estimand="process"
         ).fit("closed_form")

@@ -1,6 +1,6 @@
 """Item-level (Dawid-Skene) panel model against crowd-kit's DawidSkene, same data, one run.
 
-Issue 12's point 9: 200 outputs of one generator (valid with probability 0.7), 8 judges
+The Dawid-Skene setting: 200 outputs of one generator (valid with probability 0.7), 8 judges
 with TPR ~ U(0.65, 0.95) and TNR ~ U(0.50, 0.90), 30 outputs with a human label.  Per seed:
 mean absolute error of each judge's TPR and TNR against the per-judge rates that drew the
 verdicts, for judgebayes' ``nuts_items`` (posterior means; the 30 human labels enter the

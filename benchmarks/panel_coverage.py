@@ -1,6 +1,6 @@
 """Held-out coverage of the default panel model on simulated panels with dependent verdicts.
 
-Issue 12's acceptance setting: 14 generators x 14 agreeable validators (TPR ~0.96, TNR
+The acceptance setting: 14 generators x 14 agreeable validators (TPR ~0.96, TNR
 0.1-0.5), an invalid output's difficulty shared by every validator (sd 1 logit),
 generator-dependent validator rates (0.5 logit), ~9% missing verdicts, 6 of 14 generators
 annotated, 300 outputs per generator.  For each seed the default ``ValidatorPanel.fit("nuts")``

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.errors import InputError
+from judgebayes.inference.registry import check_count
 
 __all__ = ["SimulatedItems", "simulate_items", "simulate_paired"]
 
@@ -161,6 +162,7 @@ def simulate_paired(
         ``frame`` has ``prompt, system, judge, human`` (blank = unlabelled); the
         differences are A - B.
     """
+    n_items = check_count(n_items, "n_items")
     p10 = (1 - agreement + rate_a - rate_b) / 2
     p01 = (1 - agreement - rate_a + rate_b) / 2
     probs = np.array([rate_a - p10, p10, p01, 1 - rate_b - p10])  # (1,1) (1,0) (0,1) (0,0)

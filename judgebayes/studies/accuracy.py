@@ -918,7 +918,7 @@ def _exact(
             field="method",
             value="exact",
         )
-    draws, nodes = check_count(draws, "draws"), check_count(nodes, "nodes")
+    nodes = check_count(nodes, "nodes")
     k, n, _ = study.test.per_system()
     cal = study.calibration.pooled()
     ep = exact_posterior(

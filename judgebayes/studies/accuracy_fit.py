@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from judgebayes.inference.accuracy.items import contrast_matrices
 from judgebayes.results import Fit, check_alpha
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -75,9 +76,7 @@ class AccuracyFit(Fit):
 def _wald_contrasts(table: dict, alpha: float, estimand: str) -> pd.DataFrame:
     z = stats.norm.ppf(1 - alpha / 2)
     names = table["systems"]
-    d, se, slack, paired = (
-        np.asarray(table[k], float) for k in ("difference", "se", "slack", "n_paired")
-    )
+    d, se, slack, paired = contrast_matrices(table)
     rows = []
     for i, a in enumerate(names):
         for j, b in enumerate(names):

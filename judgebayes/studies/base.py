@@ -363,7 +363,7 @@ class Study:
         """MAP + Laplace draws of ``spec`` (the importance check refuses a poor fit)."""
         idata, info = fit_laplace(
             spec,
-            draws=check_count(draws, "draws"),
+            draws=draws,
             random_seed=random_seed,
             importance=importance,
             **kw,

@@ -906,7 +906,6 @@ def _laplace(
 
 def _newton(ranking, prior, position, draws, seed, loglik, learn_spread) -> FitParts:
     """The Gaussian-prior Bradley-Terry fit of the Newton engine, as fit parts."""
-    draws = check_count(draws, "draws")
     d = ranking.data
     pr = ranking.priors
     design = bt_design(
@@ -1060,7 +1059,6 @@ def _ppi(
     """
     ch = ranking._require_channel("method 'ppi'")
     ranking._check_reference(reference)
-    draws = check_count(draws, "draws")
     K = ch.n_outcomes
     has_v = (ch.verdicts >= 0).any(axis=1)
     counts = np.stack([(ch.verdicts == k).sum(axis=1) for k in range(K)], axis=1)

@@ -40,8 +40,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from judgebayes.errors import InputError
+from judgebayes.inference.accuracy.items import contrast_matrices
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -166,24 +168,32 @@ def _bound(fit: Fit, i: int, j: int | None, alpha1: float, side: str) -> float:
     return float(row[side])
 
 
-def _p_value(fit: Fit, i: int, j: int | None, side: str, value: float) -> tuple[float, float]:
-    """The smallest one-sided level at which the bound clears ``value`` (by bisection over
-    the level, the bound being monotone in it), and the bound at that level's search start.
+def _p_value(fit: Fit, i: int, j: int | None, side: str, value: float) -> float:
+    """The smallest one-sided level at which the ``side`` bound clears ``value``.
+
+    A difference's bound is the Wald bound of the fit's contrast table, widened by its
+    partial-identification slack, so its level is read off the normal tail directly.  A
+    rate's interval has whatever form its method gives (Lang-Reiczigel, t, Agresti-Coull,
+    clipped), so its level is found by bisection, the bound being monotone in the level.
     """
+    if j is not None:
+        d, se, slack, _ = (float(m[i, j]) for m in contrast_matrices(fit.info["contrasts"]))
+        gap = (d - slack - value) if side == "lower" else (value - d - slack)
+        return float(stats.norm.sf(gap / se)) if se > 0 else float(gap <= 0)
     beyond = (lambda b: b > value) if side == "lower" else (lambda b: b < value)
     hi_level, lo_level = 0.4999, 1e-10
     at_half = _bound(fit, i, j, hi_level, side)
     if not np.isfinite(at_half) or not beyond(at_half):
-        return 1.0, at_half
+        return 1.0
     if beyond(_bound(fit, i, j, lo_level, side)):
-        return lo_level, at_half
+        return lo_level
     for _ in range(40):
         mid = 0.5 * (lo_level + hi_level)
         if beyond(_bound(fit, i, j, mid, side)):
             hi_level = mid
         else:
             lo_level = mid
-    return hi_level, at_half
+    return hi_level
 
 
 def _pair_text(fit: Fit, i: int, j: int | None) -> str:
@@ -247,8 +257,7 @@ def check_claims(fit: Fit, claims, prob: float = 0.95) -> pd.DataFrame:
                 if c.kind == "equivalence"
                 else [("lower" if c.op == ">" else "upper", value)]
             )
-            pvs = [_p_value(fit, i, j, side, v) for side, v in sides]
-            p_value = max(pv for pv, _ in pvs)
+            p_value = max(_p_value(fit, i, j, side, v) for side, v in sides)
             bounds = [_bound(fit, i, j, 1 - prob, side) for side, _ in sides]
             rows.append(
                 {

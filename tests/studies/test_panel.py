@@ -518,7 +518,7 @@ def test_annotations_without_confusion_counts_are_refused_by_the_bayesian_models
 
 
 def _crowd_items(seed, n=200, judges=8, gold=30):
-    """Issue 12's point 9: one generator, 8 judges (TPR U(0.65, 0.95), TNR U(0.5, 0.9)),
+    """The Dawid-Skene setting: one generator, 8 judges (TPR U(0.65, 0.95), TNR U(0.5, 0.9)),
     outputs valid with probability 0.7, 30 with a human label (same as
     benchmarks/dawid_skene.py)."""
     rng = np.random.default_rng(seed)

@@ -229,7 +229,7 @@ def test_pandalm_with_a_fifth_of_the_humans_covers_the_all_human_ranking(pandalm
 
 @pytest.mark.slow
 def test_pandalm_corrected_ranking_beats_judges_and_humans_alone_over_50_subsets(pandalm):
-    """Issue 13's acceptance: Kendall tau against the all-human ranking, averaged over 50
+    """The acceptance setting: Kendall tau against the all-human ranking, averaged over 50
     random 20% human subsets, at least that of the judge votes alone and of the 20% human
     votes alone; the 95% intervals cover the all-human qualities.  (Measured: 0.884 vs
     0.800 and 0.812, coverage 0.976; benchmarks/judge_error_pandalm.py.)

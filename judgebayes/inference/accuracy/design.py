@@ -22,6 +22,7 @@ import numpy as np
 
 from judgebayes.errors import InputError, JudgeNoBetterThanChanceError
 from judgebayes.inference.accuracy.closed_form import _lr_parts, _lr_se, _out, _rate, _size, z_value
+from judgebayes.inference.registry import check_count
 
 __all__ = [
     "CalibrationPlan",
@@ -416,7 +417,15 @@ def plan_paired(
     Labelling both systems on the same prompts is what makes the pairing pay: a prompt
     labelled on one system only tells nothing about the difference.
     """
-    n_items = int(n_items)
+    n_items = check_count(n_items, "n_items")
+    for name, x in (
+        ("rate_a", rate_a),
+        ("rate_b", rate_b),
+        ("agreement", agreement),
+        ("sensitivity", sensitivity),
+        ("specificity", specificity),
+    ):
+        _rate(name, x)
     if not 0 < labelled_fraction <= 1:
         raise InputError(
             f"labelled_fraction must be in (0, 1]; got {labelled_fraction!r}",

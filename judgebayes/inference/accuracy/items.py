@@ -89,6 +89,7 @@ __all__ = [
     "category_counts",
     "category_names",
     "clusters_per_system",
+    "contrast_matrices",
     "contrasts_items",
     "double_sampling_items",
     "exact_items_draws",
@@ -367,6 +368,29 @@ def paired_difference(data: ItemData, a: int, b: int, estimand: str = "items") -
     }
 
 
+def _contrast_table(data: ItemData, est: ItemEstimate, paired) -> dict:
+    """The per-system estimates (the independent contrasts follow from them) and, with
+    ``item=``, the paired ones: ``paired(a, b)`` -> (difference, se, slack, n) or None.
+    Lists, so that a fit's info keeps them as JSON.
+    """
+    ns = len(data.systems)
+    table = {
+        "systems": list(data.systems),
+        "estimate": np.asarray(est.estimate, float).tolist(),
+        "se": np.asarray(est.se, float).tolist(),
+        "slack": (np.zeros(ns) if est.slack is None else est.slack).tolist(),
+    }
+    if data.item is not None:
+        rows = []
+        for a in range(ns):
+            for b in range(a + 1, ns):
+                r = paired(a, b)
+                if r is not None:
+                    rows.append([a, b, *r])
+        table["paired"] = rows  # [a, b, difference a - b, se, slack, n paired]
+    return table
+
+
 def labels_only_contrasts(data: ItemData, est: ItemEstimate) -> dict:
     r"""The labelled items' difference of two systems (the baseline without a judge).
 
@@ -376,45 +400,34 @@ def labels_only_contrasts(data: ItemData, est: ItemEstimate) -> dict:
     :math:`\mathrm{se}^2 = (\tilde p_{10} + \tilde p_{01} - \tilde d^2)/\tilde n`.  Without:
     the two systems' labelled means, independent.  Same layout as :func:`contrasts_items`.
     """
-    ns = len(data.systems)
-    diff = est.estimate[:, None] - est.estimate[None, :]
-    se = np.sqrt(est.se[:, None] ** 2 + est.se[None, :] ** 2)
-    n_paired = np.zeros((ns, ns), dtype=np.int64)
+    h = None
     if data.item is not None:
-        k = int(data.item.max()) + 1
-        h = np.full((ns, k), np.nan)
-        for s in range(ns):
-            m = (data.system == s) & data.labelled
-            h[s, data.item[m]] = data.human[m]
-        for a in range(ns):
-            for b in range(ns):
-                both = ~np.isnan(h[a]) & ~np.isnan(h[b])
-                if a == b or not both.any():
-                    continue
-                n10 = np.sum((h[a] == 1) & (h[b] == 0) & both) + 0.5
-                n01 = np.sum((h[a] == 0) & (h[b] == 1) & both) + 0.5
-                n = both.sum() + 2.0
-                d = (n10 - n01) / n
-                diff[a, b] = d
-                se[a, b] = np.sqrt(max((n10 + n01) / n - d**2, 0.0) / n)
-                n_paired[a, b] = int(both.sum())
-    return {
-        "systems": list(data.systems),
-        "difference": diff.tolist(),
-        "se": se.tolist(),
-        "slack": np.zeros((ns, ns)).tolist(),
-        "n_paired": n_paired.tolist(),
-    }
+        h = np.full((len(data.systems), int(data.item.max()) + 1), np.nan)
+        m = data.labelled
+        h[data.system[m], data.item[m]] = data.human[m]
+
+    def paired(a, b):
+        both = ~np.isnan(h[a]) & ~np.isnan(h[b])
+        if not both.any():
+            return None
+        n10 = np.sum((h[a] == 1) & (h[b] == 0) & both) + 0.5
+        n01 = np.sum((h[a] == 0) & (h[b] == 1) & both) + 0.5
+        n = both.sum() + 2.0
+        d = (n10 - n01) / n
+        return float(d), float(np.sqrt(max((n10 + n01) / n - d**2, 0.0) / n)), 0.0, int(both.sum())
+
+    return _contrast_table(data, est, paired)
 
 
 def contrasts_items(data: ItemData, est: ItemEstimate, estimand: str = "items") -> dict:
-    r"""Every ordered pair of systems' difference with its standard error: paired by item
-    (:func:`paired_difference`, over the items both answered) where ``item=`` was given,
-    else the difference of the two systems' :func:`double_sampling_items` estimates with
-    :math:`\mathrm{se}_a^2 + \mathrm{se}_b^2` (independent systems).
+    r"""Every pair of systems' difference: paired by item (:func:`paired_difference`, over
+    the items both answered) where ``item=`` was given, else the difference of the two
+    systems' :func:`double_sampling_items` estimates with :math:`\mathrm{se}_a^2 +
+    \mathrm{se}_b^2` (independent systems).
 
-    Returns ``{"systems", "difference", "se", "slack", "n_paired"}``, matrices indexed
-    [a][b], as lists (JSON-able: a fit's info keeps them).
+    Returns ``{"systems", "estimate", "se", "slack"[, "paired"]}``: the per-system
+    estimates, and with ``item=`` one row ``[a, b, difference, se, slack, n]`` per pair
+    (:func:`contrast_matrices` builds the matrices).
     """
     if data.cluster is not None:
         raise InputError(
@@ -423,28 +436,34 @@ def contrasts_items(data: ItemData, est: ItemEstimate, estimand: str = "items") 
             field="cluster",
             value=data.columns.get("cluster"),
         )
-    ns = len(data.systems)
-    diff = est.estimate[:, None] - est.estimate[None, :]
-    se = np.sqrt(est.se[:, None] ** 2 + est.se[None, :] ** 2)
-    sl = np.zeros((ns, ns)) if est.slack is None else est.slack[:, None] + est.slack[None, :]
-    n_paired = np.zeros((ns, ns), dtype=np.int64)
-    if data.item is not None and data.weights is None:
-        for i in range(ns):
-            for j in range(i + 1, ns):
-                pdiff = paired_difference(data, i, j, estimand)
-                if pdiff["n_paired"] == 0:
-                    continue
-                diff[i, j], diff[j, i] = pdiff["estimate"], -pdiff["estimate"]
-                se[i, j] = se[j, i] = pdiff["se"]
-                sl[i, j] = sl[j, i] = pdiff["slack"]
-                n_paired[i, j] = n_paired[j, i] = pdiff["n_paired"]
-    return {
-        "systems": list(data.systems),
-        "difference": diff.tolist(),
-        "se": se.tolist(),
-        "slack": sl.tolist(),
-        "n_paired": n_paired.tolist(),
-    }
+
+    def paired(a, b):
+        if data.weights is not None:
+            return None
+        r = paired_difference(data, a, b, estimand)
+        if r["n_paired"] == 0:
+            return None
+        return r["estimate"], r["se"], r["slack"], r["n_paired"]
+
+    return _contrast_table(data, est, paired)
+
+
+def contrast_matrices(table: dict) -> tuple[np.ndarray, ...]:
+    """(difference, se, slack, n paired) matrices indexed [a, b] from a contrast table:
+    independent from the per-system estimates, overlaid by the paired rows.
+    """
+    est, se, sl = (np.asarray(table[k], float) for k in ("estimate", "se", "slack"))
+    d = est[:, None] - est[None, :]
+    s = np.sqrt(se[:, None] ** 2 + se[None, :] ** 2)
+    slack = sl[:, None] + sl[None, :]
+    n = np.zeros(d.shape, dtype=np.int64)
+    for a, b, diff, se_ab, sl_ab, n_ab in table.get("paired", []):
+        a, b = int(a), int(b)
+        d[a, b], d[b, a] = diff, -diff
+        s[a, b] = s[b, a] = se_ab
+        slack[a, b] = slack[b, a] = sl_ab
+        n[a, b] = n[b, a] = int(n_ab)
+    return d, s, slack, n
 
 
 def clusters_per_system(data: ItemData) -> np.ndarray | None:

@@ -95,11 +95,12 @@ def dawid_skene_binary(verdicts, gold, n_iter=200):
     return pi, tpr, tnr
 
 
-def items_posterior_grid(n1, n0, h1, l1, h0, l0, nodes=120):
+def items_posterior_grid(n1, n0, h1, l1, h0, l0, nodes=120, theta_prior=(1.0, 1.0)):
     """Posterior of theta in the one-judge items design by midpoint quadrature.
 
-    Uniform priors on theta, q1 = P(judge 1 | human 1) and q0 = P(judge 0 | human 0); the
-    labelled items are the four (human, verdict) cells, the unlabelled ones verdicts only:
+    Beta(``theta_prior``) on theta; uniform on q1 = P(judge 1 | human 1) and
+    q0 = P(judge 0 | human 0); the labelled items are the four (human, verdict) cells,
+    the unlabelled ones verdicts only:
     n1 / n0 judged positive / negative in all, l1 / l0 of them labelled, h1 / h0 of those
     human-positive.  Returns (theta nodes, normalised posterior weight of each node).
     """
@@ -115,5 +116,7 @@ def items_posterior_grid(n1, n0, h1, l1, h0, l0, nodes=120):
         + u1 * np.log(p)
         + u0 * np.log(1 - p)
     )
+    a, b = theta_prior
+    loglik = loglik + (a - 1) * np.log(th) + (b - 1) * np.log(1 - th)
     w = np.exp(loglik - loglik.max()).sum(axis=(1, 2))
     return x, w / w.sum()

@@ -95,8 +95,10 @@ class AccuracyPriors:
     Attributes
     ----------
     theta : (alpha, beta)
-        Beta prior of each system's true rate: uniform (1, 1), so the posterior is driven
-        by the data and the exact engine's closed-form theta integral applies.
+        Beta prior of each system's true rate: uniform (1, 1) in the two-frames models,
+        so the posterior is driven by the data and the exact engine's closed-form theta
+        integral applies.  The items design's studies default to Jeffreys's (1/2, 1/2)
+        instead (:data:`ITEMS_THETA_PRIOR`, :func:`items_priors`).
     q0, q1 : (alpha, beta)
         Beta priors of the judge's specificity and sensitivity: uniform (1, 1), the
         calibration counts' own information, on the region q0 + q1 > 1 by default
@@ -152,6 +154,20 @@ class AccuracyPriors:
                 field="priors",
                 value=(self.strata_mu, self.strata_sigma, self.prevalence),
             )
+
+
+#: The items design's prior on each stratum's rate, in every engine (exact, Laplace, NUTS):
+#: Jeffreys's Beta(1/2, 1/2).  A uniform prior covered 0.86 / 0.90 at true rates 0.01 /
+#: 0.99 with 20 labels; this one covers 0.94-0.98 at 0.01-0.99 with 20-50 labels
+#: (BENCHMARKS.md, the items design at the edges).
+ITEMS_THETA_PRIOR = (0.5, 0.5)
+
+
+def items_priors() -> AccuracyPriors:
+    """The items design's default priors: :data:`ITEMS_THETA_PRIOR` on the rate, the rest
+    as :class:`AccuracyPriors`.
+    """
+    return AccuracyPriors(theta=ITEMS_THETA_PRIOR)
 
 
 def _judge_rates(priors: AccuracyPriors, better_than_chance: bool, dims: str | None = None):
@@ -320,7 +336,7 @@ def items_accuracy_model(
     *,
     systems: tuple[str, ...],
     strata: tuple[str, ...],
-    judge_rates: str = "per_system",
+    judge_rates: str = "shared",
     priors: AccuracyPriors | None = None,
     better_than_chance: bool = False,
 ) -> pm.Model:
@@ -433,7 +449,7 @@ class ItemsLogDensity:
         *,
         systems: tuple[str, ...],
         strata: tuple[str, ...],
-        judge_rates: str = "per_system",
+        judge_rates: str = "shared",
         priors: AccuracyPriors | None = None,
     ):
 
@@ -570,7 +586,7 @@ def multi_judge_items_model(
     *,
     systems: tuple[str, ...],
     judges: tuple[str, ...],
-    judge_rates: str = "per_system",
+    judge_rates: str = "shared",
     difficulty: bool = False,
     priors: AccuracyPriors | None = None,
 ) -> pm.Model:
@@ -697,6 +713,7 @@ def clustered_items_model(
     *,
     systems: tuple[str, ...],
     clusters: tuple[str, ...],
+    judge_rates: str = "shared",
     priors: AccuracyPriors | None = None,
 ) -> pm.Model:
     r"""The items design with clustered items (several responses per prompt): hierarchical.
@@ -709,11 +726,12 @@ def clustered_items_model(
         m_{1,g} \sim \mathrm{Bin}(m_{0,g} + m_{1,g}, \theta_g),\quad
         tp_g \sim \mathrm{Bin}(m_{1,g}, q_{1,s}),\ tn_g \sim \mathrm{Bin}(m_{0,g}, q_{0,s})
 
-    for cluster :math:`g` of system :math:`s`; items are independent given their
-    cluster's rate, and the judge's rates are the system's.  The process rate is the
-    population mean :math:`\theta_s = E_z[\mathrm{logit}^{-1}(\mu_s + \sigma_s z)]`
-    (Gauss-Hermite, :data:`GH_NODES` nodes): the mean over prompts, which is the
-    item-level rate when every prompt has the same number of responses.
+    for cluster :math:`g` of system :math:`s`; items are independent given their cluster's
+    rate; the judge's rates are one pair for every system (``judge_rates= "shared"``, drop
+    the index :math:`s` of :math:`q`) or the system's (``"per_system"``). The process rate
+    is the population mean :math:`\theta_s = E_z[\mathrm{logit}^{-1}(\mu_s + \sigma_s z)]`
+    (Gauss-Hermite, :data:`GH_NODES` nodes): the mean over prompts, which is the item-level
+    rate when every prompt has the same number of responses.
 
     Parameters
     ----------
@@ -723,6 +741,8 @@ def clustered_items_model(
         Each cluster's system code.
     systems, clusters : tuple of str
         Coordinates.
+    judge_rates : {"shared", "per_system"}
+        One pair of judge rates, or one per system.
     priors : AccuracyPriors
         ``cluster_mu``, ``cluster_sigma``; Beta ``q0``, ``q1``.
 
@@ -751,8 +771,11 @@ def clustered_items_model(
         th = pm.Deterministic(
             "theta_cluster", pm.math.invlogit(mu[sidx] + sigma[sidx] * z), dims="cluster"
         )
-        q0, q1 = _judge_rates(priors, False, dims="system")
-        q0g, q1g = q0[sidx], q1[sidx]
+        if judge_rates == "per_system":
+            q0, q1 = _judge_rates(priors, False, dims="system")
+            q0g, q1g = q0[sidx], q1[sidx]
+        else:
+            q0g, q1g = _judge_rates(priors, False)
         p = th * q1g + (1 - th) * (1 - q0g)
         grid = pm.math.invlogit(mu[:, None] + sigma[:, None] * pt.as_tensor(x)[None, :])
         pm.Deterministic("theta", (grid * w[None, :]).sum(axis=1), dims="system")

@@ -38,6 +38,15 @@ Problems (:data:`PROBLEMS`):
     generators).
 ``panel_items``
     item-level (Dawid-Skene) model of one generator.
+``items``
+    the items design: two systems, one judge with rates shared across them, a random
+    labelled subset.
+``items_clustered``
+    the items design with clustered items (several responses per prompt: logit-normal
+    prompt rates).
+``items_judges``
+    several judges on the same items (the latent-class model, judges independent given
+    the truth).
 """
 
 from __future__ import annotations
@@ -58,7 +67,7 @@ from judgebayes.errors import ConvergenceWarning, InputError
 from judgebayes.inference.executors import describe_executor, run_tasks, task_seeds
 from judgebayes.inference.nuts import sample_nuts
 from judgebayes.inference.registry import check_count, check_seed, resolve_sampler
-from judgebayes.models.accuracy import AccuracyPriors
+from judgebayes.models.accuracy import AccuracyPriors, items_priors
 from judgebayes.models.panel import PanelPriors
 from judgebayes.results import tree
 from judgebayes.studies.accuracy import AccuracyStudy
@@ -354,6 +363,89 @@ def _panel_items(V: int = 5, n_out: int = 120, labelled: int = 20):
     return draw
 
 
+def _expit(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _items_frame(rng, theta, q0, q1, n, labelled, system="s"):
+    """``n`` items of one system at rate ``theta``; verdicts of judges with specificities
+    ``q0`` and sensitivities ``q1`` (arrays over judges); the first ``labelled`` carry the
+    human label.
+    """
+    h = rng.random(n) < theta
+    q0, q1 = np.atleast_1d(q0), np.atleast_1d(q1)
+    pos = np.where(h[:, None], rng.random((n, q1.size)) < q1, rng.random((n, q0.size)) >= q0)
+    frame = pd.DataFrame(pos.astype(int), columns=[f"j{i}" for i in range(q1.size)])
+    return frame.assign(
+        human=np.where(np.arange(n) < labelled, h.astype(float), np.nan), system=system
+    )
+
+
+def _items(n: int = 300, labelled: int = 40, systems: int = 2) -> Callable:
+    def draw(rng) -> SBCDataset:
+
+        pr = items_priors()
+        theta = rng.beta(*pr.theta, systems)
+        q0, q1 = rng.beta(*pr.q0), rng.beta(*pr.q1)
+        frame = pd.concat(
+            [_items_frame(rng, theta[i], q0, q1, n, labelled, f"s{i}") for i in range(systems)]
+        )
+        study = AccuracyStudy.from_items(
+            frame, judge="j0", system="system", estimand="process", judge_rates="shared"
+        )
+        truth = {"theta": theta, "q0": np.array(q0), "q1": np.array(q1)}
+        return SBCDataset(study.model_spec(), truth, "accuracy.items")
+
+    return draw
+
+
+def _items_clustered(clusters: int = 12, size: int = 20, labelled: int = 4) -> Callable:
+    def draw(rng) -> SBCDataset:
+
+        pr = items_priors()
+        mu, sigma = rng.normal(*pr.cluster_mu), abs(rng.normal(0, pr.cluster_sigma))
+        rates = _expit(mu + sigma * rng.normal(size=clusters))
+        q0, q1 = rng.beta(*pr.q0), rng.beta(*pr.q1)
+        frame = pd.concat(
+            [
+                _items_frame(rng, r, q0, q1, size, labelled).assign(prompt=f"p{g}")
+                for g, r in enumerate(rates)
+            ]
+        )
+        study = AccuracyStudy.from_items(
+            frame, judge="j0", cluster="prompt", estimand="process", judge_rates="shared"
+        )
+        # the population mean rate by a 2,001-point midpoint rule over the normal's quantiles
+        u = (np.arange(2001) + 0.5) / 2001
+        theta = _expit(mu + sigma * stats.norm.ppf(u)).mean()
+        truth = {
+            "theta": np.array([theta]),
+            "mu": np.array([mu]),
+            "sigma": np.array([sigma]),
+            "q0": np.array(q0),
+            "q1": np.array(q1),
+        }
+        return SBCDataset(study.model_spec(), truth, "accuracy.items")
+
+    return draw
+
+
+def _items_judges(n: int = 300, labelled: int = 40, judges: int = 3) -> Callable:
+    def draw(rng) -> SBCDataset:
+
+        pr = items_priors()
+        theta = rng.beta(*pr.theta)
+        q0, q1 = rng.beta(*pr.q0, judges), rng.beta(*pr.q1, judges)
+        frame = _items_frame(rng, theta, q0, q1, n, labelled)
+        study = AccuracyStudy.from_items(
+            frame, judge=[f"j{i}" for i in range(judges)], estimand="process"
+        )
+        truth = {"theta": np.array([theta]), "q0": q0, "q1": q1}
+        return SBCDataset(study.model_spec(), truth, "accuracy.items")
+
+    return draw
+
+
 #: name -> (draw(rng) -> SBCDataset, one line on the setting)
 PROBLEMS: dict[str, tuple[Callable[..., SBCDataset], str]] = {
     "binary_random": (_binary("random"), "n = 200 judged, 40 labelled at random"),
@@ -365,6 +457,12 @@ PROBLEMS: dict[str, tuple[Callable[..., SBCDataset], str]] = {
         "4 generators x 4 validators, 80 unannotated outputs each, 2 generators with 30 annotated",
     ),
     "panel_items": (_panel_items(), "1 generator, 5 validators, 120 outputs, 20 labelled"),
+    "items": (_items(), "2 systems x 300 items, 40 labelled each, one judge, shared rates"),
+    "items_clustered": (
+        _items_clustered(),
+        "12 prompts x 20 responses, 4 labelled per prompt, one judge",
+    ),
+    "items_judges": (_items_judges(), "300 items, 40 labelled, 3 judges (latent class)"),
 }
 
 

@@ -66,12 +66,17 @@ class ItemStudy(Study):
         Validated items (:func:`judgebayes.data.items.items_from_frame`).
     estimand : {"items", "process"}
         What the intervals are for (module docstring).
-    judge_rates : {"per_system", "shared"}
-        Bayesian model only: the judge's rates per system (no assumption across
-        systems; default) or one set for every system (borrows strength; assumes the
-        judge errs the same way on every system's items).
+    judge_rates : {"shared", "per_system"}
+        Laplace and NUTS: one set of judge rates for every system (default: one judge has
+        one sensitivity and specificity, and every system's labels inform them) or a set
+        per system (no assumption across systems: what a judge that favours one system,
+        self-preference, needs).  The check ``self_preference`` tests the shared rates on
+        the labelled items.  The closed form and ``exact`` assume nothing across systems
+        either way.
     priors : AccuracyPriors, optional
-        Beta priors of the Laplace / NUTS model.
+        Beta priors of the exact, Laplace and NUTS engines (default
+        :func:`~judgebayes.models.accuracy.items_priors`: Jeffreys's Beta(1/2, 1/2) on each
+        stratum's rate, uniform on the judge's rates).
     better_than_chance : bool
         Restrict the Bayesian model to q0 + q1 > 1 (default False: the labels identify
         the rate, so there is no mirror to exclude).
@@ -107,7 +112,7 @@ class ItemStudy(Study):
         data: ItemData,
         *,
         estimand: str = "items",
-        judge_rates: str = "per_system",
+        judge_rates: str = "shared",
         priors: Any = None,
         better_than_chance: bool = False,
         difficulty: bool = False,
@@ -134,7 +139,7 @@ class ItemStudy(Study):
             )
         self.difficulty = bool(difficulty)
         self.data, self.estimand, self.judge_rates = data, estimand, judge_rates
-        self.priors = priors if priors is not None else ma.AccuracyPriors()
+        self.priors = priors if priors is not None else ma.items_priors()
         self.better_than_chance = bool(better_than_chance)
         ns = len(data.systems)
         g = ie.clusters_per_system(data)
@@ -385,6 +390,7 @@ class ItemStudy(Study):
         structure = dict(
             systems=self.systems,
             clusters=tuple(f"c{i}" for i in range(len(sys_of))),
+            judge_rates=self.judge_rates,
             priors=self.priors,
         )
         names = ("theta", "mu", "sigma", "z", "q0", "q1")
@@ -452,7 +458,11 @@ class ItemStudy(Study):
         if self.data.cluster is not None:
             c, sys_of = self._cluster_cells()
             th = post["theta_cluster"].values
-            q0, q1 = post["q0"].values[..., sys_of], post["q1"].values[..., sys_of]
+            q0, q1 = post["q0"].values, post["q1"].values
+            if self.judge_rates == "per_system":
+                q0, q1 = q0[..., sys_of], q1[..., sys_of]
+            else:
+                q0, q1 = q0[..., None], q1[..., None]
         else:
             c = self.data.cells()
             th = post["theta_stratum"].values
@@ -637,11 +647,12 @@ for _name, _summary in (
 
 @ItemStudy.methods.register("exact", engine="exact", summary="exact posterior draws")
 def _exact(study: ItemStudy, *, random_seed=None, draws: int = 4000) -> FitParts:
-    """``draws`` draws of the exact posterior (uniform prior on each stratum's rate and on
-    the verdict categories given the human label; :func:`~.items.exact_items_draws`).
+    """``draws`` draws of the exact posterior (the study's prior on each stratum's rate,
+    Jeffreys's by default, and uniform on the verdict categories given the human label;
+    :func:`~.items.exact_items_draws`).
     """
     rng = np.random.default_rng(random_seed)
-    dr = ie.exact_items_draws(study.data, draws, rng)
+    dr = ie.exact_items_draws(study.data, draws, rng, theta_prior=study.priors.theta)
     cell_dims = ["system", "stratum", "category"]
     idata = tree(
         {"posterior": {k: dr[k][None] for k in ("theta", "theta_items", "human_rate", "share")}},
@@ -662,9 +673,10 @@ def _exact(study: ItemStudy, *, random_seed=None, draws: int = 4000) -> FitParts
         quantity=study.quantity,
         info={
             "draws": draws,
-            "prior": "uniform on each stratum's rate theta and on P(verdict category | "
-            "human label) for each label (one judge: q0, q1 uniform, as in Laplace and "
-            "NUTS); nothing assumed about how several judges' errors relate",
+            "prior": f"Beta{tuple(study.priors.theta)} on each stratum's rate theta (as in "
+            "Laplace and NUTS), uniform on P(verdict category | human label) for each label "
+            "and system (one judge: q0, q1 uniform); nothing assumed about how several "
+            "judges' errors relate",
             "ess": dr["ess"].tolist(),
         },
     )
@@ -691,7 +703,7 @@ def _nuts(
     """NUTS (``sampler``); ``log_likelihood`` and ``prior_draws`` add those groups."""
     parts = study._nuts(
         study.model_spec(),
-        "accuracy",
+        "accuracy.items",
         sampler,
         random_seed,
         log_likelihood=log_likelihood,
@@ -762,3 +774,71 @@ def _dependence_check(study: ItemStudy, fit=None, *, alpha: float) -> pd.DataFra
     out["p_value"] = np.minimum(1.0, out["p_raw"] * len(out))
     out["flagged"] = out["p_value"] < alpha
     return out.assign(check="judge_dependence")
+
+
+#: random relabellings behind the ``self_preference`` check's p-values
+PERMUTATIONS = 2000
+
+
+@ItemStudy.checks.register(
+    "self_preference",
+    summary="does the judge err the same way on every system's items? (labelled items)",
+)
+def _self_preference_check(study: ItemStudy, fit=None, *, alpha: float) -> pd.DataFrame:
+    r"""For every judge and human label, the labelled items' table of system x verdict: with
+    shared judge rates (the Laplace and NUTS default) the judge's positive rate given the
+    human label, :math:`q_1` or :math:`1 - q_0`, is the same for every system.  A judge that
+    favours its own family's answers breaks that.  ``observed`` is the largest distance of a
+    system's rate from the pooled one, ``expected`` the pooled rate; ``p_value`` is a
+    permutation test of the Pearson statistic (:data:`PERMUTATIONS` relabellings of the
+    systems within the human label, seeded, exact for any counts), Bonferroni-adjusted
+    over the rows.  Fewer than two systems with labels: no rows.
+    """
+    d = study.data
+    rows = []
+    rng = np.random.default_rng(20261125)
+    votes = d.judge[:, None] if d.votes is None else d.votes
+    names = d.judges or (d.columns.get("judge") or "judge",)
+    for j, judge in enumerate(names):
+        for h in (1, 0):
+            keep = d.labelled & (d.human == h)
+            sys_, v = d.system[keep], votes[keep, j].astype(float)
+            present = np.unique(sys_)
+            if present.size < 2 or v.size < 3:
+                continue
+            code = np.searchsorted(present, sys_)
+            k = present.size
+            n_s = np.bincount(code, minlength=k).astype(float)
+            pooled = v.mean()
+
+            def stat(x, code=code, n_s=n_s, k=k, pooled=pooled):
+                pos = np.stack([np.bincount(code, weights=r, minlength=k) for r in x])
+                exp1 = n_s * pooled
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    terms = (pos - exp1) ** 2 * (1 / exp1 + 1 / (n_s - exp1))
+                return np.nansum(terms, axis=-1)
+
+            t0 = stat(v[None])[0]
+            perm = rng.permuted(np.broadcast_to(v, (PERMUTATIONS, v.size)), axis=1)
+            p = (1 + np.sum(stat(perm) >= t0 - 1e-9)) / (PERMUTATIONS + 1)
+            if 0 < pooled < 1:
+                rates = np.bincount(code, weights=v, minlength=k) / n_s
+                far = float(np.max(np.abs(rates - pooled)))
+            else:
+                far, p = 0.0, 1.0
+            label = "sensitivity" if h == 1 else "1 - specificity"
+            rows.append(
+                {
+                    "unit": f"{judge} | human {h} ({label}) across {k} systems",
+                    "observed": far,
+                    "expected": float(pooled),
+                    "p_raw": float(p),
+                    "n": int(v.size),
+                }
+            )
+    if not rows:
+        return pd.DataFrame(columns=list(CHECK_COLUMNS))
+    out = pd.DataFrame(rows)
+    out["p_value"] = np.minimum(1.0, out["p_raw"] * len(out))
+    out["flagged"] = out["p_value"] < alpha
+    return out.assign(check="self_preference")

@@ -660,20 +660,29 @@ def category_names(data: ItemData) -> list[str]:
 
 
 #: Beta parameter of the proposal on each verdict category's human rate: the draws of the
-#: stated prior's posterior are importance-resampled from this conjugate one (Jeffreys's
-#: 1/2 keeps the weights even near rates 0 and 1: 7,000-15,000 effective of 16,000)
-PROPOSAL_A = 0.5
+#: stated prior's posterior are importance-resampled from this conjugate one.  With
+#: Beta(a, a) on the human rates the rate the proposal implies has a density
+#: proportional to theta^(2a - 1) near 0 (and 1), so a = 1/4 matches the Jeffreys prior's
+#: theta^(-1/2) there and the weights stay bounded at the edges (at least 1,900 effective
+#: of 16,000 proposals at rates 0.01-0.99 with 20-50 labels; a = 1/2 gave 44)
+PROPOSAL_A = 0.25
 #: proposal draws per returned draw
 OVERSAMPLE = 4
 
 
 def exact_items_draws(
-    data: ItemData, draws: int, rng: np.random.Generator, estimand: str = "items"
+    data: ItemData,
+    draws: int,
+    rng: np.random.Generator,
+    estimand: str = "items",
+    theta_prior: tuple[float, float] = (0.5, 0.5),
 ) -> dict[str, np.ndarray]:
     r"""Exact posterior draws of theta and of the N-item rate under the stated prior.
 
     The prior is set on the rate itself, as in the Laplace and NUTS models: per stratum,
-    :math:`\theta \sim U(0, 1)` and the distribution of the verdict category given the
+    :math:`\theta \sim \mathrm{Beta}(a, b)` (``theta_prior``; the items design's default
+    is Jeffreys's (1/2, 1/2), :data:`judgebayes.models.accuracy.ITEMS_THETA_PRIOR`) and the
+    distribution of the verdict category given the
     human label uniform on its simplex for each label, :math:`P(c \mid h) \sim
     \mathrm{Dirichlet}(1)` (with one judge: :math:`q_0, q_1 \sim U(0, 1)`).  Nothing is
     assumed about how several judges' errors relate: the joint of (human, category) is
@@ -686,14 +695,16 @@ def exact_items_draws(
     \theta) r_{0c}`; the Jacobians to :math:`\pi` are :math:`\prod_c s_c` and
     :math:`(\theta(1 - \theta))^{K-1}`, so the log weight of a proposal draw is
 
-    .. math:: \sum_c \log s_c + (1 - a)\sum_c \log A_c(1 - A_c) - (K - 1)\log\theta(1-\theta)
+    .. math:: \sum_c \log s_c + (1 - a_p)\sum_c \log A_c(1 - A_c)
+              + (a - K)\log\theta + (b - K)\log(1 - \theta)
 
-    summed over strata.  The conjugate prior it replaces (uniform shares and human rates)
-    puts 1% of its mass on rates below 0.05, so at true rates of 0.02 and 0.98 with 20-50
-    labels its intervals covered 0.67-0.84; this prior's cover 0.93-0.95 there (300
-    simulations each).  At 0.01 and 0.99 with 20 labels they cover 0.86-0.90: one
-    labelled positive in 20 (a 17% chance at 0.01) puts 0.01 below the 2.5% quantile of
-    any posterior with a uniform prior on the rate (Beta(2, 20)'s is 0.012).
+    summed over strata (:math:`a_p` = :data:`PROPOSAL_A`).  Why Jeffreys: a uniform prior on
+    the rate covered 0.86 / 0.90 at true rates 0.01 / 0.99 with 20 labels (one labelled
+    positive in 20, a 17% chance at 0.01, puts 0.01 below the 2.5% quantile of
+    Beta(2, 20)); Jeffreys's covers 0.94-0.98 at rates 0.01-0.99 with 20 and 50 labels,
+    with intervals 20% narrower at the edges (BENCHMARKS.md, the items design at the
+    edges).  The conjugate prior the uniform one had replaced (uniform shares and human
+    rates) put 1% of its mass below 0.05 and covered 0.67-0.84 at 0.02 and 0.98.
 
     Returns ``{"theta": (draws, S), "theta_items": (draws, S), "human_rate", "share":
     (draws, S, T, K), "ess": (S,)}`` (``ess``: effective proposal draws per system).
@@ -717,11 +728,13 @@ def exact_items_draws(
     rate = np.clip(
         rng.beta(PROPOSAL_A + c["h"], PROPOSAL_A + c["l"] - c["h"], size=shape), tiny, 1 - 1e-16
     )
-    th_st = (share * rate).sum(-1)
+    th_st = np.clip((share * rate).sum(-1), tiny, 1 - 1e-16)
+    a, b = (float(x) for x in theta_prior)
     log_w = (
         np.log(share).sum(-1)
         + (1 - PROPOSAL_A) * np.log(rate * (1 - rate)).sum(-1)
-        - (k - 1) * np.log(th_st * (1 - th_st))
+        + (a - k) * np.log(th_st)
+        + (b - k) * np.log1p(-th_st)
     ).sum(-1)  # (m, S)
     w = np.exp(log_w - log_w.max(0))
     w /= w.sum(0)

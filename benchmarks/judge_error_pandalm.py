@@ -17,7 +17,9 @@ Printed: Kendall tau of each ranking's point estimate against the reference's (m
 its Monte-Carlo se over draws), the share of (draw, item) 95% intervals that cover the
 reference quality (sum-to-zero scale), the mean interval width, and for the NUTS fits the
 gate pass count and the time per fit.
-Run: python benchmarks/judge_error_pandalm.py [--subsets 50] [--share 0.2]
+``--judge-bias none`` fits the constant channel (one confusion matrix per judge) instead of
+the default, whose judges may favour some generators' answers.
+Run: python benchmarks/judge_error_pandalm.py [--subsets 50] [--share 0.2] [--judge-bias none]
 """
 
 import argparse
@@ -46,6 +48,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--subsets", type=int, default=50)
     ap.add_argument("--share", type=float, default=0.2)
+    ap.add_argument(
+        "--judge-bias", default="auto", help="'auto' (the default channel) or 'none' (constant)"
+    )
     a = ap.parse_args()
     ref = PairwiseRanking.from_frames(pandalm_comparisons("human")).fit("naive", random_seed=0)
     ref_theta = ref.point
@@ -63,7 +68,7 @@ def main():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             t0 = time.perf_counter()
-            fit = sub.fit("judge_error", random_seed=s)
+            fit = sub.fit("judge_error", random_seed=s, judge_bias=a.judge_bias)
             seconds.append(time.perf_counter() - t0)
         passed += fit.diagnostics.passed
         rows["judge_error"].append(summary(fit, ref_theta))

@@ -62,6 +62,11 @@ class ChannelData:
         The user's instance ids, in row order of the arrays.
     dropped : dict
         What was left out and why (``judge_ties``, ``human_ties``, ``no_verdict``).
+    X : ndarray, shape (I, P)
+        Standardised covariate differences (first minus second) of each instance, for a
+        judge channel whose errors depend on them (P = 0: none).
+    covariates : tuple of str
+        Their names, in the column order of ``X``.
     """
 
     items: tuple[str, ...]
@@ -74,6 +79,12 @@ class ChannelData:
     n_outcomes: int
     instance_ids: tuple
     dropped: dict[str, int]
+    X: np.ndarray | None = None
+    covariates: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if self.X is None:
+            object.__setattr__(self, "X", np.zeros((self.first.size, 0)))
 
     @property
     def n_instances(self) -> int:
@@ -97,6 +108,10 @@ class ChannelData:
                 value=m.shape,
             )
         return replace(self, human=np.where(m, self.human_all, -1))
+
+    def without_covariates(self) -> ChannelData:
+        """The same instances with no channel covariates."""
+        return replace(self, X=np.zeros((self.n_instances, 0)), covariates=())
 
     def with_items(self, items: Sequence[str]) -> ChannelData:
         """The same instances indexed into ``items`` (the same ids in another order)."""
@@ -128,8 +143,16 @@ class ChannelData:
         -------
         dict
             ``first``, ``second`` (G,), ``verdicts`` (G, J), ``human`` (G,) and
-            ``weight`` (G,) (float; zero for a human state no instance of the pattern has).
+            ``weight`` (G,) (float; zero for a human state no instance of the pattern has);
+            with covariates also ``X`` (G, P) (a pattern is then also its covariates).
         """
+        if complete and self.X.shape[1]:
+            raise InputError(
+                "a complete group table has one row per pattern, which covariates do not "
+                "have; use the data's own groups",
+                field="complete",
+                value=True,
+            )
         if complete:
             N, J, B = len(self.items), len(self.judges), self.n_outcomes + 1
             a, b = np.nonzero(~np.eye(N, dtype=bool))  # ordered pairs, row-major
@@ -143,7 +166,7 @@ class ChannelData:
             digits = (self.verdicts + 1) @ (B ** np.arange(J - 1, -1, -1))
             pat_idx = pair * len(codes) + digits
         else:
-            key = np.column_stack([self.first, self.second, self.verdicts])
+            key = np.column_stack([self.first, self.second, self.verdicts, self.X])
             patterns, pat_idx = np.unique(key, axis=0, return_inverse=True)
         pat_idx = pat_idx.ravel()
         states = np.arange(-1, self.n_outcomes)  # -1 (no label), 0, 1[, 2]
@@ -152,13 +175,17 @@ class ChannelData:
         weight = np.zeros(P * S)
         np.add.at(weight, pat_idx * S + (self.human + 1), 1.0)
         rep = np.repeat(np.arange(P), S)
-        return {
+        J = self.verdicts.shape[1]
+        out = {
             "first": patterns[rep, 0].astype(np.int64),
             "second": patterns[rep, 1].astype(np.int64),
-            "verdicts": patterns[rep, 2:].astype(np.int64),
+            "verdicts": patterns[rep, 2 : 2 + J].astype(np.int64),
             "human": np.tile(states, P).astype(np.int64),
             "weight": weight,
         }
+        if self.X.shape[1]:
+            out["X"] = patterns[rep, 2 + J :].astype(float)
+        return out
 
     def frame(self) -> pd.DataFrame:
         """The instances as a tidy frame (outcome codes as words)."""
@@ -192,6 +219,7 @@ def channel_from_frames(
     items: Sequence[str] | None = None,
     ties: str = "davidson",
     parsed: ParsedPairs | None = None,
+    row_covariates: tuple[tuple[str, ...], np.ndarray] | None = None,
 ) -> ChannelData:
     """Judge verdicts plus human preferences, one row per judge verdict.
 
@@ -220,6 +248,9 @@ def channel_from_frames(
     parsed : ParsedPairs, optional
         The frame's shared columns already read
         (:func:`~judgebayes.data.ranking.parse_pairs`).
+    row_covariates : (names, array of shape (rows, P)), optional
+        Standardised covariate differences of every row of ``comparisons``; an instance
+        takes its first row's (they describe the pair shown, the same for its judges).
 
     Raises
     ------
@@ -343,4 +374,6 @@ def channel_from_frames(
         n_outcomes=K,
         instance_ids=tuple(uniq[keep].tolist()),
         dropped=dropped,
+        X=None if row_covariates is None else np.asarray(row_covariates[1], float)[first_row][keep],
+        covariates=() if row_covariates is None else tuple(row_covariates[0]),
     )

@@ -20,6 +20,24 @@ positions ("first wins"), so a judge who favours the first-shown answer has a la
     \alpha_{k,m} = \begin{cases} a_\text{diag} & m = k \\ a_\text{off} & m \ne k
     \end{cases}
 
+**A channel that depends on the comparison.**  A judge's errors may follow what it is
+shown: it favours the longer answer, or the answers of a system of its own model family.
+With channel covariates :math:`x_r` (standardised differences, first minus second) and/or
+item favouritism, the verdict's log-odds of "first" against "second" shift by
+
+.. math::
+    s_{rj} = x_r^\top\gamma_j + \delta_{j,a} - \delta_{j,b},\qquad
+    \log\Pr(v_{rj} = m \mid h_r = k) = \log\pi_j[k, m] + e_m s_{rj}
+    - \log\textstyle\sum_{m'}\pi_j[k, m'] e^{e_{m'} s_{rj}},
+
+with :math:`e = (1/2, -1/2[, 0])` over (first, second[, tie]): at :math:`s = 0` the row is
+:math:`\pi_j[k, \cdot]`, and a positive :math:`s` moves verdicts toward the first-shown
+answer whatever the human preferred.  Shrinkage keeps a few labels from overfitting:
+:math:`\gamma_{jp} \sim N(0, \sigma_\gamma^2)` and :math:`\delta_{j,i} = \tau_j z_{j,i}`,
+:math:`z \sim N(0, 1)`, :math:`\tau_j \sim \text{Half-}N(s_\tau)` (non-centred).  The
+human-labelled instances identify both (the humans' outcome does not depend on them);
+:math:`\delta` is identified up to a constant per judge, which cancels.
+
 Judges are conditionally independent given the human outcome (the assumption that
 remains: two judges that err on the same hard instances are counted as two independent
 witnesses).  An instance with a human label contributes
@@ -37,14 +55,44 @@ import numpy as np
 
 from judgebayes.models.ranking import theta_prior
 
-__all__ = ["channel_var_names", "judge_channel_model"]
+__all__ = ["channel_shift", "channel_var_names", "judge_channel_model", "verdict_probs"]
 
 OUTCOMES = ("first", "second", "tie")
+#: how the shift s moves each verdict's log-odds: toward "first", away from "second"
+SHIFT = np.array([0.5, -0.5, 0.0])
 
 
-def channel_var_names(n_outcomes: int) -> tuple[str, ...]:
+def channel_var_names(
+    n_outcomes: int, covariates: bool = False, favour: bool = False
+) -> tuple[str, ...]:
     """Reported variables (the gate checks these and every free variable)."""
-    return ("theta", "confusion", *(("nu",) if n_outcomes == 3 else ()))
+    extra = (("channel_coef",) if covariates else ()) + (("favour",) if favour else ())
+    return ("theta", "confusion", *(("nu",) if n_outcomes == 3 else ()), *extra)
+
+
+def channel_shift(post: dict, X, first, second, judge: int) -> np.ndarray:
+    """Draws of the shift :math:`s` (module docstring) of judge ``judge`` on instances with
+    covariate differences ``X`` (n, P) shown as (``first``, ``second``): (draws, n).
+    ``post`` maps ``channel_coef`` (draws, J, P) and ``favour`` (draws, J, items) when the
+    fit has them.
+    """
+    n = np.asarray(first).size
+    s = 0.0
+    if "channel_coef" in post:
+        s = s + post["channel_coef"][:, judge, :] @ np.asarray(X, float).T
+    if "favour" in post:
+        fav = post["favour"][:, judge, :]
+        s = s + fav[:, first] - fav[:, second]
+    return np.broadcast_to(np.asarray(s, float), (post["confusion"].shape[0], n))
+
+
+def verdict_probs(conf_rows: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """Verdict probabilities from confusion rows (draws, n, K) and shifts (draws, n)."""
+    K = conf_rows.shape[-1]
+    logit = np.log(conf_rows) + shift[..., None] * SHIFT[:K]
+    logit -= logit.max(-1, keepdims=True)
+    p = np.exp(logit)
+    return p / p.sum(-1, keepdims=True)
 
 
 def judge_channel_model(
@@ -53,6 +101,7 @@ def judge_channel_model(
     human,
     verdicts,
     weight,
+    X=None,
     *,
     items: tuple[str, ...],
     judges: tuple[str, ...],
@@ -61,6 +110,10 @@ def judge_channel_model(
     lam_nu: float = 0.25,
     confusion_diag: float = 4.0,
     confusion_off: float = 1.0,
+    channel_covariates: tuple[str, ...] = (),
+    favour: bool = False,
+    coef_sd: float = 0.5,
+    favour_scale: float = 0.5,
 ):
     r"""Build the judge-error ranking model.
 
@@ -82,12 +135,22 @@ def judge_channel_model(
         Prior precisions of theta and of log nu.
     confusion_diag, confusion_off : float
         Dirichlet concentrations of a confusion row (agreeing verdict, others).
+    X : array of float, shape (G, P), optional
+        Channel covariate differences per group (with ``channel_covariates``).
+    channel_covariates : tuple of str
+        Their names: the judge's errors depend on them (module docstring).
+    favour : bool
+        Each judge may favour some items' answers (item favouritism :math:`\delta`).
+    coef_sd, favour_scale : float
+        :math:`\sigma_\gamma` and :math:`s_\tau` (module docstring).
 
     Returns
     -------
     pm.Model
-        ``theta`` (item), ``confusion`` (judge, human, verdict), ``agreement`` (judge,
-        human: :math:`\pi_j[k, k]`), ``nu`` with ties, and the potential ``loglik``.
+        ``theta`` (item), ``confusion`` (judge, human, verdict: the rows at :math:`s =
+        0`), ``agreement`` (judge, human: :math:`\pi_j[k, k]`), ``nu`` with ties,
+        ``channel_coef`` (judge, channel_covariate) and ``favour`` (judge, item) when
+        asked, and the potential ``loglik``.
     """
     import pymc as pm
     import pytensor.tensor as pt
@@ -103,6 +166,7 @@ def judge_channel_model(
         "judge": list(judges),
         "human_outcome": list(OUTCOMES[:K]),
         "verdict": list(OUTCOMES[:K]),
+        "channel_covariate": list(channel_covariates),
     }
     # which human outcomes each group allows: its label, or all of them when unlabelled
     allowed = (human[:, None] < 0) | (human[:, None] == np.arange(K)[None, :])
@@ -127,9 +191,29 @@ def judge_channel_model(
         pm.Deterministic(
             "agreement", conf[:, np.arange(K), np.arange(K)], dims=("judge", "human_outcome")
         )
-        # (J, verdict + "none", human): a missing verdict adds log 1 = 0 for every outcome
-        log_c = pt.concatenate([pt.log(conf).dimshuffle(0, 2, 1), pt.zeros((J, 1, K))], axis=1)
         judge_idx = np.broadcast_to(np.arange(J)[None, :], (G, J))
-        lp = log_p_h + log_c[judge_idx, v].sum(axis=1) + log_mask  # (G, K)
+        if channel_covariates or favour:
+            s = pt.zeros((G, J))
+            if channel_covariates:
+                xd = pm.Data("X", np.asarray(X, dtype=float).reshape(G, len(channel_covariates)))
+                coef = pm.Normal("channel_coef", 0.0, coef_sd, dims=("judge", "channel_covariate"))
+                s = s + xd @ coef.T
+            if favour:
+                tau = pm.HalfNormal("favour_sd", favour_scale, dims="judge")
+                z = pm.Normal("favour_z", 0.0, 1.0, dims=("judge", "item"))
+                fav = pm.Deterministic("favour", tau[:, None] * z, dims=("judge", "item"))
+                s = s + (fav[:, a] - fav[:, b]).T
+            # (G, J, human, verdict), each row renormalised after the shift
+            logits = pt.log(conf)[None] + s[:, :, None, None] * SHIFT[:K][None, None, None, :]
+            log_cg = logits - pt.logsumexp(logits, axis=-1, keepdims=True)
+            # (G, J, verdict + "none", human): a missing verdict adds 0 for every outcome
+            log_cg = pt.concatenate([log_cg.dimshuffle(0, 1, 3, 2), pt.zeros((G, J, 1, K))], axis=2)
+            group_idx = np.broadcast_to(np.arange(G)[:, None], (G, J))
+            picked = log_cg[group_idx, judge_idx, v]  # (G, J, human)
+        else:
+            # (J, verdict + "none", human): a missing verdict adds log 1 = 0 for every outcome
+            log_c = pt.concatenate([pt.log(conf).dimshuffle(0, 2, 1), pt.zeros((J, 1, K))], axis=1)
+            picked = log_c[judge_idx, v]
+        lp = log_p_h + picked.sum(axis=1) + log_mask  # (G, K)
         pm.Potential("loglik", (w * pt.logsumexp(lp, axis=1)).sum())
     return model

@@ -97,6 +97,14 @@ class RankingPriors:
         Half-normal scale of the instance effect's sd (NUTS with ``instance=``): a pair's
         own deviation from the items' quality difference, shared by its presentation
         orders; 1 logit allows instances from near-uniform to strongly idiosyncratic.
+    channel_coef_sd : float
+        Sd of a judge's channel coefficient on a standardised covariate difference in the
+        judge-error model (0.5: a judge that moves its verdicts by up to ~1 logit per sd
+        of, e.g., length difference is plausible; a few labels do not make it 3).
+    favour_scale : float
+        Half-normal scale of the spread of a judge's favouritism of items in the
+        judge-error model (0.5 logit: a judge that picks one system's answers 10-25%
+        more often than the human would is plausible; none is the mode).
     """
 
     lam: float = 1.0
@@ -112,6 +120,8 @@ class RankingPriors:
     confusion_diag: float = 4.0
     confusion_off: float = 1.0
     instance_scale: float = 1.0
+    channel_coef_sd: float = 0.5
+    favour_scale: float = 0.5
 
     def __post_init__(self):
 

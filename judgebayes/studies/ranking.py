@@ -39,17 +39,19 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from judgebayes.data.channel import ChannelData, channel_from_frames
+from judgebayes.data.frames import as_pandas
 from judgebayes.data.ranking import (
     POSITION,
     IdentifiabilityReport,
     PairwiseData,
+    _numeric,
     component_labels,
     identifiability_report,
     pairwise_from_arrays,
@@ -78,7 +80,12 @@ from judgebayes.inference.ranking.topk import (
     top_k_set,
 )
 from judgebayes.inference.registry import check_count, check_seed
-from judgebayes.models.channel import channel_var_names, judge_channel_model
+from judgebayes.models.channel import (
+    channel_shift,
+    channel_var_names,
+    judge_channel_model,
+    verdict_probs,
+)
 from judgebayes.models.ranking import PRIORS, RankingPriors, bradley_terry_model, bt_var_names
 from judgebayes.results import Fit, check_alpha, tree
 from judgebayes.studies.base import FitParts, Study
@@ -401,6 +408,29 @@ def _check_k(k: int, n: int) -> None:
 
 
 # ------------------------------------------------------------------ study
+def _row_covariates(comparisons, data: PairwiseData, parsed) -> tuple[tuple[str, ...], np.ndarray]:
+    """Every row's standardised covariate differences (first minus second), on the scales
+    of ``data``: the judge channel's covariates (an instance takes its first row's).
+    """
+    df = as_pandas(comparisons, "comparisons")
+    index = {v: i for i, v in enumerate(data.items)}
+    a = np.array([index[v] for v in parsed.first], dtype=np.int64)
+    b = np.array([index[v] for v in parsed.second], dtype=np.int64)
+    cols, k = [], 0
+    for name in data.covariates:
+        _, sd, kind = data.scales[name]
+        if kind == "item":
+            z = data.item_X[:, k]
+            k += 1
+            cols.append(z[a] - z[b])
+        else:
+            va = _numeric(df[f"{name}_first"], f"{name}_first")
+            vb = _numeric(df[f"{name}_second"], f"{name}_second")
+            cols.append((va - vb) / sd)
+    X = np.column_stack(cols) if cols else np.zeros((len(df), 0))
+    return tuple(data.covariates), X
+
+
 class PairwiseRanking(Study):
     """Pairwise verdicts of one or several judges, ready to fit.
 
@@ -474,6 +504,7 @@ class PairwiseRanking(Study):
                 items=data.items,
                 ties=ties,
                 parsed=parsed,
+                row_covariates=_row_covariates(comparisons, data, parsed),
             )
         elif instance is not None:
             raise InputError(
@@ -685,25 +716,58 @@ class PairwiseRanking(Study):
         parts.extra.setdefault("data", self.data)
         return parts
 
-    def channel_spec(self, *, complete: bool = False):
-        """The :class:`~judgebayes.inference.nuts.ModelSpec` of the judge-error model
-        (``complete``: see :meth:`~judgebayes.data.channel.ChannelData.groups`).
+    def judge_bias_terms(self, judge_bias: Any = "auto") -> tuple[tuple[str, ...], bool]:
+        """The channel's terms for ``judge_bias`` (see method ``judge_error``): the
+        covariates it uses, and whether judges may favour items.
         """
         ch = self._require_channel("the judge-error model")
+        if isinstance(judge_bias, str) and judge_bias in ("auto", "none"):
+            return (ch.covariates, True) if judge_bias == "auto" else ((), False)
+        terms = (judge_bias,) if isinstance(judge_bias, str) else tuple(judge_bias)
+        valid = (*ch.covariates, "items")
+        for t in terms:
+            if t not in valid:
+                raise InputError(
+                    f"judge_bias: {t!r} is neither 'items' nor a covariate of this study "
+                    f"(valid: 'auto', 'none' or some of {list(valid)})",
+                    field="judge_bias",
+                    value=t,
+                )
+        return tuple(c for c in ch.covariates if c in terms), "items" in terms
+
+    def channel_spec(self, *, complete: bool = False, judge_bias: Any = "none"):
+        """The :class:`~judgebayes.inference.nuts.ModelSpec` of the judge-error model
+        (``complete``: see :meth:`~judgebayes.data.channel.ChannelData.groups`;
+        ``judge_bias``: see method ``judge_error``; default the constant channel).
+        """
+        ch = self._require_channel("the judge-error model")
+        covs, favour = self.judge_bias_terms(judge_bias)
+        used = ch.without_covariates()
+        if covs:
+            cols = [ch.covariates.index(c) for c in covs]
+            used = replace(used, X=ch.X[:, cols], covariates=covs)
         pr = self.priors
+        structure = {
+            "items": ch.items,
+            "judges": ch.judges,
+            "n_outcomes": ch.n_outcomes,
+            "lam": pr.lam,
+            "lam_nu": pr.lam_nu,
+            "confusion_diag": pr.confusion_diag,
+            "confusion_off": pr.confusion_off,
+        }
+        if covs or favour:
+            structure |= {
+                "channel_covariates": covs,
+                "favour": favour,
+                "coef_sd": pr.channel_coef_sd,
+                "favour_scale": pr.favour_scale,
+            }
         return ModelSpec(
             builder=judge_channel_model,
-            data=ch.groups(complete=complete),
-            structure={
-                "items": ch.items,
-                "judges": ch.judges,
-                "n_outcomes": ch.n_outcomes,
-                "lam": pr.lam,
-                "lam_nu": pr.lam_nu,
-                "confusion_diag": pr.confusion_diag,
-                "confusion_off": pr.confusion_off,
-            },
-            var_names=channel_var_names(ch.n_outcomes),
+            data=used.groups(complete=complete),
+            structure=structure,
+            var_names=channel_var_names(ch.n_outcomes, bool(covs), favour),
         )
 
     def _channel_info(self) -> dict[str, Any]:
@@ -1020,23 +1084,38 @@ def _judge_error(
     reference: str | None = None,
     warn: bool = True,
     prior_draws: int = 0,
+    judge_bias: Any = "auto",
 ) -> FitParts:
     """Rank by the human preference, each judge's verdict a noisy channel of it (a confusion
     matrix per judge, learned with the qualities from the labelled comparisons).
+
+    ``judge_bias``: what the judge's errors may depend on (:mod:`judgebayes.models.channel`):
+    ``"auto"`` (default) the study's covariates and the items (a judge may favour some
+    systems' answers: self-preference), ``"none"`` one confusion matrix for every
+    comparison, or a list of covariate names and/or ``"items"``.
     """
     ch = ranking._require_channel("method 'judge_error'")
     ranking._check_reference(reference)
+    covs, favour = ranking.judge_bias_terms(judge_bias)
     parts = ranking._nuts(
-        ranking.channel_spec(), "ranking.judge_error", sampler, random_seed, prior_draws=prior_draws
+        ranking.channel_spec(judge_bias=judge_bias),
+        "ranking.judge_error.bias" if covs or favour else "ranking.judge_error",
+        sampler,
+        random_seed,
+        prior_draws=prior_draws,
     )
-    parts.info |= ranking._channel_info()
+    parts.info |= ranking._channel_info() | {
+        "channel_covariates": list(covs),
+        "judge_favours_items": favour,
+    }
     parts.notes = ranking._channel_notes()
-    if ranking.data.covariates:
+    unused = [c for c in ranking.data.covariates if c not in covs]
+    if unused:
         parts.notes = (
             *parts.notes,
-            f"the judge channel does not use the covariates {list(ranking.data.covariates)}: "
-            "each judge has one confusion matrix for every comparison; "
-            "study.check(fit)'s 'channel' rows test that on the labelled comparisons",
+            f"the judge channel does not use the covariates {unused} (judge_bias="
+            f"{judge_bias!r}); study.check(fit)'s 'channel' rows test that on the labelled "
+            "comparisons",
         )
     return ranking._identified(parts, reference, (ch.first, ch.second))
 
@@ -1138,46 +1217,81 @@ CHANNEL_CHECK_MIN = 10
 def _channel_check(ranking: PairwiseRanking, fit, *, alpha: float) -> pd.DataFrame:
     r"""Posterior predictive check of the judge channel on the labelled comparisons.
 
-    The channel assumes one confusion matrix per judge for every comparison.  A judge whose
-    errors depend on the items (it favours the longer answer, or a system of its own model
-    family) agrees with the human more when the human preferred that item and less when
-    the human preferred its opponent.  For every judge and item, the labelled comparisons
-    with that item (human ties left out) are split by whether the human preferred it; with
-    at least :data:`CHANNEL_CHECK_MIN` verdicts, ``observed`` is the count of verdicts equal
-    to the human's and ``expected`` its posterior predictive mean, each verdict replicated
-    from its draw's confusion row :math:`\Pr(\text{verdict} = h \mid \text{human} = h)`;
-    ``p_value`` is the two-sided predictive p-value, Bonferroni-adjusted over the rows.
+    The fit's channel (one confusion matrix per judge, shifted by the covariates and item
+    favouritism it was given: :mod:`judgebayes.models.channel`) predicts how often each
+    labelled verdict agrees with the human.  A judge whose errors depend on what the fit
+    left out (it favours the longer answer, or a system of its own model family) agrees
+    with the human more when the human preferred that answer and less when the human
+    preferred its opponent.  Cells: for every judge and item, the labelled comparisons
+    with that item (human ties left out) split by whether the human preferred it; and for
+    every covariate of the study, the labelled comparisons in thirds of the preferred
+    answer's side of the difference.  With at least :data:`CHANNEL_CHECK_MIN` verdicts in
+    a cell, ``observed`` is the count of verdicts equal to the human's and ``expected``
+    its posterior predictive mean, each verdict replicated from its draw's
+    :math:`\Pr(\text{verdict} = h \mid \text{human} = h, \text{shift})`; ``p_value`` is
+    the two-sided predictive p-value, Bonferroni-adjusted over the rows.
     """
     ch = ranking.channel
-    conf = fit.idata.posterior["confusion"].values  # (chain, draw, judge, human, verdict)
-    conf = conf.reshape(-1, *conf.shape[2:])
+    post = fit.idata.posterior
     rng = np.random.default_rng(0)
-    conf = conf[rng.choice(conf.shape[0], size=min(1000, conf.shape[0]), replace=False)]
+    keep = None
+    draws = {}
+    for name in ("confusion", "channel_coef", "favour"):
+        if name in post:
+            x = post[name].values
+            x = x.reshape(-1, *x.shape[2:])
+            if keep is None:
+                keep = rng.choice(x.shape[0], size=min(1000, x.shape[0]), replace=False)
+            draws[name] = x[keep]
+    conf = draws["confusion"]
+    covs = list(post["channel_covariate"].values) if "channel_coef" in post else []
+    X = ch.X[:, [ch.covariates.index(c) for c in covs]]
     preferred = np.where(ch.human == 0, ch.first, np.where(ch.human == 1, ch.second, -1))
     rows = []
     for j, judge in enumerate(ch.judges):
         usable = (preferred >= 0) & (ch.verdicts[:, j] >= 0)
+        cells = []
         for i, item in enumerate(ch.items):
             has = usable & ((ch.first == i) | (ch.second == i))
             for won in (True, False):
-                idx = np.flatnonzero(has & ((preferred == i) == won))
-                if idx.size < CHANNEL_CHECK_MIN:
-                    continue
-                h = ch.human[idx]
-                agree = conf[:, j, h, h]  # (draws, n): P(verdict = human) per verdict
-                rep = (rng.random(agree.shape) < agree).sum(1)
-                obs = int(np.sum(ch.verdicts[idx, j] == h))
-                p = 2 * min(np.mean(rep >= obs), np.mean(rep <= obs))
                 what = "preferred" if won else "not preferred"
-                rows.append(
-                    {
-                        "unit": f"{judge}: {item}, {what} by the human",
-                        "observed": float(obs),
-                        "expected": float(agree.sum(1).mean()),
-                        "p_raw": float(min(1.0, p)),
-                        "n": int(idx.size),
-                    }
+                mask = has & ((preferred == i) == won)
+                cells.append((f"{judge}: {item}, {what} by the human", mask))
+        # every covariate of the study, used by the channel or not: the preferred answer's
+        # side of the difference, in thirds over the usable labelled verdicts
+        for c, name in enumerate(ch.covariates):
+            signed = np.where(ch.human == 0, ch.X[:, c], -ch.X[:, c])
+            if usable.sum() < 3 * CHANNEL_CHECK_MIN:
+                continue
+            cuts = np.quantile(signed[usable], [1 / 3, 2 / 3])
+            third = np.searchsorted(cuts, signed, side="right")
+            for t, label in enumerate(("lowest", "middle", "highest")):
+                cells.append(
+                    (
+                        f"{judge}: {name} of the preferred answer, {label} third",
+                        usable & (third == t),
+                    )
                 )
+        for unit, mask in cells:
+            idx = np.flatnonzero(mask)
+            if idx.size < CHANNEL_CHECK_MIN:
+                continue
+            h = ch.human[idx]
+            shift = channel_shift(draws, X[idx], ch.first[idx], ch.second[idx], j)
+            probs = verdict_probs(conf[:, j, h, :], shift)  # (draws, n, verdict)
+            agree = np.take_along_axis(probs, h[None, :, None], -1)[..., 0]
+            rep = (rng.random(agree.shape) < agree).sum(1)
+            obs = int(np.sum(ch.verdicts[idx, j] == h))
+            p = 2 * min(np.mean(rep >= obs), np.mean(rep <= obs))
+            rows.append(
+                {
+                    "unit": unit,
+                    "observed": float(obs),
+                    "expected": float(agree.sum(1).mean()),
+                    "p_raw": float(min(1.0, p)),
+                    "n": int(idx.size),
+                }
+            )
     out = pd.DataFrame(rows, columns=["unit", "observed", "expected", "p_raw", "n"])
     out["p_value"] = np.minimum(1.0, out["p_raw"] * max(len(out), 1))
     out["flagged"] = out["p_value"] < alpha

@@ -315,7 +315,7 @@ def _length_biased_judge(seed, override, n=600, labelled=0.5):
     )
 
 
-def test_channel_check_flags_a_judge_whose_errors_follow_the_items():
+def test_channel_check_flags_a_constant_channel_on_a_judge_whose_errors_follow_the_items():
     # 8 sets each: over 20 the check flagged 80% of the length-biased sets and none of the
     # constant-confusion ones (BENCHMARKS, rankings); here >= 5 of 8 and <= 1 of 8
     flagged = {}
@@ -323,9 +323,50 @@ def test_channel_check_flags_a_judge_whose_errors_follow_the_items():
         hits = 0
         for r in range(8):
             rk = jb.PairwiseRanking.from_frames(_length_biased_judge(r, override), human="human")
-            fit = rk.fit("judge_error", random_seed=r, warn=False)
+            fit = rk.fit("judge_error", random_seed=r, warn=False, judge_bias="none")
             table = rk.check(fit)
             assert set(table["check"]) == {"channel"}
             hits += bool(table["flagged"].any())
         flagged[override] = hits
     assert flagged[0.3] >= 5 and flagged[0.0] <= 1, flagged
+
+
+def test_default_channel_learns_the_favoured_system_and_passes_its_check():
+    # the default channel lets the judge favour items: on a set where it picks s0 in 30% of
+    # s0's comparisons whatever the human said, s0's favouritism is the largest and clearly
+    # positive, the check no longer flags, and s0's quality interval covers the truth
+    rk = jb.PairwiseRanking.from_frames(_length_biased_judge(3, 0.3), human="human")
+    fit = rk.fit("judge_error", random_seed=3, warn=False)
+    assert fit.info["judge_favours_items"] and fit.diagnostics.passed
+    fav = fit.idata.posterior["favour"].sel(judge="judge").values.reshape(-1, 5)
+    rel = fav - fav.mean(1, keepdims=True)  # favouritism is defined up to a constant
+    assert np.argmax(rel.mean(0)) == 0 and np.quantile(rel[:, 0], 0.025) > 0
+    assert not rk.check(fit)["flagged"].any()
+    q = np.array([0.0, 0.3, -0.2, 0.5, -0.4])
+    th = fit.theta_draws()
+    d = th - th.mean(1, keepdims=True)
+    lo, hi = np.quantile(d, [0.025, 0.975], axis=0)
+    truth = q - q.mean()
+    assert lo[0] <= truth[0] <= hi[0]
+    with pytest.raises(InputError, match="judge_bias") as e:
+        rk.fit("judge_error", judge_bias=["length"])
+    assert e.value.field == "judge_bias"
+
+
+@pytest.mark.slow
+def test_default_channel_covers_where_the_constant_channel_does_not():
+    # 20 sets of the length-biased judge: the constant channel's intervals for s0 covered
+    # 31% of 40 sets in the report that asked for this model; measured here: see
+    # BENCHMARKS (misspecification); MC sd of a 0.95 coverage over 20 sets 0.049, so the
+    # rule's 2.5 sd floor is 0.83
+    q = np.array([0.0, 0.3, -0.2, 0.5, -0.4])
+    truth = q - q.mean()
+    hits = []
+    for r in range(20):
+        rk = jb.PairwiseRanking.from_frames(_length_biased_judge(100 + r, 0.3), human="human")
+        fit = rk.fit("judge_error", random_seed=r, warn=False)
+        th = fit.theta_draws()
+        d = th - th.mean(1, keepdims=True)
+        lo, hi = np.quantile(d[:, 0], [0.025, 0.975])
+        hits.append(lo <= truth[0] <= hi)
+    assert np.mean(hits) >= 0.83

@@ -18,7 +18,8 @@ Conditions (``--only`` picks some):
                  on A, 0.4 on B): the shared-rates model's assumption broken
 ``judges``       three judges whose errors share an item difficulty (tau = 2)
 ``channel``      pairwise judge that overrides the true winner toward one system 30% of
-                 the time (the judge_error ranking's constant-confusion assumption)
+                 the time: the default judge_error channel (judges may favour items)
+                 against the constant one, whose check should fire
 
 Run: python benchmarks/misspecification.py [--reps 200] [--only edges self ...]
 """
@@ -162,28 +163,30 @@ def _two_systems(rng, spec_b, n=400, n_lab=100):
 
 
 def self_preference(reps):
-    flags = {0.8: [], 0.4: []}
     hits = {"exact (per system)": [], "nuts (shared judge rates)": []}
-    for spec_b in flags:
-        for r in range(reps):
-            rng = np.random.default_rng(r)
-            frame, truth = _two_systems(rng, spec_b)
-            study = jb.AccuracyStudy.from_items(frame, system="system")
-            flags[spec_b].append(bool(study.check()["flagged"].any()))
-            if spec_b == 0.4 and r < NUTS_REPS:
-                d = truth["A"] - truth["B"]
-                for m, name in (
-                    ("exact", "exact (per system)"),
-                    ("nuts", "nuts (shared judge rates)"),
-                ):
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore", jb.ConvergenceWarning)
-                        c = study.fit(m, random_seed=r).contrasts().iloc[0]
-                    sign = 1 if c["a"] == "A" else -1
-                    hits[name].append(bool(c["lower"] <= sign * d <= c["upper"]))
+    for n_lab in (100, 200):
+        flags = {0.8: [], 0.4: []}
+        for spec_b in flags:
+            for r in range(reps):
+                rng = np.random.default_rng(r)
+                frame, truth = _two_systems(rng, spec_b, n_lab=n_lab)
+                study = jb.AccuracyStudy.from_items(frame, system="system")
+                flags[spec_b].append(bool(study.check()["flagged"].any()))
+                if spec_b == 0.4 and n_lab == 100 and r < NUTS_REPS:
+                    d = truth["A"] - truth["B"]
+                    for m, name in (
+                        ("exact", "exact (per system)"),
+                        ("nuts", "nuts (shared judge rates)"),
+                    ):
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore", jb.ConvergenceWarning)
+                            c = study.fit(m, random_seed=r).contrasts().iloc[0]
+                        sign = 1 if c["a"] == "A" else -1
+                        hits[name].append(bool(c["lower"] <= sign * d <= c["upper"]))
+        rule = _rule_check(flags[0.4], flags[0.8])
+        print(f"self  {n_lab} labels per system  check self_preference  {rule}")
     for m, x in hits.items():
-        print(f"self  A - B, judge lenient on B  {m:26s} {_rule_cover(x)}")
-    print(f"self  shared rates  check self_preference  {_rule_check(flags[0.4], flags[0.8])}")
+        print(f"self  A - B, judge lenient on B, 100 labels  {m:26s} {_rule_cover(x)}")
 
 
 def _judges(rng, tau, n=600, n_lab=300):
@@ -227,15 +230,34 @@ def _pairs(seed, override, n=400, labelled=0.3):
 
 
 def channel(reps):
+    q = np.array([0.0, 0.3, -0.2, 0.5, -0.4])
+    truth = q - q.mean()
     flags = {0.0: [], 0.3: []}
+    hits = {"default (judge may favour items)": [], "constant channel": []}
     for override in flags:
         for r in range(reps):
             rk = jb.PairwiseRanking.from_frames(_pairs(r, override), human="human")
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", jb.ConvergenceWarning)
-                fit = rk.fit("judge_error", random_seed=r, warn=False)
-            flags[override].append(bool(rk.check(fit)["flagged"].any()))
-    print(f"channel  judge_error ranking  check channel  {_rule_check(flags[0.3], flags[0.0])}")
+                const = rk.fit("judge_error", random_seed=r, warn=False, judge_bias="none")
+                flags[override].append(bool(rk.check(const)["flagged"].any()))
+                if override == 0.0:
+                    continue
+                fits = {
+                    "default (judge may favour items)": rk.fit(
+                        "judge_error", random_seed=r, warn=False
+                    ),
+                    "constant channel": const,
+                }
+            for name, fit in fits.items():
+                th = fit.theta_draws()
+                d = th - th.mean(1, keepdims=True)
+                lo, hi = np.quantile(d[:, 0], [0.025, 0.975])
+                hits[name].append(bool(lo <= truth[0] <= hi))
+    for name, x in hits.items():
+        print(f"channel  favoured system's quality  {name:34s} {_rule_cover(x)}")
+    rule = _rule_check(flags[0.3], flags[0.0])
+    print(f"channel  constant channel  check channel  {rule}")
 
 
 CONDITIONS = {

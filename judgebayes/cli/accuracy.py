@@ -165,10 +165,11 @@ def run(args) -> str:
             ("lower", f"{level} lo"),
             ("upper", "hi"),
             ("p_a_greater", "P(a > b)"),
+            ("estimand", "estimand"),
         ]
         out += [
             "",
-            f"pairwise comparison ({pairwise[0]['method']}, shared judge)",
+            f"pairwise comparison ({pairwise[0]['method']})",
             "",
             render(pairwise, pcols, args.format),
         ]
@@ -228,6 +229,15 @@ def _run_items(args) -> str:
     counts = study.summary().reset_index().to_dict("records")
     notes = list(dict.fromkeys(n for f in fits for n in f.notes))
     estimand = fits[0].info["estimand_text"] if fits else ""
+    # every method's A - B (paired on the prompts with --item, its estimand column says)
+    pairwise = []
+    if len(study.systems) > 1:
+        for f in fits:
+            if f.is_point and f.info.get("contrasts") is None:
+                continue
+            pairwise += [
+                dict(r, method=f.method) for r in f.contrasts(args.alpha).to_dict("records")
+            ]
     if args.format == "json":
         return json.dumps(
             {
@@ -236,6 +246,7 @@ def _run_items(args) -> str:
                 "alpha": args.alpha,
                 "systems": [{k: clean(v) for k, v in r.items()} for r in counts],
                 "comparison": [{k: clean(v) for k, v in r.items()} for r in rows],
+                "pairwise": [{k: clean(v) for k, v in r.items()} for r in pairwise],
                 "diagnostics": {
                     f.method: diagnostics_json(f) for f in fits if f.diagnostics is not None
                 },
@@ -272,6 +283,18 @@ def _run_items(args) -> str:
         "",
         render(rows, ccols, args.format),
     ]
+    if pairwise:
+        pcols = [
+            ("method", "method"),
+            ("a", "system a"),
+            ("b", "system b"),
+            ("difference", "a - b"),
+            ("lower", f"{level} lo"),
+            ("upper", "hi"),
+            ("p_a_greater", "P(a > b)"),
+            ("estimand", "estimand"),
+        ]
+        out += ["", "pairwise comparison by method", "", render(pairwise, pcols, args.format)]
     out += [f"note: {n}" for n in notes]
     return "\n".join(out)
 
@@ -310,7 +333,11 @@ def _bayes_sections(study, args) -> tuple[list[dict], list[dict], dict]:
     comparison = table.rename(columns={"unit": "system"}).drop(columns="family").to_dict("records")
     report_gate("accuracy", fits)
     pairwise: list[dict] = []
-    sampled = [f for f in fits if not f.is_point]
+    # the last fit with draws, else a closed form that carries its contrasts (paired
+    # with --item)
+    sampled = [f for f in fits if not f.is_point] or [
+        f for f in fits if f.info.get("contrasts") is not None
+    ]
     if len(study.systems) > 1 and sampled:
         best = sampled[-1]
         pairwise = [

@@ -32,6 +32,7 @@ __all__ = [
     "PANDALM_SOURCES",
     "llmbar_accuracy_items",
     "llmbar_both_orders",
+    "llmbar_paired_items",
     "load_llmbar_instances",
     "load_llmbar_judgments",
     "load_pandalm_pairs",
@@ -200,6 +201,74 @@ def llmbar_both_orders(evaluator: str = "GPT-4", strategy: str | None = None) ->
         parts.append(part)
 
     return _subset_order(pd.concat(parts, ignore_index=True), "idx", "shown_first")
+
+
+def llmbar_paired_items(
+    systems: tuple[tuple[str, str], ...] = (
+        ("ChatGPT", "Vanilla_NoRules"),
+        ("ChatGPT", "Metrics_Reference"),
+    ),
+    grader: tuple[str, str] = ("GPT-4", "Metrics_Reference"),
+) -> pd.DataFrame:
+    """Two (or more) "systems" answering the same LLMBar items, graded by another LLM.
+
+    A system here is an (evaluator, prompting strategy) pair choosing the better of an
+    item's two outputs: a prompt change evaluated on the same 885 items.  A system's answer
+    is right when its pick is the gold one; the automated verdict is whether ``grader``
+    (another evaluator and strategy) made the same pick, an LLM grader as an eval harness
+    would use; the human label is the gold label's verdict on the answer.  A system or the
+    grader without a usable pick counts as a wrong answer or a failing verdict.
+
+    Parameters
+    ----------
+    systems : tuple of (evaluator, strategy)
+        The systems compared (named ``"<evaluator> <strategy>"``).
+    grader : (evaluator, strategy)
+        The LLM whose agreement is the automated verdict.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``item`` (``"<subset>:<idx>"``), ``system``, ``judge`` (1 / 0: the grader
+        passes the answer), ``human`` (1 / 0: the answer is right; every item labelled:
+        blank some to simulate a labelling budget), one row per item and system, on the
+        items every system and the grader answered.
+    """
+    d = load_llmbar_judgments()
+
+    def rows(evaluator, strategy):
+        x = d[(d["evaluator"] == evaluator) & (d["strategy"] == strategy)]
+        if x.empty:
+            raise InputError(
+                f"no LLMBar verdicts of {evaluator!r} with strategy {strategy!r}",
+                field="strategy",
+                value=strategy,
+            )
+        return x.set_index(["subset", "idx"])
+
+    parts = [rows(*s) for s in systems]
+    g = rows(*grader)
+    common = g.index
+    for x in parts:
+        common = common.intersection(x.index)
+    common = common.sort_values()
+    item = [f"{s}:{i}" for s, i in common]
+    pick_g = g.loc[common, "winner_orig_order"].to_numpy(float)
+    out = []
+    for (evaluator, strategy), x in zip(systems, parts, strict=True):
+        pick = x.loc[common, "winner_orig_order"].to_numpy(float)
+        gold = x.loc[common, "label"].to_numpy(float)
+        out.append(
+            pd.DataFrame(
+                {
+                    "item": item,
+                    "system": f"{evaluator} {strategy}",
+                    "judge": (pick_g == pick).astype(int),
+                    "human": (pick == gold).astype(int),
+                }
+            )
+        )
+    return pd.concat(out, ignore_index=True)
 
 
 def _pandalm_file(name: str):

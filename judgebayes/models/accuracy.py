@@ -911,3 +911,93 @@ def multiclass_accuracy_model(
             "test_obs", n=test_d.sum(axis=1), p=q, observed=test_d, dims=("system", "judged_class")
         )
     return model
+
+
+#: most systems the paired model takes (its joint has 2 ** S cells)
+PAIRED_MAX_SYSTEMS = 8
+
+
+def truth_states(n_systems: int) -> np.ndarray:
+    """Every joint truth of ``n_systems`` answers to one item, (2 ** S, S) of 0/1."""
+    return ((np.arange(2**n_systems)[:, None] >> np.arange(n_systems)[::-1]) & 1).astype(np.int64)
+
+
+def pattern_masks(verdict: np.ndarray, human: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each pattern, which joint verdicts (``V``, (P, W)) and joint truths (``L``,
+    (P, T)) it is compatible with: a system without a verdict (label) allows either.
+    """
+    v, h = np.asarray(verdict), np.asarray(human)
+    states = truth_states(v.shape[1])  # (T, S); also the joint verdicts
+    V = np.all((v[:, None, :] < 0) | (v[:, None, :] == states[None]), -1).astype(float)
+    L = np.all((h[:, None, :] < 0) | (h[:, None, :] == states[None]), -1).astype(float)
+    return V, L
+
+
+def paired_items_model(
+    counts: np.ndarray,
+    verdict: np.ndarray,
+    human: np.ndarray,
+    *,
+    systems: tuple[str, ...],
+    priors: AccuracyPriors | None = None,
+) -> pm.Model:
+    r"""Several systems answering the same items, one judge: joint truths, joint verdicts.
+
+    Each item :math:`i` has a joint truth :math:`t_i \in \{0, 1\}^S` (which systems
+    answered it right) and a joint verdict :math:`w_i \in \{0, 1\}^S` (which answers the
+    judge passed), with
+
+    .. math::
+        t_i \sim \mathrm{Categorical}(\pi),\quad
+        \pi \sim \mathrm{Dirichlet}(c\,\mathbf{1}),\quad c = (a + b) / 2^S,\qquad
+        w_i \mid t_i \sim \mathrm{Categorical}(C_{t_i}),\quad
+        C_t \sim \mathrm{Dirichlet}(\mathbf{1}).
+
+    Nothing is assumed about how the systems' truths relate (an item hard for one system
+    may be hard for all: the pairing) or about how the judge errs: on each system
+    differently (self-preference), and on the answers to one prompt together (a grader that
+    compares both answers with the same reference passes or fails them together).  This is
+    the Bayesian counterpart of the closed form's joint verdict categories.  With the
+    items prior Beta(:math:`a, b`) = Beta(1/2, 1/2) each rate :math:`\theta_s =
+    \sum_{t: t_s = 1}\pi_t` is a priori Beta(1/2, 1/2), as in the other items engines.
+    An item's likelihood sums over the joint truths its labels allow (a label is
+    :math:`t_s`) and the joint verdicts its verdicts allow (a missing verdict or label
+    allows both values): :math:`\sum_t \pi_t L_{it} \sum_w C_{tw} V_{iw}`
+    (:func:`pattern_masks`).  Differences :math:`\theta_a - \theta_b` are paired: both
+    are sums over the same :math:`\pi`.
+
+    Parameters
+    ----------
+    counts : array of int, shape (P,)
+        Items per pattern.
+    verdict, human : array of int, shape (P, S)
+        Each pattern's verdict and human label per system (1, 0, or -1: none).
+    systems : tuple of str
+        Coordinates (at most :data:`PAIRED_MAX_SYSTEMS`).
+    priors : AccuracyPriors
+        ``theta`` (sets :math:`c`).
+
+    Returns
+    -------
+    pm.Model
+        ``theta`` (system), ``joint`` (state), ``confusion`` (state, verdict), and the
+        potential ``loglik``.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    priors = priors or AccuracyPriors()
+    S = len(systems)
+    states = truth_states(S)  # (T, S)
+    names = ["".join(map(str, t)) for t in states]
+    V, L = pattern_masks(verdict, human)
+    conc = float(sum(priors.theta)) / 2**S
+    with pm.Model(coords={"system": list(systems), "state": names, "verdict": names}) as model:
+        c = pm.Data("counts", np.asarray(counts, dtype=float))
+        joint = pm.Dirichlet("joint", a=np.full(2**S, conc), dims="state")
+        conf = pm.Dirichlet("confusion", a=np.ones((2**S, 2**S)), dims=("state", "verdict"))
+        m = pt.dot(pt.as_tensor(V), conf.T)  # (P, T): P(verdicts seen | t)
+        lik = (pt.as_tensor(L) * m * joint[None, :]).sum(-1)
+        pm.Potential("loglik", (c * pt.log(pt.maximum(lik, 1e-300))).sum())
+        pm.Deterministic("theta", pt.dot(joint, pt.as_tensor(states.astype(float))), dims="system")
+    return model

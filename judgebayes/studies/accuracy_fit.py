@@ -44,6 +44,8 @@ class AccuracyFit(Fit):
         d = self.draws()
         names = [str(v) for v in d["system"].values]
         x = d.values
+        paired = self.info.get("paired_items")
+        estimand = self.info.get("estimand", "process")
         rows = []
         for i, a in enumerate(names):
             for j, b in enumerate(names):
@@ -58,7 +60,9 @@ class AccuracyFit(Fit):
                         "lower": np.quantile(diff, alpha / 2),
                         "upper": np.quantile(diff, 1 - alpha / 2),
                         "p_a_greater": float((diff > 0).mean()),
-                        "estimand": self.info.get("estimand", "process"),
+                        "estimand": estimand
+                        if paired is None
+                        else f"{estimand}, paired on {int(paired[i][j])} items",
                     }
                 )
         return pd.DataFrame(rows)

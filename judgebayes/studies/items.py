@@ -57,6 +57,11 @@ _COMPARATORS = {
 }
 
 
+#: the paired model's pattern table is complete (every verdict x label state of every
+#: system) up to this many rows (four systems), so that it compiles once per S
+COMPLETE_PATTERNS = 6561
+
+
 class ItemStudy(Study):
     r"""One item frame of the items design (module docstring); fits by any method.
 
@@ -268,6 +273,8 @@ class ItemStudy(Study):
             return self._multi_judge_spec()
         if self.data.cluster is not None:
             return self._clustered_spec()
+        if self.paired:
+            return self._paired_spec()
         c = self.data.cells()
         m1 = c["H1"] + c["H0"]
         m0 = c["L1"] + c["L0"] - m1
@@ -344,6 +351,79 @@ class ItemStudy(Study):
         if self.difficulty:
             init |= {"gamma0": np.log(q0 / (1 - q0)), "gamma1": np.log(q1 / (1 - q1))}
         return ModelSpec(ma.multi_judge_items_model, data, structure, names, init=init)
+
+    @property
+    def paired(self) -> bool:
+        """Whether the Bayesian fits pair the systems by item (``item=``, several systems,
+        one judge, one stratum, no clusters: the shared item-effect model).
+        """
+        d = self.data
+        return (
+            d.item is not None
+            and len(d.systems) > 1
+            and d.n_judges == 1
+            and d.cluster is None
+            and len(d.strata) == 1
+        )
+
+    def _paired_patterns(self):
+        """Distinct (verdict, label) patterns of the items over the systems, and counts."""
+        d = self.data
+        S = len(d.systems)
+        _, inv = np.unique(d.item, return_inverse=True)
+        n_items = int(inv.max()) + 1
+        v = np.full((n_items, S), -1, dtype=np.int64)
+        h = np.full((n_items, S), -1, dtype=np.int64)
+        v[inv, d.system] = np.rint(d.judge).astype(np.int64)
+        h[inv, d.system] = np.where(d.labelled, d.human, -1).astype(np.int64)
+        seen, n_seen = np.unique(np.concatenate([v, h], 1), axis=0, return_counts=True)
+        if 9**S > COMPLETE_PATTERNS:
+            return seen[:, :S], seen[:, S:], n_seen
+        # every pattern, seen or not: the model's shapes depend only on S, so one compiled
+        # model serves every data set with as many systems (a warm refit)
+        one = np.array([(a, b) for a in (-1, 0, 1) for b in (-1, 0, 1)])  # (9, 2)
+        idx = np.stack(np.meshgrid(*[np.arange(9)] * S, indexing="ij"), -1).reshape(-1, S)
+        pat = np.concatenate([one[idx, 0], one[idx, 1]], 1)
+        code = ((seen[:, :S] + 1) * 3 + (seen[:, S:] + 1)) @ (9 ** np.arange(S - 1, -1, -1))
+        counts = np.zeros(len(pat), dtype=np.int64)
+        counts[code] = n_seen
+        return pat[:, :S], pat[:, S:], counts
+
+    def _paired_spec(self):
+        if len(self.systems) > ma.PAIRED_MAX_SYSTEMS:
+            raise InputError(
+                f"the paired Bayesian model takes at most {ma.PAIRED_MAX_SYSTEMS} systems "
+                f"(its joint has 2 ** S cells); got {len(self.systems)}: fit pairs of "
+                "systems, or use method='closed_form'",
+                field="system",
+                value=len(self.systems),
+            )
+        v, h, counts = self._paired_patterns()
+        data = dict(counts=counts, verdict=v, human=h)
+        structure = dict(systems=self.systems, priors=self.priors)
+        names = ("theta", "joint", "confusion")
+        return ModelSpec(ma.paired_items_model, data, structure, names)
+
+    def _items_draws_paired(self, post, random_seed) -> np.ndarray:
+        """``theta_items`` of the paired model: per draw and pattern, the items' joint truths
+        drawn from their posterior given the pattern; labelled answers keep their label.
+        """
+        v, h, counts = self._paired_patterns()
+        S = v.shape[1]
+        states = ma.truth_states(S)  # (T, S)
+        V, L = ma.pattern_masks(v, h)
+        T = states.shape[0]
+        joint = post["joint"].values.reshape(-1, T)  # (D, T)
+        conf = post["confusion"].values.reshape(-1, T, T)  # (D, T, W)
+        per = L[None] * np.einsum("pw,dtw->dpt", V, conf) * joint[:, None, :]  # (D, P, T)
+        tot = per.sum(-1, keepdims=True)
+        per = np.where(tot > 0, per / np.where(tot > 0, tot, 1), 1.0 / T)
+        rng = np.random.default_rng([0 if random_seed is None else random_seed, 11])
+        n_t = rng.multinomial(counts[None, :], per)  # (D, P, T)
+        answered = (v >= 0) | (h >= 0)  # (P, S)
+        right = np.einsum("dpt,ts,ps->ds", n_t, states, answered)
+        n_s = (counts[:, None] * answered).sum(0)
+        return (right / n_s).reshape(post["theta"].shape)
 
     def _cluster_cells(self):
         """Per (system, cluster) counts, and each cluster's system code."""
@@ -448,6 +528,11 @@ class ItemStudy(Study):
         post = idata.posterior
         if self.data.n_judges > 1:
             val = self._items_draws_multi(post, random_seed)
+        elif self.paired:
+            val = self._items_draws_paired(post, random_seed)
+            v, h, counts = self._paired_patterns()
+            answered = ((v >= 0) | (h >= 0)).astype(np.int64)
+            parts.info["paired_items"] = (answered.T @ (answered * counts[:, None])).tolist()
         else:
             val = self._items_draws(post, random_seed)
         post["theta_items"] = post["theta"].copy(data=val)
@@ -703,7 +788,7 @@ def _nuts(
     """NUTS (``sampler``); ``log_likelihood`` and ``prior_draws`` add those groups."""
     parts = study._nuts(
         study.model_spec(),
-        "accuracy.items",
+        "accuracy.paired" if study.paired else "accuracy.items",
         sampler,
         random_seed,
         log_likelihood=log_likelihood,

@@ -332,3 +332,27 @@ def test_rank_cli_reads_mt_bench_judgments(tmp_path, capsys):
     out = json.loads(captured.out)
     assert out["n_comparisons"] == 79  # 40 records x 2 orders, one "error" left out
     assert {r["item"] for r in out["items"]} == set(models)
+
+
+def test_inspect_logs_of_two_models_on_the_same_samples_give_paired_contrasts(
+    inspect_logs, tmp_path, capsys
+):
+    # two models ran the same 20 samples: item="sample_id" pairs them; the unscored
+    # samples (one per model, different ones) leave 18 pairs
+    df = jb.io.inspect_items(inspect_logs, labels=_labels_frame())
+    paired = jb.AccuracyStudy.from_items(df, system="system", item="sample_id")
+    assert paired.data.summary()["n_unpaired"].tolist() == [1, 1]
+    c = paired.fit("closed_form").contrasts().set_index(["a", "b"])
+    row = c.loc[("mockllm/sys-a", "mockllm/sys-b")]
+    assert row["estimand"] == "items, paired on 18 items"
+    labels = tmp_path / "labels.csv"
+    _labels_frame().to_csv(labels, index=False)
+    argv = ["accuracy", "--inspect", str(inspect_logs), "--labels", str(labels)]
+    argv += ["--item", "sample_id", "--method", "closed-form", "--format", "json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    got = {(r["a"], r["b"]): r for r in out["pairwise"]}
+    cli = got[("mockllm/sys-a", "mockllm/sys-b")]
+    assert cli["estimand"] == "items, paired on 18 items"
+    assert cli["difference"] == pytest.approx(row["difference"], abs=1e-12)
+    assert cli["lower"] == pytest.approx(row["lower"], abs=1e-12)

@@ -113,6 +113,8 @@ _EXPORTS: dict[str, str] = {
     "simulate_items": "judgebayes.simulate.items",
     "simulate_paired": "judgebayes.simulate.items",
     # real data, reports
+    "variance_split": "judgebayes.workflows.repeats",
+    "plan_repeats": "judgebayes.workflows.repeats",
     "split_protocol": "judgebayes.workflows.split_protocol",
     "SplitProtocolResult": "judgebayes.workflows.split_protocol",
     "Report": "judgebayes.report",

@@ -106,6 +106,11 @@ DEFAULT_SAMPLERS: dict[str, SamplerConfig] = {
     # same items, Dirichlets over the 2 ** S states): a state the data barely see mixes
     # slowly near 0; 4 x 2000 at 0.95 failed the gate in 1 of 40 simulated pairs (400
     # prompts, 90% agreement, 25% labelled on both), 2.5 s a fit
+    # repeated generations and judge runs: two non-centred normal effects (prompt, and
+    # generation within prompt); the generation sd, which three runs per generation
+    # barely see, had R-hat 1.023 and bulk ESS 224 at 4 x 1000 (150 prompts x 4
+    # generations x 3 runs); 4 x 2000 after 1500 tuning passed on 3 of 3 seeds (22-30 s)
+    "accuracy.repeats": SamplerConfig(draws=2000, tune=1500, target_accept=0.95),
     "accuracy.paired": SamplerConfig(draws=2000, target_accept=0.95),
     # panel cell and item models: logit-normal hierarchies over validators.  With the
     # gate on every free variable, the validator population mean mu_tpr had R-hat 1.026

@@ -1001,3 +1001,76 @@ def paired_items_model(
         pm.Potential("loglik", (c * pt.log(pt.maximum(lik, 1e-300))).sum())
         pm.Deterministic("theta", pt.dot(joint, pt.as_tensor(states.astype(float))), dims="system")
     return model
+
+
+def repeated_verdicts_model(
+    k: np.ndarray,
+    runs: np.ndarray,
+    prompt: np.ndarray,
+    *,
+    n_prompts: int,
+    priors: AccuracyPriors | None = None,
+) -> pm.Model:
+    r"""Repeated generations per prompt and repeated judge runs per generation.
+
+    Generation :math:`g` of prompt :math:`i` passes one judge run with probability
+
+    .. math::
+        \mathrm{logit}\,p_{ig} = \mu + \sigma_\text{prompt} a_i + \sigma_\text{gen} b_{ig},
+        \qquad a_i, b_{ig} \sim N(0, 1),\qquad k_{ig} \sim \mathrm{Bin}(r_{ig}, p_{ig}),
+
+    with :math:`k_{ig}` passes in :math:`r_{ig}` runs (runs independent given the
+    generation: the judge's run-to-run noise is the binomial's).  The variance of one
+    verdict splits on the probability scale into prompts
+    (:math:`\mathrm{Var}_i\,E_g[p_{ig}]`), generations within a prompt
+    (:math:`E_i\,\mathrm{Var}_g[p_{ig}]`) and judge runs (:math:`E[p(1 - p)]`), computed
+    by Gauss-Hermite over the two normals (``var_prompt``, ``var_generation``,
+    ``var_judge``); ``rate`` is the mean pass probability.  Priors: :math:`\mu \sim
+    N(m_\mu, s_\mu)` (``cluster_mu``), both sds :math:`\mathrm{HalfNormal}(s_\sigma)`
+    (``cluster_sigma``).
+
+    Parameters
+    ----------
+    k, runs : array of int, shape (n_generations,)
+        Passes and judge runs of each generation.
+    prompt : array of int, shape (n_generations,)
+        Each generation's prompt code (0 .. n_prompts - 1).
+    n_prompts : int
+        Number of prompts.
+    priors : AccuracyPriors
+        ``cluster_mu``, ``cluster_sigma``.
+
+    Returns
+    -------
+    pm.Model
+        ``mu``, ``sigma_prompt``, ``sigma_generation``, ``rate``, ``var_prompt``,
+        ``var_generation``, ``var_judge``.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    priors = priors or AccuracyPriors()
+    k = np.asarray(k, dtype=np.int64)
+    x, w = np.polynomial.hermite_e.hermegauss(GH_NODES)
+    w = w / w.sum()
+    with pm.Model() as model:
+        kd = pm.Data("k", k)
+        rd = pm.Data("runs", np.asarray(runs, dtype=np.int64))
+        mu = pm.Normal("mu", *priors.cluster_mu)
+        s_p = pm.HalfNormal("sigma_prompt", priors.cluster_sigma)
+        s_g = pm.HalfNormal("sigma_generation", priors.cluster_sigma)
+        a = pm.Normal("a", 0.0, 1.0, shape=n_prompts)
+        b = pm.Normal("b", 0.0, 1.0, shape=k.size)
+        eta = mu + s_p * a[np.asarray(prompt, dtype=np.int64)] + s_g * b
+        pm.Binomial("k_obs", n=rd, p=pm.math.invlogit(eta), observed=kd)
+        # p at every (prompt node, generation node): (K, K)
+        grid = pm.math.invlogit(mu + s_p * x[:, None] + s_g * x[None, :])
+        wg = pt.as_tensor(w)
+        m_prompt = (grid * wg[None, :]).sum(1)  # E_g p given the prompt effect
+        rate = (m_prompt * wg).sum()
+        pm.Deterministic("rate", rate)
+        pm.Deterministic("var_prompt", ((m_prompt - rate) ** 2 * wg).sum())
+        second = (grid**2 * wg[None, :]).sum(1)
+        pm.Deterministic("var_generation", ((second - m_prompt**2) * wg).sum())
+        pm.Deterministic("var_judge", rate - (second * wg).sum())
+    return model

@@ -215,18 +215,7 @@ def judges(reps):
 
 
 def _pairs(seed, override, n=400, labelled=0.3):
-    rng = np.random.default_rng(seed)
-    q = np.array([0.0, 0.3, -0.2, 0.5, -0.4])
-    items = np.array([f"s{i}" for i in range(5)], dtype=object)
-    a = rng.integers(0, 5, n)
-    b = (a + rng.integers(1, 5, n)) % 5
-    hw = np.where(rng.random(n) < expit(q[a] - q[b]), a, b)
-    jw = np.where(rng.random(n) < 0.9, hw, np.where(hw == a, b, a))
-    jw = np.where(((a == 0) | (b == 0)) & (rng.random(n) < override), 0, jw)
-    human = np.where(rng.random(n) < labelled, items[hw], None)
-    return pd.DataFrame(
-        {"first": items[a], "second": items[b], "winner": items[jw], "human": human}
-    )
+    return jb.simulate_favouring_judge(n, override=override, labelled=labelled, seed=seed)
 
 
 def channel(reps):

@@ -1,8 +1,8 @@
 """The variance split of repeated generations and judge runs: does it recover the components?
 
-Simulated here (not with the package's model): 150 prompts x 4 generations x 3 judge runs,
-logit pass probability 0.3 + 1.0 a_i + 0.7 b_ig with standard normal a, b; the true
-components are integrated on a 4,000 x 4,000 quantile grid.  Printed per method: the
+``jb.simulate_repeats`` (numpy, not the package's model): 150 prompts x 4 generations x 3
+judge runs, logit pass probability 0.3 + 1.0 a_i + 0.7 b_ig with standard normal a, b; its
+true components are integrated on a 4,000 x 4,000 quantile grid.  Printed per method: the
 coverage of each component's 95% interval over the sets, the mean estimate against the
 truth, the cluster-robust / posterior interval of the rate, and the time per set.
 
@@ -16,35 +16,8 @@ import time
 import warnings
 
 import numpy as np
-import pandas as pd
-from scipy.special import expit
-from scipy.stats import norm
 
 import judgebayes as jb
-
-
-def sim(seed, n_prompts=150, n_gen=4, n_runs=3, mu=0.3, sp=1.0, sg=0.7):
-    rng = np.random.default_rng(seed)
-    p = expit(
-        mu + sp * rng.normal(size=n_prompts)[:, None] + sg * rng.normal(size=(n_prompts, n_gen))
-    )
-    y = rng.random((n_prompts, n_gen, n_runs)) < p[..., None]
-    i, g, _ = np.meshgrid(np.arange(n_prompts), np.arange(n_gen), np.arange(n_runs), indexing="ij")
-    return pd.DataFrame(
-        {"prompt": i.ravel(), "generation": g.ravel(), "judge": y.ravel().astype(int)}
-    )
-
-
-def truth(mu=0.3, sp=1.0, sg=0.7, n=4000):
-    z = norm.ppf((np.arange(n) + 0.5) / n)
-    p = expit(mu + sp * z[:, None] + sg * z[None, :])
-    m = p.mean(1)
-    return {
-        "prompt": m.var(),
-        "generation": p.var(1).mean(),
-        "judge run": (p * (1 - p)).mean(),
-        "rate": m.mean(),
-    }
 
 
 def main() -> None:
@@ -52,7 +25,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=200)
     ap.add_argument("--nuts-reps", type=int, default=20)
     a = ap.parse_args()
-    t = truth()
+    t = jb.simulate_repeats(2, seed=0)[1]
     print("truth: " + ", ".join(f"{k} {v:.4f}" for k, v in t.items()))
     for method, reps in (("closed_form", a.reps), ("nuts", a.nuts_reps)):
         hits, est, secs, failed = [], [], [], 0
@@ -60,7 +33,9 @@ def main() -> None:
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                s = jb.variance_split(sim(r), method=method, random_seed=r)
+                s = jb.variance_split(
+                    jb.simulate_repeats(150, seed=r)[0], method=method, random_seed=r
+                )
             secs.append(time.perf_counter() - t0)
             failed += method == "nuts" and not s.attrs["passed"]
             c = s.set_index("component")

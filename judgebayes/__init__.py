@@ -105,6 +105,7 @@ _EXPORTS: dict[str, str] = {
     "simulate_bt_judge": "judgebayes.simulate.ranking",
     "controlled_benchmark": "judgebayes.simulate.ranking",
     "simulate_judged_pairs": "judgebayes.simulate.ranking",
+    "simulate_favouring_judge": "judgebayes.simulate.ranking",
     # validator panels
     "ValidatorPanel": "judgebayes.studies.panel",
     "PanelFit": "judgebayes.studies.panel",
@@ -112,6 +113,7 @@ _EXPORTS: dict[str, str] = {
     "simulate_panel": "judgebayes.simulate.panel",
     "simulate_items": "judgebayes.simulate.items",
     "simulate_paired": "judgebayes.simulate.items",
+    "simulate_repeats": "judgebayes.simulate.items",
     # real data, reports
     "variance_split": "judgebayes.workflows.repeats",
     "plan_repeats": "judgebayes.workflows.repeats",

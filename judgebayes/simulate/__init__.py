@@ -14,13 +14,19 @@ from judgebayes.simulate.accuracy import (
     sbc_ranks,
     simulate_accuracy,
 )
-from judgebayes.simulate.items import SimulatedItems, simulate_items, simulate_paired
+from judgebayes.simulate.items import (
+    SimulatedItems,
+    simulate_items,
+    simulate_paired,
+    simulate_repeats,
+)
 from judgebayes.simulate.panel import SimulatedPanel, simulate_panel
 from judgebayes.simulate.ranking import (
     SimulatedJudgedPairs,
     SimulatedPairwise,
     controlled_benchmark,
     simulate_bt_judge,
+    simulate_favouring_judge,
     simulate_judged_pairs,
 )
 from judgebayes.simulate.sbc import SBCResult, sbc_study
@@ -40,8 +46,10 @@ __all__ = [
     "sbc_study",
     "simulate_accuracy",
     "simulate_bt_judge",
+    "simulate_favouring_judge",
     "simulate_items",
     "simulate_judged_pairs",
     "simulate_paired",
     "simulate_panel",
+    "simulate_repeats",
 ]

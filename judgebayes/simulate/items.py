@@ -23,7 +23,7 @@ import pandas as pd
 from judgebayes.errors import InputError
 from judgebayes.inference.registry import check_count
 
-__all__ = ["SimulatedItems", "simulate_items", "simulate_paired"]
+__all__ = ["SimulatedItems", "simulate_items", "simulate_paired", "simulate_repeats"]
 
 
 @dataclass(frozen=True)
@@ -191,3 +191,54 @@ def simulate_paired(
         )
     frame = pd.concat(parts, ignore_index=True)
     return frame, rate_a - rate_b, float(h["A"].mean() - h["B"].mean())
+
+
+def simulate_repeats(
+    n_prompts: int,
+    generations: int = 4,
+    runs: int = 3,
+    *,
+    mu: float = 0.3,
+    sd_prompt: float = 1.0,
+    sd_generation: float = 0.7,
+    seed: int | None = None,
+) -> tuple[pd.DataFrame, dict[str, float]]:
+    r"""Repeated generations per prompt and repeated judge runs per generation.
+
+    Generation :math:`g` of prompt :math:`i` passes each judge run with probability
+    :math:`\mathrm{logit}^{-1}(\mu + s_p a_i + s_g b_{ig})`, :math:`a, b \sim N(0, 1)`.
+
+    Returns
+    -------
+    (frame, truth)
+        ``frame`` has ``prompt, generation, judge`` (one row per run); ``truth`` the
+        population's variance components on the probability scale (``prompt``,
+        ``generation``, ``judge run``) and ``rate``, integrated on a 4,000 x 4,000 grid of
+        the two normals' quantiles.
+    """
+    from scipy.special import expit
+    from scipy.stats import norm
+
+    n_prompts = check_count(n_prompts, "n_prompts", 2)
+    generations = check_count(generations, "generations")
+    runs = check_count(runs, "runs")
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=n_prompts)[:, None]
+    p = expit(mu + sd_prompt * a + sd_generation * rng.normal(size=(n_prompts, generations)))
+    y = rng.random((n_prompts, generations, runs)) < p[..., None]
+    i, g, _ = np.meshgrid(
+        np.arange(n_prompts), np.arange(generations), np.arange(runs), indexing="ij"
+    )
+    frame = pd.DataFrame(
+        {"prompt": i.ravel(), "generation": g.ravel(), "judge": y.ravel().astype(int)}
+    )
+    z = norm.ppf((np.arange(4000) + 0.5) / 4000)
+    grid = expit(mu + sd_prompt * z[:, None] + sd_generation * z[None, :])
+    m = grid.mean(1)
+    truth = {
+        "prompt": float(m.var()),
+        "generation": float(grid.var(1).mean()),
+        "judge run": float((grid * (1 - grid)).mean()),
+        "rate": float(m.mean()),
+    }
+    return frame, truth

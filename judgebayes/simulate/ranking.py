@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.errors import InputError
+from judgebayes.inference.registry import check_count
 from judgebayes.studies.ranking import PairwiseRanking
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,6 +28,7 @@ __all__ = [
     "SimulatedPairwise",
     "controlled_benchmark",
     "simulate_bt_judge",
+    "simulate_favouring_judge",
     "simulate_judged_pairs",
 ]
 
@@ -331,3 +333,43 @@ def simulate_judged_pairs(
         )
     frame = pd.concat(rows, ignore_index=True)
     return SimulatedJudgedPairs(theta=theta, nu=nu, confusion=conf, frame=frame)
+
+
+def simulate_favouring_judge(
+    n: int,
+    *,
+    override: float,
+    labelled: float,
+    quality: tuple[float, ...] = (0.0, 0.3, -0.2, 0.5, -0.4),
+    agreement: float = 0.9,
+    seed: int | None = None,
+) -> pd.DataFrame:
+    r"""A judge that favours the first item (``s0``) whatever the human preferred.
+
+    Each comparison shows two different items in random order; the human outcome is
+    Bradley-Terry on ``quality``; the judge copies it with probability ``agreement`` and
+    then, in a comparison with ``s0``, picks ``s0`` with probability ``override`` (a judge
+    that prefers the longer answer when ``s0``'s are always longer, or its own model
+    family's); a random ``labelled`` share carries the human's pick.
+
+    Returns
+    -------
+    DataFrame
+        ``first, second, winner, human`` (blank where unlabelled).
+    """
+    from scipy.special import expit
+
+    n = check_count(n, "n")
+    rng = np.random.default_rng(seed)
+    q = np.asarray(quality, dtype=float)
+    k = q.size
+    items = np.array([f"s{i}" for i in range(k)], dtype=object)
+    a = rng.integers(0, k, n)
+    b = (a + rng.integers(1, k, n)) % k
+    hw = np.where(rng.random(n) < expit(q[a] - q[b]), a, b)
+    jw = np.where(rng.random(n) < agreement, hw, np.where(hw == a, b, a))
+    jw = np.where(((a == 0) | (b == 0)) & (rng.random(n) < override), 0, jw)
+    human = np.where(rng.random(n) < labelled, items[hw], None)
+    return pd.DataFrame(
+        {"first": items[a], "second": items[b], "winner": items[jw], "human": human}
+    )

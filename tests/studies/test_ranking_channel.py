@@ -296,23 +296,9 @@ def test_cli_ranks_by_human_preference_with_ppi(tmp_path, pandalm):
 
 
 def _length_biased_judge(seed, override, n=600, labelled=0.5):
-    """Five systems; s0's answers are always the longer.  The human outcome is Bradley-Terry;
-    the judge copies it with probability 0.9 and then, with probability ``override``,
-    picks s0 whenever s0 is in the pair.  Written here, not with the package's simulators."""
-    from scipy.special import expit
-
-    rng = np.random.default_rng(seed)
-    q = np.array([0.0, 0.3, -0.2, 0.5, -0.4])
-    items = np.array([f"s{i}" for i in range(5)], dtype=object)
-    a = rng.integers(0, 5, n)
-    b = (a + rng.integers(1, 5, n)) % 5
-    hw = np.where(rng.random(n) < expit(q[a] - q[b]), a, b)
-    jw = np.where(rng.random(n) < 0.9, hw, np.where(hw == a, b, a))
-    jw = np.where(((a == 0) | (b == 0)) & (rng.random(n) < override), 0, jw)
-    human = np.where(rng.random(n) < labelled, items[hw], None)
-    return pd.DataFrame(
-        {"first": items[a], "second": items[b], "winner": items[jw], "human": human}
-    )
+    """Five systems; the judge picks s0 (whose answers are always the longer) with
+    probability ``override`` whenever s0 is in the pair."""
+    return jb.simulate_favouring_judge(n, override=override, labelled=labelled, seed=seed)
 
 
 def test_channel_check_flags_a_constant_channel_on_a_judge_whose_errors_follow_the_items():

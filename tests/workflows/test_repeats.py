@@ -1,35 +1,23 @@
 """Repeated generations and judge runs: the variance split and the planner.
 
-Data are simulated here (a logit-normal prompt and generation effect, binomial judge runs),
-not with the package's model; the true components are integrated on a 4,000 x 4,000
-quantile grid written in this file.
+Data come from ``jb.simulate_repeats`` (a logit-normal prompt and generation effect, binomial
+judge runs, drawn in numpy, not with the package's model), whose true components are
+integrated on a 4,000 x 4,000 quantile grid.
 """
 
 import numpy as np
-import pandas as pd
 import pytest
-from scipy.special import expit
-from scipy.stats import norm
 
 import judgebayes as jb
 from judgebayes.errors import InputError
 
 
-def _sim(seed, n_prompts=150, G=4, R=3, mu=0.3, sp=1.0, sg=0.7):
-    rng = np.random.default_rng(seed)
-    p = expit(mu + sp * rng.normal(size=n_prompts)[:, None] + sg * rng.normal(size=(n_prompts, G)))
-    y = rng.random((n_prompts, G, R)) < p[..., None]
-    i, g, _ = np.meshgrid(np.arange(n_prompts), np.arange(G), np.arange(R), indexing="ij")
-    return pd.DataFrame(
-        {"prompt": i.ravel(), "generation": g.ravel(), "judge": y.ravel().astype(int)}
-    )
+def _sim(seed, runs=3):
+    return jb.simulate_repeats(150, 4, runs, seed=seed)[0]
 
 
-def _truth(mu=0.3, sp=1.0, sg=0.7, n=4000):
-    z = norm.ppf((np.arange(n) + 0.5) / n)
-    p = expit(mu + sp * z[:, None] + sg * z[None, :])
-    m = p.mean(1)
-    return {"prompt": m.var(), "generation": p.var(1).mean(), "judge run": (p * (1 - p)).mean()}
+def _truth():
+    return jb.simulate_repeats(2, seed=0)[1]
 
 
 def test_closed_form_split_recovers_the_components_and_the_planner_prefers_prompts():
@@ -60,7 +48,7 @@ def test_closed_form_split_recovers_the_components_and_the_planner_prefers_promp
 
 
 def test_one_run_per_generation_is_said_and_missing_verdicts_are_counted():
-    f = _sim(1, R=1).astype({"judge": float})
+    f = _sim(1, runs=1).astype({"judge": float})
     f.loc[:4, "judge"] = np.nan
     split = jb.variance_split(f, random_seed=0)
     assert split.attrs["n_missing"] == 5

@@ -818,3 +818,29 @@ def test_paired_nuts_covers_the_process_difference():
         sign = 1 if c["a"] == "A" else -1
         hits.append(c["lower"] <= sign * truth <= c["upper"])
     assert np.mean(hits) >= 0.88
+
+
+def test_self_preference_check_flags_a_judge_lenient_on_one_system():
+    # 20 sets each, 200 labels per system, specificity 0.8 on A against 0.4 on B: over 200
+    # sets the check flagged 0.96 of these and 0.01 with equal rates (BENCHMARKS,
+    # misspecification); here >= 16 of 20 and <= 2 of 20
+
+    def frame(spec_b, seed):
+        r = np.random.default_rng(seed)
+        rows = []
+        for s, (theta, spec) in {"A": (0.7, 0.8), "B": (0.65, spec_b)}.items():
+            h = r.random(400) < theta
+            v = np.where(h, r.random(400) < 0.9, r.random(400) >= spec)
+            human = np.where(np.arange(400) < 200, h.astype(float), np.nan)
+            rows.append(pd.DataFrame({"system": s, "judge": v.astype(int), "human": human}))
+        return pd.concat(rows, ignore_index=True)
+
+    flagged = {}
+    for spec_b in (0.8, 0.4):
+        hits = 0
+        for r in range(20):
+            table = jb.AccuracyStudy.from_items(frame(spec_b, r), system="system").check()
+            assert set(table["check"]) == {"self_preference"}
+            hits += bool(table["flagged"].any())
+        flagged[spec_b] = hits
+    assert flagged[0.4] >= 16 and flagged[0.8] <= 2, flagged

@@ -79,6 +79,7 @@ JUDGES = ("GPT-4", "ChatGPT", "LLaMA2")  # judges in the split protocol
 SPLIT_SAMPLER = {"draws": 1000, "tune": 1000}  # NUTS settings of the split protocol
 BIAS_DRAWS = 500  # NUTS draws per chain of the judge-bias fits
 SHIFT_SPLITS, SHIFT_BAYES = 100, 5  # stratum-shift study: splits, of which with NUTS
+PAIRED_DRAWS = 20  # random draws of the checked 30% in the paired comparison (section 7)
 
 # %% [markdown]
 # ## 1. The data
@@ -454,3 +455,61 @@ files = accuracy_report(study, out_dir / "report.md", title="GPT-4 on LLMBar adv
 print("gold rate of the test part:", round(test["human"].mean(), 3))
 print(files.path.name, [p.name for p in files.figures])
 print("\n".join(files.path.read_text().splitlines()[:22]))
+
+# %% [markdown]
+# ## 7. Is the new prompt better? Two systems on the same items, paired
+#
+# A prompt change evaluated on the same 885 items: ChatGPT choosing the better output with its
+# plain prompt and with the metrics-and-reference prompt. An LLM grader (GPT-4's own pick)
+# passes or fails each answer; humans (the gold labels) check 30% of the items, both answers
+# of each. `item=` pairs the two systems' rows of one item: the closed form's contrast uses
+# the two verdicts as joint categories, and NUTS fits the joint truth and the joint verdict
+# of each item. The same frame without `item=` is the independent analysis. Over random draws
+# of the checked 30%, against the gold difference on all 885 items:
+
+# %%
+paired_items = datasets.llmbar_paired_items()
+gold = paired_items.groupby("system")["human"].mean()
+new, old = "ChatGPT Metrics_Reference", "ChatGPT Vanilla_NoRules"
+truth = gold[new] - gold[old]
+prompts = paired_items["item"].unique()
+rows = []
+for r in range(PAIRED_DRAWS):
+    checked = prompts[np.random.default_rng(r).random(prompts.size) < 0.3]
+    frame = paired_items.assign(
+        human=paired_items["human"].where(paired_items["item"].isin(checked))
+    )
+    for design, item in (("paired", "item"), ("independent", None)):
+        study = jb.AccuracyStudy.from_items(frame, system="system", item=item)
+        for method in ("closed_form", "nuts"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", jb.ConvergenceWarning)
+                fit = study.fit(method, random_seed=r)
+            c = fit.contrasts().set_index(["a", "b"]).loc[(new, old)]
+            rows.append(
+                {
+                    "design": design,
+                    "method": method,
+                    "covers": c["lower"] <= truth <= c["upper"],
+                    "width": c["upper"] - c["lower"],
+                    "gate": fit.diagnostics.passed if fit.diagnostics else True,
+                }
+            )
+paired_table = (
+    pd.DataFrame(rows)
+    .groupby(["design", "method"])
+    .agg(
+        covered=("covers", "sum"),
+        draws=("covers", "size"),
+        mean_width=("width", "mean"),
+        passed_gate=("gate", "sum"),
+    )
+)
+print(f"gold difference (new - old prompt) on all {prompts.size} items: {truth:+.3f}")
+paired_table.round(3)
+
+# %% [markdown]
+# Pairing halves the interval here: the two prompts agree on most items, so most of each
+# system's uncertainty is shared and cancels in the difference. The grader passes or fails
+# both answers to one item together whenever the two picks agree; the paired NUTS model
+# leaves that joint verdict unrestricted, as the closed form's joint categories do.

@@ -31,7 +31,7 @@ SMALL = {
         "N_SPLITS = 4\nFRACTIONS = (0.3,)\n"
         'JUDGES = ("GPT-4", "ChatGPT")\n'
         'SPLIT_SAMPLER = {"draws": 300, "tune": 300}\n'
-        "BIAS_DRAWS = 300\nSHIFT_SPLITS, SHIFT_BAYES = 20, 2"
+        "BIAS_DRAWS = 300\nSHIFT_SPLITS, SHIFT_BAYES = 20, 2\nPAIRED_DRAWS = 2"
     ),
 }
 

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.errors import InputError
+from judgebayes.inference.accuracy.design import paired_joint
 from judgebayes.inference.registry import check_count
 
 __all__ = ["SimulatedItems", "simulate_items", "simulate_paired", "simulate_repeats"]
@@ -163,17 +164,10 @@ def simulate_paired(
         differences are A - B.
     """
     n_items = check_count(n_items, "n_items")
-    p10 = (1 - agreement + rate_a - rate_b) / 2
-    p01 = (1 - agreement - rate_a + rate_b) / 2
-    probs = np.array([rate_a - p10, p10, p01, 1 - rate_b - p10])  # (1,1) (1,0) (0,1) (0,0)
-    if np.any(probs < -1e-12):
-        raise InputError(
-            f"agreement {agreement} is not possible with rates {rate_a} and {rate_b}",
-            field="agreement",
-            value=agreement,
-        )
+    joint = paired_joint(rate_a, rate_b, agreement)
+    probs = np.array([joint[c] for c in ((1, 1), (1, 0), (0, 1), (0, 0))])
     rng = np.random.default_rng(seed)
-    cell = rng.choice(4, size=n_items, p=np.clip(probs, 0, None) / np.clip(probs, 0, None).sum())
+    cell = rng.choice(4, size=n_items, p=probs / probs.sum())
     h = {"A": np.isin(cell, (0, 1)), "B": np.isin(cell, (0, 2))}
     lab = rng.random(n_items) < labelled
     parts = []

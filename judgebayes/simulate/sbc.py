@@ -61,6 +61,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 from scipy import stats
+from scipy.special import expit
 
 from judgebayes.data.accuracy import CalibrationCounts, TestCounts
 from judgebayes.errors import ConvergenceWarning, InputError
@@ -363,10 +364,6 @@ def _panel_items(V: int = 5, n_out: int = 120, labelled: int = 20):
     return draw
 
 
-def _expit(x):
-    return 1 / (1 + np.exp(-x))
-
-
 def _items_frame(rng, theta, q0, q1, n, labelled, system="s"):
     """``n`` items of one system at rate ``theta``; verdicts of judges with specificities
     ``q0`` and sensitivities ``q1`` (arrays over judges); the first ``labelled`` carry the
@@ -404,7 +401,7 @@ def _items_clustered(clusters: int = 12, size: int = 20, labelled: int = 4) -> C
 
         pr = items_priors()
         mu, sigma = rng.normal(*pr.cluster_mu), abs(rng.normal(0, pr.cluster_sigma))
-        rates = _expit(mu + sigma * rng.normal(size=clusters))
+        rates = expit(mu + sigma * rng.normal(size=clusters))
         q0, q1 = rng.beta(*pr.q0), rng.beta(*pr.q1)
         frame = pd.concat(
             [
@@ -417,7 +414,7 @@ def _items_clustered(clusters: int = 12, size: int = 20, labelled: int = 4) -> C
         )
         # the population mean rate by a 2,001-point midpoint rule over the normal's quantiles
         u = (np.arange(2001) + 0.5) / 2001
-        theta = _expit(mu + sigma * stats.norm.ppf(u)).mean()
+        theta = expit(mu + sigma * stats.norm.ppf(u)).mean()
         truth = {
             "theta": np.array([theta]),
             "mu": np.array([mu]),

@@ -145,6 +145,7 @@ class ItemStudy(Study):
         self.difficulty = bool(difficulty)
         self.data, self.estimand, self.judge_rates = data, estimand, judge_rates
         self.priors = priors if priors is not None else ma.items_priors()
+        self._patterns = None  # the paired model's pattern table, built on first use
         self.better_than_chance = bool(better_than_chance)
         ns = len(data.systems)
         g = ie.clusters_per_system(data)
@@ -367,7 +368,14 @@ class ItemStudy(Study):
         )
 
     def _paired_patterns(self):
-        """Distinct (verdict, label) patterns of the items over the systems, and counts."""
+        """Distinct (verdict, label) patterns of the items over the systems, and counts
+        (built once: the data do not change, and a fit reads them three times).
+        """
+        if self._patterns is None:
+            self._patterns = self._build_paired_patterns()
+        return self._patterns
+
+    def _build_paired_patterns(self):
         d = self.data
         S = len(d.systems)
         _, inv = np.unique(d.item, return_inverse=True)
@@ -896,8 +904,10 @@ def _self_preference_check(study: ItemStudy, fit=None, *, alpha: float) -> pd.Da
             n_s = np.bincount(code, minlength=k).astype(float)
             pooled = v.mean()
 
-            def stat(x, code=code, n_s=n_s, k=k, pooled=pooled):
-                pos = np.stack([np.bincount(code, weights=r, minlength=k) for r in x])
+            onehot = np.eye(k)[code]  # (n, systems)
+
+            def stat(x, onehot=onehot, n_s=n_s, pooled=pooled):
+                pos = x @ onehot  # positives per system, for every relabelling at once
                 exp1 = n_s * pooled
                 with np.errstate(invalid="ignore", divide="ignore"):
                     terms = (pos - exp1) ** 2 * (1 / exp1 + 1 / (n_s - exp1))

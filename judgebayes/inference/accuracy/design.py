@@ -31,6 +31,7 @@ __all__ = [
     "interval_width",
     "llm_advantage_region",
     "optimal_calibration_ratio",
+    "paired_joint",
     "plan_calibration",
     "plan_paired",
 ]
@@ -343,8 +344,12 @@ class PairedPlan:
     labelled_fraction_for: dict
 
 
-def _paired_terms(rate_a, rate_b, agreement, sensitivity, specificity) -> tuple[float, float]:
-    """(variance of the per-category mean difference, mean within-category variance)."""
+def paired_joint(rate_a: float, rate_b: float, agreement: float) -> dict:
+    """The joint of two systems' correctness on one item, ``{(h_a, h_b): probability}``,
+    fixed by their rates and ``agreement`` (the share both right or both wrong):
+    :math:`P(1, 0) = (1 - g + r_a - r_b)/2`, :math:`P(0, 1) = (1 - g - r_a + r_b)/2`.
+    An agreement the rates cannot have is an :class:`~judgebayes.errors.InputError`.
+    """
     p10 = (1 - agreement + rate_a - rate_b) / 2
     p01 = (1 - agreement - rate_a + rate_b) / 2
     joint = {(1, 1): rate_a - p10, (1, 0): p10, (0, 1): p01, (0, 0): 1 - rate_b - p10}
@@ -355,6 +360,12 @@ def _paired_terms(rate_a, rate_b, agreement, sensitivity, specificity) -> tuple[
             field="agreement",
             value=agreement,
         )
+    return {k: max(v, 0.0) for k, v in joint.items()}
+
+
+def _paired_terms(rate_a, rate_b, agreement, sensitivity, specificity) -> tuple[float, float]:
+    """(variance of the per-category mean difference, mean within-category variance)."""
+    joint = paired_joint(rate_a, rate_b, agreement)
 
     def p_verdict(v, h):
         return (
@@ -366,10 +377,7 @@ def _paired_terms(rate_a, rate_b, agreement, sensitivity, specificity) -> tuple[
     mu, var, share = [], [], []
     for va in (0, 1):
         for vb in (0, 1):
-            w = {
-                hh: max(pj, 0.0) * p_verdict(va, hh[0]) * p_verdict(vb, hh[1])
-                for hh, pj in joint.items()
-            }
+            w = {hh: pj * p_verdict(va, hh[0]) * p_verdict(vb, hh[1]) for hh, pj in joint.items()}
             tot = sum(w.values())
             if tot <= 0:
                 continue

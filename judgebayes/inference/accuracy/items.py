@@ -81,6 +81,7 @@ from scipy import stats
 from judgebayes.data.items import ItemData
 from judgebayes.errors import InputError
 from judgebayes.inference.accuracy.closed_form import z_value
+from judgebayes.models.accuracy import ITEMS_THETA_PRIOR
 
 __all__ = [
     "ESTIMANDS",
@@ -675,7 +676,7 @@ def exact_items_draws(
     draws: int,
     rng: np.random.Generator,
     estimand: str = "items",
-    theta_prior: tuple[float, float] = (0.5, 0.5),
+    theta_prior: tuple[float, float] = ITEMS_THETA_PRIOR,
 ) -> dict[str, np.ndarray]:
     r"""Exact posterior draws of theta and of the N-item rate under the stated prior.
 

@@ -116,6 +116,7 @@ _EXPORTS: dict[str, str] = {
     "simulate_repeats": "judgebayes.simulate.items",
     # real data, reports
     "variance_split": "judgebayes.workflows.repeats",
+    "RepeatsStudy": "judgebayes.studies.repeats",
     "plan_repeats": "judgebayes.workflows.repeats",
     "split_protocol": "judgebayes.workflows.split_protocol",
     "SplitProtocolResult": "judgebayes.workflows.split_protocol",

@@ -1044,7 +1044,8 @@ def repeated_verdicts_model(
     -------
     pm.Model
         ``mu``, ``sigma_prompt``, ``sigma_generation``, ``rate``, ``var_prompt``,
-        ``var_generation``, ``var_judge``.
+        ``var_generation``, ``var_judge`` and the three together as ``variance``
+        (component: prompt, generation, judge run).
     """
     import pymc as pm
     import pytensor.tensor as pt
@@ -1053,7 +1054,8 @@ def repeated_verdicts_model(
     k = np.asarray(k, dtype=np.int64)
     x, w = np.polynomial.hermite_e.hermegauss(GH_NODES)
     w = w / w.sum()
-    with pm.Model() as model:
+    components = ["prompt", "generation", "judge run"]
+    with pm.Model(coords={"component": components}) as model:
         kd = pm.Data("k", k)
         rd = pm.Data("runs", np.asarray(runs, dtype=np.int64))
         mu = pm.Normal("mu", *priors.cluster_mu)
@@ -1069,8 +1071,9 @@ def repeated_verdicts_model(
         m_prompt = (grid * wg[None, :]).sum(1)  # E_g p given the prompt effect
         rate = (m_prompt * wg).sum()
         pm.Deterministic("rate", rate)
-        pm.Deterministic("var_prompt", ((m_prompt - rate) ** 2 * wg).sum())
+        v_p = pm.Deterministic("var_prompt", ((m_prompt - rate) ** 2 * wg).sum())
         second = (grid**2 * wg[None, :]).sum(1)
-        pm.Deterministic("var_generation", ((second - m_prompt**2) * wg).sum())
-        pm.Deterministic("var_judge", rate - (second * wg).sum())
+        v_g = pm.Deterministic("var_generation", ((second - m_prompt**2) * wg).sum())
+        v_j = pm.Deterministic("var_judge", rate - (second * wg).sum())
+        pm.Deterministic("variance", pt.stack([v_p, v_g, v_j]), dims="component")
     return model

@@ -36,79 +36,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from judgebayes.data.frames import as_pandas
-from judgebayes.data.items import _binary
 from judgebayes.errors import InputError
-from judgebayes.inference.registry import check_count, check_seed
+from judgebayes.inference.registry import check_count
+from judgebayes.studies.repeats import COMPONENTS, RepeatsStudy, rate_interval
 
-__all__ = ["plan_repeats", "repeated_counts", "variance_split"]
-
-COMPONENTS = ("prompt", "generation", "judge run")
-#: bootstrap resamples of prompts behind the closed form's intervals
-BOOTSTRAP = 1000
-
-
-def repeated_counts(
-    frame, *, prompt: str = "prompt", generation: str = "generation", verdict: str = "judge"
-) -> dict[str, Any]:
-    """Passes and runs per (prompt, generation) from one row per judge run.
-
-    Returns ``k``, ``runs``, ``prompt`` (codes, one per generation), ``prompts`` (names)
-    and ``n_missing`` (rows without a verdict: counted, left out).
-    """
-    df = as_pandas(frame, "frame")
-    for col in (prompt, generation, verdict):
-        if col not in df.columns:
-            raise InputError(
-                f"frame has no column {col!r} (columns: {list(df.columns)})",
-                field=col,
-                value=None,
-            )
-    y = _binary(df[verdict], verdict, None)
-    ok = ~np.isnan(y)
-    if not ok.any():
-        raise InputError(f"column {verdict!r} has no verdict", field=verdict, value=0)
-    sub = df.loc[ok, [prompt, generation]].astype(str).assign(_y=y[ok])
-    g = sub.groupby([prompt, generation], sort=True)["_y"].agg(["sum", "count"]).reset_index()
-    prompts, pcode = np.unique(g[prompt].to_numpy(), return_inverse=True)
-    if prompts.size < 2:
-        raise InputError(
-            f"column {prompt!r} has {prompts.size} prompt(s); a split needs at least 2",
-            field=prompt,
-            value=int(prompts.size),
-        )
-    return {
-        "k": g["sum"].to_numpy(np.int64),
-        "runs": g["count"].to_numpy(np.int64),
-        "prompt": pcode.astype(np.int64),
-        "prompts": tuple(prompts.tolist()),
-        "n_missing": int((~ok).sum()),
-    }
-
-
-def _moments(k, runs, prompt, n_prompts):
-    """(rate, v_prompt, v_generation, v_judge, raw v_generation, raw v_prompt)."""
-    ybar = k / runs
-    df_r = np.sum(runs - 1)
-    v_j = np.sum(k - k**2 / runs) / df_r if df_r > 0 else np.nan
-    n_g = np.bincount(prompt, minlength=n_prompts).astype(float)
-    m_i = np.bincount(prompt, weights=ybar, minlength=n_prompts) / n_g
-    df_g = np.sum(n_g - 1)
-    inv_r = 1 / runs
-    if df_g > 0:
-        ss_g = np.sum((ybar - m_i[prompt]) ** 2)
-        raw_g = ss_g / df_g - (0 if np.isnan(v_j) else v_j) * inv_r.mean()
-    else:
-        raw_g = np.nan
-    mean_inv_r = np.bincount(prompt, weights=inv_r, minlength=n_prompts) / n_g
-    noise = np.mean(
-        (0 if np.isnan(raw_g) else max(raw_g, 0.0)) / n_g
-        + (0 if np.isnan(v_j) else v_j) * mean_inv_r / n_g
-    )
-    raw_p = m_i.var(ddof=1) - noise
-    return m_i.mean(), max(raw_p, 0.0), max(raw_g, 0.0) if df_g > 0 else np.nan, v_j, raw_g, raw_p
+__all__ = ["plan_repeats", "variance_split"]
 
 
 def variance_split(
@@ -122,7 +55,10 @@ def variance_split(
     random_seed: int | None = None,
     sampler: Any = None,
 ) -> pd.DataFrame:
-    """The verdict variance split into prompts, generations and judge runs (module docstring).
+    """The verdict variance split into prompts, generations and judge runs, as a table.
+
+    A convenience over :class:`~judgebayes.studies.repeats.RepeatsStudy`, whose fits are the
+    package's :class:`~judgebayes.results.Fit` (``jb.compare``, diagnostics, draws).
 
     Parameters
     ----------
@@ -148,7 +84,7 @@ def variance_split(
         ``lower``, ``upper`` and ``share`` of the verdict variance; ``attrs`` hold
         ``rate`` (with ``rate_lower`` / ``rate_upper``), ``design`` (prompts, mean
         generations per prompt, mean runs per generation), ``n_missing``, ``method``,
-        ``notes`` and, for NUTS, ``diagnostics``.
+        ``notes`` and, for NUTS, ``diagnostics``, ``passed`` and the sds' intervals.
     """
     if method not in ("closed_form", "nuts"):
         raise InputError(
@@ -156,90 +92,43 @@ def variance_split(
         )
     if not 0 < alpha < 1:
         raise InputError(f"alpha must be in (0, 1); got {alpha!r}", field="alpha", value=alpha)
-    c = repeated_counts(frame, prompt=prompt, generation=generation, verdict=verdict)
-    k, runs, pc = c["k"], c["runs"], c["prompt"]
-    n_p = len(c["prompts"])
-    n_g = np.bincount(pc, minlength=n_p)
-    design = {
-        "prompts": n_p,
-        "generations_per_prompt": float(n_g.mean()),
-        "runs_per_generation": float(runs.mean()),
-    }
-    notes = []
-    if runs.max() < 2:
-        notes.append("one judge run per generation: the judge-run component is not identified")
-    if n_g.max() < 2:
-        notes.append("one generation per prompt: the generation component is not identified")
-    seed = check_seed(random_seed)
-    q = (alpha / 2, 1 - alpha / 2)
-    if method == "closed_form":
-        rate, v_p, v_g, v_j, raw_g, raw_p = _moments(k, runs, pc, n_p)
-        for name, raw in (("generation", raw_g), ("prompt", raw_p)):
-            if np.isfinite(raw) and raw < 0:
-                notes.append(f"the {name} component's moment estimate was {raw:.4f} < 0: set to 0")
-        rng = np.random.default_rng(seed)
-        starts = np.concatenate([[0], np.cumsum(n_g)])
-        order = np.argsort(pc, kind="stable")
-        boot = []
-        for _ in range(BOOTSTRAP):
-            pick = rng.integers(0, n_p, n_p)
-            rows = np.concatenate([order[starts[i] : starts[i + 1]] for i in pick])
-            code = np.repeat(np.arange(n_p), n_g[pick])
-            boot.append(_moments(k[rows], runs[rows], code, n_p)[:4])
-        boot = np.array(boot)
-        est = np.array([v_p, v_g, v_j])
-        lo, hi = np.nanquantile(boot[:, 1:], q, axis=0)
-        m_i = np.bincount(pc, weights=k / runs, minlength=n_p) / n_g
-        se = m_i.std(ddof=1) / np.sqrt(n_p)
-        t = stats.t.ppf(1 - alpha / 2, n_p - 1)
-        rate_ci = (rate - t * se, rate + t * se)
-        extra: dict[str, Any] = {"rate_se": float(se), "bootstrap": BOOTSTRAP}
-    else:
-        from judgebayes.inference.nuts import ModelSpec, sample_nuts
-        from judgebayes.inference.registry import resolve_sampler
-        from judgebayes.models.accuracy import repeated_verdicts_model
-
-        spec = ModelSpec(
-            repeated_verdicts_model,
-            {"k": k, "runs": runs, "prompt": pc},
-            {"n_prompts": n_p},
-            ("mu", "sigma_prompt", "sigma_generation"),
-        )
-        idata, diag, _ = sample_nuts(
-            spec, random_seed=seed, sampler=resolve_sampler("accuracy.repeats", sampler)
-        )
-        post = idata.posterior
-        draws = {v: post[v].values.ravel() for v in ("var_prompt", "var_generation", "var_judge")}
-        est = np.array([draws[v].mean() for v in draws])
-        lo, hi = np.array([np.quantile(draws[v], q) for v in draws]).T
-        r = post["rate"].values.ravel()
-        rate, rate_ci = float(r.mean()), tuple(np.quantile(r, q))
-        extra = {
-            "diagnostics": diag.message(),
-            "passed": diag.passed,
-            "sigma_prompt": tuple(np.quantile(post["sigma_prompt"].values, q)),
-            "sigma_generation": tuple(np.quantile(post["sigma_generation"].values, q)),
-        }
+    study = RepeatsStudy.from_frame(frame, prompt=prompt, generation=generation, verdict=verdict)
+    options = {"sampler": sampler} if method == "nuts" else {}
+    fit = study.fit(method, random_seed=random_seed, **options)
+    iv = fit.interval(alpha=alpha)
+    est = iv["estimate"].to_numpy(float)
     total = np.nansum(est)
     out = pd.DataFrame(
         {
             "component": COMPONENTS,
             "variance": est,
-            "lower": lo,
-            "upper": hi,
+            "lower": iv["lower"].to_numpy(float),
+            "upper": iv["upper"].to_numpy(float),
             "share": est / total if total > 0 else np.nan,
         }
     )
-    out.attrs = {
+    rate, lo, hi = rate_interval(fit, alpha)
+    attrs = {
         "method": method,
         "rate": float(rate),
-        "rate_lower": float(rate_ci[0]),
-        "rate_upper": float(rate_ci[1]),
-        "design": design,
-        "n_missing": c["n_missing"],
-        "notes": notes,
-        **extra,
+        "rate_lower": float(lo),
+        "rate_upper": float(hi),
+        "design": fit.info["design"],
+        "n_missing": fit.info["n_missing"],
+        "notes": list(fit.notes),
     }
+    if fit.is_point:
+        attrs |= {"rate_se": fit.info["rate_se"], "bootstrap": fit.info["bootstrap"]}
+    else:
+        post = fit.idata.posterior
+        q = (alpha / 2, 1 - alpha / 2)
+        attrs |= {
+            "diagnostics": fit.diagnostics.message(),
+            "passed": fit.diagnostics.passed,
+            "sigma_prompt": tuple(np.quantile(post["sigma_prompt"].values, q)),
+            "sigma_generation": tuple(np.quantile(post["sigma_generation"].values, q)),
+        }
+    out.attrs = attrs
     return out
 
 

@@ -68,3 +68,16 @@ def test_nuts_split_covers_the_components_and_agrees_with_the_closed_form():
         assert abs(row["variance"] - ref["variance"]) < (ref["upper"] - ref["lower"]) / 2
     lo, hi = split.attrs["sigma_generation"]
     assert lo <= 0.7 <= hi
+
+
+def test_repeats_fits_are_the_result_contract_and_compare_side_by_side():
+    study = jb.RepeatsStudy.from_frame(_sim(3))
+    fit = study.fit("closed_form", random_seed=3)
+    assert (fit.quantity, fit.unit, fit.family) == ("variance", "component", "accuracy")
+    iv = fit.interval()
+    assert list(iv.index) == ["prompt", "generation", "judge run"]
+    table = jb.compare([fit])
+    assert set(table["unit"]) == {"prompt", "generation", "judge run"}
+    # the table the workflow returns is this fit's interval
+    split = jb.variance_split(_sim(3), random_seed=3)
+    np.testing.assert_array_equal(split["variance"].to_numpy(), iv["estimate"].to_numpy())

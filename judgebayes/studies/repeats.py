@@ -1,0 +1,238 @@
+r"""Repeated generations per prompt and repeated judge runs: one study, fits by method.
+
+The verdict variance splits into prompts, generations within a prompt and judge runs
+(:mod:`judgebayes.workflows.repeats` states it).  :class:`RepeatsStudy` fits it by
+
+* ``"closed_form"``: the nested analysis of variance (method of moments, unbalanced designs
+  allowed; a negative component is set to 0 and said), intervals by a percentile bootstrap
+  over prompts, and the mean's cluster-robust standard error (prompts as clusters,
+  t(I - 1)) in ``info``;
+* ``"nuts"``: :func:`judgebayes.models.accuracy.repeated_verdicts_model` (logit-normal
+  prompt and generation effects, binomial runs), the components computed per draw.
+
+Both are :class:`~judgebayes.studies.accuracy_fit.AccuracyFit` with ``quantity="variance"``
+and ``unit="component"`` (``prompt``, ``generation``, ``judge run``); ``rate`` is the mean
+pass probability.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from judgebayes.data.frames import as_pandas
+from judgebayes.data.items import _binary
+from judgebayes.errors import InputError
+from judgebayes.inference.nuts import ModelSpec
+from judgebayes.models import accuracy as ma
+from judgebayes.results import point_tree
+from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.studies.base import FitParts, Study
+
+__all__ = ["COMPONENTS", "RepeatsStudy", "rate_interval", "repeated_counts"]
+
+COMPONENTS = ("prompt", "generation", "judge run")
+#: bootstrap resamples of prompts behind the closed form's intervals
+BOOTSTRAP = 1000
+
+
+def repeated_counts(
+    frame, *, prompt: str = "prompt", generation: str = "generation", verdict: str = "judge"
+) -> dict[str, Any]:
+    """Passes and runs per (prompt, generation) from one row per judge run.
+
+    Returns ``k``, ``runs``, ``prompt`` (codes, one per generation), ``prompts`` (names)
+    and ``n_missing`` (rows without a verdict: counted, left out).
+    """
+    df = as_pandas(frame, "frame")
+    for col in (prompt, generation, verdict):
+        if col not in df.columns:
+            raise InputError(
+                f"frame has no column {col!r} (columns: {list(df.columns)})",
+                field=col,
+                value=None,
+            )
+    y = _binary(df[verdict], verdict, None)
+    ok = ~np.isnan(y)
+    if not ok.any():
+        raise InputError(f"column {verdict!r} has no verdict", field=verdict, value=0)
+    sub = df.loc[ok, [prompt, generation]].astype(str).assign(_y=y[ok])
+    g = sub.groupby([prompt, generation], sort=True)["_y"].agg(["sum", "count"]).reset_index()
+    prompts, pcode = np.unique(g[prompt].to_numpy(), return_inverse=True)
+    if prompts.size < 2:
+        raise InputError(
+            f"column {prompt!r} has {prompts.size} prompt(s); a split needs at least 2",
+            field=prompt,
+            value=int(prompts.size),
+        )
+    return {
+        "k": g["sum"].to_numpy(np.int64),
+        "runs": g["count"].to_numpy(np.int64),
+        "prompt": pcode.astype(np.int64),
+        "prompts": tuple(prompts.tolist()),
+        "n_missing": int((~ok).sum()),
+    }
+
+
+def _moments(k, runs, prompt, n_prompts):
+    """(rate, v_prompt, v_generation, v_judge, raw v_generation, raw v_prompt)."""
+    ybar = k / runs
+    df_r = np.sum(runs - 1)
+    v_j = np.sum(k - k**2 / runs) / df_r if df_r > 0 else np.nan
+    n_g = np.bincount(prompt, minlength=n_prompts).astype(float)
+    m_i = np.bincount(prompt, weights=ybar, minlength=n_prompts) / n_g
+    df_g = np.sum(n_g - 1)
+    inv_r = 1 / runs
+    if df_g > 0:
+        ss_g = np.sum((ybar - m_i[prompt]) ** 2)
+        raw_g = ss_g / df_g - (0 if np.isnan(v_j) else v_j) * inv_r.mean()
+    else:
+        raw_g = np.nan
+    mean_inv_r = np.bincount(prompt, weights=inv_r, minlength=n_prompts) / n_g
+    noise = np.mean(
+        (0 if np.isnan(raw_g) else max(raw_g, 0.0)) / n_g
+        + (0 if np.isnan(v_j) else v_j) * mean_inv_r / n_g
+    )
+    raw_p = m_i.var(ddof=1) - noise
+    return m_i.mean(), max(raw_p, 0.0), max(raw_g, 0.0) if df_g > 0 else np.nan, v_j, raw_g, raw_p
+
+
+class RepeatsStudy(Study):
+    """Judge runs on several generations of several prompts (module docstring).
+
+    Parameters
+    ----------
+    counts : dict
+        From :func:`repeated_counts`.
+    priors : AccuracyPriors, optional
+        ``cluster_mu``, ``cluster_sigma`` of the NUTS model.
+    """
+
+    family = "accuracy"
+    fit_type = AccuracyFit
+    default_method = "closed_form"
+    default_methods = ("closed_form", "nuts")
+
+    def __init__(self, counts: dict, *, priors: Any = None):
+        self.counts = counts
+        self.priors = priors if priors is not None else ma.AccuracyPriors()
+        k, runs, pc = counts["k"], counts["runs"], counts["prompt"]
+        self.n_prompts = len(counts["prompts"])
+        self.n_generations = np.bincount(pc, minlength=self.n_prompts)
+        self.design = {
+            "prompts": self.n_prompts,
+            "generations_per_prompt": float(self.n_generations.mean()),
+            "runs_per_generation": float(runs.mean()),
+        }
+        notes = []
+        if runs.max() < 2:
+            notes.append("one judge run per generation: the judge-run component is not identified")
+        if self.n_generations.max() < 2:
+            notes.append("one generation per prompt: the generation component is not identified")
+        self._design_notes = tuple(notes)
+        self._k = k
+
+    @classmethod
+    def from_frame(
+        cls,
+        frame,
+        *,
+        prompt: str = "prompt",
+        generation: str = "generation",
+        verdict: str = "judge",
+        priors: Any = None,
+    ) -> RepeatsStudy:
+        """From one row per judge run (:func:`repeated_counts`)."""
+        return cls(
+            repeated_counts(frame, prompt=prompt, generation=generation, verdict=verdict),
+            priors=priors,
+        )
+
+    def _info(self, method, parts: FitParts) -> dict:
+        return {"design": dict(self.design), "n_missing": self.counts["n_missing"]}
+
+    def _notes(self, method, parts: FitParts, info: dict) -> tuple[str, ...]:
+        return self._design_notes
+
+    def model_spec(self) -> ModelSpec:
+        """The hierarchical model of :func:`~judgebayes.models.accuracy.repeated_verdicts_model`."""
+        c = self.counts
+        return ModelSpec(
+            ma.repeated_verdicts_model,
+            {"k": c["k"], "runs": c["runs"], "prompt": c["prompt"]},
+            {"n_prompts": self.n_prompts, "priors": self.priors},
+            ("mu", "sigma_prompt", "sigma_generation"),
+        )
+
+
+@RepeatsStudy.methods.register(
+    "closed_form", engine="closed_form", summary="nested ANOVA, bootstrap over prompts"
+)
+def _closed_form(study: RepeatsStudy, *, random_seed=None) -> FitParts:
+    """Moments of the nested design; intervals by :data:`BOOTSTRAP` resamples of prompts."""
+    c = study.counts
+    k, runs, pc = c["k"], c["runs"], c["prompt"]
+    n_p, n_g = study.n_prompts, study.n_generations
+    rate, v_p, v_g, v_j, raw_g, raw_p = _moments(k, runs, pc, n_p)
+    notes = [
+        f"the {name} component's moment estimate was {raw:.4f} < 0: set to 0"
+        for name, raw in (("generation", raw_g), ("prompt", raw_p))
+        if np.isfinite(raw) and raw < 0
+    ]
+    rng = np.random.default_rng(random_seed)
+    starts = np.concatenate([[0], np.cumsum(n_g)])
+    order = np.argsort(pc, kind="stable")
+    boot = []
+    for _ in range(BOOTSTRAP):
+        pick = rng.integers(0, n_p, n_p)
+        rows = np.concatenate([order[starts[i] : starts[i + 1]] for i in pick])
+        boot.append(_moments(k[rows], runs[rows], np.repeat(np.arange(n_p), n_g[pick]), n_p)[1:4])
+    boot = np.array(boot)
+    m_i = np.bincount(pc, weights=k / runs, minlength=n_p) / n_g
+    se = float(m_i.std(ddof=1) / np.sqrt(n_p))
+
+    def interval(alpha):
+        lo, hi = np.nanquantile(boot, [alpha / 2, 1 - alpha / 2], axis=0)
+        return lo, hi
+
+    return FitParts(
+        point_tree({"variance": [v_p, v_g, v_j], "rate": rate}, "component", COMPONENTS),
+        quantity="variance",
+        interval_fn=interval,
+        info={
+            "estimator": "nested analysis of variance (moments), percentile bootstrap over "
+            f"prompts ({BOOTSTRAP} resamples); rate: cluster-robust se, t(I - 1)",
+            "rate": float(rate),
+            "rate_se": se,
+            "rate_df": n_p - 1,
+            "bootstrap": BOOTSTRAP,
+        },
+        notes=tuple(notes),
+        extra={"unit": "component"},
+    )
+
+
+@RepeatsStudy.methods.register(
+    "nuts", engine="nuts", summary="hierarchical model, NUTS with the gate", mcmc=True
+)
+def _nuts(study: RepeatsStudy, *, random_seed=None, sampler=None) -> FitParts:
+    """NUTS (``sampler``) on the hierarchical model."""
+    parts = study._nuts(study.model_spec(), "accuracy.repeats", sampler, random_seed)
+    parts.quantity = "variance"
+    parts.extra = {"unit": "component"}
+    return parts
+
+
+def rate_interval(fit, alpha: float) -> tuple[float, float, float]:
+    """(rate, lower, upper) of a :class:`RepeatsStudy` fit: the cluster-robust t interval
+    of the closed form, the posterior's equal-tailed one of NUTS.
+    """
+    if fit.is_point:
+        r, se = fit.info["rate"], fit.info["rate_se"]
+        t = stats.t.ppf(1 - alpha / 2, fit.info["rate_df"])
+        return r, r - t * se, r + t * se
+    x = fit.idata.posterior["rate"].values.ravel()
+    lo, hi = np.quantile(x, [alpha / 2, 1 - alpha / 2])
+    return float(x.mean()), float(lo), float(hi)

@@ -16,6 +16,10 @@ Conditions (``--only`` picks some):
                  (0.97 / 0.9 on short answers, 0.7 / 0.5 on long ones), random labels
 ``self``         two systems, the judge far more lenient on B's answers (specificity 0.8
                  on A, 0.4 on B): the shared-rates model's assumption broken
+``shift``        two systems whose answers differ in length (B's longer by 1.4 sd), the
+                 judge's errors following length the same way on both (lenient on long
+                 answers): the constant shared rates are wrong for both systems, rates
+                 shared as a function of length (``covariates=``) are not
 ``judges``       three judges whose errors share an item difficulty (tau = 2)
 ``channel``      pairwise judge that overrides the true winner toward one system 30% of
                  the time: the default judge_error channel (judges may favour items)
@@ -162,31 +166,125 @@ def _two_systems(rng, spec_b, n=400, n_lab=100):
     return pd.concat(frames, ignore_index=True), truth
 
 
+def _contrast(study, method, r, d):
+    """(covered A - B?, width, gate passed?) of one fit."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", jb.ConvergenceWarning)
+        fit = study.fit(method, random_seed=r)
+    c = fit.contrasts().iloc[0]
+    sign = 1 if c["a"] == "A" else -1
+    passed = fit.diagnostics is None or fit.diagnostics.passed
+    return bool(c["lower"] <= sign * d <= c["upper"]), c["upper"] - c["lower"], passed
+
+
+def _print_rows(cond, what, rows):
+    for m, x in rows.items():
+        x = np.array(x, dtype=float)
+        print(
+            f"{cond}  {what}  {m:36s} {_rule_cover(x[:, 0])}  width {x[:, 1].mean():.3f}  "
+            f"gate failed {int((1 - x[:, 2]).sum())}"
+        )
+
+
+#: the items NUTS fits compared under a judge that errs differently on one system
+JUDGE_RATE_FITS = (
+    ("exact (nothing shared)", "exact", {}),
+    ("nuts default (pooled judge rates)", "nuts", {}),
+    ("nuts judge_rates='shared'", "nuts", {"judge_rates": "shared"}),
+    ("nuts judge_rates='per_system'", "nuts", {"judge_rates": "per_system"}),
+)
+
+
 def self_preference(reps):
-    hits = {"exact (per system)": [], "nuts (shared judge rates)": []}
+    rows = {spec_b: {name: [] for name, _, _ in JUDGE_RATE_FITS} for spec_b in (0.4, 0.8)}
     for n_lab in (100, 200):
         flags = {0.8: [], 0.4: []}
         for spec_b in flags:
             for r in range(reps):
                 rng = np.random.default_rng(r)
                 frame, truth = _two_systems(rng, spec_b, n_lab=n_lab)
-                study = jb.AccuracyStudy.from_items(frame, system="system")
-                flags[spec_b].append(bool(study.check()["flagged"].any()))
-                if spec_b == 0.4 and n_lab == 100 and r < NUTS_REPS:
+                shared = jb.AccuracyStudy.from_items(frame, system="system", judge_rates="shared")
+                flags[spec_b].append(bool(shared.check()["flagged"].any()))
+                if n_lab == 100 and r < NUTS_REPS:
                     d = truth["A"] - truth["B"]
-                    for m, name in (
-                        ("exact", "exact (per system)"),
-                        ("nuts", "nuts (shared judge rates)"),
-                    ):
-                        with warnings.catch_warnings():
-                            warnings.simplefilter("ignore", jb.ConvergenceWarning)
-                            c = study.fit(m, random_seed=r).contrasts().iloc[0]
-                        sign = 1 if c["a"] == "A" else -1
-                        hits[name].append(bool(c["lower"] <= sign * d <= c["upper"]))
+                    for name, m, kw in JUDGE_RATE_FITS:
+                        study = jb.AccuracyStudy.from_items(frame, system="system", **kw)
+                        rows[spec_b][name].append(_contrast(study, m, r, d))
         rule = _rule_check(flags[0.4], flags[0.8])
         print(f"self  {n_lab} labels per system  check self_preference  {rule}")
-    for m, x in hits.items():
-        print(f"self  A - B, judge lenient on B, 100 labels  {m:26s} {_rule_cover(x)}")
+    _print_rows("self", "A - B, judge lenient on B (spec 0.4), 100 labels", rows[0.4])
+    _print_rows("self", "A - B, equal judge rates, 100 labels", rows[0.8])
+
+
+def _shifted(rng, follows=True, extra_b=0.0, n=400, n_lab=100):
+    """Two systems, B's answers longer; the judge's rates logistic in length when
+    ``follows``; ``extra_b`` adds a lenience on B's answers beyond length (logit scale).
+    """
+    frames, truth = [], {}
+    for s, mu in (("A", -0.7), ("B", 0.7)):
+        x = rng.normal(mu, 1.0, n)
+        h = rng.random(n) < expit(0.6 + 0.5 * x)
+        slope = (0.8, 1.2) if follows else (0.0, 0.0)
+        sens = expit(2.0 + slope[0] * x)
+        fpr = expit(-1.5 + slope[1] * x + (extra_b if s == "B" else 0.0))
+        v = np.where(h, rng.random(n) < sens, rng.random(n) < fpr)
+        lab = np.zeros(n, bool)
+        lab[rng.choice(n, n_lab, replace=False)] = True
+        frames.append(
+            pd.DataFrame(
+                {
+                    "system": s,
+                    "judge": v.astype(int),
+                    "human": np.where(lab, h.astype(float), np.nan),
+                    "length": 200 + 60 * x,  # words, as a user would pass them
+                }
+            )
+        )
+        truth[s] = h.mean()
+    return pd.concat(frames, ignore_index=True), truth
+
+
+def shift(reps):
+    fits = (
+        *JUDGE_RATE_FITS,
+        ("nuts default, covariates=length", "nuts", {"covariates": "length"}),
+        (
+            "nuts shared, covariates=length",
+            "nuts",
+            {"covariates": "length", "judge_rates": "shared"},
+        ),
+    )
+    rows = {name: [] for name, _, _ in fits}
+    flags = {"plain": [], "follows": [], "given": [], "beyond": []}
+    for r in range(reps):
+        rng = np.random.default_rng(r)
+        frame, truth = _shifted(rng)
+        kw = {"system": "system", "judge_rates": "shared"}
+        plain = jb.AccuracyStudy.from_items(frame, **kw)
+        given = jb.AccuracyStudy.from_items(frame, covariates="length", **kw)
+        flags["follows"].append(bool(plain.check()["flagged"].any()))
+        flags["given"].append(bool(given.check()["flagged"].any()))
+        held, _ = _shifted(rng, follows=False)
+        held_check = jb.AccuracyStudy.from_items(held, **kw).check()
+        flags["plain"].append(bool(held_check["flagged"].any()))
+        beyond, _ = _shifted(rng, extra_b=1.5, n_lab=200)
+        s = jb.AccuracyStudy.from_items(beyond, covariates="length", **kw)
+        flags["beyond"].append(bool(s.check()["flagged"].any()))
+        if r >= NUTS_REPS:
+            continue
+        d = truth["A"] - truth["B"]
+        for name, m, fkw in fits:
+            study = jb.AccuracyStudy.from_items(frame, system="system", **fkw)
+            rows[name].append(_contrast(study, m, r, d))
+    _print_rows("shift", "A - B, errors follow length", rows)
+    print(
+        "shift  shared rates  check self_preference  "
+        f"{_rule_check(flags['follows'], flags['plain'])}"
+    )
+    print(
+        "shift  covariates=length  check self_preference given length (lenience on B beyond "
+        f"length, 200 labels)  {_rule_check(flags['beyond'], flags['given'])}"
+    )
 
 
 def _judges(rng, tau, n=600, n_lab=300):
@@ -255,6 +353,7 @@ CONDITIONS = {
     "design": design,
     "covariate": covariate,
     "self": self_preference,
+    "shift": shift,
     "judges": judges,
     "channel": channel,
 }

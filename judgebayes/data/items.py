@@ -72,6 +72,10 @@ class ItemData:
         positive votes, 0..J).
     judges : tuple of str
         The judges' column names (several judges only).
+    covariates : ndarray of float, shape (N, P), or None
+        Item covariates the judge's rates may depend on (``covariates=``), as given.
+    covariate_names : tuple of str
+        Their column names.
     """
 
     judge: np.ndarray
@@ -88,6 +92,8 @@ class ItemData:
     votes: np.ndarray | None = None
     judges: tuple[str, ...] = ()
     item: np.ndarray | None = None
+    covariates: np.ndarray | None = None
+    covariate_names: tuple[str, ...] = ()
 
     @property
     def unpaired(self) -> np.ndarray:
@@ -224,6 +230,35 @@ def _codes(df, col: str | None, role: str) -> tuple[np.ndarray, tuple[str, ...]]
     return codes.astype(np.int64), tuple(map(str, uniques))
 
 
+def _covariate(df, col, keep: np.ndarray, taken) -> np.ndarray:
+    """One numeric covariate column: finite on every row with a verdict (no silent drops)."""
+    if not isinstance(col, str) or col not in df.columns:
+        raise InputError(
+            f"the items frame has no column {col!r} (a covariates column); columns are "
+            f"{list(map(str, df.columns))}",
+            field="covariates",
+            value=col,
+        )
+    if col in set(taken):
+        raise InputError(
+            f"column {col!r} already has a role in this frame; a covariate is a column of its own",
+            field="covariates",
+            value=col,
+        )
+    raw = df[col]
+    x = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    bad = keep & ~np.isfinite(x)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"column {col!r} (a covariate): every item with a verdict needs a finite number; "
+            f"row {i} has {raw.iloc[i]!r} ({int(bad.sum())} such row(s))",
+            field=col,
+            value=raw.iloc[i],
+        )
+    return x
+
+
 def _multiplicity(series, column: str) -> np.ndarray:
     """Non-negative integer multiplicities of the ``count`` column."""
     x = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
@@ -251,6 +286,7 @@ def items_from_frame(
     positive: Any = None,
     count: str | None = None,
     item: str | None = None,
+    covariates: str | list[str] | None = None,
 ) -> ItemData:
     """Validate one item frame (module docstring) into :class:`ItemData`.
 
@@ -279,6 +315,12 @@ def items_from_frame(
         prompts: their contrasts are then paired.  One row per (item, system); a repeated
         pair is an error (aggregate first, or give ``count``), and an item only one
         system answered is counted (``ItemData.unpaired``).
+    covariates : str or list of str, optional
+        Numeric item columns (answer length, position, a same-family flag) on which the
+        judge's sensitivity and specificity, and the rate, may depend: the Laplace and NUTS
+        engines then model them as logistic in these columns
+        (:func:`~judgebayes.models.accuracy.items_covariate_model`).  Every kept row needs
+        a finite value.
 
     Raises
     ------
@@ -355,6 +397,17 @@ def items_from_frame(
                 field=item,
                 value=items[item].iloc[r],
             )
+    cov, cov_names = None, ()
+    if covariates is not None:
+        cov_names = (covariates,) if isinstance(covariates, str) else tuple(covariates)
+        if not cov_names or len(set(cov_names)) != len(cov_names):
+            raise InputError(
+                f"covariates must name one column or several distinct ones; got {covariates!r}",
+                field="covariates",
+                value=covariates,
+            )
+        taken = {*roles.values(), *judges}
+        cov = np.column_stack([_covariate(items, c, keep, taken) for c in cov_names])
     w = None
     if weights is not None:
         w = pd.to_numeric(items[weights], errors="coerce").to_numpy(dtype=float)
@@ -394,6 +447,8 @@ def items_from_frame(
         votes=None if len(judges) == 1 else rows(vmat),
         judges=tuple(judges) if len(judges) > 1 else (),
         item=None if it is None else rows(it),
+        covariates=None if cov is None else rows(cov),
+        covariate_names=cov_names,
     )
     n = np.bincount(data.system, minlength=len(systems))
     lab = np.bincount(data.system[data.labelled], minlength=len(systems))

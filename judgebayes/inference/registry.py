@@ -102,16 +102,20 @@ DEFAULT_SAMPLERS: dict[str, SamplerConfig] = {
     # few negatives) among its labels; on 12 SBC data sets drawn from that prior 6 fits
     # diverged at 0.9 (1-5 each), none at 0.95 or 0.99
     "accuracy.items": SamplerConfig(target_accept=0.95),
+    # judge rates pooled across systems (a learnt logit-normal spread, non-centred): with
+    # two systems the spread is barely identified; at 0.95, 3 of 20 fits diverged (1-2
+    # each), at 0.99 1 of 20 (benchmarks/misspecification.py, self and shift)
+    "accuracy.items.pooled": SamplerConfig(target_accept=0.99),
     # the paired model (several systems' joint truth and the judge's joint verdicts on the
     # same items, Dirichlets over the 2 ** S states): a state the data barely see mixes
     # slowly near 0; 4 x 2000 at 0.95 failed the gate in 1 of 40 simulated pairs (400
     # prompts, 90% agreement, 25% labelled on both), 2.5 s a fit
+    "accuracy.paired": SamplerConfig(draws=2000, target_accept=0.95),
     # repeated generations and judge runs: two non-centred normal effects (prompt, and
     # generation within prompt); the generation sd, which three runs per generation
     # barely see, had R-hat 1.023 and bulk ESS 224 at 4 x 1000 (150 prompts x 4
     # generations x 3 runs); 4 x 2000 after 1500 tuning passed on 3 of 3 seeds (22-30 s)
     "accuracy.repeats": SamplerConfig(draws=2000, tune=1500, target_accept=0.95),
-    "accuracy.paired": SamplerConfig(draws=2000, target_accept=0.95),
     # panel cell and item models: logit-normal hierarchies over validators.  With the
     # gate on every free variable, the validator population mean mu_tpr had R-hat 1.026
     # at 4 x 1000 (tune 800, 0.9) on a 10 x 8 simulated panel; tune 1500 at 0.95 passes

@@ -15,7 +15,8 @@ Methods (``ItemStudy.methods``):
 ``weights``), ``exact`` (the exact posterior of the stated prior, by importance
 resampling), ``laplace`` and ``nuts`` (the items model of
 :mod:`judgebayes.models.accuracy`; with ``cluster``, its hierarchical clustered model;
-with several judges, ``judge=[...]``, the joint latent-class model), and the comparators
+with several judges, ``judge=[...]``, the joint latent-class model; with ``covariates=``,
+the model whose judge rates and rate are logistic in those columns), and the comparators
 ``ppi``, ``ppi_plus_plus`` (as ``ppi_py``), ``labels_only``, ``naive`` and ``rogan_gladen``
 (labelled items as a calibration set for the others, Lang-Reiczigel).  The comparators
 estimate the process rate whatever the study's estimand, and say so in their notes.
@@ -31,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy import stats
+from scipy.special import expit, log_expit, logit
 
 from judgebayes.data.items import ItemData, items_from_frame
 from judgebayes.errors import FewClustersWarning, InputError, route_keywords
@@ -71,12 +73,19 @@ class ItemStudy(Study):
         Validated items (:func:`judgebayes.data.items.items_from_frame`).
     estimand : {"items", "process"}
         What the intervals are for (module docstring).
-    judge_rates : {"shared", "per_system"}
-        Laplace and NUTS: one set of judge rates for every system (default: one judge has
-        one sensitivity and specificity, and every system's labels inform them) or a set
-        per system (no assumption across systems: what a judge that favours one system,
-        self-preference, needs).  The check ``self_preference`` tests the shared rates on
-        the labelled items.  The closed form and ``exact`` assume nothing across systems
+    judge_rates : {"auto", "pooled", "shared", "per_system"}
+        Laplace and NUTS: a set of judge rates per system pooled across systems with a
+        learnt spread (``"pooled"``: rates that agree borrow strength, a judge that errs
+        differently on one system's answers, self-preference or answers that differ in
+        what the judge's errors follow, is not forced to one set), one set for every
+        system (``"shared"``: one judge, one sensitivity and specificity; the narrowest,
+        and wrong for both systems when that fails), or a set per system with nothing
+        shared (``"per_system"``).  ``"auto"`` (default) is ``"pooled"`` for the
+        one-judge model and the covariate model with several systems, ``"per_system"``
+        for the paired model (``item=``: each system's own joint confusion), else
+        ``"shared"`` (one system: the three are one model; clustered and several-judges
+        models have no pooled form).  The check ``self_preference`` tests the shared rates on the
+        labelled items.  The closed form and ``exact`` assume nothing across systems
         either way.
     priors : AccuracyPriors, optional
         Beta priors of the exact, Laplace and NUTS engines (default
@@ -117,7 +126,7 @@ class ItemStudy(Study):
         data: ItemData,
         *,
         estimand: str = "items",
-        judge_rates: str = "shared",
+        judge_rates: str = "auto",
         priors: Any = None,
         better_than_chance: bool = False,
         difficulty: bool = False,
@@ -129,12 +138,7 @@ class ItemStudy(Study):
                 value=type(data).__name__,
             )
         ie._check_estimand(estimand)
-        if judge_rates not in ma.JUDGE_RATES:
-            raise InputError(
-                f"judge_rates must be one of {ma.JUDGE_RATES}; got {judge_rates!r}",
-                field="judge_rates",
-                value=judge_rates,
-            )
+        judge_rates = _resolve_judge_rates(data, judge_rates)
         if difficulty and data.n_judges == 1:
             raise InputError(
                 "difficulty=True models errors that several judges share on hard items; "
@@ -270,6 +274,8 @@ class ItemStudy(Study):
                 field="weights",
                 value=self.data.columns.get("weights"),
             )
+        if self.data.covariates is not None:
+            return self._covariate_spec()
         if self.data.n_judges > 1:
             return self._multi_judge_spec()
         if self.data.cluster is not None:
@@ -298,13 +304,95 @@ class ItemStudy(Study):
         )
         names = ("theta", "theta_stratum", "q0", "q1")
         density = None
-        if not self.better_than_chance:  # the numpy log density Laplace uses (no compile)
+        if not self.better_than_chance and self.judge_rates != "pooled":  # Laplace's numpy density
             density = partial(
                 ma.ItemsLogDensity,
                 **data,
                 **{k: v for k, v in structure.items() if k != "better_than_chance"},
             )
         return ModelSpec(ma.items_accuracy_model, data, structure, names, density=density)
+
+    def _covariate_spec(self):
+        """The items model with the judge's rates (and the rate) logistic in covariates."""
+        d = self.data
+        other = {
+            "judge": list(d.judges) if d.n_judges > 1 else None,
+            "cluster": d.columns.get("cluster"),
+            "item": d.columns.get("item"),
+        }
+        for field_, value in other.items():
+            if value is not None:
+                raise InputError(
+                    f"the covariate model takes one judge's verdicts on unclustered, unpaired "
+                    f"items; {field_}={value!r} was given as well: fit without covariates= "
+                    "(the closed form and exact need no model of the judge's errors)",
+                    field=field_,
+                    value=value,
+                )
+        z, _, _ = ma.standardise(d.covariates)
+        data = dict(
+            item_system=d.system,
+            item_stratum=d.stratum,
+            z=z,
+            verdict=d.judge,
+            human=np.nan_to_num(d.human, nan=-1.0),
+        )
+        structure = dict(
+            systems=self.systems,
+            strata=d.strata,
+            covariates=d.covariate_names,
+            judge_rates=self.judge_rates,
+            priors=self.priors,
+        )
+        names = ("theta", "theta_stratum", "q0", "q1", "rate_coef", "q0_coef", "q1_coef")
+        return ModelSpec(ma.items_covariate_model, data, structure, names)
+
+    def _items_draws_covariates(self, post, random_seed) -> np.ndarray:
+        """``theta_items`` of the covariate model: each unlabelled item's P(h = 1 | v, z)
+        per draw, one Bernoulli each, plus the labelled items' own labels.
+        """
+        d = self.data
+        z, _, _ = ma.standardise(d.covariates)
+        u = ~d.labelled
+        sy, st, zu, vu = d.system[u], d.stratum[u], z[u], d.judge[u]
+
+        def flat(name):
+            x = post[name].values
+            return x.reshape(-1, *x.shape[2:])
+
+        th0, gam = flat("theta_stratum"), flat("rate_coef")
+        q0, q1, b0, b1 = flat("q0"), flat("q1"), flat("q0_coef"), flat("q1_coef")
+        shared, per_system = self.judge_rates == "shared", self.judge_rates == "per_system"
+        rng = np.random.default_rng([0 if random_seed is None else random_seed, 7])
+        ns = len(self.systems)
+        known = np.bincount(d.system[~u], weights=d.human[~u], minlength=ns)
+        out = np.empty((th0.shape[0], ns))
+        for lo in range(0, th0.shape[0], 250):  # draws in chunks: (chunk x items) arrays
+            sl = slice(lo, lo + 250)
+            eta = logit(th0[sl][:, sy, st]) + np.einsum("dip,ip->di", gam[sl][:, sy], zu)
+            if shared:
+                e1, e0 = logit(q1[sl][:, st]), logit(q0[sl][:, st])
+            else:
+                e1, e0 = logit(q1[sl][:, sy, st]), logit(q0[sl][:, sy, st])
+            if per_system:
+                e1 = e1 + np.einsum("dip,ip->di", b1[sl][:, sy], zu)
+                e0 = e0 + np.einsum("dip,ip->di", b0[sl][:, sy], zu)
+            else:
+                e1, e0 = e1 + b1[sl] @ zu.T, e0 + b0[sl] @ zu.T
+            lpos = log_expit(eta) + np.where(vu == 1, log_expit(e1), log_expit(-e1))
+            lneg = log_expit(-eta) + np.where(vu == 1, log_expit(-e0), log_expit(e0))
+            prob = expit(lpos - lneg)
+            draw = (rng.random(prob.shape) < prob).astype(float)
+            out[sl] = known + np.stack([draw[:, sy == s].sum(1) for s in range(ns)], -1)
+        n_s = np.bincount(d.system, minlength=ns)
+        return (out / n_s).reshape(post["theta"].shape)
+
+    def _sampler_key(self) -> str:
+        if self.paired and self.data.covariates is None:
+            return "accuracy.paired"
+        if self.judge_rates == "pooled":
+            return "accuracy.items.pooled"
+        return "accuracy.items"
 
     def _pattern_counts(self):
         """Vote patterns seen, and per (system, pattern): unlabelled, labelled +, labelled -."""
@@ -358,14 +446,7 @@ class ItemStudy(Study):
         """Whether the Bayesian fits pair the systems by item (``item=``, several systems,
         one judge, one stratum, no clusters: the shared item-effect model).
         """
-        d = self.data
-        return (
-            d.item is not None
-            and len(d.systems) > 1
-            and d.n_judges == 1
-            and d.cluster is None
-            and len(d.strata) == 1
-        )
+        return _pairs_systems(self.data)
 
     def _paired_patterns(self):
         """Distinct (verdict, label) patterns of the items over the systems, and counts
@@ -534,7 +615,9 @@ class ItemStudy(Study):
         """Posterior predictive of the unlabelled items' labels -> ``theta_items``."""
         idata = parts.idata
         post = idata.posterior
-        if self.data.n_judges > 1:
+        if self.data.covariates is not None:
+            val = self._items_draws_covariates(post, random_seed)
+        elif self.data.n_judges > 1:
             val = self._items_draws_multi(post, random_seed)
         elif self.paired:
             val = self._items_draws_paired(post, random_seed)
@@ -609,6 +692,56 @@ class ItemStudy(Study):
                 field="judge",
                 value=list(d.judges),
             )
+
+
+def _pairs_systems(d: ItemData) -> bool:
+    """Whether the Bayesian fits of ``d`` are the paired model (:attr:`ItemStudy.paired`)."""
+    return (
+        d.item is not None
+        and len(d.systems) > 1
+        and d.n_judges == 1
+        and d.cluster is None
+        and len(d.strata) == 1
+    )
+
+
+def _resolve_judge_rates(data: ItemData, judge_rates: str) -> str:
+    """``judge_rates`` validated against the data, ``"auto"`` resolved (class docstring)."""
+    if judge_rates not in ("auto", *ma.JUDGE_RATES):
+        raise InputError(
+            f"judge_rates must be one of {('auto', *ma.JUDGE_RATES)}; got {judge_rates!r}",
+            field="judge_rates",
+            value=judge_rates,
+        )
+    no_pool = {
+        "cluster": data.columns.get("cluster") if data.covariates is None else None,
+        "judge": list(data.judges) if data.n_judges > 1 and data.covariates is None else None,
+    }
+    paired = data.covariates is None and _pairs_systems(data)
+    if judge_rates == "auto":
+        if paired:
+            return "per_system"  # the paired model: each system's own joint confusion
+        if len(data.systems) == 1 or any(v is not None for v in no_pool.values()):
+            return "shared"
+        return "pooled"
+    if paired and judge_rates != "per_system":
+        raise InputError(
+            f"judge_rates={judge_rates!r}: with item= the Bayesian fits pair the systems by "
+            "item and give the judge a confusion per joint truth, nothing shared across "
+            "systems; leave judge_rates out (or 'per_system')",
+            field="judge_rates",
+            value=judge_rates,
+        )
+    if judge_rates == "pooled":
+        for field_, value in no_pool.items():
+            if value is not None:
+                raise InputError(
+                    f"judge_rates='pooled' is a model of one judge's rates on unclustered "
+                    f"items; with {field_}={value!r} use 'shared' or 'per_system'",
+                    field="judge_rates",
+                    value=judge_rates,
+                )
+    return judge_rates
 
 
 #: below this many clusters a study warns (FewClustersWarning)
@@ -796,7 +929,7 @@ def _nuts(
     """NUTS (``sampler``); ``log_likelihood`` and ``prior_draws`` add those groups."""
     parts = study._nuts(
         study.model_spec(),
-        "accuracy.paired" if study.paired else "accuracy.items",
+        study._sampler_key(),
         sampler,
         random_seed,
         log_likelihood=log_likelihood,
@@ -888,6 +1021,8 @@ def _self_preference_check(study: ItemStudy, fit=None, *, alpha: float) -> pd.Da
     over the rows.  Fewer than two systems with labels: no rows.
     """
     d = study.data
+    if d.covariates is not None and d.n_judges == 1:
+        return _self_preference_given_covariates(study, alpha=alpha)
     rows = []
     rng = np.random.default_rng(20261125)
     votes = d.judge[:, None] if d.votes is None else d.votes
@@ -931,6 +1066,86 @@ def _self_preference_check(study: ItemStudy, fit=None, *, alpha: float) -> pd.Da
                     "n": int(v.size),
                 }
             )
+    if not rows:
+        return pd.DataFrame(columns=list(CHECK_COLUMNS))
+    out = pd.DataFrame(rows)
+    out["p_value"] = np.minimum(1.0, out["p_raw"] * len(out))
+    out["flagged"] = out["p_value"] < alpha
+    return out.assign(check="self_preference")
+
+
+#: ridge on the non-intercept logit coefficients of the conditional self-preference test
+#: (a N(0, 10) prior's weight): keeps a fit finite when a system's labelled items are all
+#: one verdict, and too weak to matter otherwise
+RIDGE = 0.1
+
+
+def _logistic(X: np.ndarray, Y: np.ndarray, iters: int = 50) -> tuple[np.ndarray, np.ndarray]:
+    """Ridge logistic regressions of each row of ``Y`` (B, n) on ``X`` (n, p), by Newton
+    at once; returns (fitted probabilities (B, n), penalised log likelihoods (B,)).
+    The first column of ``X`` is the unpenalised intercept.
+    """
+    pen = np.full(X.shape[1], RIDGE)
+    pen[0] = 0.0
+    beta = np.zeros((Y.shape[0], X.shape[1]))
+    for _ in range(iters):
+        mu = expit(beta @ X.T)
+        g = (Y - mu) @ X - pen * beta
+        H = np.einsum("bn,np,nq->bpq", mu * (1 - mu), X, X) + np.diag(pen)
+        step = np.linalg.solve(H, g[..., None])[..., 0]
+        beta = beta + step
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    eta = beta @ X.T
+    ll = (Y * log_expit(eta) + (1 - Y) * log_expit(-eta)).sum(1) - 0.5 * (pen * beta**2).sum(1)
+    return expit(eta), ll
+
+
+def _self_preference_given_covariates(study: ItemStudy, *, alpha: float) -> pd.DataFrame:
+    r"""``self_preference`` when the judge's rates may follow covariates (``covariates=``):
+    for each human label, whether the system still explains the judge's verdicts on the
+    labelled items once the covariates do.  The statistic is the likelihood ratio of a
+    logistic regression of the verdict on the standardised covariates with and without
+    system indicators (ridge :data:`RIDGE`); its p-value is a parametric bootstrap of
+    :data:`PERMUTATIONS` verdict sets drawn from the covariates-only fit (seeded), which
+    stays calibrated with 30 labels a system where the chi-square does not.
+    ``observed`` is the largest distance of a system's rate from what the covariates
+    predict for its items, ``expected`` the pooled rate.  Bonferroni over the two rows.
+    """
+    d = study.data
+    z, _, _ = ma.standardise(d.covariates)
+    rng = np.random.default_rng(20261125)
+    judge = d.columns.get("judge") or "judge"
+    rows = []
+    for h in (1, 0):
+        keep = d.labelled & (d.human == h)
+        present = np.unique(d.system[keep])
+        if present.size < 2 or keep.sum() < 3:
+            continue
+        code = np.searchsorted(present, d.system[keep])
+        v = d.judge[keep].astype(float)
+        x0 = np.column_stack([np.ones(v.size), z[keep]])
+        x1 = np.column_stack([x0, np.eye(present.size)[code][:, 1:]])
+        p0, l0 = _logistic(x0, v[None])
+        _, l1 = _logistic(x1, v[None])
+        t0 = 2 * (l1[0] - l0[0])
+        ystar = (rng.random((PERMUTATIONS, v.size)) < p0).astype(float)
+        _, b0 = _logistic(x0, ystar)
+        _, b1 = _logistic(x1, ystar)
+        p = (1 + np.sum(2 * (b1 - b0) >= t0 - 1e-9)) / (PERMUTATIONS + 1)
+        n_s = np.bincount(code, minlength=present.size)
+        gap = (np.bincount(code, weights=v - p0[0], minlength=present.size)) / n_s
+        label = "sensitivity" if h == 1 else "1 - specificity"
+        rows.append(
+            {
+                "unit": f"{judge} | human {h} ({label}) across {present.size} systems, "
+                f"given {', '.join(d.covariate_names)}",
+                "observed": float(np.max(np.abs(gap))),
+                "expected": float(v.mean()),
+                "p_raw": float(p),
+                "n": int(v.size),
+            }
+        )
     if not rows:
         return pd.DataFrame(columns=list(CHECK_COLUMNS))
     out = pd.DataFrame(rows)

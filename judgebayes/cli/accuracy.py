@@ -39,6 +39,22 @@ def add_parser(sub) -> None:
         "--weights", default=None, help="items design: design weight column (1 / P(labelled))"
     )
     a.add_argument(
+        "--covariate",
+        action="append",
+        default=None,
+        dest="covariates",
+        metavar="COLUMN",
+        help="items design: an item covariate the judge's errors may follow, e.g. length "
+        "(repeatable; the Bayesian fits then model the judge's rates on it)",
+    )
+    a.add_argument(
+        "--judge-rates",
+        choices=("auto", "pooled", "shared", "per_system"),
+        default=None,
+        help="items design, several systems: the judge's rates across systems in the "
+        "Bayesian fits (default auto: pooled with a learnt spread)",
+    )
+    a.add_argument(
         "--estimand",
         choices=("items", "process"),
         default="items",
@@ -57,12 +73,13 @@ def run(args) -> str:
         getattr(args, k) is not None for k in ("inspect", "lm_eval", "promptfoo")
     ):
         return _run_items(args)  # a log with --calibration is refused there, in one line
-    for opt in ("stratum", "cluster", "weights"):
+    for opt in ("stratum", "cluster", "weights", "covariates", "judge_rates"):
         if getattr(args, opt) is not None:
             from judgebayes.errors import InputError
 
+            flag = {"covariates": "covariate", "judge_rates": "judge-rates"}.get(opt, opt)
             raise InputError(
-                f"--{opt} belongs to the items design (one file, no --calibration)",
+                f"--{flag} belongs to the items design (one file, no --calibration)",
                 field=opt,
                 value=getattr(args, opt),
             )

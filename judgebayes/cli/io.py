@@ -386,7 +386,12 @@ def study_from_args(args):
     from judgebayes.errors import InputError
     from judgebayes.studies.accuracy import AccuracyStudy
 
-    design = {k: getattr(args, k, None) for k in ("stratum", "cluster", "weights", "item")}
+    design = {
+        k: getattr(args, k, None)
+        for k in ("stratum", "cluster", "weights", "item", "covariates", "judge_rates")
+    }
+    if design["judge_rates"] is None:
+        del design["judge_rates"]  # the study's own default
     estimand = getattr(args, "estimand", "items")
     df = _items_from_log(args)
     if df is not None:

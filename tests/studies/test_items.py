@@ -982,3 +982,34 @@ def test_a_covariate_the_judge_ignores_changes_nothing():
         b = given.idata.posterior["theta_items"].sel(system=s).values.ravel()
         assert abs(a.mean() - b.mean()) < 0.15 * a.std(), s
         assert abs(b.std() / a.std() - 1) < 0.15, s
+
+
+def test_cli_covariate_reaches_the_model_and_is_refused_where_it_has_no_meaning(tmp_path):
+    # the command line's --covariate / --judge-rates against the library on the same file
+    # (same seed: the Laplace draws are identical), and one-line refusals
+    import json
+
+    f, _ = _shifted(6, n=200, n_lab=60)
+    path = tmp_path / "items.csv"
+    f.to_csv(path, index=False)
+    exe = Path(sys.executable).parent / "judgebayes"
+    cmd = [str(exe), "accuracy", str(path), "--system", "system", "--format", "json"]
+    kw = ["--covariate", "length", "--judge-rates", "shared", "--method", "laplace"]
+    out = subprocess.run([*cmd, *kw], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    got = {r["system"]: r for r in json.loads(out.stdout)["comparison"]}
+    study = jb.AccuracyStudy.from_items(
+        f, system="system", covariates="length", judge_rates="shared"
+    )
+    ref = study.fit("laplace", random_seed=0).interval()
+    for s in ("A", "B"):
+        assert got[s]["lower"] == pytest.approx(ref.loc[s, "lower"], abs=1e-12)
+        assert got[s]["upper"] == pytest.approx(ref.loc[s, "upper"], abs=1e-12)
+    for extra, needle in (
+        (["--covariate", "words"], "'words'"),
+        (["--calibration", str(path), "--covariate", "length"], "--covariate belongs"),
+        (["--judge-rates", "some"], "--judge-rates"),
+    ):
+        bad = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=300)
+        assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
+        assert needle in bad.stderr, bad.stderr

@@ -41,6 +41,12 @@ Problems (:data:`PROBLEMS`):
 ``items``
     the items design: two systems, one judge with rates shared across them, a random
     labelled subset.
+``items_pooled``
+    the items design with three systems, one judge whose rates are pooled across them
+    (logit-normal around its typical rates, learnt spread).
+``items_covariate``
+    the items design with the rate and the judge's rates logistic in an item covariate
+    whose mean differs between the two systems.
 ``items_clustered``
     the items design with clustered items (several responses per prompt: logit-normal
     prompt rates).
@@ -396,6 +402,74 @@ def _items(n: int = 300, labelled: int = 40, systems: int = 2) -> Callable:
     return draw
 
 
+def _items_pooled(n: int = 200, labelled: int = 40, systems: int = 3) -> Callable:
+    def draw(rng) -> SBCDataset:
+        pr = items_priors()
+        theta = rng.beta(*pr.theta, systems)
+        truth = {"theta": theta}
+        rates = {}
+        for r, (a, b) in ((0, pr.q0), (1, pr.q1)):  # logit-normal around the typical rate
+            mean, sigma = rng.beta(a, b), abs(rng.normal(0, pr.judge_sigma))
+            rates[r] = expit(np.log(mean / (1 - mean)) + sigma * rng.normal(size=systems))
+            truth[f"q{r}"], truth[f"q{r}_sigma"] = rates[r], np.array(sigma)
+        frame = pd.concat(
+            [
+                _items_frame(rng, theta[i], rates[0][i], rates[1][i], n, labelled, f"s{i}")
+                for i in range(systems)
+            ]
+        )
+        study = AccuracyStudy.from_items(
+            frame, judge="j0", system="system", estimand="process", judge_rates="pooled"
+        )
+        return SBCDataset(study.model_spec(), truth, "accuracy.items.pooled")
+
+    return draw
+
+
+def _items_covariate(n: int = 200, labelled: int = 40, systems: int = 2) -> Callable:
+    def draw(rng) -> SBCDataset:
+        pr = items_priors()
+        x = rng.normal(np.linspace(-0.7, 0.7, systems)[:, None], 1.0, (systems, n))
+        z = (x - x.mean()) / x.std()  # what the study standardises to
+        th0 = rng.beta(*pr.theta, systems)
+        gamma = rng.normal(0, pr.coef_sd, systems)
+        q0, q1 = rng.beta(*pr.q0), rng.beta(*pr.q1)
+        b0, b1 = rng.normal(0, pr.coef_sd, 2)
+        item_rate = expit(np.log(th0 / (1 - th0))[:, None] + gamma[:, None] * z)
+        h = rng.random((systems, n)) < item_rate
+        sens = expit(np.log(q1 / (1 - q1)) + b1 * z)
+        spec = expit(np.log(q0 / (1 - q0)) + b0 * z)
+        v = np.where(h, rng.random((systems, n)) < sens, rng.random((systems, n)) >= spec)
+        lab = np.arange(n)[None, :] < labelled
+        frame = pd.DataFrame(
+            {
+                "system": np.repeat([f"s{i}" for i in range(systems)], n),
+                "j0": v.astype(int).ravel(),
+                "human": np.where(lab, h.astype(float), np.nan).ravel(),
+                "x": x.ravel(),
+            }
+        )
+        study = AccuracyStudy.from_items(
+            frame,
+            judge="j0",
+            system="system",
+            covariates="x",
+            estimand="process",
+            judge_rates="shared",
+        )
+        truth = {
+            "theta": item_rate.mean(1),
+            "q0": np.array([q0]),
+            "q1": np.array([q1]),
+            "q0_coef": np.array([b0]),
+            "q1_coef": np.array([b1]),
+            "rate_coef": gamma,
+        }
+        return SBCDataset(study.model_spec(), truth, "accuracy.items")
+
+    return draw
+
+
 def _items_clustered(clusters: int = 12, size: int = 20, labelled: int = 4) -> Callable:
     def draw(rng) -> SBCDataset:
 
@@ -455,6 +529,14 @@ PROBLEMS: dict[str, tuple[Callable[..., SBCDataset], str]] = {
     ),
     "panel_items": (_panel_items(), "1 generator, 5 validators, 120 outputs, 20 labelled"),
     "items": (_items(), "2 systems x 300 items, 40 labelled each, one judge, shared rates"),
+    "items_pooled": (
+        _items_pooled(),
+        "3 systems x 200 items, 40 labelled each, one judge, rates pooled across systems",
+    ),
+    "items_covariate": (
+        _items_covariate(),
+        "2 systems x 200 items, 40 labelled each, one judge, rates logistic in a covariate",
+    ),
     "items_clustered": (
         _items_clustered(),
         "12 prompts x 20 responses, 4 labelled per prompt, one judge",

@@ -1078,21 +1078,25 @@ def _self_preference_check(study: ItemStudy, fit=None, *, alpha: float) -> pd.Da
 #: (a N(0, 10) prior's weight): keeps a fit finite when a system's labelled items are all
 #: one verdict, and too weak to matter otherwise
 RIDGE = 0.1
+#: and on the intercept, so that a verdict set that is all one value (a bootstrap draw of
+#: a near-perfect judge's few labels) has a finite fit instead of a singular Hessian
+RIDGE_INTERCEPT = 1e-3
 
 
 def _logistic(X: np.ndarray, Y: np.ndarray, iters: int = 50) -> tuple[np.ndarray, np.ndarray]:
     """Ridge logistic regressions of each row of ``Y`` (B, n) on ``X`` (n, p), by Newton
     at once; returns (fitted probabilities (B, n), penalised log likelihoods (B,)).
-    The first column of ``X`` is the unpenalised intercept.
+    The first column of ``X`` is the intercept (penalised by :data:`RIDGE_INTERCEPT`
+    only).  Newton steps are capped at 5 on the logit scale (near separation).
     """
     pen = np.full(X.shape[1], RIDGE)
-    pen[0] = 0.0
+    pen[0] = RIDGE_INTERCEPT
     beta = np.zeros((Y.shape[0], X.shape[1]))
     for _ in range(iters):
         mu = expit(beta @ X.T)
         g = (Y - mu) @ X - pen * beta
         H = np.einsum("bn,np,nq->bpq", mu * (1 - mu), X, X) + np.diag(pen)
-        step = np.linalg.solve(H, g[..., None])[..., 0]
+        step = np.clip(np.linalg.solve(H, g[..., None])[..., 0], -5.0, 5.0)
         beta = beta + step
         if np.max(np.abs(step)) < 1e-8:
             break

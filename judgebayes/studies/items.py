@@ -35,7 +35,7 @@ from scipy import stats
 from scipy.special import expit, log_expit, logit
 
 from judgebayes.data.items import ItemData, items_from_frame
-from judgebayes.errors import FewClustersWarning, InputError, route_keywords
+from judgebayes.errors import FewClustersWarning, InputError, LaplaceError, route_keywords
 from judgebayes.inference.accuracy import closed_form as cf
 from judgebayes.inference.accuracy import items as ie
 from judgebayes.inference.nuts import ModelSpec
@@ -912,7 +912,16 @@ def _exact(study: ItemStudy, *, random_seed=None, draws: int = 4000) -> FitParts
 def _laplace(
     study: ItemStudy, *, random_seed=None, draws: int = 4000, importance: bool = True
 ) -> FitParts:
-    """``draws`` Laplace draws; ``importance`` checks them by PSIS."""
+    """``draws`` Laplace draws; ``importance`` checks them by PSIS.  Refused for the
+    judge's rates pooled across systems (below), before any work.
+    """
+    if study.judge_rates == "pooled":
+        raise LaplaceError(
+            "the Laplace approximation does not fit the judge's rates pooled across systems "
+            "(the learnt spread's posterior is a funnel: its importance check refused 40 of "
+            "40 simulated two-system sets); use method='nuts', or for Laplace "
+            "judge_rates='per_system' (or 'shared', which check self_preference tests)"
+        )
     parts = study._laplace(study.model_spec(), random_seed, draws=draws, importance=importance)
     return study._with_items_draws(parts, random_seed)
 

@@ -1026,3 +1026,21 @@ def test_conditional_self_preference_survives_a_near_perfect_judge():
     out = study.check()
     assert len(out) == 2 and np.isfinite(out["p_value"].astype(float)).all()
     assert not out["flagged"].iloc[0]  # sensitivity row: the same on both systems
+
+
+def test_laplace_refuses_pooled_judge_rates_up_front_and_compare_shows_the_row():
+    # the importance check refused Laplace on the pooled rates in 40 of 40 simulated
+    # two-system sets; the refusal now comes before any work, names the remedies, and a
+    # side-by-side comparison keeps the other methods with a refused row
+    from judgebayes.errors import LaplaceError
+
+    f, _ = _shifted(7, follows=False, n=150, n_lab=40)
+    study = jb.AccuracyStudy.from_items(f, system="system")
+    assert study.judge_rates == "pooled"
+    with pytest.raises(LaplaceError, match=r"pooled.*per_system"):
+        study.fit("laplace")
+    table = study.compare(methods=("closed_form", "laplace"))
+    refused = table[table["method"] == "laplace"]
+    assert len(refused) >= 1 and refused["lower"].isna().all()
+    assert table[table["method"] == "closed_form"]["lower"].notna().all()
+    jb.AccuracyStudy.from_items(f, system="system", judge_rates="per_system").fit("laplace")

@@ -240,6 +240,11 @@ def test_sbc_bias_aware_bradley_terry(prior, seed, R, max_failed):
         # passed are uniform.  Binomial(100, 0.17) sd 3.8: at most 25
         ("panel_items", 100, 25),
         ("panel_cells", 100, 15),
+        # the judge's rates pooled across systems: 10 of 200 missed the gate (R-hat
+        # 1.010-1.011 on the typical sensitivity); Binomial(200, 0.05) sd 3.1: at most 20
+        ("items_pooled", 200, 20),
+        # rate and judge rates logistic in a covariate: 2 of 200 (a divergence): at most 8
+        ("items_covariate", 200, 8),
     ],
 )
 def test_sbc_of_every_nuts_model(problem, n, max_failed):

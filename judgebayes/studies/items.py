@@ -81,12 +81,12 @@ class ItemStudy(Study):
         system (``"shared"``: one judge, one sensitivity and specificity; the narrowest,
         and wrong for both systems when that fails), or a set per system with nothing
         shared (``"per_system"``).  ``"auto"`` (default) is ``"pooled"`` for the
-        one-judge model and the covariate model with several systems, ``"per_system"``
-        for the paired model (``item=``: each system's own joint confusion), else
-        ``"shared"`` (one system: the three are one model; clustered and several-judges
-        models have no pooled form).  The check ``self_preference`` tests the shared rates on the
-        labelled items.  The closed form and ``exact`` assume nothing across systems
-        either way.
+        one-judge model with several systems, ``"per_system"`` for the paired model
+        (``item=``: each system's own joint confusion), else ``"shared"`` (one system:
+        the three are one model; with ``covariates=`` the covariates carry what differs
+        between the systems; clustered and several-judges models have no pooled
+        form).  The check ``self_preference`` tests the shared rates on the labelled
+        items.  The closed form and ``exact`` assume nothing across systems either way.
     priors : AccuracyPriors, optional
         Beta priors of the exact, Laplace and NUTS engines (default
         :func:`~judgebayes.models.accuracy.items_priors`: Jeffreys's Beta(1/2, 1/2) on each
@@ -722,6 +722,11 @@ def _resolve_judge_rates(data: ItemData, judge_rates: str) -> str:
         if paired:
             return "per_system"  # the paired model: each system's own joint confusion
         if len(data.systems) == 1 or any(v is not None for v in no_pool.values()):
+            return "shared"
+        if data.covariates is not None:
+            # the covariates carry what differs between the systems' answers (the check
+            # self_preference tests what is left); pooled intercepts on top cost 62 s a
+            # warm fit against 6 s (benchmarks/default_fits.py)
             return "shared"
         return "pooled"
     if paired and judge_rates != "per_system":

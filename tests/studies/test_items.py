@@ -871,6 +871,12 @@ def _shifted(seed, follows=True, n=400, n_lab=100, extra_b=0.0):
 
 def test_covariates_are_validated_by_column_and_row():
     f, _ = _shifted(0)
+    # with covariates the judge's rates are shared by default (pooled without)
+    assert jb.AccuracyStudy.from_items(f, system="system", covariates="length").judge_rates == (
+        "shared"
+    )
+    assert jb.AccuracyStudy.from_items(f, system="system").judge_rates == "pooled"
+    assert jb.AccuracyStudy.from_items(f[f["system"] == "A"]).judge_rates == "shared"
     f.loc[5, "length"] = np.nan
     with pytest.raises(InputError, match=r"'length'.*row 5"):
         jb.AccuracyStudy.from_items(f, system="system", covariates="length")

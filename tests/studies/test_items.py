@@ -1007,7 +1007,9 @@ def test_cli_covariate_reaches_the_model_and_is_refused_where_it_has_no_meaning(
     study = jb.AccuracyStudy.from_items(
         f, system="system", covariates="length", judge_rates="shared"
     )
-    ref = study.fit("laplace", random_seed=0).interval()
+    lap = study.fit("laplace", random_seed=0)
+    assert any("beyond them is not modelled" in n for n in lap.notes), lap.notes
+    ref = lap.interval()
     for s in ("A", "B"):
         assert got[s]["lower"] == pytest.approx(ref.loc[s, "lower"], abs=1e-12)
         assert got[s]["upper"] == pytest.approx(ref.loc[s, "upper"], abs=1e-12)

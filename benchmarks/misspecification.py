@@ -43,6 +43,8 @@ import judgebayes as jb
 NOMINAL = 0.95
 #: NUTS fits per row where a row also runs the milliseconds engines
 NUTS_REPS = 100
+#: sets of the shift condition's lenience-beyond-length fits (three NUTS fits each)
+BEYOND_REPS = 30
 
 
 def _rule_cover(hits) -> str:
@@ -274,6 +276,23 @@ def shift(reps):
             study = jb.AccuracyStudy.from_items(frame, system="system", **fkw)
             rows[name].append(_contrast(study, m, r, d))
     _print_rows("shift", "A - B, errors follow length", rows)
+    # the covariate model when the judge is also lenient on B beyond length (seeds 1000+)
+    beyond_fits = (
+        ("nuts default, covariates=length", {"covariates": "length"}),
+        (
+            "nuts per_system, covariates=length",
+            {"covariates": "length", "judge_rates": "per_system"},
+        ),
+        ("nuts default (pooled, no covariates)", {}),
+    )
+    beyond_rows = {name: [] for name, _ in beyond_fits}
+    for r in range(min(reps, BEYOND_REPS)):
+        rng = np.random.default_rng(1000 + r)
+        frame, truth = _shifted(rng, extra_b=1.5)
+        for name, fkw in beyond_fits:
+            study = jb.AccuracyStudy.from_items(frame, system="system", **fkw)
+            beyond_rows[name].append(_contrast(study, "nuts", r, truth["A"] - truth["B"]))
+    _print_rows("shift", "A - B, lenient on B beyond length, 100 labels", beyond_rows)
     print(
         "shift  shared rates  check self_preference  "
         f"{_rule_check(flags['follows'], flags['plain'])}"

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from judgebayes.errors import InputError
 
-__all__ = ["as_pandas"]
+__all__ = ["as_pandas", "numeric_column"]
 
 
 def as_pandas(frame: Any, name: str, *, optional: bool = False):
@@ -55,3 +56,20 @@ def as_pandas(frame: Any, name: str, *, optional: bool = False):
         dup = str(frame.columns[frame.columns.duplicated()][0])
         raise InputError(f"the {name} frame has two columns named {dup!r}", field=dup, value=dup)
     return frame
+
+
+def numeric_column(col, name: str) -> np.ndarray:
+    """A numeric column as floats; a value that is not a number is named, not made NaN
+    (blanks stay NaN: the caller decides whether a blank is allowed).
+    """
+    x = pd.to_numeric(col, errors="coerce")
+    bad = x.isna() & col.notna() & col.astype(str).str.strip().ne("")
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(
+            f"column {name!r}: {str(col.iloc[i])!r} in row {i} is not a number "
+            f"({int(bad.sum())} such row(s))",
+            field=name,
+            value=str(col.iloc[i]),
+        )
+    return x.to_numpy(dtype=float, na_value=np.nan)

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.accuracy import normalize_labels
-from judgebayes.data.frames import as_pandas
+from judgebayes.data.frames import as_pandas, numeric_column
 from judgebayes.errors import InputError
 
 __all__ = ["ItemData", "items_from_frame"]
@@ -245,16 +245,15 @@ def _covariate(df, col, keep: np.ndarray, taken) -> np.ndarray:
             field="covariates",
             value=col,
         )
-    raw = df[col]
-    x = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    x = numeric_column(df[col], col)  # a value that is not a number is named there
     bad = keep & ~np.isfinite(x)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
             f"column {col!r} (a covariate): every item with a verdict needs a finite number; "
-            f"row {i} has {raw.iloc[i]!r} ({int(bad.sum())} such row(s))",
+            f"row {i} has {df[col].iloc[i]!r} ({int(bad.sum())} such row(s))",
             field=col,
-            value=raw.iloc[i],
+            value=df[col].iloc[i],
         )
     return x
 

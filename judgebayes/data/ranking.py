@@ -44,7 +44,7 @@ from scipy.sparse import coo_matrix, csr_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import lsqr
 
-from judgebayes.data.frames import as_pandas
+from judgebayes.data.frames import as_pandas, numeric_column
 from judgebayes.errors import IdentifiabilityWarning, InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -373,21 +373,6 @@ def _col(df, name: str, where: str):
     return df[name]
 
 
-def _numeric(col, name: str) -> np.ndarray:
-    """A covariate column as floats; a value that is not a number is named, not made NaN."""
-    x = pd.to_numeric(col, errors="coerce")
-    bad = x.isna() & col.notna() & col.astype(str).str.strip().ne("")
-    if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(
-            f"column {name!r}: {str(col.iloc[i])!r} in row {i} is not a number "
-            f"({int(bad.sum())} such row(s))",
-            field=name,
-            value=str(col.iloc[i]),
-        )
-    return x.to_numpy(dtype=float, na_value=np.nan)
-
-
 def _ids(col):
     """Item ids as stripped strings; whole numbers read as floats (a blank winner makes
     pandas read the column as float) are written without ``.0``, so ``1.0`` is item ``1``.
@@ -571,10 +556,10 @@ def pairwise_from_frames(
     comp_cov: dict[str, Any] = {}
     for name in covariates:
         if items is not None and name in items.columns:
-            item_cov[name] = _numeric(items[name], name)
+            item_cov[name] = numeric_column(items[name], name)
         elif f"{name}_first" in comparisons.columns and f"{name}_second" in comparisons.columns:
-            va = _numeric(comparisons[f"{name}_first"], f"{name}_first")
-            vb = _numeric(comparisons[f"{name}_second"], f"{name}_second")
+            va = numeric_column(comparisons[f"{name}_first"], f"{name}_first")
+            vb = numeric_column(comparisons[f"{name}_second"], f"{name}_second")
             comp_cov[name] = (va, vb)
         else:
             raise InputError(

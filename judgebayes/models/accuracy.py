@@ -334,6 +334,23 @@ def batched_accuracy_model(
 JUDGE_RATES = ("per_system", "shared", "pooled")
 
 
+def _check_judge_rates(judge_rates: str) -> None:
+    """``judge_rates`` is one of :data:`JUDGE_RATES`, or a typed error naming it."""
+    if judge_rates not in JUDGE_RATES:
+        raise InputError(
+            f"judge_rates must be one of {JUDGE_RATES}; got {judge_rates!r}",
+            field="judge_rates",
+            value=judge_rates,
+        )
+
+
+def _logit(p):
+    """The logit of a PyTensor probability, as log p - log(1 - p) (stable near 0 and 1)."""
+    import pytensor.tensor as pt
+
+    return pt.log(p) - pt.log1p(-p)
+
+
 def _pooled_judge_rates(priors: AccuracyPriors, cells: tuple[str, str]):
     r"""Per (system, stratum) judge rates partially pooled across systems: for
     :math:`r \in \{0, 1\}`,
@@ -351,8 +368,7 @@ def _pooled_judge_rates(priors: AccuracyPriors, cells: tuple[str, str]):
         mean = pm.Beta(f"q{r}_mean", a, b, dims=cells[1])
         sigma = pm.HalfNormal(f"q{r}_sigma", priors.judge_sigma)
         eps = pm.Normal(f"q{r}_system", 0.0, 1.0, dims=cells)
-        lo = pt.log(mean) - pt.log1p(-mean)
-        q = pt.sigmoid(lo[None, :] + sigma * eps)
+        q = pt.sigmoid(_logit(mean)[None, :] + sigma * eps)
         out.append(pm.Deterministic(f"q{r}", q, dims=cells))
     return out[0], out[1]
 
@@ -425,12 +441,7 @@ def items_accuracy_model(
     """
     import pymc as pm
 
-    if judge_rates not in JUDGE_RATES:
-        raise InputError(
-            f"judge_rates must be one of {JUDGE_RATES}; got {judge_rates!r}",
-            field="judge_rates",
-            value=judge_rates,
-        )
+    _check_judge_rates(judge_rates)
     priors = priors or AccuracyPriors()
     shape = (len(systems), len(strata))
     cells = ("system", "stratum")
@@ -539,12 +550,7 @@ def items_covariate_model(
     import pymc as pm
     import pytensor.tensor as pt
 
-    if judge_rates not in JUDGE_RATES:
-        raise InputError(
-            f"judge_rates must be one of {JUDGE_RATES}; got {judge_rates!r}",
-            field="judge_rates",
-            value=judge_rates,
-        )
+    _check_judge_rates(judge_rates)
     priors = priors or AccuracyPriors()
     arrs = {
         "item_system": np.asarray(item_system, dtype=np.int64),
@@ -556,9 +562,6 @@ def items_covariate_model(
     coords = {"system": list(systems), "stratum": list(strata), "covariate": list(covariates)}
     cells = ("system", "stratum")
     sd = priors.coef_sd
-
-    def logit(p):
-        return pt.log(p) - pt.log1p(-p)
 
     def log_sigmoid(x):
         return -pt.softplus(-x)
@@ -577,9 +580,9 @@ def items_covariate_model(
         cdims = ("system", "covariate") if per_system else "covariate"
         b0 = pm.Normal("q0_coef", 0.0, sd, dims=cdims)
         b1 = pm.Normal("q1_coef", 0.0, sd, dims=cdims)
-        eta = logit(th0)[sy, st] + (zz * gamma[sy]).sum(-1)
+        eta = _logit(th0)[sy, st] + (zz * gamma[sy]).sum(-1)
         at = (st,) if shared else (sy, st)
-        i1, i0 = logit(q1)[at], logit(q0)[at]
+        i1, i0 = _logit(q1)[at], _logit(q0)[at]
         if per_system:
             e1 = i1 + (zz * b1[sy]).sum(-1)
             e0 = i0 + (zz * b0[sy]).sum(-1)

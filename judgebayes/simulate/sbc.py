@@ -67,7 +67,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 from scipy import stats
-from scipy.special import expit
+from scipy.special import expit, logit
 
 from judgebayes.data.accuracy import CalibrationCounts, TestCounts
 from judgebayes.errors import ConvergenceWarning, InputError
@@ -410,7 +410,7 @@ def _items_pooled(n: int = 200, labelled: int = 40, systems: int = 3) -> Callabl
         rates = {}
         for r, (a, b) in ((0, pr.q0), (1, pr.q1)):  # logit-normal around the typical rate
             mean, sigma = rng.beta(a, b), abs(rng.normal(0, pr.judge_sigma))
-            rates[r] = expit(np.log(mean / (1 - mean)) + sigma * rng.normal(size=systems))
+            rates[r] = expit(logit(mean) + sigma * rng.normal(size=systems))
             truth[f"q{r}"], truth[f"q{r}_sigma"] = rates[r], np.array(sigma)
         frame = pd.concat(
             [
@@ -435,10 +435,10 @@ def _items_covariate(n: int = 200, labelled: int = 40, systems: int = 2) -> Call
         gamma = rng.normal(0, pr.coef_sd, systems)
         q0, q1 = rng.beta(*pr.q0), rng.beta(*pr.q1)
         b0, b1 = rng.normal(0, pr.coef_sd, 2)
-        item_rate = expit(np.log(th0 / (1 - th0))[:, None] + gamma[:, None] * z)
+        item_rate = expit(logit(th0)[:, None] + gamma[:, None] * z)
         h = rng.random((systems, n)) < item_rate
-        sens = expit(np.log(q1 / (1 - q1)) + b1 * z)
-        spec = expit(np.log(q0 / (1 - q0)) + b0 * z)
+        sens = expit(logit(q1) + b1 * z)
+        spec = expit(logit(q0) + b0 * z)
         v = np.where(h, rng.random((systems, n)) < sens, rng.random((systems, n)) >= spec)
         lab = np.arange(n)[None, :] < labelled
         frame = pd.DataFrame(

@@ -57,10 +57,22 @@ __all__ = [
     "Method",
     "Methods",
     "Study",
+    "bonferroni",
 ]
 
 #: the columns every check table has (a check may add its own after them)
 CHECK_COLUMNS = ("check", "unit", "observed", "expected", "p_value", "flagged")
+
+
+def bonferroni(rows: Sequence[Mapping[str, Any]], alpha: float) -> pd.DataFrame:
+    """A check's rows (``unit, observed, expected, p_raw, n``) as its table: each raw
+    p-value times the number of rows (Bonferroni, capped at 1) as ``p_value``, and
+    ``flagged`` below ``alpha``.  No rows is an empty table with those columns.
+    """
+    out = pd.DataFrame(list(rows), columns=["unit", "observed", "expected", "p_raw", "n"])
+    out["p_value"] = np.minimum(1.0, out["p_raw"].to_numpy(float) * max(len(out), 1))
+    out["flagged"] = out["p_value"] < alpha
+    return out
 
 
 @dataclass

@@ -43,7 +43,7 @@ from judgebayes.inference.registry import check_count, check_seed
 from judgebayes.models import accuracy as ma
 from judgebayes.results import check_alpha, point_tree, tree
 from judgebayes.studies.accuracy_fit import AccuracyFit
-from judgebayes.studies.base import CHECK_COLUMNS, FitParts, Study
+from judgebayes.studies.base import CHECK_COLUMNS, FitParts, Study, bonferroni
 
 __all__ = ["ItemStudy"]
 
@@ -366,6 +366,7 @@ class ItemStudy(Study):
         rng = np.random.default_rng([0 if random_seed is None else random_seed, 7])
         ns = len(self.systems)
         known = np.bincount(d.system[~u], weights=d.human[~u], minlength=ns)
+        onehot = np.eye(ns)[sy]  # (unlabelled items, systems): a draw's sums per system
         out = np.empty((th0.shape[0], ns))
         for lo in range(0, th0.shape[0], 250):  # draws in chunks: (chunk x items) arrays
             sl = slice(lo, lo + 250)
@@ -383,7 +384,7 @@ class ItemStudy(Study):
             lneg = log_expit(-eta) + np.where(vu == 1, log_expit(-e0), log_expit(e0))
             prob = expit(lpos - lneg)
             draw = (rng.random(prob.shape) < prob).astype(float)
-            out[sl] = known + np.stack([draw[:, sy == s].sum(1) for s in range(ns)], -1)
+            out[sl] = known + draw @ onehot
         n_s = np.bincount(d.system, minlength=ns)
         return (out / n_s).reshape(post["theta"].shape)
 
@@ -727,21 +728,19 @@ def _resolve_judge_rates(data: ItemData, judge_rates: str) -> str:
             value=judge_rates,
         )
     no_pool = {
-        "cluster": data.columns.get("cluster") if data.covariates is None else None,
-        "judge": list(data.judges) if data.n_judges > 1 and data.covariates is None else None,
+        "cluster": data.columns.get("cluster"),
+        "judge": list(data.judges) if data.n_judges > 1 else None,
     }
     paired = data.covariates is None and _pairs_systems(data)
     if judge_rates == "auto":
         if paired:
             return "per_system"  # the paired model: each system's own joint confusion
-        if len(data.systems) == 1 or any(v is not None for v in no_pool.values()):
+        # one system: the three are one model; clusters, several judges: no pooled form;
+        # covariates carry what differs between the systems (check self_preference tests
+        # the rest), and pooled intercepts on top cost 62.6 s a warm fit against 11.9 s
+        if len(data.systems) == 1 or data.covariates is not None:
             return "shared"
-        if data.covariates is not None:
-            # the covariates carry what differs between the systems' answers (the check
-            # self_preference tests what is left); pooled intercepts on top cost 62 s a
-            # warm fit against 6 s (benchmarks/default_fits.py)
-            return "shared"
-        return "pooled"
+        return "shared" if any(v is not None for v in no_pool.values()) else "pooled"
     if paired and judge_rates != "per_system":
         raise InputError(
             f"judge_rates={judge_rates!r}: with item= the Bayesian fits pair the systems by "
@@ -1023,10 +1022,7 @@ def _dependence_check(study: ItemStudy, fit=None, *, alpha: float) -> pd.DataFra
                         "n": int(a.size),
                     }
                 )
-    out = pd.DataFrame(rows)
-    out["p_value"] = np.minimum(1.0, out["p_raw"] * len(out))
-    out["flagged"] = out["p_value"] < alpha
-    return out.assign(check="judge_dependence")
+    return bonferroni(rows, alpha)
 
 
 #: random relabellings behind the ``self_preference`` check's p-values
@@ -1093,12 +1089,7 @@ def _self_preference_check(study: ItemStudy, fit=None, *, alpha: float) -> pd.Da
                     "n": int(v.size),
                 }
             )
-    if not rows:
-        return pd.DataFrame(columns=list(CHECK_COLUMNS))
-    out = pd.DataFrame(rows)
-    out["p_value"] = np.minimum(1.0, out["p_raw"] * len(out))
-    out["flagged"] = out["p_value"] < alpha
-    return out.assign(check="self_preference")
+    return bonferroni(rows, alpha)
 
 
 #: ridge on the non-intercept logit coefficients of the conditional self-preference test
@@ -1177,9 +1168,4 @@ def _self_preference_given_covariates(study: ItemStudy, *, alpha: float) -> pd.D
                 "n": int(v.size),
             }
         )
-    if not rows:
-        return pd.DataFrame(columns=list(CHECK_COLUMNS))
-    out = pd.DataFrame(rows)
-    out["p_value"] = np.minimum(1.0, out["p_raw"] * len(out))
-    out["flagged"] = out["p_value"] < alpha
-    return out.assign(check="self_preference")
+    return bonferroni(rows, alpha)

@@ -46,12 +46,11 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.channel import ChannelData, channel_from_frames
-from judgebayes.data.frames import as_pandas
+from judgebayes.data.frames import as_pandas, numeric_column
 from judgebayes.data.ranking import (
     POSITION,
     IdentifiabilityReport,
     PairwiseData,
-    _numeric,
     component_labels,
     identifiability_report,
     pairwise_from_arrays,
@@ -88,7 +87,7 @@ from judgebayes.models.channel import (
 )
 from judgebayes.models.ranking import PRIORS, RankingPriors, bradley_terry_model, bt_var_names
 from judgebayes.results import Fit, check_alpha, tree
-from judgebayes.studies.base import FitParts, Study
+from judgebayes.studies.base import FitParts, Study, bonferroni
 
 __all__ = ["PairwiseRanking", "RankingFit", "compare_loo", "compare_posteriors"]
 
@@ -424,8 +423,8 @@ def _row_covariates(comparisons, data: PairwiseData, parsed) -> tuple[tuple[str,
             k += 1
             cols.append(z[a] - z[b])
         else:
-            va = _numeric(df[f"{name}_first"], f"{name}_first")
-            vb = _numeric(df[f"{name}_second"], f"{name}_second")
+            va = numeric_column(df[f"{name}_first"], f"{name}_first")
+            vb = numeric_column(df[f"{name}_second"], f"{name}_second")
             cols.append((va - vb) / sd)
     X = np.column_stack(cols) if cols else np.zeros((len(df), 0))
     return tuple(data.covariates), X
@@ -1292,7 +1291,4 @@ def _channel_check(ranking: PairwiseRanking, fit, *, alpha: float) -> pd.DataFra
                     "n": int(idx.size),
                 }
             )
-    out = pd.DataFrame(rows, columns=["unit", "observed", "expected", "p_raw", "n"])
-    out["p_value"] = np.minimum(1.0, out["p_raw"] * max(len(out), 1))
-    out["flagged"] = out["p_value"] < alpha
-    return out
+    return bonferroni(rows, alpha)

@@ -17,6 +17,7 @@ from typing import Any
 __all__ = [
     "ConvergenceWarning",
     "CountError",
+    "DataNotFoundError",
     "EmptyClassError",
     "FewClustersWarning",
     "IdentifiabilityWarning",
@@ -28,6 +29,7 @@ __all__ = [
     "LaplaceError",
     "LengthMismatchError",
     "MapError",
+    "MethodRefused",
     "MirrorWarning",
     "NotBetterThanChanceWarning",
     "keywords_checked",
@@ -74,6 +76,10 @@ class EmptyClassError(CountError):
     """A calibration class (truly positive or truly negative) without any example."""
 
 
+class DataNotFoundError(InputError):
+    """The real data folder (or a file of it) is not where it was looked for."""
+
+
 class LengthMismatchError(InputError):
     """Arrays that should describe the same items have different lengths."""
 
@@ -82,12 +88,30 @@ class JudgeNoBetterThanChanceError(JudgeBayesError, ValueError):
     """The judge's sensitivity + specificity is not above 1, so it cannot be inverted."""
 
 
-# ------------------------------------------------------------------ engines
-class LaplaceError(JudgeBayesError):
-    """The mode could not be found or the Hessian is not negative definite there."""
+# ------------------------------------------------------------------ refusals
+class MethodRefused(JudgeBayesError, ValueError):
+    """A method that cannot serve these data, which are valid: a model it does not have, an
+    approximation its own check rejects, a design it would ignore.  Not bad input: another
+    method answers (``compare()`` shows it as a row with this reason; the CLI exits 1).
+
+    ``field`` and ``value`` name what in the data or the options it refuses, when one thing
+    does; ``method`` the method refused.
+    """
+
+    def __init__(
+        self, message: str, *, method: str | None = None, field: str | None = None, value=None
+    ):
+        super().__init__(message)
+        self.method, self.field, self.value = method, field, value
 
 
-class MapError(JudgeBayesError):
+class LaplaceError(MethodRefused):
+    """The mode could not be found, the Hessian is not negative definite there, or the
+    importance check rejects the Gaussian: the Laplace approximation refuses these data.
+    """
+
+
+class MapError(MethodRefused):
     """Newton's method did not converge."""
 
 

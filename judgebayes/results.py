@@ -34,6 +34,7 @@ from judgebayes.errors import InputError
 
 __all__ = [
     "COMPARISON_COLUMNS",
+    "FIT_CLASSES",
     "KINDS",
     "SAVED_ALPHAS",
     "Fit",
@@ -260,6 +261,9 @@ class _TreeField:
         obj.__dict__[self.slot] = value
 
 
+#: every fit class by name (a family's subclass registers itself), for :func:`judgebayes.load_fit`
+FIT_CLASSES: dict[str, type] = {}
+
 #: levels at which a saved point fit keeps its own interval (a closure does not save)
 SAVED_ALPHAS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.32, 0.5)
 
@@ -315,6 +319,10 @@ class Fit:
     notes: tuple[str, ...] = ()
     interval_fn: IntervalFn | None = field(default=None, repr=False, compare=False)
     estimate_override: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        FIT_CLASSES[cls.__name__] = cls
 
     def _lazy(self, var: str | None = None) -> LazyTree | None:
         """The unbuilt lazy tree answering ``var`` (None once built or for other fits)."""
@@ -527,12 +535,36 @@ class Fit:
         """Write the fit (:meth:`archive`) to ``path``: zarr when it ends in ``.zarr``,
         netCDF otherwise.
         """
-        path = str(path)
+        from pathlib import Path
+
+        where = Path(path)
+        if not where.parent.is_dir():
+            raise InputError(
+                f"cannot save to {str(where)!r}: the folder {str(where.parent)!r} does not "
+                "exist (create it first)",
+                field="path",
+                value=str(where),
+            )
+        if where.is_dir() and where.suffix != ".zarr":
+            raise InputError(
+                f"cannot save to {str(where)!r}: it is a directory; give a file name (netCDF) "
+                "or a path ending in .zarr",
+                field="path",
+                value=str(where),
+            )
         t = self.archive()
-        if path.endswith(".zarr"):
-            t.to_zarr(path, mode="w", consolidated=False)  # zarr 3 warns on consolidated
-        else:
-            t.to_netcdf(path)
+        try:
+            if where.suffix == ".zarr":
+                t.to_zarr(str(where), mode="w", consolidated=False)  # zarr 3 warns on consolidated
+            else:
+                t.to_netcdf(str(where))
+        except OSError as e:
+            raise InputError(
+                f"cannot save to {str(where)!r}: {e.strerror or e}", field="path", value=str(where)
+            ) from None
+
+
+FIT_CLASSES[Fit.__name__] = Fit
 
 
 def saved_interval(table) -> IntervalFn:

@@ -21,14 +21,17 @@ LAYERS = {
     "models": 3,
     "results": 4,
     "inference": 5,
-    "studies": 6,
-    "simulate": 7,
+    # checks read a study's data and a fit's draws through what the study classes offer,
+    # and the studies run them: below the studies, above the engines
+    "checks": 6,
+    "studies": 7,
+    "simulate": 8,
     # below workflows (a departure from DESIGN's order, see ARCHITECTURE.md): reports render
     # fits and studies, and a workflow (the demo) writes one
-    "report": 8,
-    "workflows": 9,
-    "cli": 10,
-    "__main__": 11,
+    "report": 9,
+    "workflows": 10,
+    "cli": 11,
+    "__main__": 12,
 }
 
 

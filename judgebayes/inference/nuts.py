@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from judgebayes.errors import ConvergenceWarning, MirrorWarning
+from judgebayes.errors import ConvergenceWarning, MethodRefused, MirrorWarning
 from judgebayes.inference.executors import task_threads
 from judgebayes.inference.progress import progress_enabled
 from judgebayes.inference.registry import SamplerConfig, check_count
@@ -44,6 +44,7 @@ __all__ = [
     "Diagnostics",
     "ModelSpec",
     "add_log_likelihood",
+    "add_posterior_predictive",
     "check_convergence",
     "clear_compile_cache",
     "convergence_diagnostics",
@@ -82,7 +83,8 @@ class ModelSpec:
     (optional) returns the same model's log density in numpy (``x0``, ``logp``, ``grad``,
     ``expand``, ``dims``, ``coords``: e.g.
     :class:`~judgebayes.models.accuracy.ItemsLogDensity`); the Laplace engine then uses
-    it instead of compiling the PyTensor graph.
+    it instead of compiling the PyTensor graph.  ``sampler`` is the model's own NUTS
+    default (its variant states it with the measured reason); a fit's ``sampler=`` updates it.
     """
 
     builder: Callable[..., Any]
@@ -91,6 +93,7 @@ class ModelSpec:
     var_names: tuple[str, ...]
     init: dict[str, Any] | None = None
     density: Callable[[], Any] | None = None
+    sampler: SamplerConfig = field(default_factory=SamplerConfig)
 
     def build(self):
         """A fresh ``pm.Model``."""
@@ -365,6 +368,7 @@ def sample_nuts(
     sampler: SamplerConfig | None = None,
     log_likelihood: bool | list[str] | None = False,
     prior_draws: int = 0,
+    posterior_predictive: bool = False,
 ) -> tuple[Any, Diagnostics, dict[str, Any]]:
     """Sample ``spec`` with NUTS and run the convergence gate.
 
@@ -385,6 +389,10 @@ def sample_nuts(
     prior_draws : int
         Add ``prior`` and ``prior_predictive`` groups of this many draws (0: none;
         about 0.1 s once PyTensor's cache holds the forward sampler).
+    posterior_predictive : bool
+        Add the ``posterior_predictive`` group: one replicate of every observed variable
+        per posterior draw (for ArviZ's ``plot_ppc_*``).  A model whose likelihood is a
+        ``pm.Potential`` has nothing to replicate and is refused by name.
 
     Returns
     -------
@@ -461,6 +469,8 @@ def sample_nuts(
         add_log_likelihood(idata, spec.build(), names)
     if prior_draws:
         add_prior(idata, spec.build(), prior_draws, seed)
+    if posterior_predictive:
+        add_posterior_predictive(idata, spec.build(), seed)
     return (
         idata,
         diag,
@@ -531,6 +541,31 @@ def add_log_likelihood(idata, model, var_names: list[str] | None = None):
         out[name] = flat.assign_coords({dim: np.asarray(labels)[keep]})
 
     idata["log_likelihood"] = xr.Dataset(out, attrs=ll.attrs)
+    return idata
+
+
+def add_posterior_predictive(idata, model, seed: int | None):
+    """Add ``posterior_predictive``: one replicate of each observed variable per draw."""
+    import pymc as pm
+
+    if not model.observed_RVs:
+        raise MethodRefused(
+            "this model's likelihood is a pm.Potential (a marginal over latent labels or "
+            "patterns), which has no observed variable to replicate: fit without "
+            "posterior_predictive=True, or use the family's checks (study.check(fit))",
+            field="posterior_predictive",
+            value=True,
+        )
+    with warnings.catch_warnings(), model:
+        warnings.simplefilter("ignore", UserWarning)
+        pp = pm.sample_posterior_predictive(
+            idata,
+            var_names=[v.name for v in model.observed_RVs],
+            random_seed=seed,
+            progressbar=False,
+            return_inferencedata=True,
+        )
+    idata["posterior_predictive"] = pp["posterior_predictive"].to_dataset()
     return idata
 
 

@@ -1,21 +1,25 @@
 r"""One study contract, written once: ``fit``, ``compare`` and ``check`` for every family.
 
-A study holds validated data and priors and keeps no fit.  Its methods are registered
-callables, one per method name, in the study class's own :class:`Methods` table::
+A study holds validated data and priors and keeps no fit.  Each model variant is a class
+(``AccuracyStudy`` -> ``BinaryAccuracy``, ``ItemStudy`` -> ``PairedItems``, ...) whose
+method table inherits its parent's: a variant adds a method, overrides one or refuses one
+it cannot serve, and the factories (``from_counts``, ``from_items``, ...) pick the class
+from the data.  A method is a registered callable::
 
     @AccuracyStudy.methods.register("laplace", engine="laplace", summary="MAP + Laplace")
     def _laplace(study, *, random_seed=None, draws=4000, importance=True) -> FitParts: ...
 
 The keywords a method takes are its keyword-only parameters (``random_seed`` aside), so
 ``study.fit("laplace", drows=10)`` is an :class:`~judgebayes.errors.InputError` that lists
-``draws`` and ``importance``; there is no second list to keep in step.  A method returns
-:class:`FitParts`, and :meth:`Study.fit` completes them into the study's ``Fit`` class
-once: timing, the study's own info and notes, the attributes written into the tree (method,
-seed, version, priors, sampler).  The fit is made complete and is never changed after.
+``draws`` and ``importance``.  A method that cannot serve valid data raises
+:class:`~judgebayes.errors.MethodRefused` (or is registered as a refusal), which
+:meth:`Study.compare` shows as a row with its reason.  :meth:`Study.fit` completes the
+method's :class:`FitParts` once: timing, the study's own info and notes, the attributes
+written into the tree.  The fit is never changed after.
 
-Checks are registered the same way (:class:`Checks`): ``study.check(fit)`` runs every
-check that applies and returns one table, so a gate (or a user) reads one place to see
-whether an assumption failed.
+Every concrete study class has a ``key`` (``"items.paired"``) and is listed in
+:data:`STUDIES`; checks name the keys of the classes they apply to
+(:mod:`judgebayes.checks`), and :meth:`Study.check` runs every one that applies.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from judgebayes.errors import InputError, JudgeBayesError, LaplaceError, unknown_keyword
+from judgebayes.checks import CheckReport, checks_for
+from judgebayes.errors import InputError, MethodRefused, unknown_keyword
 from judgebayes.inference.laplace import fit_laplace
 from judgebayes.inference.nuts import sample_nuts
 from judgebayes.inference.registry import (
@@ -40,39 +45,9 @@ from judgebayes.inference.registry import (
     normalise_method,
     resolve_sampler,
 )
-from judgebayes.results import (
-    COMPARISON_COLUMNS,
-    Fit,
-    LazyTree,
-    check_alpha,
-    plot_forest,
-    stamp,
-)
+from judgebayes.results import COMPARISON_COLUMNS, Fit, LazyTree, check_alpha, plot_forest, stamp
 
-__all__ = [
-    "CHECK_COLUMNS",
-    "Check",
-    "Checks",
-    "FitParts",
-    "Method",
-    "Methods",
-    "Study",
-    "bonferroni",
-]
-
-#: the columns every check table has (a check may add its own after them)
-CHECK_COLUMNS = ("check", "unit", "observed", "expected", "p_value", "flagged")
-
-
-def bonferroni(rows: Sequence[Mapping[str, Any]], alpha: float) -> pd.DataFrame:
-    """A check's rows (``unit, observed, expected, p_raw, n``) as its table: each raw
-    p-value times the number of rows (Bonferroni, capped at 1) as ``p_value``, and
-    ``flagged`` below ``alpha``.  No rows is an empty table with those columns.
-    """
-    out = pd.DataFrame(list(rows), columns=["unit", "observed", "expected", "p_raw", "n"])
-    out["p_value"] = np.minimum(1.0, out["p_raw"].to_numpy(float) * max(len(out), 1))
-    out["flagged"] = out["p_value"] < alpha
-    return out
+__all__ = ["STUDIES", "FitParts", "Method", "Methods", "Study"]
 
 
 @dataclass
@@ -108,21 +83,21 @@ class FitParts:
 
 
 @functools.cache
-def _keywords(fn: Callable, what: str) -> tuple[str, ...]:
-    """The keyword-only parameters of ``fn`` after its first (the study or the fit)."""
+def _keywords(fn: Callable) -> tuple[str, ...]:
+    """The keyword-only parameters of method ``fn`` (its first parameter is the study)."""
     params = list(inspect.signature(fn).parameters.values())
     positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     if not params or params[0].kind not in positional:
-        raise TypeError(f"{what} {fn.__qualname__} must take the study first")
+        raise TypeError(f"method {fn.__qualname__} must take the study first")
     bad = [p.name for p in params[1:] if p.kind != p.KEYWORD_ONLY]
     if bad:
-        raise TypeError(f"{what} {fn.__qualname__}: options must be keyword-only; {bad} are not")
+        raise TypeError(f"method {fn.__qualname__}: options must be keyword-only; {bad} are not")
     return tuple(p.name for p in params[1:])
 
 
 @dataclass(frozen=True)
 class Method:
-    """One method of one study class: its name, the callable that fits, and what it is.
+    """One method: its name, the callable that fits, and what it is.
 
     ``options`` (the keywords ``fit`` accepts for it) are read from the callable's
     signature: its keyword-only parameters, ``random_seed`` aside.
@@ -137,130 +112,126 @@ class Method:
     @property
     def options(self) -> tuple[str, ...]:
         """The keywords this method takes besides ``random_seed``."""
-        return tuple(k for k in _keywords(self.fn, "method") if k != "random_seed")
+        return tuple(k for k in _keywords(self.fn) if k != "random_seed")
 
     def check_options(self, options: Mapping[str, Any]) -> None:
         """An :class:`InputError` naming a keyword this method does not take."""
         unknown_keyword(f"method {self.name!r}", options, {"random_seed", *self.options})
 
 
-class _Table(Mapping):
-    """A study class's registered callables, by name."""
+@dataclass(frozen=True)
+class Refusal:
+    """A method a study class does not offer: why (and what to use), and what of the data
+    or design it refuses (``field``).
+    """
 
-    def __init__(self, owner: str):
-        self.owner = owner
-        self._table: dict[str, Any] = {}
+    reason: str
+    field: str = "method"
 
-    def __getitem__(self, name: str):
-        return self._table[name]
+
+class Methods(Mapping):
+    """The methods of one study class by name, its parent's included (``-`` and ``_``
+    spell the same).  A name the class refuses maps to nothing here and is listed, with
+    its reason, in :attr:`refused`.
+    """
+
+    def __init__(self, owner: str, parent: Methods | None = None):
+        self.owner, self.parent = owner, parent
+        self._own: dict[str, Method | Refusal] = {}
+
+    def _lookup(self, name: str) -> Method | Refusal | None:
+        if name in self._own:
+            return self._own[name]
+        return None if self.parent is None else self.parent._lookup(name)
+
+    def _names(self) -> list[str]:
+        names = [] if self.parent is None else self.parent._names()
+        return names + [n for n in self._own if n not in names]
+
+    def __getitem__(self, name: str) -> Method:
+        found = self._lookup(name)
+        if not isinstance(found, Method):
+            raise KeyError(name)
+        return found
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._table)
+        return (n for n in self._names() if isinstance(self._lookup(n), Method))
 
     def __len__(self) -> int:
-        return len(self._table)
+        return sum(1 for _ in self)
 
-
-class Methods(_Table):
-    """The methods of one study class, by name (``-`` and ``_`` spell the same)."""
-
-    def __init__(self, owner: str):
-        super().__init__(owner)
-        #: methods users may expect that this study refuses, with the measured reason
-        self.refused: dict[str, str] = {}
+    @property
+    def refused(self) -> dict[str, str]:
+        """Methods of the family this class does not offer, with the reason."""
+        out = {}
+        for n in self._names():
+            found = self._lookup(n)
+            if isinstance(found, Refusal):
+                out[n] = found.reason
+        return out
 
     def register(self, name: str, *, engine: str, summary: str = "", mcmc: bool = False):
-        """Decorator: register ``fn(study, *, random_seed=None, **options) -> FitParts``."""
+        """Decorator: register ``fn(study, *, random_seed=None, **options) -> FitParts``
+        (replacing an inherited method or refusal of that name).
+        """
 
         def deco(fn):
-            if "random_seed" not in _keywords(fn, "method"):
+            if "random_seed" not in _keywords(fn):
                 raise TypeError(f"method {fn.__qualname__} must take random_seed")
-            self._table[name] = Method(name, fn, engine, summary, mcmc)
+            self._own[name] = Method(name, fn, engine, summary, mcmc)
             return fn
 
         return deco
 
-    def refuse(self, name: str, reason: str) -> None:
-        """``name`` is not offered, and ``reason`` says why and what to use."""
-        self.refused[name] = reason
+    def refuse(self, name: str, reason: str, *, field: str = "method") -> None:
+        """``name`` is not offered here, and ``reason`` says why and what to use; ``field``
+        names what of the data or design it refuses (default: the method itself).
+        """
+        self._own[name] = Refusal(reason, field)
 
     def resolve(self, method: Any) -> Method:
-        """The method of that name, or an :class:`InputError` listing the valid ones (or
-        saying why a refused one is not offered).
+        """The method of that name; an :class:`InputError` for a name no class of the
+        family knows, a :class:`~judgebayes.errors.MethodRefused` for one this class refuses.
         """
         name = normalise_method(method)
-        if name in self.refused:
-            raise InputError(self.refused[name], field="method", value=method)
-        if name not in self._table:
+        found = self._lookup(name) if isinstance(name, str) else None
+        if isinstance(found, Refusal):
+            raise MethodRefused(found.reason, method=name, field=found.field, value=method)
+        if found is None:
             raise InputError(
-                f"method must be one of {tuple(self._table)} ({self.owner}); got {method!r}",
+                f"method must be one of {tuple(self)} ({self.owner}); got {method!r}",
                 field="method",
                 value=method,
             )
-        return self._table[name]
+        return found
 
     def describe(self) -> str:
-        """One line per method: name, summary, engine, options."""
-        return "\n".join(
+        """One line per method: name, summary, engine, options; then the refusals."""
+        lines = [
             f"{m.name}: {m.summary} [{m.engine}] options: {', '.join(m.options) or '-'}"
-            for m in self._table.values()
-        )
+            for m in self.values()
+        ]
+        return "\n".join(lines + [f"{n}: refused ({r})" for n, r in self.refused.items()])
 
 
-@dataclass(frozen=True)
-class Check:
-    """One check of a study's assumptions: ``fn(study, fit, **options) -> DataFrame`` with
-    :data:`CHECK_COLUMNS`; ``needs`` says which fits it reads (``"none"``: the data alone,
-    ``"draws"``: a fit with posterior draws).
-    """
-
-    name: str
-    fn: Callable[..., pd.DataFrame]
-    needs: str = "none"
-    summary: str = ""
-
-    def applies(self, fit: Fit | None) -> bool:
-        """Whether this check can run on ``fit`` (None: no fit given)."""
-        if self.needs == "none":
-            return True
-        return fit is not None and not fit.is_point and self._accepts(fit)
-
-    def _accepts(self, fit: Fit) -> bool:
-        accept = getattr(self.fn, "accepts", None)
-        return accept is None or accept(fit)
-
-
-class Checks(_Table):
-    """The checks of one study class, by name."""
-
-    def register(self, name: str, *, needs: str = "none", summary: str = "", accepts=None):
-        """Decorator: register ``fn(study, fit, *, alpha, **options) -> DataFrame``.
-
-        ``accepts(fit) -> bool`` narrows the fits it reads (e.g. the cell model's).
-        """
-
-        def deco(fn):
-            if accepts is not None:
-                fn.accepts = accepts
-            self._table[name] = Check(name, fn, needs, summary)
-            return fn
-
-        return deco
+#: every concrete study class by its key (``Study.key``), for the CLI, archives and tests
+STUDIES: dict[str, type[Study]] = {}
 
 
 class Study:
     """Validated data and priors of one study; fits by any registered method.
 
-    Subclasses set ``family``, ``fit_type``, ``default_method``, ``default_methods``
-    (what :meth:`compare` fits when none are named) and register their methods and checks
-    in the tables each subclass gets of its own.  The hooks :meth:`_prepare`,
-    :meth:`_info`, :meth:`_notes` and :meth:`_attrs` add what is common to a study's fits.
+    Subclasses set ``family``, ``key`` (the variant's name: ``"accuracy.binary"``),
+    ``fit_type``, ``default_method`` and ``default_methods`` (what :meth:`compare` fits
+    when none are named) and register methods in the table each class gets (it inherits
+    its parent's).  The hooks :meth:`_prepare`, :meth:`_info`, :meth:`_notes` and
+    :meth:`_attrs` add what is common to a study's fits.
     """
 
     family: ClassVar[str] = ""
+    key: ClassVar[str] = ""
     fit_type: ClassVar[type[Fit]] = Fit
     methods: ClassVar[Methods]
-    checks: ClassVar[Checks]
     default_method: ClassVar[str] = "nuts"
     default_methods: ClassVar[tuple[str, ...]] = ()
     priors: Any = None
@@ -268,9 +239,17 @@ class Study:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if "methods" not in cls.__dict__:
-            cls.methods = Methods(cls.__name__)
-        if "checks" not in cls.__dict__:
-            cls.checks = Checks(cls.__name__)
+            parent = next((b.methods for b in cls.__mro__[1:] if "methods" in b.__dict__), None)
+            cls.methods = Methods(cls.__name__, parent)
+        if "key" in cls.__dict__ and cls.key:
+            if cls.key in STUDIES and STUDIES[cls.key].__qualname__ != cls.__qualname__:
+                raise TypeError(f"study key {cls.key!r} is taken by {STUDIES[cls.key]}")
+            STUDIES[cls.key] = cls
+
+    @classmethod
+    def keys(cls) -> tuple[str, ...]:
+        """The keys of this class and its parents (what checks match on)."""
+        return tuple(dict.fromkeys(k for b in cls.__mro__ if (k := b.__dict__.get("key"))))
 
     # ----------------------------------------------------------------- facts
     @property
@@ -297,6 +276,11 @@ class Study:
         -------
         Fit
             Of the study's family (:attr:`fit_type`), complete.
+
+        Raises
+        ------
+        MethodRefused
+            The method cannot serve these data (its reason names what can).
         """
         m = self.methods.resolve(self.default_method if method is None else method)
         m.check_options(options)
@@ -305,12 +289,17 @@ class Study:
         seed = check_seed(random_seed)
         self._prepare(m)
         t0 = time.perf_counter()
-        parts = m.fn(self, random_seed=seed, **options)
+        try:
+            parts = m.fn(self, random_seed=seed, **options)
+        except MethodRefused as e:
+            e.method = e.method or m.name
+            raise
         info = {**self._info(m, parts), **parts.info}
         notes = (*parts.notes, *self._notes(m, parts, info))
         attrs = {
             "method": m.name,
             "family": self.family,
+            "study": type(self).__name__,
             "random_seed": seed,
             "priors": self.priors if self._uses_priors(m) else None,
             "sampler": info.get("sampler"),
@@ -354,31 +343,35 @@ class Study:
 
     # ----------------------------------------------------------------- engines
     def _nuts(
-        self, spec, model: str, sampler: Any, random_seed, *, log_likelihood=None, prior_draws=0
+        self,
+        spec,
+        sampler: Any,
+        random_seed,
+        *,
+        log_likelihood=None,
+        prior_draws=0,
+        posterior_predictive=False,
     ) -> FitParts:
-        """NUTS on ``spec`` with ``model``'s default sampler updated by ``sampler`` (the gate
-        runs; the tree gets ``observed_data``, ``log_likelihood`` unless
-        ``log_likelihood=False`` (or a list of the observed variables to keep), and
-        ``prior_draws`` draws of the prior and prior predictive).
+        """NUTS on ``spec`` with its own default sampler updated by ``sampler`` (the gate
+        runs; the tree gets ``observed_data``, and on request ``log_likelihood`` (or a list
+        of the observed variables to keep), ``prior_draws`` draws of the prior and prior
+        predictive, and the ``posterior_predictive`` group).
         """
-        cfg = resolve_sampler(model, sampler)
+        cfg = resolve_sampler(spec.sampler, sampler)
         idata, diag, info = sample_nuts(
             spec,
             random_seed=random_seed,
             sampler=cfg,
             log_likelihood=log_likelihood,
             prior_draws=prior_draws,
+            posterior_predictive=posterior_predictive,
         )
         return FitParts(idata, diagnostics=diag, info={**info, "sampler": cfg})
 
     def _laplace(self, spec, random_seed, *, draws: int, importance: bool, **kw) -> FitParts:
         """MAP + Laplace draws of ``spec`` (the importance check refuses a poor fit)."""
         idata, info = fit_laplace(
-            spec,
-            draws=draws,
-            random_seed=random_seed,
-            importance=importance,
-            **kw,
+            spec, draws=draws, random_seed=random_seed, importance=importance, **kw
         )
         return FitParts(idata, info=info)
 
@@ -395,16 +388,18 @@ class Study:
     ):
         """Fit each method and return :func:`~judgebayes.results.compare`'s table.
 
-        A method that refuses these data (Laplace's importance check, a method the design
-        does not support) is a row of its own, NaN numbers and the reason in ``note``; the
-        other methods still fit.  ``options`` maps a method to its keywords (e.g.
-        ``{"nuts": {"sampler": {"draws": 500}}}``); ``plot=True`` also returns the fits'
-        forest plot.  Nothing is kept on the study: to keep the fits, call :meth:`fit` and
-        :func:`~judgebayes.results.compare`.
+        A method that refuses these data (:class:`~judgebayes.errors.MethodRefused`:
+        Laplace's importance check, a model the variant does not have) is a row of its
+        own, NaN numbers and the reason in ``note``; the other methods still fit.  Bad
+        input (an unknown method, a keyword a method does not take) is an
+        :class:`~judgebayes.errors.InputError`.  ``options`` maps a method to its keywords
+        (e.g. ``{"nuts": {"sampler": {"draws": 500}}}``); ``plot=True`` also returns the
+        fits' forest plot.  Nothing is kept on the study.
         """
         methods = tuple(self.default_methods if methods is None else methods)
-        options = dict(options or {})
-        unknown = sorted(set(options) - set(methods))
+        options = {normalise_method(k): v for k, v in (options or {}).items()}
+        names = [normalise_method(m) for m in methods]
+        unknown = sorted(set(options) - set(names))
         if unknown:
             raise InputError(
                 f"options for {unknown[0]!r}, which is not among methods {methods}",
@@ -413,14 +408,11 @@ class Study:
             )
         check_alpha(alpha)
         fits, rows = [], []
-        for name in methods:
-            m = self.methods.resolve(name)  # an unknown name is the caller's error
+        for name in names:
             try:
                 fit = self.fit(name, random_seed=random_seed, **options.get(name, {}))
-            except (LaplaceError, InputError) as e:
-                if isinstance(e, InputError) and e.field not in _REFUSAL_FIELDS:
-                    raise
-                rows.append(self._refused_row(m, e, alpha))
+            except MethodRefused as e:
+                rows.append(self._refused_row(name, e, alpha))
                 continue
             fits.append(fit)
             rows += fit.summary_rows(alpha, kind)
@@ -429,10 +421,10 @@ class Study:
             return table, plot_forest(fits, alpha=alpha) if fits else None
         return table
 
-    def _refused_row(self, method: Method, error: JudgeBayesError, alpha: float) -> dict:
+    def _refused_row(self, name: str, error: MethodRefused, alpha: float) -> dict:
         row = dict.fromkeys(COMPARISON_COLUMNS, np.nan)
         row.update(
-            method=method.name,
+            method=name,
             family=self.family,
             quantity=self.quantity,
             estimand="",
@@ -443,24 +435,11 @@ class Study:
         return row
 
     # ----------------------------------------------------------------- checking
-    def check(self, fit: Fit | None = None, *, alpha: float = 0.01) -> pd.DataFrame:
-        """Every registered check that applies (to the data alone, or to ``fit``'s draws),
-        as one table with :data:`CHECK_COLUMNS`: a row per checked count or statistic,
-        ``flagged`` where its p-value is below ``alpha``.  An empty table means this study
-        has no check for that fit; say so rather than read it as a pass.
+    def check(self, fit: Fit | None = None, *, alpha: float = 0.01) -> CheckReport:
+        """Every registered check that applies to this study (and to ``fit``'s draws),
+        as a :class:`~judgebayes.checks.CheckReport`: one result per check, ``table``
+        with all their rows, ``passed`` and ``failures`` for the checks of assumptions
+        ``fit``'s model makes.  An empty report means no check applies, not a pass.
         """
         alpha = check_alpha(alpha)
-        tables = [
-            c.fn(self, fit, alpha=alpha).assign(check=c.name)
-            for c in self.checks.values()
-            if c.applies(fit)
-        ]
-        if not tables:
-            return pd.DataFrame(columns=list(CHECK_COLUMNS))
-        out = pd.concat(tables, ignore_index=True)
-        rest = [c for c in out.columns if c not in CHECK_COLUMNS]
-        return out[[*CHECK_COLUMNS, *rest]]
-
-
-#: InputError fields that mean "this method refuses these data" (a row in ``compare``)
-_REFUSAL_FIELDS = ("method", "better_than_chance", "weights", "judge", "cluster", "stratum")
+        return CheckReport([c(self, fit, alpha=alpha) for c in checks_for(self, fit)])

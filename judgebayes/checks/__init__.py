@@ -1,0 +1,42 @@
+"""Checks of the models' assumptions: one module per check, one result type.
+
+:mod:`~.base` says what a check is (:class:`~.base.Check`), what it returns
+(:class:`~.base.CheckResult`, :class:`~.base.CheckReport`) and how checks are found
+(:func:`~.base.checks_for`).  Each module below registers one check on import:
+``transfer`` and ``ppc`` (two frames), ``judge_dependence`` and ``self_preference`` (the
+items design), ``cells`` (panels), ``pairs`` and ``channel`` (rankings).  A new check is one
+module here, imported below.
+"""
+
+from judgebayes.checks import (  # noqa: F401  (each module registers its check)
+    cells,
+    channel,
+    judge_dependence,
+    pairs,
+    predictive,
+    self_preference,
+    transfer,
+)
+from judgebayes.checks.base import (
+    CHECK_COLUMNS,
+    POLICY,
+    Check,
+    CheckReport,
+    CheckResult,
+    checks_for,
+    holm,
+    register,
+    registered,
+)
+
+__all__ = [
+    "CHECK_COLUMNS",
+    "POLICY",
+    "Check",
+    "CheckReport",
+    "CheckResult",
+    "checks_for",
+    "holm",
+    "register",
+    "registered",
+]

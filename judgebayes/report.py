@@ -21,16 +21,15 @@ import base64
 import html
 import io
 import math
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from judgebayes.errors import InputError
+from judgebayes.errors import InputError, MethodRefused
 from judgebayes.inference.nuts import quiet_engine_warnings
-from judgebayes.results import compare, plot_intervals
+from judgebayes.results import COMPARISON_COLUMNS, compare, plot_intervals
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -238,7 +237,7 @@ def accuracy_report(
     title : str
         Report title.
     sampler : SamplerConfig or mapping, optional
-        NUTS settings (default: the model's, ``DEFAULT_SAMPLERS``).
+        NUTS settings (default: the model's own).
     fits : list of AccuracyFit, optional
         Already fitted results to report instead of fitting.
     options : dict, optional
@@ -248,18 +247,22 @@ def accuracy_report(
     Returns
     -------
     ReportFiles
-        Paths and the tables (``data``, ``comparison``, ``diagnostics``, ``ppc``).
+        Paths and the tables (``data``, ``comparison``, ``diagnostics``, ``checks``).
     """
+    refused = []
     if fits is None:
         fits = []
         with quiet_engine_warnings():  # failed gates are written into the report
             for m in methods:
                 kw = {"sampler": sampler} if m == "nuts" else {}
                 kw.update((options or {}).get(m, {}))
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)
+                try:
                     fits.append(study.fit(m, random_seed=random_seed, **kw))
-    table = compare(fits, alpha=alpha)
+                except MethodRefused as e:  # a row of its own; the other methods report
+                    refused.append(study._refused_row(m, e, alpha))
+    table = pd.concat(
+        [compare(fits, alpha=alpha), pd.DataFrame(refused, columns=list(COMPARISON_COLUMNS))]
+    ).reset_index(drop=True)
     r = Report(title)
     r.heading("Data")
     r.table("data", _data_table(study), "Test and calibration counts")
@@ -292,8 +295,11 @@ def accuracy_report(
             f"(threshold {d.ess_threshold:g}), {d.divergences} divergent transitions: "
             + ("passed." if d.passed else d.message())
         )
-        if study.kind != "multiclass":
-            r.table("ppc", study.ppc(f), "Posterior predictive check of the test counts")
+        r.table(
+            "checks",
+            study.check(f).table,
+            "Checks of the model's assumptions (Holm over each check's rows)",
+        )
         pc = az.plot_dist(
             f.idata, var_names=names[:3], ci_prob=1 - alpha, ci_kind="eti", backend="matplotlib"
         )

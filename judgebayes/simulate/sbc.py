@@ -96,14 +96,12 @@ class SBCDataset:
         The model, as the package's constructors build it for these data.
     truth : dict
         Variable name -> the drawn value, shaped as one posterior draw of it.
-    model : str
-        Key of :data:`~judgebayes.inference.registry.DEFAULT_SAMPLERS` the package fits it
-        with.
+
+    The spec carries the sampler default the package fits it with (``spec.sampler``).
     """
 
     spec: Any
     truth: dict[str, np.ndarray]
-    model: str
 
 
 @dataclass(frozen=True)
@@ -241,7 +239,7 @@ def _binary(design: str, n: int = 200, m: int = 40) -> Callable:
         truth = {"theta": np.array([theta]), "q0": np.array(q0), "q1": np.array(q1)}
         if design == "shifted":
             truth["theta_cal"] = np.array(rate_cal)
-        return SBCDataset(study.model_spec(), truth, "accuracy")
+        return SBCDataset(study.model_spec(), truth)
 
     return draw
 
@@ -269,7 +267,7 @@ def _strata(n=(300, 200, 100), m=15) -> Callable:
         )
         test = TestCounts(k=[k], n=[nn], n_missing=[[0] * S], strata=strata)
         truth["theta"] = np.array([(th * nn).sum() / nn.sum()])
-        return SBCDataset(AccuracyStudy(test, cal).model_spec(), truth, "accuracy.strata")
+        return SBCDataset(AccuracyStudy(test, cal).model_spec(), truth)
 
     return draw
 
@@ -284,9 +282,7 @@ def _multiclass(K: int = 3, m: int = 30, n: int = 400) -> Callable:
         study = AccuracyStudy.from_multiclass_counts(
             conf, test, classes=[f"c{i}" for i in range(K)]
         )
-        return SBCDataset(
-            study.model_spec(), {"prevalence": prev[None], "confusion_rates": C}, "accuracy"
-        )
+        return SBCDataset(study.model_spec(), {"prevalence": prev[None], "confusion_rates": C})
 
     return draw
 
@@ -341,7 +337,7 @@ def _panel_cells(G: int = 4, V: int = 4, n_out: int = 80, n_ann: int = 30, annot
             "tnr": tnr,
             "precision_judged": (h + n_out * f) / (ann + n_out),
         }
-        return SBCDataset(panel.model_spec(), truth, "panel")
+        return SBCDataset(panel.model_spec(), truth)
 
     return draw
 
@@ -363,9 +359,7 @@ def _panel_items(V: int = 5, n_out: int = 120, labelled: int = 20):
             }
         )
         panel = ValidatorPanel.from_items(frame)
-        return SBCDataset(
-            panel.item_model_spec(), {"g": g, "tpr": tpr, "tnr": tnr}, "panel.single_generator"
-        )
+        return SBCDataset(panel.item_model_spec(), {"g": g, "tpr": tpr, "tnr": tnr})
 
     return draw
 
@@ -397,7 +391,7 @@ def _items(n: int = 300, labelled: int = 40, systems: int = 2) -> Callable:
             frame, judge="j0", system="system", estimand="process", judge_rates="shared"
         )
         truth = {"theta": theta, "q0": np.array(q0), "q1": np.array(q1)}
-        return SBCDataset(study.model_spec(), truth, "accuracy.items")
+        return SBCDataset(study.model_spec(), truth)
 
     return draw
 
@@ -421,7 +415,7 @@ def _items_pooled(n: int = 200, labelled: int = 40, systems: int = 3) -> Callabl
         study = AccuracyStudy.from_items(
             frame, judge="j0", system="system", estimand="process", judge_rates="pooled"
         )
-        return SBCDataset(study.model_spec(), truth, "accuracy.items.pooled")
+        return SBCDataset(study.model_spec(), truth)
 
     return draw
 
@@ -465,7 +459,7 @@ def _items_covariate(n: int = 200, labelled: int = 40, systems: int = 2) -> Call
             "q1_coef": np.array([b1]),
             "rate_coef": gamma,
         }
-        return SBCDataset(study.model_spec(), truth, "accuracy.items")
+        return SBCDataset(study.model_spec(), truth)
 
     return draw
 
@@ -496,7 +490,7 @@ def _items_clustered(clusters: int = 12, size: int = 20, labelled: int = 4) -> C
             "q0": np.array(q0),
             "q1": np.array(q1),
         }
-        return SBCDataset(study.model_spec(), truth, "accuracy.items")
+        return SBCDataset(study.model_spec(), truth)
 
     return draw
 
@@ -512,7 +506,7 @@ def _items_judges(n: int = 300, labelled: int = 40, judges: int = 3) -> Callable
             frame, judge=[f"j{i}" for i in range(judges)], estimand="process"
         )
         truth = {"theta": np.array([theta]), "q0": q0, "q1": q1}
-        return SBCDataset(study.model_spec(), truth, "accuracy.items")
+        return SBCDataset(study.model_spec(), truth)
 
     return draw
 
@@ -552,9 +546,7 @@ def _fit_one(task) -> tuple[dict[str, np.ndarray], bool, str, float]:
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # counted by the caller
-        idata, diag, _ = sample_nuts(
-            ds.spec, random_seed=seed, sampler=resolve_sampler(ds.model, sampler)
-        )
+        idata, diag, _ = sample_nuts(ds.spec, random_seed=seed, sampler=sampler)
     post = idata.posterior
     ranks = {}
     for var, truth in ds.truth.items():
@@ -598,7 +590,7 @@ def sbc_study(
     random_seed : int
         Seeds the datasets and every fit (same seed, same ranks on any executor).
     sampler : SamplerConfig or mapping, optional
-        NUTS settings (default: the model's ``DEFAULT_SAMPLERS`` entry).
+        NUTS settings (default: the model's own, ``spec.sampler``).
     thin : int
         Keep every ``thin``-th draw of each chain for the ranks (draws are
         autocorrelated; thinning to roughly the ESS keeps the ranks uniform under the
@@ -631,7 +623,7 @@ def sbc_study(
             redrawn += 1
             if redrawn > 10 * n_datasets:
                 raise
-    cfg = resolve_sampler(datasets[0].model, sampler)
+    cfg = resolve_sampler(datasets[0].spec.sampler, sampler)
     seeds = task_seeds(random_seed, n_datasets)
     t0 = time.perf_counter()
     out = run_tasks(

@@ -1,6 +1,13 @@
 """Studies: validated data and priors in, a complete ``Fit`` out; no fit state kept.
 
-:mod:`~.base` (the one ``fit`` / ``compare`` / ``check`` contract and the method and check
-tables), one module per family (:mod:`~.accuracy` with :mod:`~.items` for the items design,
-:mod:`~.panel`, :mod:`~.ranking`) and :mod:`~.archive` (a saved fit read back).
+:mod:`~.base` (the one ``fit`` / ``compare`` / ``check`` contract, the method tables that
+inherit along the variants, :data:`STUDIES`), one package per family with one module per
+variant (:mod:`~.accuracy`, :mod:`~.items`, :mod:`~.panel`, :mod:`~.ranking`),
+:mod:`~.repeats` and :mod:`~.archive` (a saved fit read back).  Importing this package
+registers every study class and fit class.
 """
+
+from judgebayes.studies import accuracy, items, panel, ranking, repeats  # noqa: F401
+from judgebayes.studies.base import STUDIES
+
+__all__ = ["STUDIES"]

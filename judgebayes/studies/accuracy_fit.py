@@ -26,6 +26,13 @@ class AccuracyFit(Fit):
     method that has draws (Laplace, exact, NUTS) and raise a typed error for a point.
     """
 
+    @property
+    def has_contrasts(self) -> bool:
+        """Whether :meth:`contrasts` answers: the fit has draws, or a point method gave the
+        joint distribution of the systems' estimates (the items design's closed form).
+        """
+        return not self.is_point or self.info.get("contrasts") is not None
+
     def contrasts(self, alpha: float = 0.05) -> pd.DataFrame:
         r"""Every ordered pair of systems: theta_a - theta_b, its interval, P(a > b), and
         ``estimand``: whose difference it is and whether the systems were paired by item.
@@ -34,7 +41,8 @@ class AccuracyFit(Fit):
         the Wald interval of its difference with a paired standard error when the study
         has ``item=`` (:func:`~judgebayes.inference.accuracy.items.contrasts_items`), an
         independent one otherwise; its ``p_a_greater`` is :math:`\Phi(d / \mathrm{se})`,
-        the normal approximation's confidence that a is ahead.
+        the normal approximation's confidence that a is ahead, and ``se`` and ``slack``
+        (the partially identified width added to both ends) say how the interval was made.
         """
         alpha = check_alpha(alpha)
         table = self.info.get("contrasts")
@@ -81,12 +89,17 @@ def _wald_contrasts(table: dict, alpha: float, estimand: str) -> pd.DataFrame:
     z = stats.norm.ppf(1 - alpha / 2)
     names = table["systems"]
     d, se, slack, paired = contrast_matrices(table)
+    unpaired = {}
+    for a, b, why in table.get("independent", []):
+        unpaired[(names[a], names[b])] = unpaired[(names[b], names[a])] = why
     rows = []
     for i, a in enumerate(names):
         for j, b in enumerate(names):
             if i == j:
                 continue
             how = f"paired on {int(paired[i, j])} items" if paired[i, j] else "independent"
+            if not paired[i, j] and (a, b) in unpaired:
+                how = f"independent: {unpaired[(a, b)]}"
             rows.append(
                 {
                     "a": a,
@@ -96,6 +109,8 @@ def _wald_contrasts(table: dict, alpha: float, estimand: str) -> pd.DataFrame:
                     "upper": min(1.0, d[i, j] + z * se[i, j] + slack[i, j]),
                     "p_a_greater": float(stats.norm.cdf(d[i, j] / se[i, j])),
                     "estimand": f"{estimand}, {how}",
+                    "se": se[i, j],
+                    "slack": slack[i, j],
                 }
             )
     return pd.DataFrame(rows)

@@ -19,14 +19,11 @@ import xarray as xr
 from judgebayes.data.ranking import PairwiseData
 from judgebayes.errors import InputError
 from judgebayes.inference.nuts import Diagnostics
-from judgebayes.results import Fit, saved_interval
-from judgebayes.studies.accuracy_fit import AccuracyFit
-from judgebayes.studies.panel import PanelFit
-from judgebayes.studies.ranking import RankingFit
+from judgebayes.results import FIT_CLASSES, Fit, saved_interval
+from judgebayes.studies import STUDIES  # noqa: F401  (every family's fit class registered)
 
 __all__ = ["load_fit"]
 
-_CLASSES = {c.__name__: c for c in (Fit, AccuracyFit, PanelFit, RankingFit)}
 _DATA = {c.__name__: c for c in (PairwiseData,)}
 
 
@@ -43,10 +40,22 @@ def load_fit(path) -> Fit:
     path = Path(path)
     if not path.exists():
         raise InputError(f"no saved fit at {str(path)!r}", field="path", value=str(path))
-    # fit.save writes zarr stores unconsolidated (one file per group stays readable)
-    kw = {"engine": "zarr", "consolidated": False} if path.suffix == ".zarr" else {}
-    with xr.open_datatree(path, **kw) as t:
-        t = t.load()
+    # fit.save writes zarr stores (directories, unconsolidated: one file per group stays
+    # readable) and netCDF files
+    kw = {"engine": "zarr", "consolidated": False} if path.is_dir() else {}
+    try:
+        with xr.open_datatree(path, **kw) as t:
+            t = t.load()
+    except Exception as e:  # any reader's failure on a file that is no saved fit
+        what = "directory (a zarr store?)" if path.is_dir() else "file (netCDF?)"
+        reason = (str(e).splitlines() or [""])[0][:200]
+        raise InputError(
+            f"{str(path)!r} is not a readable saved fit: this {what} could not be read as "
+            f"an ArviZ DataTree ({type(e).__name__}: {reason}); fit.save writes netCDF, or "
+            "zarr for a path ending in .zarr",
+            field="path",
+            value=str(path),
+        ) from None
     raw = t.attrs.get("judgebayes_fit")
     if raw is None:
         raise InputError(
@@ -55,8 +64,16 @@ def load_fit(path) -> Fit:
             field="path",
             value=str(path),
         )
-    own = json.loads(raw)
-    cls = _CLASSES[own.pop("class")]
+    try:
+        own = json.loads(raw)
+        cls = FIT_CLASSES[own.pop("class")]
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise InputError(
+            f"{str(path)!r}: its judgebayes_fit attribute is damaged (not the JSON a fit "
+            "writes, or an unknown fit class)",
+            field="path",
+            value=str(path),
+        ) from None
     kwargs = {}
     for f in fields(cls):
         if f.name not in own:

@@ -43,7 +43,6 @@ import pandas as pd
 from scipy import stats
 
 from judgebayes.errors import InputError
-from judgebayes.inference.accuracy.items import contrast_matrices
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -158,14 +157,17 @@ def _holds(c: Claim, x: np.ndarray, value: float) -> np.ndarray:
     return x > value if c.op == ">" else x < value
 
 
+def _contrast(fit: Fit, i: int, j: int, alpha: float):
+    """The fit's own row for the difference of units ``i`` and ``j`` (its contrasts)."""
+    names = list(fit.units)
+    return fit.contrasts(alpha=alpha).set_index(["a", "b"]).loc[(names[i], names[j])]
+
+
 def _bound(fit: Fit, i: int, j: int | None, alpha1: float, side: str) -> float:
     """One-sided (1 - alpha1) bound of a rate (j None) or of the difference i - j."""
     if j is None:
-        row = fit.interval(alpha=2 * alpha1).iloc[i]
-    else:
-        names = list(fit.units)
-        row = fit.contrasts(alpha=2 * alpha1).set_index(["a", "b"]).loc[(names[i], names[j])]
-    return float(row[side])
+        return float(fit.interval(alpha=2 * alpha1).iloc[i][side])
+    return float(_contrast(fit, i, j, 2 * alpha1)[side])
 
 
 def _p_value(fit: Fit, i: int, j: int | None, side: str, value: float) -> float:
@@ -177,7 +179,8 @@ def _p_value(fit: Fit, i: int, j: int | None, side: str, value: float) -> float:
     clipped), so its level is found by bisection, the bound being monotone in the level.
     """
     if j is not None:
-        d, se, slack, _ = (float(m[i, j]) for m in contrast_matrices(fit.info["contrasts"]))
+        row = _contrast(fit, i, j, 0.05)
+        d, se, slack = (float(row[k]) for k in ("difference", "se", "slack"))
         gap = (d - slack - value) if side == "lower" else (value - d - slack)
         return float(stats.norm.sf(gap / se)) if se > 0 else float(gap <= 0)
     beyond = (lambda b: b > value) if side == "lower" else (lambda b: b < value)
@@ -199,9 +202,7 @@ def _p_value(fit: Fit, i: int, j: int | None, side: str, value: float) -> float:
 def _pair_text(fit: Fit, i: int, j: int | None) -> str:
     if j is None:
         return ""
-    names = list(fit.units)
-    row = fit.contrasts().set_index(["a", "b"]).loc[(names[i], names[j])]
-    return f" of the difference ({row['estimand']})"
+    return f" of the difference ({_contrast(fit, i, j, 0.05)['estimand']})"
 
 
 def check_claims(fit: Fit, claims, prob: float = 0.95) -> pd.DataFrame:
@@ -243,7 +244,7 @@ def check_claims(fit: Fit, claims, prob: float = 0.95) -> pd.DataFrame:
     rows = []
     if fit.is_point:
         pairs = [c.text for c, (_, j, _) in zip(parsed, resolved, strict=True) if j is not None]
-        if pairs and "contrasts" not in fit.info:
+        if pairs and not fit.has_contrasts:
             raise InputError(
                 f"claim(s) {pairs} compare two systems: method {fit.method!r} gives a point "
                 "and an interval per system, not their joint distribution; use the items "

@@ -224,7 +224,7 @@ def split_protocol(
     priors : AccuracyPriors, optional
         Beta priors of the Bayesian model (default uniform).
     sampler : SamplerConfig or mapping, optional
-        NUTS settings (default ``DEFAULT_SAMPLERS["accuracy.replicates"]``).
+        NUTS settings (default ``ReplicateStudy.sampler``).
     laplace : dict, optional
         Laplace settings (``draws``, default 4000; ``importance``).
     progress : file or bool, optional
@@ -254,7 +254,7 @@ def split_protocol(
             field="methods",
             value=unknown[0],
         )
-    sampler = resolve_sampler("accuracy.replicates", sampler)
+    sampler = resolve_sampler(ReplicateStudy.sampler, sampler)
     n_splits = int(n_splits)  # checked by _validate
     size = (
         n_splits

@@ -324,6 +324,19 @@ def llm_advantage_region(q: Any, q1: Any = None) -> tuple[Any, Any]:
     return _out(np.where(ok, lo, np.nan)), _out(np.where(ok, hi, np.nan))
 
 
+def _scalar(name: str, x, low: float, high: float, *, closed=False, upper=False) -> float:
+    """``x`` as a float in (low, high) (``closed``: [low, high]; ``upper``: (low, high]),
+    else one :class:`InputError` naming it.
+    """
+    ok = isinstance(x, int | float | np.integer | np.floating) and not isinstance(x, bool)
+    v = float(x) if ok else float("nan")
+    inside = (low <= v <= high) if closed else (low < v <= high) if upper else (low < v < high)
+    if not inside:
+        span = f"[{low:g}, {high:g}]" if closed else f"({low:g}, {high:g}{']' if upper else ')'}"
+        raise InputError(f"{name} must be a number in {span}; got {x!r}", field=name, value=x)
+    return v
+
+
 @dataclass(frozen=True)
 class PairedPlan:
     """What a paired comparison of two systems on the same items can detect.
@@ -433,13 +446,20 @@ def plan_paired(
         ("sensitivity", sensitivity),
         ("specificity", specificity),
     ):
-        _rate(name, x)
-    if not 0 < labelled_fraction <= 1:
+        _scalar(name, x, 0.0, 1.0, closed=True)
+    _scalar("labelled_fraction", labelled_fraction, 0.0, 1.0, closed=False, upper=True)
+    _scalar("alpha", alpha, 0.0, 1.0)
+    _scalar("power", power, 0.0, 1.0)
+    if isinstance(differences, int | float | np.number) and not isinstance(differences, bool):
+        differences = (differences,)
+    if isinstance(differences, str) or not hasattr(differences, "__iter__"):
         raise InputError(
-            f"labelled_fraction must be in (0, 1]; got {labelled_fraction!r}",
-            field="labelled_fraction",
-            value=labelled_fraction,
+            f"differences must be a sequence of numbers in (0, 1]; got {differences!r}",
+            field="differences",
+            value=differences,
         )
+    for delta in differences:
+        _scalar("differences", delta, 0.0, 1.0, closed=False, upper=True)
     v_mu, e_s2 = _paired_terms(rate_a, rate_b, agreement, sensitivity, specificity)
     z = z_value(alpha) + z_value(2 * (1 - power))
     se = float(np.sqrt((v_mu + e_s2 / labelled_fraction) / n_items))

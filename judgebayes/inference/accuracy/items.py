@@ -103,6 +103,8 @@ __all__ = [
 ]
 
 ESTIMANDS = ("items", "process")
+#: why a pair of systems' contrast is not paired although they answered the same prompts
+NO_JOINT_LABEL = "no prompt is labelled on both systems"
 
 #: Pseudo-count of the smoothed human rate (h + s) / (l + 2 s) per verdict category: the
 #: floor of the reported variance (:func:`double_sampling_items`) and the rates that
@@ -371,8 +373,9 @@ def paired_difference(data: ItemData, a: int, b: int, estimand: str = "items") -
 
 def _contrast_table(data: ItemData, est: ItemEstimate, paired) -> dict:
     """The per-system estimates (the independent contrasts follow from them) and, with
-    ``item=``, the paired ones: ``paired(a, b)`` -> (difference, se, slack, n) or None.
-    Lists, so that a fit's info keeps them as JSON.
+    ``item=``, the paired ones: ``paired(a, b)`` -> (difference, se, slack, n), or a string
+    saying why the pair's contrast stays independent.  Lists, so that a fit's info keeps
+    them as JSON.
     """
     ns = len(data.systems)
     table = {
@@ -382,13 +385,16 @@ def _contrast_table(data: ItemData, est: ItemEstimate, paired) -> dict:
         "slack": (np.zeros(ns) if est.slack is None else est.slack).tolist(),
     }
     if data.item is not None:
-        rows = []
+        rows, alone = [], []
         for a in range(ns):
             for b in range(a + 1, ns):
                 r = paired(a, b)
-                if r is not None:
+                if isinstance(r, str):
+                    alone.append([a, b, r])
+                elif r is not None:
                     rows.append([a, b, *r])
         table["paired"] = rows  # [a, b, difference a - b, se, slack, n paired]
+        table["independent"] = alone  # [a, b, why the pair's contrast is not paired]
     return table
 
 
@@ -410,7 +416,7 @@ def labels_only_contrasts(data: ItemData, est: ItemEstimate) -> dict:
     def paired(a, b):
         both = ~np.isnan(h[a]) & ~np.isnan(h[b])
         if not both.any():
-            return None
+            return NO_JOINT_LABEL
         n10 = np.sum((h[a] == 1) & (h[b] == 0) & both) + 0.5
         n01 = np.sum((h[a] == 0) & (h[b] == 1) & both) + 0.5
         n = both.sum() + 2.0
@@ -440,10 +446,12 @@ def contrasts_items(data: ItemData, est: ItemEstimate, estimand: str = "items") 
 
     def paired(a, b):
         if data.weights is not None:
-            return None
+            return "the paired difference takes no design weights"
         r = paired_difference(data, a, b, estimand)
         if r["n_paired"] == 0:
-            return None
+            return "no prompt answered by both"
+        if r["n_labelled"] == 0:
+            return NO_JOINT_LABEL
         return r["estimate"], r["se"], r["slack"], r["n_paired"]
 
     return _contrast_table(data, est, paired)

@@ -1,0 +1,363 @@
+r"""The accuracy study of two frames: a judge's verdicts on a test set and its calibration.
+
+:class:`AccuracyStudy` is the family's base class and its door: ``from_counts``,
+``from_frames``, ``from_multiclass_*`` and the constructor itself pick the variant from the
+data (:class:`~.binary.BinaryAccuracy`, :class:`~.strata.StrataAccuracy`,
+:class:`~.multiclass.MulticlassAccuracy`); ``from_items`` is the items design
+(:class:`~judgebayes.studies.items.ItemStudy`).  Each variant owns its model, its closed
+form and its sampler default; ``laplace`` and ``nuts`` are written once here, on the
+variant's :meth:`model_spec`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from judgebayes.data.accuracy import (
+    CalibrationCounts,
+    MulticlassCounts,
+    TestCounts,
+    counts_from_calibration_frame,
+    counts_from_multiclass_frames,
+    counts_from_test_frame,
+)
+from judgebayes.data.frames import as_pandas
+from judgebayes.errors import InputError, route_keywords
+from judgebayes.models import accuracy as ma
+from judgebayes.results import point_tree
+from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.studies.base import STUDIES, FitParts, Study
+from judgebayes.studies.items import ItemStudy
+
+__all__ = ["AccuracyStudy"]
+
+_DESIGNS = ("stratified", "random", "shifted")
+
+
+def _kind(test, calibration, multiclass, kind) -> str:
+    """The variant the constructor's arguments describe."""
+    if multiclass is not None:
+        return "multiclass"
+    if kind is not None:
+        return kind
+    if calibration is not None and len(getattr(calibration, "strata", ())) > 1:
+        return "strata"
+    return "binary"
+
+
+class AccuracyStudy(Study):
+    r"""Validated test and calibration counts of one accuracy study; fits by any method.
+
+    Nothing samples in ``__init__``.  ``AccuracyStudy(test, calibration, ...)`` and the
+    factories return the variant the data call for: ``binary`` (one or several systems
+    sharing one calibration set, calibration ``design`` "stratified", "random" or
+    "shifted"), ``strata`` (calibration strata with partially pooled judge rates) or
+    ``multiclass`` (a K-class judge); ``study.kind`` names it.
+
+    Examples
+    --------
+    >>> study = AccuracyStudy.from_counts(k=620, n=1000, tn=70, m0=100, tp=90, m1=100)
+    >>> study.fit("closed_form").interval().round(3)  # doctest: +NORMALIZE_WHITESPACE
+            estimate  lower  upper
+    system
+    all        0.533   0.43  0.636
+    """
+
+    family = "accuracy"
+    key = "accuracy"
+    abstract = True  # the factories return a variant
+    fit_type = AccuracyFit
+    default_method = "nuts"
+    default_methods = ("closed_form", "laplace", "nuts")
+    #: the variant's name ("binary", "strata", "multiclass")
+    kind: ClassVar[str] = ""
+
+    def __new__(cls, test=None, calibration=None, *, multiclass=None, kind=None, **_):
+        """The variant the data call for, when the base class is asked for."""
+        if cls is AccuracyStudy:
+            choice = _kind(test, calibration, multiclass, kind)
+            if f"accuracy.{choice}" not in STUDIES or choice == "replicates":
+                raise InputError(
+                    f"kind must be one of ('binary', 'strata', 'multiclass'); got {choice!r}",
+                    field="kind",
+                    value=choice,
+                )
+            cls = STUDIES[f"accuracy.{choice}"]
+        return super().__new__(cls)
+
+    def __init__(
+        self,
+        test: TestCounts | None = None,
+        calibration: CalibrationCounts | None = None,
+        *,
+        multiclass: MulticlassCounts | None = None,
+        kind: str | None = None,
+        design: str = "stratified",
+        priors: ma.AccuracyPriors | None = None,
+        better_than_chance: bool = True,
+    ):
+        if kind is not None and kind != self.kind:
+            raise InputError(
+                f"kind={kind!r} does not fit these data ({self.kind!r})", field="kind", value=kind
+            )
+        if design not in _DESIGNS:
+            raise InputError(
+                f"design must be stratified, random or shifted; got {design!r}",
+                field="design",
+                value=design,
+            )
+        self.test, self.calibration, self.multiclass = test, calibration, multiclass
+        self.design = design
+        self.better_than_chance = bool(better_than_chance)
+        self.priors = ma.AccuracyPriors() if priors is None else priors
+        self._validate()
+
+    def _validate(self) -> None:
+        """The variant's own checks of the data given to the constructor."""
+        if self.test is None or self.calibration is None:
+            raise InputError("give test and calibration counts", field="test")
+        if self.design != "stratified":
+            raise InputError(
+                f"design={self.design!r} is available for the binary model only", field="design"
+            )
+
+    # ----------------------------------------------------------------- constructors
+    @classmethod
+    def from_counts(
+        cls, k, n, tn, m0, tp, m1, *, systems=None, n_missing=0, **kwargs
+    ) -> AccuracyStudy:
+        """Counts: ``k`` of ``n`` judged positive (scalar or one per system); calibration
+        ``tn`` of ``m0`` truly negative and ``tp`` of ``m1`` truly positive judged right.
+        """
+        (kwargs,) = route_keywords("AccuracyStudy.from_counts", kwargs, AccuracyStudy.__init__)
+        test = TestCounts.from_arrays(k, n, n_missing=n_missing, systems=systems)
+        cal = CalibrationCounts(tp=[tp], m1=[m1], tn=[tn], m0=[m0])
+        return AccuracyStudy(test, cal, **kwargs)
+
+    @classmethod
+    def from_frames(
+        cls,
+        test_df: pd.DataFrame,
+        calibration_df: pd.DataFrame,
+        *,
+        judge: str = "judge",
+        human: str = "human",
+        system: str | None = None,
+        stratum: str | None = None,
+        positive: Any = None,
+        item: str | None = None,
+        **kwargs,
+    ) -> AccuracyStudy:
+        """Item-level frames (see :mod:`judgebayes.data.accuracy`); ``stratum`` names a column of
+        both frames and selects the pooled-strata model.
+
+        No item may be in both frames (its verdict would count in the test rate and in the
+        judge's calibration): the same frame passed twice is refused, and ``item`` (an id
+        column of both frames) makes the check item by item.
+        """
+        (kwargs,) = route_keywords("AccuracyStudy.from_frames", kwargs, AccuracyStudy.__init__)
+        same = test_df is calibration_df
+        test_df = as_pandas(test_df, "test_df")
+        calibration_df = as_pandas(calibration_df, "calibration_df")
+        if same:
+            raise InputError(
+                "the test and calibration frames are the same frame: every labelled item "
+                "would count twice (in the judge's test rate and in its calibration). Pass "
+                "the unlabelled items as the test frame and the labelled ones as calibration, "
+                "or the one frame to AccuracyStudy.from_items (blank human label = unlabelled)",
+                field="calibration_df",
+                value="same frame as test_df",
+            )
+        if item is not None:
+            _refuse_shared_items(test_df, calibration_df, item)
+        test = counts_from_test_frame(
+            test_df, judge=judge, system=system, stratum=stratum, positive=positive
+        )
+        cal = counts_from_calibration_frame(
+            calibration_df,
+            human=human,
+            judge=judge,
+            stratum=stratum,
+            positive=positive,
+            allow_empty_classes=stratum is not None,
+        )
+        if stratum is not None:
+            test = _align_strata(test, cal, stratum)
+            kwargs.setdefault("kind", "strata")
+        return AccuracyStudy(test, cal, **kwargs)
+
+    @classmethod
+    def from_items(cls, items, **kwargs):
+        """One frame, every item judged, some labelled by humans (blank ``human`` = unlabelled).
+
+        Returns an :class:`~judgebayes.studies.items.ItemStudy` of the variant the frame
+        calls for (same ``fit`` / ``compare`` API; its docstring lists the estimands,
+        designs and methods).  The column keywords are
+        :func:`~judgebayes.data.items.items_from_frame`'s: ``judge`` (one column, or a list
+        of several judges' columns), ``human``, ``system``, ``item`` (the prompt several
+        systems answered: paired comparisons), ``stratum`` (strata of the labelling
+        design), ``cluster`` (groups of correlated items), ``weights`` (1 / the probability
+        of being labelled), ``covariates``, ``positive``, ``count`` (multiplicities of a
+        reduced log, :func:`judgebayes.data.large.reduce_items`).  The study's:
+        ``estimand`` ("items" or "process"), ``judge_rates``, ``priors``,
+        ``better_than_chance``, ``difficulty``.  An unknown keyword is an
+        :class:`InputError` listing these.
+        """
+        return ItemStudy.from_frame(items, **kwargs)
+
+    @classmethod
+    def from_multiclass_counts(
+        cls, confusion, test, *, classes, systems=None, **kwargs
+    ) -> AccuracyStudy:
+        """K-class judge from a (K, K) confusion count matrix (rows: true class) and the
+        judged-class counts of each system.
+        """
+        (kwargs,) = route_keywords(
+            "AccuracyStudy.from_multiclass_counts", kwargs, AccuracyStudy.__init__
+        )
+        test = np.atleast_2d(np.asarray(test))
+        if systems is None:
+            n = test.shape[0]
+            systems = ("all",) if n == 1 else tuple(f"system_{i}" for i in range(n))
+        mc = MulticlassCounts(
+            confusion=confusion, test=test, classes=tuple(map(str, classes)), systems=systems
+        )
+        return AccuracyStudy(multiclass=mc, **kwargs)
+
+    @classmethod
+    def from_multiclass_frames(cls, test_df, calibration_df, **kwargs) -> AccuracyStudy:
+        """K-class item-level frames.
+
+        See :func:`~judgebayes.data.accuracy.counts_from_multiclass_frames` for the arguments.
+        """
+        frame_kw, study_kw = route_keywords(
+            "AccuracyStudy.from_multiclass_frames",
+            kwargs,
+            counts_from_multiclass_frames,
+            AccuracyStudy.__init__,
+        )
+        mc = counts_from_multiclass_frames(test_df, calibration_df, **frame_kw)
+        return AccuracyStudy(multiclass=mc, **study_kw)
+
+    # ----------------------------------------------------------------- model
+    @property
+    def systems(self) -> tuple[str, ...]:
+        """System names."""
+        return self.test.systems
+
+    def model_spec(self):
+        """The :class:`~judgebayes.inference.nuts.ModelSpec` of this variant's model."""
+        raise NotImplementedError
+
+    def build_model(self):
+        """A fresh ``pm.Model`` (never sampled here)."""
+        return self.model_spec().build()
+
+    # ----------------------------------------------------------------- fit hooks
+    def _info(self, method, parts: FitParts) -> dict:
+        return {"kind": self.kind, "design": self.design, "estimand": "process"}
+
+    def _attrs(self, method, parts: FitParts) -> dict:
+        return {
+            "kind": self.kind,
+            "design": self.design,
+            "better_than_chance": self.better_than_chance,
+        }
+
+    def _point(self, values: dict[str, Any], dims: dict[str, list[str]] | None = None, **coords):
+        """A one-atom posterior over this study's coords (``results.point_tree``)."""
+        return point_tree(values, "system", self.systems, dims=dims, coords=coords)
+
+
+def _refuse_shared_items(test_df, calibration_df, item: str) -> None:
+    for name, df in (("test_df", test_df), ("calibration_df", calibration_df)):
+        if item not in df.columns:
+            raise InputError(f"{name} has no item id column {item!r}", field=item, value=None)
+    both = set(test_df[item]) & set(calibration_df[item])
+    if both:
+        first = sorted(map(str, both))[0]
+        raise InputError(
+            f"{len(both)} item(s) are in both the test and the calibration frame "
+            f"(e.g. {item}={first!r}): each item belongs to one of them",
+            field=item,
+            value=first,
+        )
+
+
+def _align_strata(test: TestCounts, cal: CalibrationCounts, stratum: str) -> TestCounts:
+    """The test strata in the calibration's order; a stratum missing from the test set gets
+    zero counts (weight 0), one missing from calibration is an error.
+    """
+    missing = [s for s in test.strata if s not in cal.strata]
+    if missing:
+        raise InputError(
+            f"stratum {missing[0]!r} appears in the test frame but not in the calibration frame",
+            field=stratum,
+            value=missing[0],
+        )
+    order = [test.strata.index(s) if s in test.strata else -1 for s in cal.strata]
+
+    def take(a):
+        out = np.zeros((a.shape[0], len(order)), np.int64)
+        for j, i in enumerate(order):
+            if i >= 0:
+                out[:, j] = a[:, i]
+        return out
+
+    return TestCounts(
+        k=take(test.k),
+        n=take(test.n),
+        n_missing=take(test.n_missing),
+        systems=test.systems,
+        strata=cal.strata,
+    )
+
+
+# =========================================================================== methods
+
+
+AccuracyStudy.methods.refuse(
+    "exact",
+    "method='exact' is the binary model's quadrature (one system, a stratified calibration "
+    "design, the uniform theta prior); this variant has no exact posterior: use 'nuts'",
+)
+
+
+@AccuracyStudy.methods.register("laplace", engine="laplace", summary="MAP + Laplace draws")
+def _laplace(
+    study: AccuracyStudy, *, random_seed=None, draws: int = 4000, importance: bool = True
+) -> FitParts:
+    """``draws`` Laplace draws; ``importance`` checks them by PSIS (False: the plain
+    Gaussian).
+    """
+    parts = study._laplace(study.model_spec(), random_seed, draws=draws, importance=importance)
+    parts.quantity = study.quantity
+    return parts
+
+
+@AccuracyStudy.methods.register("nuts", engine="nuts", summary="NUTS with the gate", mcmc=True)
+def _nuts(
+    study: AccuracyStudy,
+    *,
+    random_seed=None,
+    sampler=None,
+    log_likelihood: bool = False,
+    prior_draws: int = 0,
+    posterior_predictive: bool = False,
+) -> FitParts:
+    """NUTS (``sampler``: a SamplerConfig or a mapping of its fields); ``log_likelihood``,
+    ``prior_draws`` and ``posterior_predictive`` add those groups to the fit's tree.
+    """
+    parts = study._nuts(
+        study.model_spec(),
+        sampler,
+        random_seed,
+        log_likelihood=log_likelihood,
+        prior_draws=prior_draws,
+        posterior_predictive=posterior_predictive,
+    )
+    parts.quantity = study.quantity
+    return parts

@@ -1,0 +1,405 @@
+r"""The items design: every item judged, a subset labelled by humans, one frame.
+
+``AccuracyStudy.from_items(frame, judge=..., human=...)`` returns an :class:`ItemStudy` of
+the variant the frame calls for (a blank human label means unlabelled): one judge
+(:mod:`~.plain`), item covariates the judge's errors follow (:mod:`~.covariate`), several
+judges (:mod:`~.judges`), clustered items (:mod:`~.clustered`) or several systems answering
+the same prompts (:mod:`~.paired`).  Each variant owns its Bayesian model, its draws of
+the N items' rate and its sampler default; the closed form, the comparators and the exact
+posterior are written once (:mod:`~.methods`).  Its fits are :class:`AccuracyFit` s of the
+accuracy family, with one of two estimands, stated in every fit (``fit.info["estimand"]``,
+``fit.quantity``):
+
+* ``"items"`` (default): the rate over the :math:`N` items evaluated
+  (quantity ``theta_items``): the labelled items are known, only the unlabelled part is
+  uncertain;
+* ``"process"``: the rate of the process that produced them (quantity ``theta``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from judgebayes.data.items import ItemData, items_from_frame
+from judgebayes.errors import FewClustersWarning, InputError, MethodRefused, route_keywords
+from judgebayes.inference.accuracy import closed_form as cf
+from judgebayes.inference.accuracy import items as ie
+from judgebayes.inference.registry import check_count, check_seed
+from judgebayes.models import accuracy as ma
+from judgebayes.results import check_alpha, point_tree
+from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.studies.base import FitParts, Study
+
+__all__ = ["ESTIMAND_TEXT", "FEW_CLUSTERS", "QUANTITY", "ItemStudy"]
+
+QUANTITY = {"items": "theta_items", "process": "theta"}
+ESTIMAND_TEXT = {
+    "items": "the rate over the N items evaluated",
+    "process": "the rate of the process that produced the items",
+}
+#: below this many clusters a study warns (FewClustersWarning)
+FEW_CLUSTERS = 10
+
+
+class ItemStudy(Study):
+    r"""One item frame of the items design (module docstring); fits by any method.
+
+    ``ItemStudy(data, ...)`` and ``AccuracyStudy.from_items`` return the variant the data
+    call for (the first of :attr:`variants` whose ``matches(data)`` holds).
+
+    Parameters
+    ----------
+    data : ItemData
+        Validated items (:func:`judgebayes.data.items.items_from_frame`).
+    estimand : {"items", "process"}
+        What the intervals are for (module docstring).
+    judge_rates : {"auto", "pooled", "shared", "per_system"}
+        Laplace and NUTS: a set of judge rates per system pooled across systems with a
+        learnt spread (``"pooled"``), one set for every system (``"shared"``: one judge,
+        one sensitivity and specificity; the narrowest, and wrong for every system when
+        that fails) or a set per system with nothing shared (``"per_system"``).  Which a
+        variant offers, and what ``"auto"`` picks, is the variant's (its docstring).  The
+        check ``self_preference`` tests shared rates on the labelled items.  The closed
+        form and ``exact`` assume nothing across systems either way.
+    priors : AccuracyPriors, optional
+        Beta priors of the exact, Laplace and NUTS engines (default
+        :func:`~judgebayes.models.accuracy.items_priors`: Jeffreys's Beta(1/2, 1/2) on each
+        stratum's rate, uniform on the judge's rates).
+    better_than_chance : bool
+        Restrict the Bayesian model to q0 + q1 > 1 (default False: the labels identify
+        the rate, so there is no mirror to exclude).
+    difficulty : bool
+        Several judges: let a shared item difficulty make the judges err together.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"judge": [1, 1, 0, 1, 0, 1], "human": [1, None, 0, 0, None, None]})
+    >>> study = AccuracyStudy.from_items(frame, judge="judge", human="human")
+    >>> study.fit("closed_form").info["estimand"]
+    'items'
+    """
+
+    family = "accuracy"
+    key = "items"
+    abstract = True  # the factories return a variant
+    fit_type = AccuracyFit
+    default_method = "nuts"
+    default_methods = ("closed_form", "ppi_plus_plus", "labels_only", "exact", "nuts")
+    #: the variants ``from_frame`` chooses among (each class's ``matches``), by ``priority``
+    variants: ClassVar[list[type[ItemStudy]]] = []
+    #: the order in which the variants are asked (the lowest first)
+    priority: ClassVar[int] = 0
+    #: the judge_rates this variant's Bayesian model has
+    judge_rates_offered: ClassVar[tuple[str, ...]] = ("shared", "per_system")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "matches" in cls.__dict__:
+            ItemStudy.variants.append(cls)
+            ItemStudy.variants.sort(key=lambda v: v.priority)
+
+    @classmethod
+    def matches(cls, data: ItemData) -> bool:
+        """Whether ``data`` call for this variant (checked in :attr:`variants` order)."""
+        return False
+
+    @classmethod
+    def variant_for(cls, data: ItemData) -> type[ItemStudy]:
+        """The variant class of ``data``."""
+        return next(v for v in cls.variants if v.matches(data))
+
+    def __new__(cls, data=None, **_):
+        """The variant ``data`` call for, when the base class is asked for."""
+        if cls is ItemStudy:
+            if not isinstance(data, ItemData):
+                raise InputError(
+                    "data must be ItemData (use AccuracyStudy.from_items)",
+                    field="data",
+                    value=type(data).__name__,
+                )
+            cls = ItemStudy.variant_for(data)
+        return super().__new__(cls)
+
+    def __init__(
+        self,
+        data: ItemData,
+        *,
+        estimand: str = "items",
+        judge_rates: str = "auto",
+        priors: Any = None,
+        better_than_chance: bool = False,
+        difficulty: bool = False,
+    ):
+        if not isinstance(data, ItemData):
+            raise InputError(
+                "data must be ItemData (use AccuracyStudy.from_items)",
+                field="data",
+                value=type(data).__name__,
+            )
+        ie._check_estimand(estimand)
+        if difficulty and data.n_judges == 1:
+            raise InputError(
+                "difficulty=True models errors that several judges share on hard items; "
+                "it needs several judges (judge=[...])",
+                field="difficulty",
+                value=True,
+            )
+        self.data, self.estimand = data, estimand
+        self.judge_rates = self._resolve_judge_rates(judge_rates)
+        self.difficulty = bool(difficulty)
+        self.priors = priors if priors is not None else ma.items_priors()
+        self.better_than_chance = bool(better_than_chance)
+        g = ie.clusters_per_system(data)
+        if g is not None and g.min() < FEW_CLUSTERS:
+            warnings.warn(
+                f"system {data.systems[int(g.argmin())]!r} has {int(g.min())} clusters: a "
+                "cluster-robust interval rests on that many sums (the closed form uses CR2 "
+                "with t(G - 1) critical values, which covered 0.96 with 4 clusters in "
+                "simulation; the Bayesian fits learn the between-cluster spread from as few)",
+                FewClustersWarning,
+                stacklevel=3,
+            )
+        ns = len(data.systems)
+        self._counts = {
+            "n_items": np.bincount(data.system, minlength=ns).tolist(),
+            "n_labelled": np.bincount(data.system[data.labelled], minlength=ns).tolist(),
+        }
+
+    @classmethod
+    def from_frame(cls, items, **kwargs: Any) -> ItemStudy:
+        """Validate ``items`` (:func:`~judgebayes.data.items.items_from_frame`) and wrap it
+        in the variant it calls for.  ``kwargs`` are the frame reader's column keywords and
+        the study's own; any other keyword is an :class:`InputError` that lists them.
+        """
+        frame_kw, study_kw = route_keywords(
+            "AccuracyStudy.from_items", kwargs, items_from_frame, ItemStudy.__init__
+        )
+        return ItemStudy(items_from_frame(items, **frame_kw), **study_kw)
+
+    # --------------------------------------------------------------- judge rates
+    def _auto_judge_rates(self) -> str:
+        """What ``judge_rates="auto"`` means for this variant."""
+        return "shared"
+
+    def _resolve_judge_rates(self, judge_rates: str) -> str:
+        if judge_rates not in ("auto", *ma.JUDGE_RATES):
+            raise InputError(
+                f"judge_rates must be one of {('auto', *ma.JUDGE_RATES)}; got {judge_rates!r}",
+                field="judge_rates",
+                value=judge_rates,
+            )
+        if judge_rates == "auto":
+            return self._auto_judge_rates()
+        if judge_rates not in self.judge_rates_offered:
+            raise InputError(
+                f"judge_rates={judge_rates!r}: {self._judge_rates_reason()}; this model "
+                f"offers {self.judge_rates_offered}",
+                field="judge_rates",
+                value=judge_rates,
+            )
+        return judge_rates
+
+    def _judge_rates_reason(self) -> str:
+        return "'pooled' is a model of one judge's rates on unclustered items"
+
+    # --------------------------------------------------------------- facts
+    @property
+    def systems(self) -> tuple[str, ...]:
+        """System names."""
+        return self.data.systems
+
+    @property
+    def quantity(self) -> str:
+        """The reported variable: ``theta_items`` (N items) or ``theta`` (process)."""
+        return QUANTITY[self.estimand]
+
+    @property
+    def paired(self) -> bool:
+        """Whether the Bayesian fits pair the systems by item (the paired variant)."""
+        return False
+
+    def summary(self):
+        """Items, labelled items, judged and human positives, missing verdicts per system."""
+        return self.data.summary()
+
+    # --------------------------------------------------------------- planning
+    def plan(self, width: float, alpha: float = 0.05, max_labels: int | None = None):
+        """How many more labels, and where, bring every system's interval to ``width``.
+
+        Labels are allocated greedily where they lower the estimand's variance most
+        (:func:`judgebayes.inference.accuracy.items.allocate_labels`: Neyman allocation across
+        the systems, strata and the judge's two verdicts), at the current estimates of
+        the human rate within each verdict.  A plan, not a promise: the widths are those
+        of the closed form at today's estimates.
+
+        Returns
+        -------
+        DataFrame
+            One row per (system, stratum): ``label_judged_positive``,
+            ``label_judged_negative``; ``attrs``: ``total``, ``width_now``,
+            ``width_planned`` (per system), ``reached``.
+        """
+        alpha = check_alpha(alpha)
+        if isinstance(width, bool) or not isinstance(width, int | float) or not 0 < width < 1:
+            raise InputError(
+                f"width must be a number in (0, 1); got {width!r}", field="width", value=width
+            )
+        z = cf.z_value(alpha)
+        c = self.data.cells()
+        cap = int((c["N1"] + c["N0"] - c["L1"] - c["L0"]).sum())
+        k = cap if max_labels is None else check_count(max_labels, "max_labels", 0)
+        e1, e0 = ie.allocate_labels(self.data, k, self.estimand, target_se=width / (2 * z))
+        now = 2 * z * ie.predicted_se(self.data, self.estimand)
+        planned = 2 * z * ie.predicted_se(self.data, self.estimand, e1, e0)
+        idx = pd.MultiIndex.from_product(
+            [list(self.systems), list(self.data.strata)], names=["system", "stratum"]
+        )
+        out = pd.DataFrame(
+            {"label_judged_positive": e1.ravel(), "label_judged_negative": e0.ravel()},
+            index=idx,
+        )
+        out.attrs.update(
+            total=int(e1.sum() + e0.sum()),
+            width_now=dict(zip(self.systems, now.round(6).tolist(), strict=True)),
+            width_planned=dict(zip(self.systems, planned.round(6).tolist(), strict=True)),
+            reached=bool(np.all(planned <= width + 1e-12)),
+            estimand=self.estimand,
+        )
+        return out
+
+    def next_to_label(self, k: int, random_seed: int | None = None):
+        """The ``k`` unlabelled items to send to humans next (frame index labels).
+
+        Chosen for what they do to the estimand's uncertainty, not for how unsure the
+        judge is about each item: the allocation of :meth:`plan` (greedy Neyman across
+        systems, strata and verdicts) decides how many come from each cell, and items
+        are drawn at random within a cell, which keeps the design one that selects on
+        observed verdicts and strata only, so every estimator here stays valid.
+        """
+        k = check_count(k, "k")
+        rng = np.random.default_rng(check_seed(random_seed))
+        e1, e0 = ie.allocate_labels(self.data, k, self.estimand)
+        d = self.data
+        unl = ~d.labelled
+        chosen = []
+        for (s, t), n1 in np.ndenumerate(e1):
+            for verdict, n in ((1.0, n1), (0.0, e0[s, t])):
+                if n:
+                    pool = np.flatnonzero(
+                        unl & (d.system == s) & (d.stratum == t) & (d.judge == verdict)
+                    )
+                    chosen.append(rng.choice(pool, int(n), replace=False))
+        pos = np.sort(np.concatenate(chosen)) if chosen else np.array([], np.int64)
+        return pd.Index(d.rows[pos])
+
+    # --------------------------------------------------------------- the Bayesian model
+    def model_spec(self):
+        """The :class:`~judgebayes.inference.nuts.ModelSpec` of this variant's model."""
+        raise NotImplementedError
+
+    def build_model(self):
+        """A fresh ``pm.Model`` (never sampled here)."""
+        return self.model_spec().build()
+
+    def _bayes_spec(self, method: str):
+        """The model spec for a Bayesian ``method``, or a refusal of what it cannot serve:
+        design weights, and systems paired by item in a variant that cannot pair them.
+        """
+        d = self.data
+        if d.weights is not None:
+            raise MethodRefused(
+                f"method {method!r} takes items labelled at random within verdicts and "
+                "strata; with design weights use method='closed_form' (Hajek-weighted)",
+                field="weights",
+                value=d.columns.get("weights"),
+            )
+        self._refuse_unpaired(method)
+        return self.model_spec()
+
+    def _refuse_unpaired(self, method: str) -> None:
+        """Systems that answered the same prompts (``item=``) are compared paired: a
+        method that cannot pair them refuses instead of comparing them as independent.
+        """
+        d = self.data
+        if d.item is not None and len(d.systems) > 1:
+            raise MethodRefused(
+                f"method {method!r} of this model cannot pair the systems by "
+                f"item={d.columns.get('item')!r} (it would compare them as independent "
+                "samples); use 'closed_form' (paired by item), or leave item= out to compare "
+                "them unpaired",
+                field="item",
+                value=d.columns.get("item"),
+            )
+
+    def _items_draws(self, post, random_seed) -> np.ndarray:
+        """Draws of the N items' rate (``theta_items``) from the fit's posterior."""
+        raise NotImplementedError
+
+    def _with_items_draws(self, parts: FitParts, random_seed) -> FitParts:
+        """Posterior predictive of the unlabelled items' labels -> ``theta_items``."""
+        post = parts.idata.posterior
+        val = self._items_draws(post, random_seed)
+        post["theta_items"] = post["theta"].copy(data=val)
+        parts.quantity = self.quantity
+        return parts
+
+    @staticmethod
+    def _rng(random_seed, stream: int) -> np.random.Generator:
+        """The generator of the items draws (one stream per variant's draws)."""
+        return np.random.default_rng([0 if random_seed is None else random_seed, stream])
+
+    # --------------------------------------------------------------- fit hooks
+    def _info(self, method, parts: FitParts) -> dict:
+        estimand = parts.info.get("estimand", self.estimand)
+        return {
+            "design": "items",
+            "estimand": estimand,
+            "estimand_text": ESTIMAND_TEXT[estimand],
+            "judge_rates": self.judge_rates,
+            **self._counts,
+        }
+
+    def _notes(self, method, parts: FitParts, info: dict) -> tuple[str, ...]:
+        return tuple(
+            f"system {s!r}: {int(nm)} row(s) without a verdict are not evaluated items "
+            "(excluded, counted here)"
+            for s, nm in zip(self.systems, self.data.n_missing, strict=True)
+            if nm
+        )
+
+    def _attrs(self, method, parts: FitParts) -> dict:
+        return {
+            "design": "items",
+            "variant": self.key,
+            "estimand": parts.info.get("estimand", self.estimand),
+            "judge_rates": self.judge_rates,
+            "difficulty": self.difficulty,
+        }
+
+    def _point(self, values, ifn, info, notes=()) -> FitParts:
+        """A point fit whose tree is built on first use (one value per system)."""
+        quantity = next(iter(values))
+        bad = [s for s, x in zip(self.systems, values[quantity], strict=True) if not np.isfinite(x)]
+        notes = (*notes, *(f"system {s!r}: not estimable from these labels: NaN" for s in bad))
+        return FitParts(
+            point_tree(values, "system", self.systems),
+            quantity=quantity,
+            interval_fn=ifn,
+            info=info,
+            notes=tuple(notes),
+        )
+
+    def _one_judge(self, name: str) -> None:
+        d = self.data
+        if d.n_judges > 1:
+            raise MethodRefused(
+                f"method {name!r} takes one judge's verdicts; {d.n_judges} judges were given: "
+                "fit it on one judge's column, or use 'closed_form' / 'exact' for all of them",
+                field="judge",
+                value=list(d.judges),
+            )

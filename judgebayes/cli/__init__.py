@@ -54,10 +54,10 @@ def build_parser() -> Parser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit status (0 ok, 1 a ``gate`` claim not supported, 2 bad
-    input).
+    """Entry point; returns the exit status (0 ok; 1 a ``gate`` claim not supported, or the
+    chosen method refuses these data, with the reason on stderr; 2 bad input).
     """
-    from judgebayes.errors import JudgeBayesError
+    from judgebayes.errors import JudgeBayesError, MethodRefused
 
     args = None
     try:
@@ -83,6 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CLIError as exc:
         print(str(exc), file=sys.stderr)
         return 2
+    except MethodRefused as exc:  # valid data the chosen method cannot serve: not bad input
+        print(f"judgebayes {args.command}: refused: {exc}", file=sys.stderr)
+        return 1
     except JudgeBayesError as exc:
         print(f"judgebayes {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -12,10 +12,11 @@ from judgebayes.cli.io import (
     add_sampler,
     clean,
     diagnostics_json,
+    fit_methods,
     fit_options,
     fmt,
+    method_choices,
     render,
-    report_gate,
     seed_arg,
     study_from_args,
 )
@@ -29,9 +30,9 @@ def add_parser(sub) -> None:
     add_item_files(a, items=True)
     add_method(
         a,
-        tuple(dict.fromkeys((*METHOD_CHOICES, *ITEM_METHOD_CHOICES))),
+        (*method_choices("accuracy", "items"), "all"),
         default="all",
-        help="estimators to compare (default: all)",
+        help="estimators to compare (default all: the study's own comparison)",
     )
     a.add_argument("--stratum", default=None, help="items design: stratum column")
     a.add_argument("--cluster", default=None, help="items design: cluster column")
@@ -83,15 +84,6 @@ def run(args) -> str:
                 field=opt,
                 value=getattr(args, opt),
             )
-    if args.method not in METHOD_CHOICES:
-        from judgebayes.errors import InputError
-
-        raise InputError(
-            f"--method {args.method} belongs to the items design (one file, no "
-            f"--calibration); with --calibration choose from {list(METHOD_CHOICES)}",
-            field="method",
-            value=args.method,
-        )
     study = study_from_args(args)  # the public constructor, with its refusals
     table = accuracy_table(study, alpha=args.alpha)
     rows = table.to_dict("records")
@@ -193,56 +185,18 @@ def run(args) -> str:
     return "\n".join(out)
 
 
-METHOD_CHOICES = {
-    "closed-form": ("closed_form",),
-    "laplace": ("laplace",),
-    "nuts": ("nuts",),
-    "all": ("closed_form", "laplace", "nuts"),
-}
-
-
-ITEM_METHOD_CHOICES = {
-    "closed-form": ("closed_form",),
-    "ppi-plus-plus": ("ppi_plus_plus",),
-    "exact": ("exact",),
-    "laplace": ("laplace",),
-    "nuts": ("nuts",),
-    "all": ("closed_form", "ppi_plus_plus", "labels_only", "naive", "exact", "nuts"),
-}
-
-
 def _run_items(args) -> str:
     """The items design: one file, every item judged, blank human label = unlabelled."""
-    from judgebayes.errors import LaplaceError
-    from judgebayes.inference.nuts import quiet_engine_warnings
-    from judgebayes.results import compare
+    import pandas as pd
+
+    from judgebayes.results import COMPARISON_COLUMNS, compare
 
     study = study_from_args(args)
-    methods = ITEM_METHOD_CHOICES[args.method]
-    # before the design drops methods: a sampler flag none of the chosen ones uses is refused
-    options = dict(zip(methods, fit_options(args, study, methods), strict=True))
-    if args.cluster or args.weights:
-        # the conjugate posterior and PPI++ take independent items labelled at random
-        # (and the Bayesian models no design weights); the design-based estimators remain
-        skip = {"exact", "ppi_plus_plus"} | ({"laplace", "nuts"} if args.weights else set())
-        dropped = [m for m in methods if m in skip]
-        for m in dropped:
-            print(
-                f"judgebayes accuracy: note: {m} skipped (it assumes independent, "
-                "simple-random labelled items; the closed form accounts for the design)",
-                file=sys.stderr,
-            )
-        methods = tuple(m for m in methods if m not in dropped) or ("closed_form",)
-    fits = []
-    with quiet_engine_warnings():
-        for m in methods:
-            try:
-                fits.append(study.fit(m, random_seed=args.seed, **options[m]))
-            except LaplaceError as e:
-                print(f"judgebayes accuracy: note ({m}): {e}", file=sys.stderr)
-    report_gate("accuracy", fits)
-    table = compare(fits, alpha=args.alpha).rename(columns={"unit": "system"})
-    rows = table.drop(columns="family").to_dict("records")
+    fits, refused = fit_methods(study, _methods(study, args), args, "accuracy")
+    table = pd.concat(
+        [compare(fits, alpha=args.alpha), pd.DataFrame(refused, columns=list(COMPARISON_COLUMNS))]
+    )
+    rows = table.rename(columns={"unit": "system"}).drop(columns="family").to_dict("records")
     counts = study.summary().reset_index().to_dict("records")
     notes = list(dict.fromkeys(n for f in fits for n in f.notes))
     estimand = fits[0].info["estimand_text"] if fits else ""
@@ -320,35 +274,23 @@ def _bayes_sections(study, args) -> tuple[list[dict], list[dict], dict]:
     """Comparison rows of the chosen methods, for several systems P(a > b), and the
     convergence gate of each MCMC fit.
     """
-    from judgebayes.errors import InputError, JudgeNoBetterThanChanceError, LaplaceError
-    from judgebayes.inference.nuts import quiet_engine_warnings
-    from judgebayes.results import compare
+    import pandas as pd
 
-    methods = METHOD_CHOICES[args.method]
-    options = fit_options(args, study, methods)  # refuses unused flags
+    from judgebayes.results import COMPARISON_COLUMNS, compare
+
+    methods = _methods(study, args)
     if methods == ("closed_form",):
+        fit_options(args, study, methods)  # a sampler flag no method takes is refused
         return [], [], {}
-    fits = []
-    with quiet_engine_warnings():  # gate failures are reported below, one line each
-        for m, opts in zip(methods, options, strict=True):
-            try:
-                fits.append(study.fit(m, random_seed=args.seed, **opts))
-            except JudgeNoBetterThanChanceError:
-                continue
-            except (LaplaceError, InputError) as e:
-                # Laplace refused by its importance check, or a Bayesian fit refused
-                # because the calibration contradicts a better-than-chance judge: said
-                # once, the other methods still answer
-                if isinstance(e, InputError) and e.field != "better_than_chance":
-                    raise
-                print(f"judgebayes accuracy: note ({m}): {e}", file=sys.stderr)
+    fits, refused = fit_methods(study, methods, args, "accuracy")
     mirror = next((n for f in fits for n in f.notes if "P(q0 + q1 < 1" in n), None)
     if mirror:
         print(f"judgebayes accuracy: note: {mirror}", file=sys.stderr)
-    table = compare(fits, alpha=args.alpha)
+    table = pd.concat(
+        [compare(fits, alpha=args.alpha), pd.DataFrame(refused, columns=list(COMPARISON_COLUMNS))]
+    )
     # the subcommand's JSON schema names the unit "system" (README)
     comparison = table.rename(columns={"unit": "system"}).drop(columns="family").to_dict("records")
-    report_gate("accuracy", fits)
     pairwise: list[dict] = []
     # the last fit with draws, else a closed form that carries its contrasts (paired
     # with --item)
@@ -362,3 +304,12 @@ def _bayes_sections(study, args) -> tuple[list[dict], list[dict], dict]:
         ]
     diagnostics = {f.method: diagnostics_json(f) for f in fits if f.diagnostics is not None}
     return comparison, pairwise, diagnostics
+
+
+def _methods(study, args) -> tuple[str, ...]:
+    """The methods ``--method`` names: one, or ``all``, the study's own comparison."""
+    from judgebayes.inference.registry import normalise_method
+
+    if args.method == "all":
+        return tuple(study.default_methods)
+    return (normalise_method(args.method),)

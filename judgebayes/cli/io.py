@@ -19,8 +19,10 @@ __all__ = [
     "clean",
     "count_arg",
     "diagnostics_json",
+    "fit_methods",
     "fit_options",
     "method_arg",
+    "method_choices",
     "read_csv",
     "render",
     "report_gate",
@@ -160,6 +162,20 @@ def add_method(sp, choices, *, default, help: str, **kw) -> None:
     )
 
 
+def method_choices(*keys: str) -> tuple[str, ...]:
+    """Every method name of the study classes whose key starts with one of ``keys``
+    (:data:`judgebayes.studies.base.STUDIES`), refusals included (a study says why), in
+    registration order: the ``--method`` choices come from the registries, not a list.
+    """
+    from judgebayes.studies import STUDIES
+
+    names: dict[str, None] = {}
+    for key, cls in STUDIES.items():
+        if any(key == k or key.startswith(f"{k}.") for k in keys):
+            names.update(dict.fromkeys([*cls.methods, *cls.methods.refused]))
+    return tuple(names)
+
+
 def _tune_arg(text: str) -> int:
     """``--tune``: a count that may be 0."""
     return _whole(text, low=0)
@@ -184,7 +200,7 @@ def add_sampler(sp, *, variants: tuple[str, ...] = ()) -> None:
     """NUTS settings (``--draws``, ``--tune``, ``--chains``, ``--target-accept``) and, where
     the family has model variants, ``--variant``.
 
-    Unset flags leave each model's own default (``DEFAULT_SAMPLERS``) in place; ``--draws``
+    Unset flags leave each model's own default (its spec's ``sampler``) in place; ``--draws``
     also sets the posterior draws of the Laplace and exact engines.  A flag that none of
     the chosen methods uses is refused by :func:`fit_options`, never ignored.
     """
@@ -214,10 +230,17 @@ def fit_options(args, study, methods) -> list[dict[str, Any]]:
     takes; ``methods`` in either spelling.  Raises :class:`~judgebayes.errors.InputError`
     for a flag that none of ``methods`` takes (``--tune`` with closed forms only, say).
     """
-    from judgebayes.errors import InputError
+    from judgebayes.errors import InputError, MethodRefused
+    from judgebayes.inference.registry import normalise_method
 
-    specs = [study.methods.resolve(m) for m in methods]
-    methods = [s.name for s in specs]
+    def spec(m):
+        try:
+            return study.methods.resolve(m)
+        except MethodRefused:  # refused when fitted: a row of its own, no options
+            return None
+
+    specs = [s for s in map(spec, methods) if s is not None]
+    methods = [normalise_method(m) for m in methods]
     given = {k: getattr(args, k, None) for k in _SAMPLER_FLAGS}
     given = {k: v for k, v in given.items() if v is not None}
     variant = getattr(args, "variant", None)
@@ -239,8 +262,12 @@ def fit_options(args, study, methods) -> list[dict[str, Any]]:
             value=variant,
         )
     out = []
-    for s in specs:
+    for m in methods:
+        s = spec(m)
         o: dict[str, Any] = {}
+        if s is None:
+            out.append(o)
+            continue
         if "sampler" in s.options and given:
             o["sampler"] = dict(given)
         elif "draws" in s.options and "draws" in given:
@@ -249,6 +276,32 @@ def fit_options(args, study, methods) -> list[dict[str, Any]]:
             o["variant"] = variant
         out.append(o)
     return out
+
+
+def fit_methods(study, methods, args, command: str) -> tuple[list, list[dict]]:
+    """Fit ``methods`` on ``study`` with the command's seed and sampler flags: (fits, the
+    refused methods' comparison rows).  A refused method is said in one line on stderr and
+    the others still fit; when it was the only method asked for, the refusal goes on (the
+    command exits 1 with its reason).  A failed convergence gate is said per fit.
+    """
+    import sys
+
+    from judgebayes.errors import MethodRefused
+    from judgebayes.inference.nuts import quiet_engine_warnings
+
+    options = fit_options(args, study, methods)
+    fits, refused = [], []
+    with quiet_engine_warnings():  # gate failures are said below, one line each
+        for m, opts in zip(methods, options, strict=True):
+            try:
+                fits.append(study.fit(m, random_seed=args.seed, **opts))
+            except MethodRefused as e:
+                if len(methods) == 1:
+                    raise
+                print(f"judgebayes {command}: note ({m}): refused: {e}", file=sys.stderr)
+                refused.append(study._refused_row(m, e, getattr(args, "alpha", 0.05)))
+    report_gate(command, fits)
+    return fits, refused
 
 
 def diagnostics_json(fit) -> dict[str, Any] | None:

@@ -7,8 +7,8 @@ report with PNG figures in ``<stem>_figures/`` beside it.  Stdout gets a short s
 
 JSON output (``--format json``): ``{"report": str (path), "report_format": "markdown" |
 "html", "figures": [str (path), ...], "tables": {"data": [row, ...], "comparison": [row,
-...], "diagnostics": [row, ...], "ppc": [row, ...], "settings": [row, ...]}}``, each row a
-dict of the table's columns (NaN written as null; ``ppc`` absent without NUTS).
+...], "diagnostics": [row, ...], "checks": [row, ...], "settings": [row, ...]}}``, each row
+a dict of the table's columns (NaN written as null; ``checks`` absent without NUTS).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.frames import as_pandas
+from judgebayes.data.frames import as_pandas, group_labels
 from judgebayes.errors import (
     CountError,
     EmptyClassError,
@@ -152,7 +152,10 @@ def normalize_labels(
         Name of the field, used in error messages.
     positive, negative : scalar or iterable, optional
         Override the vocabulary.  With only ``positive``, every other non-missing value
-        is negative; with both, a value in neither raises :class:`LabelError`.
+        is negative; with both, a value in neither raises :class:`LabelError`.  A column
+        none of whose values is ``positive`` and all of whose values are in the usual
+        vocabulary is read by the vocabulary: ``positive=10`` for a 1-10 judge leaves the
+        0/1 human column beside it as it is, instead of making every label negative.
 
     Returns
     -------
@@ -174,6 +177,10 @@ def normalize_labels(
             field=column,
             value=both,
         )
+    if pos is not None and neg is None:
+        keys = {_key(v) for v in raw if not _is_missing(v)}
+        if not keys & pos and keys <= _POSITIVE_WORDS | _NEGATIVE_WORDS:
+            pos = None  # the usual vocabulary: positive= names another column's value
     out = np.empty(len(raw), dtype=float)
     unknown: dict[Any, list] = {}
     for i, v in enumerate(raw):
@@ -444,14 +451,7 @@ def _require_columns(df: pd.DataFrame, cols: dict[str, str | None], frame: str) 
 def _group_labels(df: pd.DataFrame, col: str | None) -> np.ndarray:
     if col is None:
         return np.full(len(df), ALL, dtype=object)
-    g = df[col]
-    if g.isna().any():
-        raise InputError(
-            f"column {col!r}: {int(g.isna().sum())} row(s) have no {col} value",
-            field=col,
-            value=None,
-        )
-    return g.astype(str).to_numpy(dtype=object)
+    return group_labels(df[col], col, col).to_numpy(dtype=object)
 
 
 def counts_from_test_frame(

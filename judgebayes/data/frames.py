@@ -15,7 +15,7 @@ import pandas as pd
 
 from judgebayes.errors import InputError
 
-__all__ = ["as_pandas", "numeric_column"]
+__all__ = ["as_pandas", "group_labels", "numeric_column"]
 
 
 def as_pandas(frame: Any, name: str, *, optional: bool = False):
@@ -73,3 +73,50 @@ def numeric_column(col, name: str) -> np.ndarray:
             value=str(col.iloc[i]),
         )
     return x.to_numpy(dtype=float, na_value=np.nan)
+
+
+def group_labels(col: pd.Series, name: str, role: str) -> pd.Series:
+    """A grouping column (systems, strata, prompts, generators) as string labels.
+
+    Whole numbers read as floats (a blank elsewhere makes pandas read an id column as
+    float) are written without ``.0``.  Refused, by name: a blank value (it would become a
+    unit called "nan"), and values of different types that read as one label (``1`` and
+    ``"1"`` in one column would be pooled into one {role}).
+    """
+    text = col.astype("string").str.strip()
+    blank = text.isna() | text.eq("")
+    if blank.any():
+        i = int(np.flatnonzero(blank.to_numpy(bool))[0])
+        raise InputError(
+            f"column {name!r} (the {role} column): {int(blank.sum())} row(s) have no value "
+            f"(first at row {i})",
+            field=name,
+            value=None,
+        )
+    if pd.api.types.is_float_dtype(col.dtype):
+        x = col.to_numpy(dtype=float)
+        if np.all(x == np.round(x)):
+            return pd.Series(x.astype(np.int64).astype(str), index=col.index)
+    elif col.dtype == object:
+        kinds = pd.DataFrame({"text": text.to_numpy(str), "kind": col.map(_kind).to_numpy()})
+        mixed = kinds.drop_duplicates().duplicated("text", keep=False)
+        if mixed.any():
+            clash = kinds.drop_duplicates()[mixed]
+            label = clash["text"].iloc[0]
+            types = " and ".join(sorted(clash.loc[clash["text"] == label, "kind"]))
+            raise InputError(
+                f"column {name!r} (the {role} column) holds {label!r} as {types}: two values "
+                f"that read as one {role}; make the column one type",
+                field=name,
+                value=label,
+            )
+    return pd.Series(text.to_numpy(str), index=col.index)
+
+
+def _kind(value) -> str:
+    """The kind of a cell, for :func:`group_labels`: numbers are one kind."""
+    if isinstance(value, bool | np.bool_):
+        return "bool"
+    if isinstance(value, int | float | np.integer | np.floating):
+        return "number"
+    return type(value).__name__

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.accuracy import normalize_labels
-from judgebayes.data.frames import as_pandas, numeric_column
+from judgebayes.data.frames import as_pandas, group_labels, numeric_column
 from judgebayes.errors import InputError
 
 __all__ = ["ItemData", "items_from_frame"]
@@ -212,21 +212,9 @@ def _binary(series, column: str, positive: Any) -> np.ndarray:
 
 
 def _codes(df, col: str | None, role: str) -> tuple[np.ndarray, tuple[str, ...]]:
-
     if col is None:
         return np.zeros(len(df), np.int64), ("all",)
-    g = df[col]
-    blank = g.isna().to_numpy()
-    if g.dtype == object:
-        blank = blank | g.astype(str).str.strip().eq("").to_numpy()  # to_numpy may be read-only
-    if blank.any():
-        raise InputError(
-            f"column {col!r} (the {role} column): {int(blank.sum())} row(s) have no value "
-            f"(first at row {int(np.flatnonzero(blank)[0])})",
-            field=col,
-            value=None,
-        )
-    codes, uniques = pd.factorize(g.astype(str), sort=False)
+    codes, uniques = pd.factorize(group_labels(df[col], col, role), sort=False)
     return codes.astype(np.int64), tuple(map(str, uniques))
 
 

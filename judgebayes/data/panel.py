@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.accuracy import normalize_labels
-from judgebayes.data.frames import as_pandas
+from judgebayes.data.frames import as_pandas, group_labels
 from judgebayes.errors import CountError, InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -312,16 +312,7 @@ def panel_from_frames(
         raise InputError("the cells frame has no rows", field="cells", value=0)
     c = cells.copy()
     for col in ("generator", "validator"):
-        blank = c[col].isna() | c[col].astype(str).str.strip().eq("")
-        if blank.any():  # would have become a unit called "nan"
-            raise InputError(
-                f"cells column {col!r}: {int(blank.sum())} row(s) have no {col} name "
-                f"(first at row {int(blank.to_numpy().nonzero()[0][0])})",
-                field=col,
-                value=None,
-            )
-    c["generator"] = c["generator"].astype(str)
-    c["validator"] = c["validator"].astype(str)
+        c[col] = group_labels(c[col], col, col)
     dup = c.duplicated(["generator", "validator"])
     if dup.any():
         r = c[dup].iloc[0]
@@ -408,8 +399,10 @@ def panel_from_items(
     _require(items, [output, generator, validator, verdict], "items")
     df = items[[output, generator, validator, verdict]].copy()
     df.columns = ["output", "generator", "validator", "verdict"]
-    for col in ("output", "generator", "validator"):
-        df[col] = df[col].astype(str)
+    for col, name in zip(
+        ("output", "generator", "validator"), (output, generator, validator), strict=True
+    ):
+        df[col] = group_labels(df[col], name, col)
     df["verdict"] = normalize_labels(items[verdict], column=verdict, positive=positive).values
     has_h = human is not None and human in items.columns
     df["human"] = (

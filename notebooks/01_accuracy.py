@@ -89,10 +89,12 @@ plt.show()
 # space around the mode. The exact posterior and NUTS agree (within Monte-Carlo error), and the
 # Lang-Reiczigel interval is close to both at this sample size.
 #
-# Posterior predictive check of the test count:
+# Every check of the model's assumptions that applies to this fit, in one report: whether
+# the calibrated rates can reach the judged rate (`transfer`) and the test count against the
+# fit's posterior predictive (`ppc`), each with its p-values adjusted within the check (Holm):
 
 # %%
-study.ppc(nuts)
+study.check(nuts).table
 
 # %% [markdown]
 # ## 3. The boundary: where the closed-form interval degenerates

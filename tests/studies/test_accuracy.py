@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 
 import judgebayes as jb
-from judgebayes.errors import ConvergenceWarning, EmptyClassError, InputError, LaplaceError
+from judgebayes.errors import (
+    ConvergenceWarning,
+    EmptyClassError,
+    InputError,
+    LaplaceError,
+    MethodRefused,
+)
 from tests.plots import check_forest, title
 
 NUTS = dict(draws=1000, tune=1000, chains=4)
@@ -85,7 +91,7 @@ def test_compare_table_and_ppc(one_system):
         h["upper"] - h["lower"]
         <= fit.interval().iloc[0].pipe(lambda r: r["upper"] - r["lower"]) + 1e-3
     )
-    ppc = study.ppc(fit)
+    ppc = study.check(fit)["ppc"].table
     assert ppc.loc[0, "observed"] == 620 and ppc.loc[0, "p_value"] > 0.1
     jb.plot_intervals(table)
 
@@ -235,7 +241,7 @@ def test_better_than_chance_is_the_default_and_its_conflict_is_refused():
     lap = s.fit("laplace", random_seed=0).idata.posterior
     assert float((lap["q0"] + lap["q1"]).min()) > 1
     worse = jb.AccuracyStudy.from_counts(k=50, n=100, tn=20, m0=100, tp=30, m1=100)
-    with pytest.raises(InputError, match="excludes the data") as e:
+    with pytest.raises(MethodRefused, match="excludes the data") as e:
         worse.fit("laplace")
     assert e.value.field == "better_than_chance"
     # the closed form needs no prior: NaN with a note, no error
@@ -302,7 +308,7 @@ def test_bad_inputs():
     with pytest.raises(InputError, match="'huge'"):
         jb.AccuracyStudy.from_frames(test, cal, stratum="len")
     s = jb.AccuracyStudy.from_counts(k=[1, 2], n=[10, 10], tn=7, m0=10, tp=9, m1=10)
-    with pytest.raises(InputError, match="one system"):
+    with pytest.raises(MethodRefused, match="one system"):
         s.fit("exact")
     with pytest.raises(InputError, match="method"):
         s.fit("bootstrap")
@@ -377,7 +383,7 @@ def test_the_pooled_strata_model_refuses_laplace_by_name():
         tp=[90, 80], m1=[100, 100], tn=[80, 60], m0=[100, 100], strata=strata
     )
     test = jb.TestCounts(k=[[500, 300]], n=[[1000, 500]], n_missing=[[0, 0]], strata=strata)
-    with pytest.raises(InputError, match="method='nuts'") as e:
+    with pytest.raises(MethodRefused, match="method='nuts'") as e:
         jb.AccuracyStudy(test, cal).fit("laplace")
     assert (e.value.field, e.value.value) == ("method", "laplace")
 

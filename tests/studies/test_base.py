@@ -16,35 +16,13 @@ import pandas as pd
 import pytest
 
 import judgebayes as jb
-from judgebayes.errors import ConvergenceWarning, InputError
+from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.simulate import controlled_benchmark, simulate_panel
-from judgebayes.studies.items import ItemStudy
+from judgebayes.studies import STUDIES
 from tests.plots import check_forest, title
 
-#: every study class's method table, by the key the tests use
-METHODS = {
-    "accuracy": jb.AccuracyStudy.methods,
-    "accuracy.items": ItemStudy.methods,
-    "panel": jb.ValidatorPanel.methods,
-    "ranking": jb.PairwiseRanking.methods,
-}
-
 SMALL = {"draws": 300, "tune": 300, "chains": 2}
-
-
-def _options(family, method):
-    spec = METHODS[family][method]
-    out = {}
-    if "sampler" in spec.options:
-        out["sampler"] = SMALL
-    elif "draws" in spec.options:
-        out["draws"] = 300
-    if "log_likelihood" in spec.options:
-        out["log_likelihood"] = True  # every model that has one stores it (for LOO)
-    if (family, method) == ("accuracy", "nuts"):
-        out["prior_draws"] = 200  # one model's prior groups (each compiles a sampler)
-    return out
 
 
 def _ranking_with_humans():
@@ -56,19 +34,101 @@ def _ranking_with_humans():
     return jb.PairwiseRanking(rk.data, priors=rk.priors, channel=sim.ranking().channel)
 
 
+def _items(**kw):
+    return jb.AccuracyStudy.from_items(jb.simulate_items(400, n_labelled=80, seed=0).frame, **kw)
+
+
+def _covariates():
+    f = jb.simulate_items(300, n_labelled=80, seed=1).frame
+    f["length"] = np.random.default_rng(1).normal(size=len(f))
+    return jb.AccuracyStudy.from_items(f, covariates="length")
+
+
+def _judges():
+    f = jb.simulate_items(300, sensitivity=(0.9, 0.85), specificity=(0.8, 0.75), seed=2).frame
+    return jb.AccuracyStudy.from_items(f, judge=["judge_1", "judge_2"])
+
+
+def _strata():
+    cal = jb.CalibrationCounts(
+        tp=[90, 88], m1=[100, 100], tn=[90, 80], m0=[100, 100], strata=("short", "long")
+    )
+    test = jb.TestCounts(k=[[300, 500]], n=[[1000, 1000]], n_missing=[[0, 0]], strata=cal.strata)
+    return jb.AccuracyStudy(test, cal)
+
+
+def _repeats():
+    runs, _ = jb.simulate_repeats(40, generations=3, runs=2, seed=0)
+    return jb.RepeatsStudy.from_frame(runs)
+
+
+#: one small study of every registered study class (the contract runs every method of each)
+EXAMPLES = {
+    "accuracy.binary": lambda: jb.AccuracyStudy.from_counts(
+        k=620, n=1000, tn=70, m0=100, tp=90, m1=100
+    ),
+    "accuracy.strata": _strata,
+    "accuracy.multiclass": lambda: jb.AccuracyStudy.from_multiclass_counts(
+        [[40, 5, 5], [4, 42, 4], [6, 6, 38]], [[120, 90, 90]], classes=["a", "b", "c"]
+    ),
+    "accuracy.replicates": lambda: jb.studies.accuracy.ReplicateStudy(
+        k=[60, 55, 0], n=[100, 100, 0], tp=[9, 8, 9], m1=[10] * 3, tn=[7, 8, 7], m0=[10] * 3
+    ),
+    # the items design (one frame, blank human label = unlabelled): fits of the accuracy
+    # family, a variant per kind of frame
+    "items.plain": _items,
+    "items.covariates": _covariates,
+    "items.judges": _judges,
+    "items.clustered": lambda: _clustered(),
+    "items.paired": lambda: jb.AccuracyStudy.from_items(
+        jb.simulate_paired(400, seed=0)[0], system="system", item="prompt"
+    ),
+    "panel": lambda: jb.ValidatorPanel(
+        simulate_panel(5, 4, n_outputs=80, n_annotated=3, seed=2, rate_shift=0.0).panel()
+    ),
+    "ranking": lambda: controlled_benchmark(seed=0).ranking(),
+    "ranking.channel": _ranking_with_humans,
+    "repeats": _repeats,
+}
+
+
+def _clustered():
+    sim = jb.simulate_items(400, n_labelled=120, cluster_size=20, icc=0.1, seed=3)
+    return jb.AccuracyStudy.from_items(sim.frame, cluster="cluster")
+
+
+def _concrete() -> list[str]:
+    return [k for k, c in STUDIES.items() if not c.__dict__.get("abstract", False)]
+
+
+def test_every_registered_study_class_has_an_example():
+    assert sorted(EXAMPLES) == sorted(_concrete())
+
+
+#: (study key, method) of every registered method of every concrete study class
+CASES = [(k, m) for k in EXAMPLES for m in STUDIES[k].methods]
+
+
+def _options(key, method):
+    spec = STUDIES[key].methods[method]
+    out = {}
+    if "sampler" in spec.options:
+        out["sampler"] = SMALL
+    elif "draws" in spec.options and spec.engine != "laplace":
+        out["draws"] = 300  # Laplace keeps its default: its importance check wants 200 effective
+    if "log_likelihood" in spec.options:
+        out["log_likelihood"] = True  # every model that has one stores it (for LOO)
+    if (key, method) == ("accuracy.binary", "nuts"):
+        out["prior_draws"] = 200  # one model's prior groups (each compiles a sampler)
+        out["posterior_predictive"] = True
+    return out
+
+
 @pytest.fixture(scope="session")
 def studies():
-    sim = simulate_panel(5, 4, n_outputs=80, n_annotated=3, seed=2, rate_shift=0.0)
-    return {
-        "accuracy": jb.AccuracyStudy.from_counts(k=620, n=1000, tn=70, m0=100, tp=90, m1=100),
-        # the items design (one frame, blank human label = unlabelled): a registry table
-        # of its own whose fits are of the accuracy family
-        "accuracy.items": jb.AccuracyStudy.from_items(
-            jb.simulate_items(400, n_labelled=80, seed=0).frame
-        ),
-        "panel": jb.ValidatorPanel(sim.panel()),
-        "ranking": _ranking_with_humans(),
-    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", jb.FewClustersWarning)
+        return {k: build() for k, build in EXAMPLES.items()}
 
 
 @pytest.fixture(scope="session")
@@ -77,55 +137,59 @@ def all_fits(studies):
     with warnings.catch_warnings():
         # small settings: the gate may fail; the contract, not convergence, is tested here
         warnings.simplefilter("ignore", ConvergenceWarning)
-        for family, study in studies.items():
-            for method in METHODS[family]:
-                fits[(family, method)] = study.fit(
-                    method, random_seed=1, **_options(family, method)
-                )
+        for key, method in CASES:
+            fits[(key, method)] = studies[key].fit(method, random_seed=1, **_options(key, method))
     return fits
 
 
 UNITS = {
     "accuracy": ("theta", "system"),
-    "accuracy.items": ("theta_items", "system"),
     "panel": ("g", "generator"),
     "ranking": ("theta", "item"),
+}
+#: the variants whose quantity is not the family's usual one
+QUANTITIES = {
+    "accuracy.multiclass": ("prevalence", "system"),
+    "accuracy.replicates": ("theta", "replicate"),
+    "repeats": ("variance", "component"),
 }
 #: the comparators of the items design estimate the process rate, and say so
 PROCESS_ONLY = {"ppi", "ppi_plus_plus", "labels_only", "naive", "rogan_gladen"}
 
 
-def _family(table: str) -> str:
-    return table.split(".")[0]
+def _expected(key, method, fit):
+    if key.startswith("items.") and method not in PROCESS_ONLY:
+        return ("theta_items", "system")
+    return QUANTITIES.get(key, UNITS[fit.family])
 
 
-@pytest.mark.parametrize(
-    "family,method", [(f, m) for f in METHODS for m in METHODS[f]], ids=lambda x: str(x)
-)
-def test_every_family_and_method_returns_the_contract(all_fits, family, method):
-    fit = all_fits[(family, method)]
+@pytest.mark.parametrize("key,method", CASES, ids=lambda x: str(x))
+def test_every_registered_study_and_method_returns_the_contract(all_fits, key, method):
+    fit = all_fits[(key, method)]
     assert isinstance(fit, jb.Fit)
-    assert (fit.method, fit.family) == (method, _family(family))
-    if family == "accuracy.items" and method in PROCESS_ONLY:
-        assert (fit.quantity, fit.unit) == ("theta", "system")
+    assert (fit.method, fit.family) == (method, STUDIES[key].family)
+    assert (fit.quantity, fit.unit) == _expected(key, method, fit)
+    if key.startswith("items.") and method in PROCESS_ONLY:
         assert any("process rate" in n for n in fit.notes)
-    else:
-        assert (fit.quantity, fit.unit) == UNITS[family]
     # InferenceData with a posterior of the quantity over the unit, attrs recorded
     post = fit.idata.posterior
     assert fit.quantity in post and fit.unit in post[fit.quantity].dims
     attrs = fit.idata.attrs
-    assert attrs["method"] == method and attrs["family"] == _family(family)
+    assert attrs["method"] == method and attrs["family"] == fit.family
     assert attrs["version"] == jb.__version__ and json.loads(attrs["random_seed"]) == 1
-    for key in ("priors", "sampler"):
-        json.loads(attrs[key])
-    if METHODS[family][method].mcmc:
+    for name in ("priors", "sampler"):
+        json.loads(attrs[name])
+    if STUDIES[key].methods[method].mcmc:
         assert json.loads(attrs["sampler"])["draws"] == SMALL["draws"]
     # the interval frame, indexed by the unit, for both kinds
     for kind in ("equal_tailed", "hdi"):
         iv = fit.interval(alpha=0.1, kind=kind)
         assert list(iv.columns) == ["estimate", "lower", "upper"]
-        assert iv.index.name == fit.unit and list(iv.index) == list(fit.units)
+        if iv.index.nlevels == 1:
+            assert iv.index.name == fit.unit and list(iv.index) == list(fit.units)
+        else:  # a quantity with more dims than the unit (a K-class judge's prevalences)
+            assert iv.index.names[0] == fit.unit
+            assert list(iv.index.levels[0]) == list(fit.units)
         ok = iv.dropna()
         assert np.all(ok["lower"] <= ok["upper"] + 1e-12)
         if iv[["lower", "upper"]].isna().all().all():
@@ -135,7 +199,7 @@ def test_every_family_and_method_returns_the_contract(all_fits, family, method):
     assert d.dims[0] == "sample" and fit.unit in d.dims
     assert d.sizes["sample"] == (1 if fit.is_point else d.sizes["sample"])
     # diagnostics only for MCMC
-    if METHODS[family][method].mcmc:
+    if STUDIES[key].methods[method].mcmc:
         dg = fit.diagnostics
         for name in ("r_hat_max", "ess_bulk_min", "ess_tail_min", "divergences", "passed"):
             assert hasattr(dg, name)
@@ -147,36 +211,36 @@ def test_every_family_and_method_returns_the_contract(all_fits, family, method):
     assert np.isfinite(fit.seconds) and fit.seconds >= 0
 
 
-def test_compare_and_forest_plot_take_every_family(all_fits):
+def test_compare_and_forest_plot_take_every_study(all_fits):
     import matplotlib.pyplot as plt
 
-    for family in METHODS:
-        fits = [f for (fam, _), f in all_fits.items() if fam == family]
+    for key in EXAMPLES:
+        fits = [f for (k, _), f in all_fits.items() if k == key]
         table = jb.compare(fits, alpha=0.1)
         assert list(table.columns) == list(jb.results.COMPARISON_COLUMNS)
-        n_units = len(fits[0].units)
-        assert len(table) == len(fits) * n_units
-        assert set(table["family"]) == {_family(family)}
+        assert len(table) == sum(len(f.interval(0.1)) for f in fits)
+        assert set(table["family"]) == {STUDIES[key].family}
         # R-hat exactly for the MCMC methods of the registry ("nuts/horseshoe" is nuts)
-        mcmc_methods = {m for m, spec in METHODS[family].items() if spec.mcmc}
+        mcmc_methods = {m for m, spec in STUDIES[key].methods.items() if spec.mcmc}
         is_mcmc = table["method"].str.split("/").str[0].isin(mcmc_methods)
-        assert is_mcmc.any()
+        assert is_mcmc.any() == bool(mcmc_methods)
         assert table[is_mcmc]["r_hat"].notna().all()
         assert table[~is_mcmc]["r_hat"].isna().all()
-        pc = jb.plot_forest(fits)
-        shown = title(pc).split(":")[0]
-        assert all(shown in f.idata.posterior for f in fits)
-        check_forest(pc, fits)
-        plt.close("all")
+        if len({(f.quantity, f.unit) for f in fits}) == 1:
+            pc = jb.plot_forest(fits)
+            shown = title(pc).split(":")[0]
+            assert all(shown in f.idata.posterior for f in fits)
+            check_forest(pc, fits)
+            plt.close("all")
 
 
 def test_family_summaries_work_for_every_method_with_draws(all_fits):
-    for (family, _), fit in all_fits.items():
-        if fit.is_point:
+    for (key, _), fit in all_fits.items():
+        if fit.is_point or key in QUANTITIES:
             continue
-        if family.startswith("accuracy"):
+        if fit.family == "accuracy":
             assert fit.prob_best().sum() == pytest.approx(1)
-        elif family == "ranking":
+        elif fit.family == "ranking":
             tk = fit.top_k(3)
             assert tk["p_top_k"].sum() == pytest.approx(3)
             ri = fit.rank_intervals()
@@ -188,7 +252,7 @@ def test_family_summaries_work_for_every_method_with_draws(all_fits):
 def test_study_compare_on_all_three_studies(studies):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        acc = studies["accuracy"].compare(methods=("closed_form", "laplace"))
+        acc = studies["accuracy.binary"].compare(methods=("closed_form", "laplace"))
         pan = studies["panel"].compare(methods=("validator_mean", "veto", "regression"))
         rk = studies["ranking"].compare(methods=("naive", "laplace"))
     assert list(acc["method"]) == ["closed_form", "laplace"]
@@ -203,17 +267,69 @@ def test_studies_hold_no_fit_state(studies):
         assert not hasattr(study, "fits") and not hasattr(study, "last_fits")
 
 
-@pytest.mark.parametrize("family", list(METHODS))
-def test_unknown_method_or_keyword_is_a_typed_error_listing_the_valid_ones(studies, family):
-    study = studies[family]
+@pytest.mark.parametrize("key", list(EXAMPLES))
+def test_unknown_method_or_keyword_is_a_typed_error_listing_the_valid_ones(studies, key):
+    study = studies[key]
     with pytest.raises(InputError, match="method must be one of") as e:
         study.fit("bootstrap")
-    for m in METHODS[family]:
+    for m in STUDIES[key].methods:
         assert m in str(e.value)
-    first = next(iter(METHODS[family]))
+    first = next(iter(STUDIES[key].methods))
     with pytest.raises(InputError, match="takes no keyword 'drawz'") as e:
         study.fit(first, drawz=10)
     assert "random_seed" in str(e.value)
+
+
+@pytest.mark.parametrize("key", list(EXAMPLES))
+def test_compare_never_raises_on_a_registered_refusal(studies, key):
+    """Every method a study class refuses (its own or inherited) is a row with the reason,
+    beside the rows of the methods that fit.
+    """
+    study = studies[key]
+    refused = dict(STUDIES[key].methods.refused)
+    cheap = [m for m, spec in STUDIES[key].methods.items() if spec.engine != "nuts"][:1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        table = study.compare(methods=(*cheap, *refused))
+    for name, reason in refused.items():
+        row = table.set_index("method").loc[[name]].iloc[0]
+        assert row["note"] == f"refused: {reason}" and np.isnan(row["estimate"])
+        with pytest.raises(MethodRefused) as e:
+            study.fit(name)
+        assert e.value.method == name
+        assert e.value.field == study.methods._lookup(name).field
+
+
+def test_refusals_that_depend_on_the_data_are_rows_too():
+    """Refusals raised by a method on the data it was given (not registered up front):
+    the paired model beyond eight systems, the covariate model given item= as well,
+    Laplace on pooled judge rates, exact on several systems of one calibration set.
+    """
+    rng = np.random.default_rng(0)
+    n = 40
+    wide = pd.DataFrame(
+        {
+            "prompt": np.tile(np.arange(n), 9),
+            "system": np.repeat([f"s{i}" for i in range(9)], n),
+            "judge": rng.integers(0, 2, 9 * n),
+            "human": np.where(rng.random(9 * n) < 0.5, rng.integers(0, 2, 9 * n), np.nan),
+        }
+    )
+    many = jb.AccuracyStudy.from_items(wide, item="prompt", system="system")
+    covs = wide.assign(length=rng.normal(size=len(wide)))
+    both = jb.AccuracyStudy.from_items(covs, item="prompt", system="system", covariates="length")
+    two = jb.AccuracyStudy.from_counts(k=[6, 5], n=[10, 10], tn=7, m0=10, tp=9, m1=10)
+    for study, method, field in (
+        (many, "nuts", "system"),
+        (both, "nuts", "item"),
+        (jb.AccuracyStudy.from_items(wide, system="system"), "laplace", "judge_rates"),
+        (two, "exact", "system"),
+    ):
+        with pytest.raises(MethodRefused) as e:
+            study.fit(method)
+        assert e.value.field == field and e.value.method == method
+        table = study.compare(methods=("closed_form", method))
+        assert table.set_index("method").loc[[method], "note"].str.startswith("refused").all()
 
 
 def test_method_spellings_and_seeds():
@@ -304,31 +420,23 @@ def test_point_panel_method_without_interval_says_why(studies):
     assert isinstance(iv, pd.DataFrame) and iv.index.name == "generator"
 
 
-def test_replicate_study_fits_are_the_contract():
-    from judgebayes.studies.accuracy import ReplicateStudy
-
-    rs = ReplicateStudy(
-        k=[60, 55, 0], n=[100, 100, 0], tp=[9, 8, 9], m1=[10, 10, 10], tn=[7, 8, 7],
-        m0=[10, 10, 10],
-    )  # fmt: skip
+def test_replicate_fits_mark_an_undefined_replicate():
+    rs = EXAMPLES["accuracy.replicates"]()
     for m in ("closed_form", "laplace", "nuts"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             f = rs.fit(m, random_seed=0, **({"sampler": SMALL} if m == "nuts" else {}))
-        assert f.unit == "replicate" and list(f.units) == ["0", "1", "2"]
         iv = f.interval()
         assert iv.loc["2"].isna().all()  # no test item: NaN, counted in notes
         assert iv.loc[["0", "1"]].notna().all().all()
         assert any("1 of 3 replicates" in n for n in f.notes)
     with pytest.raises(InputError, match="ReplicateStudy"):
-        rs.fit("exact")
+        EXAMPLES["accuracy.replicates"]().fit("exact")
 
 
-@pytest.mark.parametrize(
-    "family,method", [(f, m) for f in METHODS for m in METHODS[f]], ids=lambda x: str(x)
-)
-def test_every_fit_saves_and_loads_back_as_itself(all_fits, family, method, tmp_path):
-    fit = all_fits[(family, method)]
+@pytest.mark.parametrize("key,method", CASES, ids=lambda x: str(x))
+def test_every_fit_saves_and_loads_back_as_itself(all_fits, key, method, tmp_path):
+    fit = all_fits[(key, method)]
     path = tmp_path / ("fit.zarr" if method == "nuts" else "fit.nc")
     fit.save(path)
     back = jb.load_fit(path)
@@ -345,14 +453,14 @@ def test_every_fit_saves_and_loads_back_as_itself(all_fits, family, method, tmp_
     if fit.interval_fn is not None:  # a closure does not save: its saved levels only
         with pytest.raises(InputError, match="loaded from a file"):
             back.interval(0.07)
-    if family == "ranking" and not fit.is_point:
+    if fit.family == "ranking" and not fit.is_point:
         pd.testing.assert_frame_equal(back.top_k(2), fit.top_k(2))
         pd.testing.assert_frame_equal(back.bias_table(), fit.bias_table())
 
 
 def test_a_fit_is_complete_when_made_and_never_changes(studies):
     # a closed form builds its tree on first use; reading it leaves the fit as it was
-    fit = studies["accuracy.items"].fit("closed_form")
+    fit = studies["items.plain"].fit("closed_form")
     before = dict(fit.__dict__)
     assert fit.idata.attrs["method"] == "closed_form"  # stamped before the fit was made
     assert fit.__dict__ == before
@@ -365,8 +473,8 @@ def test_a_fit_is_complete_when_made_and_never_changes(studies):
 def test_method_options_come_from_the_registered_signature():
     import inspect
 
-    for table in METHODS.values():
-        for m in table.values():
+    for cls in STUDIES.values():
+        for m in cls.methods.values():
             params = inspect.signature(m.fn).parameters
             kw = [n for n, v in params.items() if v.kind == v.KEYWORD_ONLY]
             assert m.options == tuple(n for n in kw if n != "random_seed")
@@ -378,10 +486,13 @@ def test_method_options_come_from_the_registered_signature():
 def test_nuts_trees_carry_the_groups_arviz_reads(all_fits):
     import arviz as az
 
-    fit = all_fits[("accuracy", "nuts")]
+    fit = all_fits[("accuracy.binary", "nuts")]
     assert {"posterior", "sample_stats", "observed_data", "log_likelihood", "prior"} <= set(
         fit.idata.children
     )
+    # the posterior predictive of every observed variable, for arviz-plots' plot_ppc_*
+    assert set(fit.idata.posterior_predictive.data_vars) == {"k_obs", "tp_obs", "tn_obs"}
+    assert fit.idata.posterior_predictive.sizes["draw"] == SMALL["draws"]
     assert "prior_predictive" in fit.idata.children
     assert fit.idata.prior.sizes["draw"] == 200
     # only the model's named variables and their dims: no transformed variable's own dim
@@ -391,12 +502,20 @@ def test_nuts_trees_carry_the_groups_arviz_reads(all_fits):
     assert np.isfinite(loo.elpd)
     # observed variables give observed_data (and log_likelihood when asked for); the
     # marginalised latent-class likelihoods (a Potential) keep their data in constant_data
-    potential = {("panel", "nuts_items"), ("ranking", "judge_error")}
-    for key in [k for k in all_fits if METHODS[k[0]][k[1]].mcmc]:
+    potential = {
+        ("panel", "nuts_items"),
+        ("ranking.channel", "judge_error"),
+        ("items.covariates", "nuts"),
+        ("items.judges", "nuts"),
+        ("items.paired", "nuts"),
+    }
+    for key in [k for k in all_fits if STUDIES[k[0]].methods[k[1]].mcmc]:
         groups = set(all_fits[key].idata.children)
         assert {"sample_stats", "constant_data"} <= groups, key
         if key not in potential:
-            assert {"observed_data", "log_likelihood"} <= groups, key
+            assert "observed_data" in groups, key
+            if "log_likelihood" in STUDIES[key[0]].methods[key[1]].options:
+                assert "log_likelihood" in groups, key
 
 
 def test_compare_shows_a_refused_method_as_a_row_and_fits_the_others():
@@ -413,13 +532,19 @@ def test_compare_shows_a_refused_method_as_a_row_and_fits_the_others():
 
 
 def test_check_gathers_every_check_that_applies(studies, all_fits):
-    acc = studies["accuracy"].check(all_fits[("accuracy", "nuts")])
-    assert set(acc["check"]) == {"transfer", "ppc"}
-    assert list(acc.columns[:6]) == ["check", "unit", "observed", "expected", "p_value", "flagged"]
+    binary = studies["accuracy.binary"]
+    acc = binary.check(all_fits[("accuracy.binary", "nuts")])
+    assert {r.check for r in acc} == {"transfer", "ppc"}
+    assert list(acc.table.columns[:7]) == list(jb.checks.CHECK_COLUMNS)
+    assert all(r.policy == jb.checks.POLICY for r in acc)
     # the data-only check runs without a fit; a point fit adds nothing
-    assert set(studies["accuracy"].check()["check"]) == {"transfer"}
-    assert set(studies["accuracy"].check(all_fits[("accuracy", "closed_form")])["check"]) == {
+    assert {r.check for r in binary.check()} == {"transfer"}
+    assert {r.check for r in binary.check(all_fits[("accuracy.binary", "closed_form")])} == {
         "transfer"
     }
     pan = studies["panel"].check(all_fits[("panel", "nuts")])
-    assert set(pan["check"]) == {"cells"} and pan["flagged"].dtype == bool
+    assert {r.check for r in pan} == {"cells"} and pan.table["flagged"].dtype == bool
+    # every registered check applies to some registered study
+    keys = {k for c in STUDIES.values() for k in c.keys()}
+    for check in jb.checks.registered().values():
+        assert set(check.applies_to) <= keys, check.name

@@ -17,7 +17,7 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.data.items import items_from_frame
-from judgebayes.errors import InputError
+from judgebayes.errors import InputError, MethodRefused
 from judgebayes.inference.accuracy import closed_form as cf
 from judgebayes.inference.accuracy import items as ie
 from tests.plots import check_forest, title
@@ -249,7 +249,7 @@ def test_weights_give_the_hajek_estimate_of_an_unequal_probability_design():
     weighted = ie.double_sampling_items(items_from_frame(f, weights="w"), "process")
     np.testing.assert_allclose(weighted.estimate, plain.estimate, rtol=1e-12)
     np.testing.assert_allclose(weighted.se, plain.se, rtol=1e-12)
-    with pytest.raises(InputError) as e:
+    with pytest.raises(MethodRefused) as e:
         jb.AccuracyStudy.from_items(f, weights="w").fit("exact")
     assert e.value.field == "weights"
 
@@ -517,7 +517,7 @@ def test_several_judges_closed_form_is_double_sampling_over_the_vote_count():
     n_eff = min(draws, ex.info["ess"][0])
     assert abs(x.mean() - mean) < 4 * x.std() / np.sqrt(n_eff)  # 4 Monte-Carlo SEs
     # and the comparators that need one judge's verdicts say so by name
-    with pytest.raises(InputError) as e:
+    with pytest.raises(MethodRefused) as e:
         jb.AccuracyStudy.from_items(f, judge=judges).fit("ppi_plus_plus")
     assert e.value.field == "judge"
 
@@ -601,7 +601,7 @@ def test_few_clusters_warn_and_iid_comparators_refuse_clusters():
     fit = study.fit("closed_form")
     assert "t(G - 1)" in fit.info["estimator"]
     for method in ("ppi", "ppi_plus_plus", "labels_only", "naive", "rogan_gladen"):
-        with pytest.raises(InputError, match="treats items as independent") as e:
+        with pytest.raises(MethodRefused, match="treats items as independent") as e:
             study.fit(method)
         assert e.value.field == "cluster"
     # compare() shows the refusals as rows and still fits the others
@@ -678,7 +678,7 @@ def test_judge_dependence_check_fires_on_correlated_judges_and_not_on_independen
         for r in range(50):
             frame, _ = _correlated_judges(r, tau)
             study = jb.AccuracyStudy.from_items(frame, judge=["j0", "j1", "j2"])
-            table = study.check()
+            table = study.check().table
             assert set(table["check"]) == {"judge_dependence"}
             flagged.append(bool(table["flagged"].any()))
         rates[tau] = np.mean(flagged)
@@ -698,7 +698,7 @@ def test_several_judges_default_to_the_vote_count_posterior_which_covers_when_th
         hits.append(iv["lower"] <= truth <= iv["upper"])
     assert np.mean(hits) >= 0.88
     one = jb.AccuracyStudy.from_items(frame, judge="j0")
-    assert one.default_method == "nuts" and one.check().empty
+    assert one.default_method == "nuts" and one.check().table.empty
 
 
 # ------------------------------------------------------------------ paired systems
@@ -776,7 +776,7 @@ def test_paired_nuts_model_pairs_the_systems_by_their_joint_truth():
     frame, truth, realised = jb.simulate_paired(400, seed=3)
     paired = jb.AccuracyStudy.from_items(frame, system="system", item="prompt", estimand="process")
     assert paired.paired
-    v, h, counts = paired._paired_patterns()
+    v, h, counts = paired._patterns()
     assert counts.sum() == 400 and v.shape == (81, 2)  # the complete table for two systems
     a, b = (frame[frame.system == s].sort_values("prompt") for s in ("A", "B"))
     both = (a["human"].notna().to_numpy()) & (b["human"].notna().to_numpy())
@@ -839,7 +839,7 @@ def test_self_preference_check_flags_a_judge_lenient_on_one_system():
     for spec_b in (0.8, 0.4):
         hits = 0
         for r in range(20):
-            table = jb.AccuracyStudy.from_items(frame(spec_b, r), system="system").check()
+            table = jb.AccuracyStudy.from_items(frame(spec_b, r), system="system").check().table
             assert set(table["check"]) == {"self_preference"}
             hits += bool(table["flagged"].any())
         flagged[spec_b] = hits
@@ -968,9 +968,9 @@ def test_judge_rates_shared_through_a_covariate_correct_a_length_shift():
 
     assert covers(fit)
     assert not covers(plain.fit("nuts", random_seed=4))
-    assert plain.check()["flagged"].any()
-    assert not given.check()["flagged"].any()
-    assert "given length" in given.check()["unit"].iloc[0]
+    assert not plain.check().passed
+    assert given.check().passed
+    assert "given length" in given.check().table["unit"].iloc[0]
 
 
 def test_a_covariate_the_judge_ignores_changes_nothing():
@@ -1031,7 +1031,7 @@ def test_conditional_self_preference_survives_a_near_perfect_judge():
     f.loc[pos, "judge"] = 1
     f.loc[pos[0], "judge"] = 0
     study = jb.AccuracyStudy.from_items(f, system="system", covariates="length")
-    out = study.check()
+    out = study.check().table
     assert len(out) == 2 and np.isfinite(out["p_value"].astype(float)).all()
     assert not out["flagged"].iloc[0]  # sensitivity row: the same on both systems
 

@@ -11,7 +11,7 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.data.panel import panel_from_arrays, panel_from_items
-from judgebayes.errors import ConvergenceWarning, CountError, InputError
+from judgebayes.errors import ConvergenceWarning, CountError, InputError, MethodRefused
 from judgebayes.inference.panel import ensembles as ens
 from judgebayes.inference.panel.regression import fit_regression, regression_loss
 from judgebayes.simulate.panel import simulate_panel
@@ -342,7 +342,7 @@ def test_loo_compares_panel_variants(bayes_fits):
 
 def test_laplace_is_refused_by_name_with_the_method_to_use(sim):
     p = ValidatorPanel(sim.panel())
-    with pytest.raises(InputError, match="nuts") as e:
+    with pytest.raises(MethodRefused, match="nuts") as e:
         p.fit("laplace")
     assert (e.value.field, e.value.value) == ("method", "laplace")
     assert "hierarchical" in str(e.value)
@@ -506,7 +506,7 @@ def test_annotations_without_confusion_counts_are_refused_by_the_bayesian_models
     ann = pd.DataFrame({"generator": ["A"], "n_annotated": [10], "n_valid_human": [9]})
     p = ValidatorPanel.from_frames(cells, ann)
     assert p.data.annotation_overlap == ("A",)
-    with pytest.raises(InputError, match="count them twice") as e:
+    with pytest.raises(MethodRefused, match="count them twice") as e:
         p.fit("nuts")
     assert (e.value.field, e.value.value) == ("annotations", "A")
     assert "annotations_disjoint=True" in str(e.value)
@@ -565,8 +565,8 @@ def test_single_generator_item_model_is_as_accurate_as_dawid_skene_em():
 
 
 def test_cell_checks_flag_an_altered_cell_and_plot_through_arviz(bayes_fits):
-    """check_cells against the fitted data and against a copy with one cell altered; the
-    InferenceData of predictive() carries the same replicates (same seed), and
+    """The cells check against the fitted data and against a copy with one cell altered;
+    the InferenceData of predictive() carries the same replicates (same seed), and
     plot_check draws ArviZ's u-value plot from it."""
     import dataclasses
 
@@ -577,8 +577,8 @@ def test_cell_checks_flag_an_altered_cell_and_plot_through_arviz(bayes_fits):
 
     _, p, held, _, hier = bayes_fits
     d = p.data.calibrate_on(p.data.annotated[1:])
-    table = p.check_cells(hier, data=d)
-    cells = table[table["check"] == "cell"]
+    table = p.with_data(d).check(hier)["cells"].table
+    cells = table[table["count"] == "cell"]
     # the counts the model was fitted to: a cell's predictive p-value below 0.01 is rare
     # (expect ~1% of the cells; a posterior predictive is conservative, so fewer): at most
     # 3%.  6 generators x 8 validators have unannotated verdicts (the annotated
@@ -586,15 +586,16 @@ def test_cell_checks_flag_an_altered_cell_and_plot_through_arviz(bayes_fits):
     # confusion counts against each validator's panel-level rate: this panel was
     # simulated with generator-dependent rates (rate_shift 0.6), which they exist to
     # flag, so they are not held to the 1% rate here
-    assert len(cells) == 48 and cells["flagged"].mean() <= 0.03, cells[cells["flagged"]]
-    rates = table[table["check"] != "cell"]
+    assert len(cells) == 48 and (cells["p_raw"] < 0.01).mean() <= 0.03, cells
+    rates = table[table["count"] != "cell"]
     assert len(rates) == 2 * 4 * 8, rates
     # one cell of the held-out generator altered: every verdict "invalid"
     j = 2
     nv = d.n_valid.copy()
     nv[held, j] = d.tp[held, j] + d.fp[held, j]
     altered = dataclasses.replace(d, n_valid=nv)
-    t2 = p.check_cells(hier, data=altered).set_index(["generator", "validator", "check"])
+    t2 = p.with_data(altered).check(hier)["cells"].table
+    t2 = t2.set_index(["generator", "validator", "count"])
     key = (d.generators[held], d.validators[j], "cell")
     assert t2.loc[key, "flagged"] and t2.loc[key, "p_value"] < 1e-3
     # predictive(): the same replicates as the table's (same seed)
@@ -603,7 +604,7 @@ def test_cell_checks_flag_an_altered_cell_and_plot_through_arviz(bayes_fits):
     rep = idata.posterior_predictive["cell"].values[0]
     obs = idata.observed_data["cell"].values
     pv = np.minimum(1, 2 * np.minimum((rep <= obs).mean(0), (rep >= obs).mean(0)))
-    np.testing.assert_allclose(pv, cells["p_value"].to_numpy())
+    np.testing.assert_allclose(pv, cells["p_raw"].to_numpy())
     pc = jb.plot_check(idata, "cell")
     assert title(pc).startswith("cell: predictive pit")
     plt.close("all")

@@ -381,26 +381,28 @@ def test_check_transfer_flags_rates_that_do_not_carry_over():
         tp=[90, 88], m1=[100, 100], tn=[90, 20], m0=[100, 100], strata=strata
     )
     test = jb.TestCounts(k=[[300, 500]], n=[[1000, 1000]], n_missing=[[0, 0]], strata=strata)
-    t = jb.AccuracyStudy(test, cal).check_transfer().set_index(["unit", "count"])
+    t = jb.AccuracyStudy(test, cal).check()["transfer"].table.set_index(["unit", "count"])
     # the judge's specificity collapses on long answers: calibrated on "short", 20/100 has
     # predictive BetaBin(100, 91, 11), mean 89; the sensitivities agree (90 vs 88)
     assert t.loc[("long", "tn"), "flagged"] and t.loc[("long", "tn"), "p_value"] < 1e-6
     assert not t.loc[("long", "tp"), "flagged"] and not t.loc[("short", "tp"), "flagged"]
     ref = stats.betabinom(100, 91, 11)
-    assert t.loc[("long", "tn"), "p_value"] == pytest.approx(2 * ref.cdf(20))
+    assert t.loc[("long", "tn"), "p_raw"] == pytest.approx(2 * ref.cdf(20))
+    # Holm over the four rows: the smallest p-value times 4
+    assert t.loc[("long", "tn"), "p_value"] == pytest.approx(min(1.0, 4 * 2 * ref.cdf(20)))
     # binary: with (nearly) known rates q0 = 0.7, q1 = 0.9 a judged rate must lie in
     # [0.3, 0.9]; reference: K ~ Bin(n, p), p uniform on [0.3, 0.9], by quadrature
     m = 1_000_000
     for k, flagged in ((600, False), (150, True)):
         s = jb.AccuracyStudy.from_counts(k, 1000, tn=700_000, m0=m, tp=900_000, m1=m)
-        row = s.check_transfer().iloc[0]
+        row = s.check()["transfer"].table.iloc[0]
         lo = integrate.quad(lambda p, k=k: stats.binom.cdf(k, 1000, p), 0.3, 0.9, points=[k / 1000])
         hi = integrate.quad(
             lambda p, k=k: stats.binom.sf(k - 1, 1000, p), 0.3, 0.9, points=[k / 1000]
         )
         ref_p = min(1.0, 2 * min(lo[0], hi[0]) / 0.6)
         # Monte-Carlo over 20,000 draws of p: relative error ~1-2% of the tail mass
-        assert row["p_value"] == pytest.approx(ref_p, rel=0.05, abs=1e-4)
+        assert row["p_raw"] == pytest.approx(ref_p, rel=0.05, abs=1e-4)
         assert row["flagged"] == flagged
 
 

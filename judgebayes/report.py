@@ -191,6 +191,13 @@ class Report:
                 field="format",
                 value=format,
             )
+        if path.is_dir():
+            raise InputError(
+                f"the report path {str(path)!r} is a directory; give a file name ending in "
+                ".md or .html",
+                field="path",
+                value=str(path),
+            )
         path.parent.mkdir(parents=True, exist_ok=True)
         fig_dir = path.parent / f"{path.stem}_figures"
         figures = []

@@ -84,8 +84,13 @@ def run(args) -> str:
                 field=opt,
                 value=getattr(args, opt),
             )
+    from judgebayes.inference.nuts import quiet_engine_warnings
+
     study = study_from_args(args)  # the public constructor, with its refusals
-    table = accuracy_table(study, alpha=args.alpha)
+    with quiet_engine_warnings():  # the mirror's note is said here, in one line
+        table = accuracy_table(study, alpha=args.alpha)
+    if (note := study._mirror_note(posterior=False)) is not None:
+        print(f"judgebayes accuracy: note: {note}", file=sys.stderr)
     rows = table.to_dict("records")
     level = f"{100 * (1 - args.alpha):g}%"
     comparison, pairwise, diagnostics = _bayes_sections(study, args)

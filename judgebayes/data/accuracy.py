@@ -614,6 +614,14 @@ class MulticlassCounts:
         object.__setattr__(self, "n_missing_test", np.asarray(miss, dtype=np.int64))
 
 
+def _class_key(value) -> str:
+    """A class label as text, whole numbers without ``.0`` (``2.0`` and ``2`` are one)."""
+    key = str(value).strip()
+    if key.endswith(".0") and key[:-2].lstrip("-").isdigit():
+        key = key[:-2]
+    return key
+
+
 def _class_labels(series: pd.Series, classes: tuple[str, ...], column: str) -> np.ndarray:
     """Index of each label in ``classes`` (-1 where missing); unknown labels raise."""
     idx = {c: i for i, c in enumerate(classes)}
@@ -622,9 +630,7 @@ def _class_labels(series: pd.Series, classes: tuple[str, ...], column: str) -> n
     for i, v in enumerate(series.tolist()):
         if _is_missing(v):
             continue
-        key = str(v).strip()
-        if key.endswith(".0") and key[:-2].lstrip("-").isdigit():
-            key = key[:-2]
+        key = _class_key(v)
         if key in idx:
             out[i] = idx[key]
         else:
@@ -653,9 +659,8 @@ def counts_from_multiclass_frames(
     _require_columns(calibration_df, {"human": human, "judge": judge}, "calibration")
     _require_columns(test_df, {"judge": judge, "system": system}, "test")
     if classes is None:
-        seen = calibration_df[human].dropna().astype(str).str.strip()
-        classes = tuple(sorted(set(seen)))
-    classes = tuple(str(c) for c in classes)
+        classes = sorted(set(calibration_df[human].dropna().map(_class_key)))
+    classes = tuple(dict.fromkeys(_class_key(c) for c in classes))
     kk = len(classes)
     h = _class_labels(calibration_df[human], classes, human)
     j = _class_labels(calibration_df[judge], classes, judge)

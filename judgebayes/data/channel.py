@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.frames import as_pandas
-from judgebayes.data.ranking import ParsedPairs, _col, _ids, outcome_codes, parse_pairs
+from judgebayes.data.ranking import ParsedPairs, _col, outcome_codes, parse_pairs
 from judgebayes.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -274,9 +274,8 @@ def channel_from_frames(
     av, bv, y = parsed.first, parsed.second, parsed.outcome
     judge = parsed.columns["judge"]
     h = outcome_codes(
-        _ids(_col(df, human, "comparisons")), av, bv, human,
-        blank="missing", tie_words=HUMAN_TIE_WORDS,
-    )  # fmt: skip
+        _col(df, human, "comparisons"), av, bv, human, blank="missing", tie_words=HUMAN_TIE_WORDS
+    )
     if parsed.judge is not None:
         judge_names, jidx = parsed.judges, parsed.judge
     else:

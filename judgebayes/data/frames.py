@@ -15,7 +15,7 @@ import pandas as pd
 
 from judgebayes.errors import InputError
 
-__all__ = ["as_pandas", "group_labels", "numeric_column"]
+__all__ = ["as_pandas", "group_labels", "not_scalar", "numeric_column"]
 
 
 def as_pandas(frame: Any, name: str, *, optional: bool = False):
@@ -58,11 +58,29 @@ def as_pandas(frame: Any, name: str, *, optional: bool = False):
     return frame
 
 
+def not_scalar(col, name: str) -> InputError:
+    """The error for a column whose cells are lists, arrays or mappings (a Polars list
+    column, a JSON field): it names the column and the first such row.
+    """
+    nested = col.map(lambda v: np.ndim(v) > 0 or isinstance(v, dict)).to_numpy(bool)
+    i = int(np.flatnonzero(nested)[0]) if nested.any() else 0
+    return InputError(
+        f"column {name!r}: row {i} holds {type(col.iloc[i]).__name__} "
+        f"{str(col.iloc[i])[:40]!r}, not one value; each cell of this column is one "
+        "label or number",
+        field=name,
+        value=str(col.iloc[i])[:40],
+    )
+
+
 def numeric_column(col, name: str) -> np.ndarray:
     """A numeric column as floats; a value that is not a number is named, not made NaN
     (blanks stay NaN: the caller decides whether a blank is allowed).
     """
-    x = pd.to_numeric(col, errors="coerce")
+    try:
+        x = pd.to_numeric(col, errors="coerce")
+    except TypeError:
+        raise not_scalar(col, name) from None
     bad = x.isna() & col.notna() & col.astype(str).str.strip().ne("")
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])

@@ -27,6 +27,7 @@ Rows whose verdict is missing are not evaluated items: they are counted per syst
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.accuracy import normalize_labels
-from judgebayes.data.frames import as_pandas, group_labels, numeric_column
+from judgebayes.data.frames import as_pandas, group_labels, not_scalar, numeric_column
 from judgebayes.errors import InputError
 
 __all__ = ["ItemData", "items_from_frame"]
@@ -109,14 +110,14 @@ class ItemData:
         """How many judges scored every item (1 unless ``judge=`` named several)."""
         return 1 if self.votes is None else int(self.votes.shape[1])
 
-    @property
+    @functools.cached_property
     def category(self) -> np.ndarray:
         """Each item's verdict category: the verdict (one judge) or the positive votes."""
         return self.judge.astype(np.int64)
 
-    @property
+    @functools.cached_property
     def labelled(self) -> np.ndarray:
-        """Mask of items with a human label."""
+        """Mask of items with a human label (computed once: the data never change)."""
         return ~np.isnan(self.human)
 
     def cells(self) -> dict[str, np.ndarray]:
@@ -193,7 +194,10 @@ def _binary(series, column: str, positive: Any) -> np.ndarray:
     if positive is None and (
         pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_numeric_dtype(series.dtype)
     ):
-        x = series.to_numpy(dtype=float, na_value=np.nan)
+        if series.dtype.kind in "fiub":  # numpy dtypes: NaN is already the missing value
+            x = series.to_numpy().astype(float, copy=False)
+        else:  # nullable (Int64, boolean): pd.NA to NaN
+            x = series.to_numpy(dtype=float, na_value=np.nan)
         bad = ~np.isnan(x) & (x != 0) & (x != 1)
         if bad.any():
             first = x[bad][0]
@@ -204,7 +208,10 @@ def _binary(series, column: str, positive: Any) -> np.ndarray:
                 value=float(first),
             )
         return x
-    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    try:
+        codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    except TypeError:  # unhashable cells: lists, arrays
+        raise not_scalar(series, column) from None
     if len(uniques) == 0:  # every value missing (found by tests/data/test_fuzz.py)
         return np.full(len(series), np.nan)
     values = normalize_labels(list(uniques), column=column, positive=positive).values
@@ -351,8 +358,12 @@ def items_from_frame(
                 field=role,
                 value=col,
             )
-    vmat = np.column_stack([_binary(items[j], j, positive) for j in judges])
-    v = vmat.sum(1)  # NaN where any judge is missing
+    if len(judges) == 1:
+        v = _binary(items[judges[0]], judges[0], positive)
+        vmat = v[:, None]
+    else:
+        vmat = np.column_stack([_binary(items[j], j, positive) for j in judges])
+        v = vmat.sum(1)  # NaN where any judge is missing
     h = _binary(items[human], human, positive)
     sys_codes, systems = _codes(items, system, "system")
     keep = ~np.isnan(v)
@@ -410,7 +421,11 @@ def items_from_frame(
                 value=items[weights].iloc[i],
             )
         w = np.where(lab, w, np.nan)
-    if mult is None:
+    if mult is None and keep.all():
+
+        def rows(a):
+            return a
+    elif mult is None:
 
         def rows(a):
             return a[keep]

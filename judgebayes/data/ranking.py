@@ -31,6 +31,8 @@ of all shown responses (both columns pooled).  The scale is kept in
 
 from __future__ import annotations
 
+import functools
+
 import json
 import warnings
 from collections.abc import Sequence
@@ -128,6 +130,11 @@ class PairwiseData:
     def n_items(self) -> int:
         """Number of items."""
         return len(self.items)
+
+    @functools.cached_property
+    def components(self) -> np.ndarray:
+        """Connected component of each item in the comparison graph (computed once)."""
+        return component_labels(self.n_items, self.first, self.second)
 
     @property
     def n(self) -> int:
@@ -373,18 +380,22 @@ def _col(df, name: str, where: str):
     return df[name]
 
 
-def _ids(col):
-    """Item ids as stripped strings; whole numbers read as floats (a blank winner makes
-    pandas read the column as float) are written without ``.0``, so ``1.0`` is item ``1``.
+def _clean(value) -> str:
+    """One id as its stripped text; a whole number read as a float is written without
+    ``.0`` (a blank winner makes pandas read an id column as float: ``1.0`` is item ``1``).
     """
-    if pd.api.types.is_float_dtype(col.dtype):
-        x = col.to_numpy(dtype=float, na_value=np.nan)
-        whole = np.isnan(x) | (x == np.round(x))
-        if whole.all():
-            col = pd.Series(
-                [None if np.isnan(v) else str(int(v)) for v in x], index=col.index, dtype="string"
-            )
-    return col.astype("string").str.strip()
+    if isinstance(value, float | np.floating) and np.isfinite(value) and value == np.round(value):
+        return str(int(value))
+    return str(value).strip()
+
+
+def _ids(col) -> pd.Series:
+    """Item ids as stripped strings (``None`` where missing), cleaned once per distinct
+    value (:func:`_clean`), so a column of millions of rows costs one hash pass.
+    """
+    codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    labels = np.array([*(_clean(u) for u in uniques), None], dtype=object)
+    return pd.Series(labels[codes], index=col.index, dtype=object)
 
 
 def outcome_codes(values, a, b, field: str, *, blank: str = "tie", tie_words=_TIE_WORDS):
@@ -396,9 +407,12 @@ def outcome_codes(values, a, b, field: str, *, blank: str = "tie", tie_words=_TI
     labelled the comparison).  Anything else that names neither shown item nor a tie word
     is an :class:`InputError` naming the row.
     """
-    sv = values.astype("string").str.strip().fillna("").to_numpy(dtype=object).astype(str)
-    empty = sv == ""
-    tie = np.isin(np.char.lower(sv), list(tie_words)) & ~empty
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    labels = [_clean(u) for u in uniques]
+    is_tie = np.array([*(lab.lower() in tie_words for lab in labels), False])
+    is_empty = np.array([*(lab == "" for lab in labels), True])
+    sv = np.array([*labels, ""], dtype=object)[codes]
+    empty, tie = is_empty[codes], is_tie[codes]
     won_a, won_b = sv == a, sv == b
     bad = ~(won_a | won_b | tie | empty)
     if bad.any():
@@ -420,20 +434,37 @@ def outcome_codes(values, a, b, field: str, *, blank: str = "tie", tie_words=_TI
 
 @dataclass(frozen=True)
 class ParsedPairs:
-    """The comparisons frame's shared columns, read once: the shown items (strings, in
-    presentation order), the winner's outcome code (:func:`outcome_codes`) and the judges.
+    """The comparisons frame's shared columns, read once: the shown items (codes into
+    ``labels``, the distinct ids as cleaned strings), the winner's outcome code
+    (:func:`outcome_codes`) and the judges.
 
     Both readers of a comparisons frame (:func:`pairwise_from_frames` and
     :func:`judgebayes.data.channel.channel_from_frames`) take it, so a study built from one
     frame parses its columns once.
     """
 
-    first: np.ndarray
-    second: np.ndarray
+    first_code: np.ndarray
+    second_code: np.ndarray
+    labels: np.ndarray
     outcome: np.ndarray
     judges: tuple[str, ...] | None
     judge: np.ndarray | None
     columns: dict[str, str | None]
+
+    @property
+    def first(self) -> np.ndarray:
+        """The first-shown item's id on every row."""
+        return self.labels[self.first_code]
+
+    @property
+    def second(self) -> np.ndarray:
+        """The second-shown item's id on every row."""
+        return self.labels[self.second_code]
+
+    def codes_in(self, items) -> tuple[np.ndarray, np.ndarray]:
+        """(first, second) as indices into ``items`` (-1 where an id is not among them)."""
+        lut = np.append(pd.Index(items).get_indexer(self.labels), -1)
+        return lut[self.first_code], lut[self.second_code]
 
 
 def parse_pairs(
@@ -445,33 +476,43 @@ def parse_pairs(
     judge: str | None = None,
 ) -> ParsedPairs:
     """Read ``first``, ``second``, ``winner`` and ``judge`` (default: a ``"judge"`` column
-    when there is one) of a comparisons frame, with one typed error per bad cell.
+    when there is one) of a comparisons frame, with one typed error per bad cell.  The two
+    id columns are hashed in one pass and each distinct id cleaned once (:func:`_clean`).
     """
     df = as_pandas(comparisons, "comparisons")
     if len(df) == 0:
         raise InputError("comparisons is empty", field="comparisons", value=0)
-    a = _ids(_col(df, first, "comparisons"))
-    b = _ids(_col(df, second, "comparisons"))
-    for name, col in ((first, a), (second, b)):
-        if col.isna().any() or (col == "").any():
-            row = int(np.flatnonzero((col.isna() | (col == "")).to_numpy(bool))[0])
+    cols = [_col(df, name, "comparisons") for name in (first, second)]
+    n = len(df)
+    codes, uniques = pd.factorize(
+        np.concatenate([c.to_numpy(dtype=object) for c in cols]), use_na_sentinel=True
+    )
+    cleaned = np.array([_clean(u) for u in uniques], dtype=object)
+    labels, relabel = np.unique(cleaned, return_inverse=True) if len(cleaned) else (cleaned, [])
+    relabel = np.append(np.asarray(relabel, np.int64), -1)  # -1: a missing id
+    empty = np.append(labels == "", True)
+    codes = relabel[codes]
+    for k, name in enumerate((first, second)):
+        part = codes[k * n : (k + 1) * n]
+        missing = empty[part]
+        if missing.any():
+            row = int(np.flatnonzero(missing)[0])
             raise InputError(
                 f"column {name!r}: missing item id in row {row}", field=name, value=None
             )
-    av, bv = a.to_numpy(dtype=object).astype(str), b.to_numpy(dtype=object).astype(str)
-    code = outcome_codes(_ids(_col(df, winner, "comparisons")), av, bv, winner)
+    fc, sc = codes[:n], codes[n:]
+    code = outcome_codes(_col(df, winner, "comparisons"), labels[fc], labels[sc], winner)
     if judge is None and "judge" in df.columns:
         judge = "judge"
     judge_idx, judge_names = None, None
     if judge is not None:
-        jcol = _col(df, judge, "comparisons").astype("string")
+        jcol = _col(df, judge, "comparisons")
         if jcol.isna().any():
             raise InputError(f"column {judge!r}: missing judge name", field=judge, value=None)
-        judge_names = tuple(sorted(set(jcol.tolist())))
-        jmap = {v: i for i, v in enumerate(judge_names)}
-        judge_idx = np.array([jmap[v] for v in jcol], dtype=np.int64)
+        jc, uniques = pd.factorize(jcol.astype(str), sort=True)
+        judge_names, judge_idx = tuple(uniques), jc.astype(np.int64)
     columns = {"first": first, "second": second, "winner": winner, "judge": judge}
-    return ParsedPairs(av, bv, code, judge_names, judge_idx, columns)
+    return ParsedPairs(fc, sc, labels, code, judge_names, judge_idx, columns)
 
 
 def pairwise_from_frames(
@@ -523,7 +564,6 @@ def pairwise_from_frames(
         covariates = [covariates]
     if parsed is None:
         parsed = parse_pairs(comparisons, first=first, second=second, winner=winner, judge=judge)
-    av, bv = parsed.first, parsed.second
     if items is not None:
         ids = _ids(_col(items, item, "items"))
         dup = ids[ids.duplicated()]
@@ -535,19 +575,18 @@ def pairwise_from_frames(
             )
         item_ids = tuple(str(v) for v in ids)
     else:
-        item_ids = tuple(sorted(set(av.tolist()) | set(bv.tolist())))
-    index = {v: i for i, v in enumerate(item_ids)}
-    for name, col in ((first, av), (second, bv)):
-        unknown = sorted(set(col.tolist()) - set(index))
-        if unknown:
+        used = np.unique(np.concatenate([parsed.first_code, parsed.second_code]))
+        item_ids = tuple(parsed.labels[used].tolist())  # sorted: the labels are
+    fi, si = parsed.codes_in(item_ids)
+    for name, code, idx in ((first, parsed.first_code, fi), (second, parsed.second_code, si)):
+        if (idx < 0).any():
+            unknown = sorted(set(parsed.labels[code[idx < 0]].tolist()))
             raise InputError(
                 f"column {name!r}: unknown item id {unknown[0]!r} "
                 f"({len(unknown)} id(s) not in the items table)",
                 field=name,
                 value=unknown[0],
             )
-    fi = np.array([index[v] for v in av], dtype=np.int64)
-    si = np.array([index[v] for v in bv], dtype=np.int64)
     code = parsed.outcome
     y = np.where(code == 0, 1.0, np.where(code == 1, 0.0, np.nan))
     judge_idx, judge_names = parsed.judge, parsed.judges
@@ -633,10 +672,6 @@ def component_labels(n_items: int, first: np.ndarray, second: np.ndarray) -> np.
     return connected_components(g, directed=False)[1]
 
 
-def _components(n_items: int, first: np.ndarray, second: np.ndarray) -> int:
-    return int(component_labels(n_items, first, second).max(initial=-1) + 1)
-
-
 def difference_matrix(data: PairwiseData):
     """Sparse (n, n_items) matrix with +1 at the first-shown and -1 at the second item."""
     n = data.n
@@ -658,14 +693,15 @@ def _explained_by_differences(data: PairwiseData, col: np.ndarray) -> float:
     return 1.0 - float(resid @ resid) / total if total > 0 else 1.0
 
 
-def identifiability_report(data: PairwiseData) -> IdentifiabilityReport:
+def identifiability_report(data: PairwiseData, *, position: bool = True) -> IdentifiabilityReport:
     """Check which parameters the design identifies (Prop. 2 of Xu et al., made exact).
 
     The paper's conditions (i) same-covariate comparisons, (ii) a cross-covariate
     comparison and (iii) both presentation orders are reported for binary item
     covariates; the exact statement is a rank condition, checked per column: a
     coefficient is identified by the likelihood iff its column of the design is not a
-    combination of the item-difference columns.
+    combination of the item-difference columns.  ``position=False`` (a model without the
+    position term) skips its check.
     """
     problems: list[str] = []
     if data.n == 0:
@@ -673,15 +709,16 @@ def identifiability_report(data: PairwiseData) -> IdentifiabilityReport:
             data.n_items, False, dict.fromkeys(data.covariates, False), 0, {}, {},
             ["there are no comparisons"],
         )  # fmt: skip
-    comps = _components(data.n_items, data.first, data.second)
+    comps = int(data.components.max(initial=-1) + 1)
     if comps > 1:
         problems.append(
             f"the comparison graph has {comps} disconnected parts: quality differences "
             "between them are set by the prior alone"
         )
-    pairs_fwd = set(zip(data.first.tolist(), data.second.tolist(), strict=True))
-    both = sum(1 for a, b in pairs_fwd if (b, a) in pairs_fwd and a < b)
-    pos_r2 = _explained_by_differences(data, np.ones(data.n))
+    n = data.n_items
+    fwd = np.unique(data.first.astype(np.int64) * n + data.second)
+    both = int(np.isin(fwd, (fwd % n) * n + fwd // n).sum() // 2)
+    pos_r2 = _explained_by_differences(data, np.ones(data.n)) if position else 0.0
     pos_ok = pos_r2 < 1 - 1e-9
     if not pos_ok:
         problems.append(
@@ -731,7 +768,7 @@ def identifiability_report(data: PairwiseData) -> IdentifiabilityReport:
 
 def warn_identifiability(data: PairwiseData, *, position: bool = True) -> IdentifiabilityReport:
     """Run :func:`identifiability_report` and warn once with its problems."""
-    rep = identifiability_report(data)
+    rep = identifiability_report(data, position=position)
     problems = rep.problems if position else [p for p in rep.problems if "kappa" not in p]
     if problems:
         warnings.warn(

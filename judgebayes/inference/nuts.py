@@ -19,6 +19,7 @@ hint, and the diagnostics are stored on the result.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 import warnings
 from collections.abc import Callable
@@ -402,6 +403,8 @@ def sample_nuts(
         ``backend``, ``compile_seconds``, ``sample_seconds``, ``cache_hit``.
     """
     cfg = sampler or SamplerConfig()
+    if posterior_predictive:
+        _replicable(spec.build())  # refused before any sampling
     draws, tune, chains = cfg.draws, cfg.tune, cfg.chains
     target_accept, backend = cfg.target_accept, cfg.backend
     seed = None if random_seed is None else int(random_seed)
@@ -544,10 +547,8 @@ def add_log_likelihood(idata, model, var_names: list[str] | None = None):
     return idata
 
 
-def add_posterior_predictive(idata, model, seed: int | None):
-    """Add ``posterior_predictive``: one replicate of each observed variable per draw."""
-    import pymc as pm
-
+def _replicable(model) -> None:
+    """A model with an observed variable to replicate, or a refusal naming the option."""
     if not model.observed_RVs:
         raise MethodRefused(
             "this model's likelihood is a pm.Potential (a marginal over latent labels or "
@@ -556,15 +557,28 @@ def add_posterior_predictive(idata, model, seed: int | None):
             field="posterior_predictive",
             value=True,
         )
-    with warnings.catch_warnings(), model:
-        warnings.simplefilter("ignore", UserWarning)
-        pp = pm.sample_posterior_predictive(
-            idata,
-            var_names=[v.name for v in model.observed_RVs],
-            random_seed=seed,
-            progressbar=False,
-            return_inferencedata=True,
-        )
+
+
+def add_posterior_predictive(idata, model, seed: int | None):
+    """Add ``posterior_predictive``: one replicate of each observed variable per draw."""
+    import pymc as pm
+
+    _replicable(model)
+    log = logging.getLogger("pymc")
+    level = log.level
+    log.setLevel(logging.WARNING)  # not its "Sampling: [...]" line
+    try:
+        with warnings.catch_warnings(), model:
+            warnings.simplefilter("ignore", UserWarning)
+            pp = pm.sample_posterior_predictive(
+                idata,
+                var_names=[v.name for v in model.observed_RVs],
+                random_seed=seed,
+                progressbar=False,
+                return_inferencedata=True,
+            )
+    finally:
+        log.setLevel(level)
     idata["posterior_predictive"] = pp["posterior_predictive"].to_dataset()
     return idata
 

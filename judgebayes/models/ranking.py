@@ -329,14 +329,33 @@ def bradley_terry_model(
                 u = pt.switch(pt.eq(value, 0), half, pt.switch(pt.eq(value, 1), -half, log_nu_))
                 return u - lse
 
-            pm.CustomDist("y", eta, log_nu, logp=davidson_logp, observed=yc, dims="comparison")
+            def davidson_random(eta_, log_nu_, rng=None, size=None):
+                # the three outcomes by their softmax (for the posterior predictive)
+                u = np.stack([eta_ / 2, -eta_ / 2, np.broadcast_to(log_nu_, np.shape(eta_))], -1)
+                p = np.exp(u - np.logaddexp.reduce(u, axis=-1, keepdims=True))
+                draw = rng.random(size if size is not None else np.shape(eta_))[..., None]
+                return np.minimum((draw > np.cumsum(p, -1)).sum(-1), 2)
+
+            pm.CustomDist(
+                "y",
+                eta,
+                log_nu,
+                logp=davidson_logp,
+                random=davidson_random,
+                observed=yc,
+                dims="comparison",
+            )
         elif half_ties:
 
             def logp(value, eta_):
                 # log sigma(eta) = -log1pexp(-eta), stable in both tails
                 return -value * pm.math.log1pexp(-eta_) - (1 - value) * pm.math.log1pexp(eta_)
 
-            pm.CustomDist("y", eta, logp=logp, observed=yd, dims="comparison")
+            def half_random(eta_, rng=None, size=None):
+                # a replicate is a win or a loss (a half win is the data's, not the model's)
+                return (rng.random(size) < 1 / (1 + np.exp(-np.asarray(eta_)))) * 1.0
+
+            pm.CustomDist("y", eta, logp=logp, random=half_random, observed=yd, dims="comparison")
         else:
             pm.Bernoulli("y", logit_p=eta, observed=yd, dims="comparison")
     return model

@@ -203,8 +203,11 @@ def _closed_form(study: RepeatsStudy, *, random_seed=None) -> FitParts:
     m_i = np.bincount(pc, weights=k / runs, minlength=n_p) / n_g
     se = float(m_i.std(ddof=1) / np.sqrt(n_p))
 
+    seen = np.isfinite(boot).any(0)  # a component the design does not identify: NaN
+
     def interval(alpha):
-        lo, hi = np.nanquantile(boot, [alpha / 2, 1 - alpha / 2], axis=0)
+        lo, hi = np.full((2, boot.shape[1]), np.nan)
+        lo[seen], hi[seen] = np.nanquantile(boot[:, seen], [alpha / 2, 1 - alpha / 2], axis=0)
         return lo, hi
 
     return FitParts(

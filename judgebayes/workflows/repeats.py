@@ -177,7 +177,23 @@ def plan_repeats(
             isinstance(v, int | float) and not isinstance(v, bool) and np.isfinite(v) and v > 0
         ):
             raise InputError(f"{name} must be a number > 0; got {v!r}", field=name, value=v)
+    need = {"component", "variance"}
+    if not isinstance(split, pd.DataFrame) or not need <= set(split.columns):
+        raise InputError(
+            "split must be the table variance_split returns (columns component, variance, "
+            f"...); got {type(split).__name__} with columns {list(getattr(split, 'columns', []))}",
+            field="split",
+            value=type(split).__name__,
+        )
     d = dict(split.attrs.get("design", {}) if design is None else design)
+    keys = ("prompts", "generations_per_prompt", "runs_per_generation")
+    if not all(k in d for k in keys):
+        raise InputError(
+            f"plan_repeats needs the design ({', '.join(keys)}): give design=, or the table "
+            "variance_split returns (which carries it)",
+            field="design",
+            value=sorted(d),
+        )
     n_i = float(check_count(round(d["prompts"]), "prompts"))
     n_g, n_r = float(d["generations_per_prompt"]), float(d["runs_per_generation"])
     v = split.set_index("component")["variance"].fillna(0.0)

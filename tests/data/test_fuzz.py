@@ -49,7 +49,7 @@ def frames(draw, required=()):
 def _typed_or_valid(call, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeBayesWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("error", RuntimeWarning)  # no numpy warning reaches a user
         try:
             result = call()
         except JudgeBayesError:

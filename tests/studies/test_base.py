@@ -548,3 +548,31 @@ def test_check_gathers_every_check_that_applies(studies, all_fits):
     keys = {k for c in STUDIES.values() for k in c.keys()}
     for check in jb.checks.registered().values():
         assert set(check.applies_to) <= keys, check.name
+
+
+@pytest.mark.parametrize("key", ["accuracy.binary", "items.plain", "panel", "ranking", "repeats"])
+def test_every_family_gives_arviz_its_posterior_predictive(studies, all_fits, key):
+    """A NUTS fit asked for it carries the posterior_predictive group (one replicate of each
+    observed variable per draw), which arviz-plots' plot_ppc_* read; a model whose
+    likelihood is a Potential refuses it by name.
+    """
+    import arviz as az
+    import matplotlib.pyplot as plt
+
+    assert all_fits[(key, "nuts")] is not None  # compiled: only sampling here
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fit = studies[key].fit("nuts", random_seed=2, sampler=SMALL, posterior_predictive=True)
+    pp = fit.idata.posterior_predictive
+    obs = fit.idata.observed_data
+    assert set(pp.data_vars) <= set(obs.data_vars) and len(pp.data_vars) >= 1
+    name = next(iter(pp.data_vars))
+    assert pp[name].sizes["draw"] == SMALL["draws"] and pp[name].sizes["chain"] == 2
+    az.plot_ppc_dist(fit.idata, var_names=[name], backend="matplotlib")
+    plt.close("all")
+
+
+def test_a_potential_likelihood_refuses_the_posterior_predictive_by_name(studies):
+    with pytest.raises(MethodRefused, match="Potential") as e:
+        studies["items.paired"].fit("nuts", sampler=SMALL, posterior_predictive=True)
+    assert e.value.field == "posterior_predictive"

@@ -68,6 +68,8 @@ def _out(x: Any) -> Any:
 
 def z_value(alpha: float) -> float:
     r"""Two-sided normal quantile :math:`z = \Phi^{-1}(1-\alpha/2)`."""
+    if type(alpha) is float and 0 < alpha < 1:  # the usual call: no array round trip
+        return float(special.ndtri(1.0 - alpha / 2.0))
     a = np.asarray(alpha, dtype=float)
     if np.any(~((a > 0) & (a < 1))):
         raise InputError(f"alpha must lie in (0, 1); got {alpha!r}", field="alpha", value=alpha)

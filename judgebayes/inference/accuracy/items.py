@@ -209,20 +209,29 @@ def double_sampling_items(
     _check_estimand(estimand)
     ns, nt = len(data.systems), len(data.strata)
     k = data.n_judges + 1
-    st = data.system * nt + data.stratum
-    cell = st * k + data.category
     size = ns * nt * k
+    cell = data.category if size == k else (data.system * nt + data.stratum) * k + data.category
     lab = data.labelled
     h = np.where(lab, data.human, 0.0)
-    w = np.ones(lab.size) if data.weights is None else np.where(lab, data.weights, 0.0)
+    item_level = data.weights is not None or data.cluster is not None
+    if item_level:  # weights and clusters are per item: every item its own term
+        m = np.ones(lab.size)
+        w = np.where(lab, data.weights, 0.0) if data.weights is not None else lab * 1.0
+    else:  # items of one cell, labelled or not, with one label, have one influence term
+        key = cell * 3 + lab + (h > 0)  # 0 unlabelled, 1 labelled 0, 2 labelled 1
+        m = np.bincount(key, minlength=3 * size).astype(float)
+        key = np.flatnonzero(m)
+        m, cell, lab, h = m[key], key // 3, key % 3 > 0, (key % 3 == 2) * 1.0
+        w = lab * 1.0
+    st, system = cell // k, cell // (nt * k)
     wl = w * lab
 
     def csum(x):
-        return np.bincount(cell, weights=x, minlength=size)
+        return np.bincount(cell, weights=m * x, minlength=size)
 
-    n_c = np.bincount(cell, minlength=size).astype(float)
-    l_c = np.bincount(cell[lab], minlength=size).astype(float)  # labelled items
-    w_c = l_c if data.weights is None else csum(wl)
+    n_c = csum(1.0)
+    l_c = csum(lab * 1.0)  # labelled items
+    w_c = csum(wl)
     hw_c = csum(wl * h)
     with np.errstate(invalid="ignore", divide="ignore"):
         a_c = hw_c / w_c
@@ -232,29 +241,34 @@ def double_sampling_items(
     # the interval is widened by the half range it could move the estimate (below)
     a_c = np.where(undefined, 0.5, a_c)
     a_i = a_c[cell]
-    n_s = np.bincount(data.system, minlength=ns).astype(float)
-    n_st = np.bincount(st, minlength=ns * nt).astype(float)
+
+    def per_system(x):  # cells are laid out (system, stratum, category)
+        return x.reshape(ns, -1).sum(1)
+
+    n_s = per_system(n_c)
+    n_st = n_c.reshape(ns * nt, k).sum(1)
     with np.errstate(invalid="ignore", divide="ignore"):
         inv_w = np.where(w_c > 0, 1 / w_c, 0.0)[cell]
     resid = wl * (h - a_i) * inv_w  # labelled items' residual, per unit of category weight
-    sys_of_cell = np.arange(size) // (nt * k)
     if estimand == "process":
-        est = np.bincount(sys_of_cell, weights=_nz(n_c * a_c), minlength=ns) / n_s
+        est = per_system(_nz(n_c * a_c)) / n_s
         with np.errstate(invalid="ignore", divide="ignore"):
-            th_st = np.bincount(st, weights=a_i, minlength=ns * nt) / n_st
-        e = (a_i - th_st[st]) / n_s[data.system] + n_c[cell] / n_s[data.system] * resid
+            th_st = (n_c * a_c).reshape(ns * nt, k).sum(1) / n_st
+        e = (a_i - th_st[st]) / n_s[system] + n_c[cell] / n_s[system] * resid
         pred_var = np.zeros(ns)
     else:
-        u_c = csum(1.0 - lab)
-        fill = np.where(lab, h, a_i)
-        est = np.bincount(data.system, weights=fill, minlength=ns) / n_s
-        e = u_c[cell] * resid / n_s[data.system]
+        u_c = n_c - l_c
+        est = np.bincount(system, weights=m * np.where(lab, h, a_i), minlength=ns) / n_s
+        e = u_c[cell] * resid / n_s[system]
         sig2 = np.where(lab | undefined[cell], 0.0, a_i * (1 - a_i))
-        pred_var = np.bincount(data.system, weights=sig2, minlength=ns)
+        pred_var = np.bincount(system, weights=m * sig2, minlength=ns)
         if data.cluster is not None:
             pred_var = pred_var + _cluster_inflation(data, a_i, sig2)
         pred_var = pred_var / n_s**2
-    var = _influence_variance(data, e) + pred_var
+    if item_level:
+        var = _influence_variance(data, e) + pred_var
+    else:
+        var = np.bincount(system, weights=m * e**2, minlength=ns) + pred_var
     if smooth > 0:
         # floor each category's labelled-residual variance at the smoothed rate's
         # Bernoulli variance (an additive correction, so clusters keep their CR1 part)
@@ -264,19 +278,19 @@ def double_sampling_items(
             pseudo = smooth * w_c / np.maximum(l_c, 1)
             a_sm = (hw_c + pseudo) / (w_c + 2 * pseudo)
             v_sm = a_sm * (1 - a_sm)
-            w2 = l_c if data.weights is None else csum(wl**2)
+            w2 = csum(wl**2)
             emp = csum(wl**2 * (h - a_i) ** 2) / w2
             gap = _nz(np.maximum(v_sm - emp, 0.0))
-            coef = (n_c if estimand == "process" else unl_c) / n_s[sys_of_cell]
+            n_s_c = n_s.repeat(nt * k)
+            coef = (n_c if estimand == "process" else unl_c) / n_s_c
             extra = _nz(coef**2 * w2 / w_c**2 * gap)
         if estimand == "items":  # the unlabelled items' own Bernoulli variance, floored too
             gap_u = _nz(np.maximum(v_sm - _nz(a_c * (1 - a_c)), 0.0))
-            extra = extra + unl_c * gap_u / n_s[sys_of_cell] ** 2
-        var = var + np.bincount(sys_of_cell, weights=extra, minlength=ns)
-    slack = np.bincount(sys_of_cell, weights=0.5 * n_c * undefined, minlength=ns) / n_s
+            extra = extra + unl_c * gap_u / n_s_c**2
+        var = var + per_system(extra)
+    slack = per_system(0.5 * n_c * undefined) / n_s
     shape = (ns, nt, k)
     info = {
-        "influence": e,
         "human_rate": a_c.reshape(shape),
         "share": (n_c / n_st.repeat(k)).reshape(shape),
         "undefined_cells": undefined.reshape(shape),

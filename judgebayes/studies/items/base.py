@@ -282,10 +282,16 @@ class ItemStudy(Study):
         observed verdicts and strata only, so every estimator here stays valid.
         """
         k = check_count(k, "k")
-        rng = np.random.default_rng(check_seed(random_seed))
-        e1, e0 = ie.allocate_labels(self.data, k, self.estimand)
         d = self.data
         unl = ~d.labelled
+        if k > unl.sum():
+            raise InputError(
+                f"k={k} items to label, but only {int(unl.sum())} are unlabelled",
+                field="k",
+                value=k,
+            )
+        rng = np.random.default_rng(check_seed(random_seed))
+        e1, e0 = ie.allocate_labels(d, k, self.estimand)
         chosen = []
         for (s, t), n1 in np.ndenumerate(e1):
             for verdict, n in ((1.0, n1), (0.0, e0[s, t])):

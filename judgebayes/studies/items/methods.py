@@ -58,6 +58,11 @@ def _closed_form(study: ItemStudy, *, random_seed=None) -> FitParts:
     design = "iid items"
     if d.cluster is not None:
         design = "cluster-robust (CR2) over clusters, t(G - 1) critical value"
+        notes += [
+            f"system {s!r} has {g} cluster: a cluster-robust variance needs two (NaN)"
+            for s, g in zip(study.systems, ie.clusters_per_system(d), strict=True)
+            if g < 2
+        ]
     if d.weights is not None:
         design += ", Hajek-weighted by the design weights"
     info: dict[str, Any] = {
@@ -104,10 +109,18 @@ def _comparator(name: str, summary: str):
                 value=d.columns.get("cluster"),
             )
         extra = {}
+        notes = [f"{name} estimates the process rate (theta), not the N items' rate"]
         if name in ("ppi", "ppi_plus_plus"):
             est = ie.ppi_items(d, lam=1.0 if name == "ppi" else None)
             point, ifn = est.estimate, est.interval
             extra = {"lam": est.info["lam"].tolist()}
+            notes += [
+                f"system {s!r}: PPI's variance estimate is 0 (the labels do not vary), so "
+                "its interval is a point (ppi_py's formula; the closed form floors the "
+                "variance)"
+                for s, se in zip(study.systems, np.atleast_1d(est.se), strict=True)
+                if se == 0
+            ]
         elif name == "labels_only":
             est = ie.labels_only_items(d)
             point, ifn = est.estimate, est.interval
@@ -122,7 +135,7 @@ def _comparator(name: str, summary: str):
             {"theta": point},
             ifn,
             {"estimator": COMPARATORS[name], "estimand": "process", **extra},
-            (f"{name} estimates the process rate (theta), not the N items' rate",),
+            notes,
         )
 
     fit.__name__ = fit.__qualname__ = f"_{name}"

@@ -52,6 +52,7 @@ from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.ranking.topk import identify
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models.ranking import PRIORS, RankingPriors, bradley_terry_model, bt_var_names
+from judgebayes.results import LazyTree
 from judgebayes.studies.base import STUDIES, FitParts, Study
 from judgebayes.studies.ranking.fit import RankingFit
 
@@ -318,10 +319,12 @@ class PairwiseRanking(Study):
         ``pairs`` (first, second) are the comparisons that connect the items.
         """
         d = self.data
-        comps = component_labels(d.n_items, *pairs)
+        own = pairs[0] is d.first and pairs[1] is d.second
+        comps = d.components if own else component_labels(d.n_items, *pairs)
         ref = None if reference is None else d.items.index(reference)
-        post = parts.idata.posterior
-        post["theta"] = post["theta"].copy(data=identify(post["theta"].values, comps, ref))
+        lazy = parts.idata if isinstance(parts.idata, LazyTree) else None
+        theta = lazy.values["theta"] if lazy else parts.idata.posterior["theta"].values
+        theta[...] = identify(theta, comps, ref)  # in place: the tree's own draws
         if parts.point is not None:
             parts.point = identify(np.asarray(parts.point)[None, :], comps, ref)[0]
         n_comp = int(comps.max(initial=-1) + 1)

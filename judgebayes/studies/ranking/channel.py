@@ -49,9 +49,7 @@ def _row_covariates(comparisons, data: PairwiseData, parsed) -> tuple[tuple[str,
     of ``data``: the judge channel's covariates (an instance takes its first row's).
     """
     df = as_pandas(comparisons, "comparisons")
-    index = {v: i for i, v in enumerate(data.items)}
-    a = np.array([index[v] for v in parsed.first], dtype=np.int64)
-    b = np.array([index[v] for v in parsed.second], dtype=np.int64)
+    a, b = parsed.codes_in(data.items)
     cols, k = [], 0
     for name in data.covariates:
         _, sd, kind = data.scales[name]

@@ -108,7 +108,8 @@ class RankingFit(Fit):
 
     def theta_draws(self) -> np.ndarray:
         """(S, N) quality draws, chains flattened."""
-        th = self.idata.posterior["theta"].values
+        lazy = self._lazy("theta")
+        th = lazy.values["theta"] if lazy is not None else self.idata.posterior["theta"].values
         return th.reshape(-1, th.shape[-1])
 
     def bias_draws(self) -> np.ndarray:

@@ -15,7 +15,7 @@ from judgebayes.inference.ranking.newton import (
     laplace_draws,
     log_likelihood,
 )
-from judgebayes.results import tree
+from judgebayes.results import lazy_tree
 from judgebayes.studies.base import FitParts
 from judgebayes.studies.ranking.base import PairwiseRanking
 
@@ -136,7 +136,7 @@ def _newton(ranking, prior, position, draws, seed, loglik, learn_spread) -> FitP
     if res.lam_theta is not None:
         info["theta_sd"] = float(1 / np.sqrt(res.lam_theta))
     return FitParts(
-        tree(groups, coords=coords, dims=dims),
+        lazy_tree(groups, "item", d.items, answer="theta", coords=coords, dims=dims),
         info=info,
         point=res.theta.copy(),
         extra={"prior": prior, "map_result": res},

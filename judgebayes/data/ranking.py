@@ -32,7 +32,6 @@ of all shown responses (both columns pooled).  The scale is kept in
 from __future__ import annotations
 
 import functools
-
 import json
 import warnings
 from collections.abc import Sequence

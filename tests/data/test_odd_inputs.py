@@ -55,17 +55,47 @@ def _classes(values):
 
 #: (case, call, the field a typed error names: None when the call must succeed)
 ERRORS = [
-    ("blank prompt id", lambda: jb.variance_split(RUNS.assign(prompt=RUNS["prompt"].where(RUNS.index != 3))), "prompt"),
+    (
+        "blank prompt id",
+        lambda: jb.variance_split(RUNS.assign(prompt=RUNS["prompt"].where(RUNS.index != 3))),
+        "prompt",
+    ),
     ("int 1 and str '1' systems", lambda: _items(_mixed_systems(), system="system"), "system"),
     ("plan_paired power 1", lambda: jb.plan_paired(400, 0.25, **PLAN, power=1.0), "power"),
     ("plan_paired alpha 2", lambda: jb.plan_paired(400, 0.25, **PLAN, alpha=2), "alpha"),
-    ("plan_paired text difference", lambda: jb.plan_paired(400, 0.25, **PLAN, differences="x"), "differences"),
-    ("plan_repeats on another table", lambda: jb.plan_repeats(pd.DataFrame({"a": [1]}), budget=100), "split"),
+    (
+        "plan_paired text difference",
+        lambda: jb.plan_paired(400, 0.25, **PLAN, differences="x"),
+        "differences",
+    ),
+    (
+        "plan_repeats on another table",
+        lambda: jb.plan_repeats(pd.DataFrame({"a": [1]}), budget=100),
+        "split",
+    ),
     ("plan_repeats budget 0", lambda: jb.plan_repeats(jb.variance_split(RUNS), budget=0), "budget"),
-    ("a list in a label cell", lambda: _items(pd.DataFrame({"judge": [[1], [0], [1]], "human": [1, None, 0]}, dtype=object)), "judge"),
+    (
+        "a list in a label cell",
+        lambda: _items(
+            pd.DataFrame({"judge": [[1], [0], [1]], "human": [1, None, 0]}, dtype=object)
+        ),
+        "judge",
+    ),
     ("next_to_label beyond the unlabelled", lambda: _items().next_to_label(10_000), "k"),
-    ("paired exact on ten systems", lambda: _items(pd.concat([PAIRED.assign(system=PAIRED["system"] + str(i)) for i in range(5)]), system="system", item="prompt").fit("exact"), "system"),
-    ("covariate that is text", lambda: _items(BASE.assign(length="x"), covariates="length"), "length"),
+    (
+        "paired exact on ten systems",
+        lambda: _items(
+            pd.concat([PAIRED.assign(system=PAIRED["system"] + str(i)) for i in range(5)]),
+            system="system",
+            item="prompt",
+        ).fit("exact"),
+        "system",
+    ),
+    (
+        "covariate that is text",
+        lambda: _items(BASE.assign(length="x"), covariates="length"),
+        "length",
+    ),
     ("design weight 0", lambda: _items(BASE.assign(w=0.0), weights="w"), "w"),
     ("count 1.5", lambda: _items(BASE.assign(n=1.5), count="n"), "n"),
     ("estimand typo", lambda: _items(estimand="item"), "estimand"),
@@ -75,14 +105,32 @@ ERRORS = [
     ("a seed of -1", lambda: _items().fit("exact", random_seed=-1), "random_seed"),
     ("sampler setting typo", lambda: _items().fit("nuts", sampler={"draw": 5}), "sampler"),
     ("claim rate 2", lambda: check_claims(_items().fit("closed_form"), ["all > 2"]), "claim"),
-    ("claim on an unknown system", lambda: check_claims(_items().fit("closed_form"), ["zz > 0.5"]), "claim"),
-    ("difference claim without a joint", lambda: check_claims(_items(TWO, system="system").fit("naive"), ["A > B"]), "method"),
+    (
+        "claim on an unknown system",
+        lambda: check_claims(_items().fit("closed_form"), ["zz > 0.5"]),
+        "claim",
+    ),
+    (
+        "difference claim without a joint",
+        lambda: check_claims(_items(TWO, system="system").fit("naive"), ["A > B"]),
+        "method",
+    ),
     ("k > n", lambda: jb.AccuracyStudy.from_counts(k=11, n=10, tn=5, m0=10, tp=5, m1=10), "k"),
     ("k NaN", lambda: jb.AccuracyStudy.from_counts(k=np.nan, n=10, tn=5, m0=10, tp=5, m1=10), "k"),
-    ("a ranking reference typo", lambda: jb.PairwiseRanking.from_frames(pd.DataFrame({"first": ["a", "b"], "second": ["b", "a"], "winner": ["a", "a"]})).fit("naive", reference="c"), "reference"),
+    (
+        "a ranking reference typo",
+        lambda: jb.PairwiseRanking.from_frames(
+            pd.DataFrame({"first": ["a", "b"], "second": ["b", "a"], "winner": ["a", "a"]})
+        ).fit("naive", reference="c"),
+        "reference",
+    ),
     ("accuracy_table of the items design", lambda: jb.accuracy_table(_items()), "kind"),
-    ("one repeat prompt", lambda: jb.variance_split(RUNS[RUNS["prompt"] == RUNS["prompt"].iloc[0]]), "prompt"),
-]  # fmt: skip
+    (
+        "one repeat prompt",
+        lambda: jb.variance_split(RUNS[RUNS["prompt"] == RUNS["prompt"].iloc[0]]),
+        "prompt",
+    ),
+]
 
 
 @pytest.mark.parametrize("case,call,field", ERRORS, ids=[c[0] for c in ERRORS])

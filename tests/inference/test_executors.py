@@ -72,12 +72,22 @@ def grouped():
 
 
 @pytest.fixture(scope="module")
-def client():
-    """A real Dask LocalCluster of two worker processes, shared by this file's tests."""
+def client(tmp_path_factory):
+    """A real Dask LocalCluster of two worker processes, shared by this file's tests.
+
+    The workers compile into their own empty PyTensor cache while this process reads
+    the warm one: the same seed must give the same draws from a fresh compile and from a
+    cached one (a fresh machine's first run is the one case the other runs do not see).
+    """
     distributed = pytest.importorskip("distributed")
+    cold = tmp_path_factory.mktemp("pytensor_cold")
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            env={"PYTENSOR_FLAGS": f"base_compiledir={cold}"},
         ) as cluster,
         distributed.Client(cluster) as c,
     ):

@@ -45,6 +45,8 @@ demo: $(BIN)/.core
 	$(BIN)/judgebayes demo
 
 test: $(BIN)/.test
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  echo "make test: the HTML report's browser test will be skipped: no chromium (Debian/Ubuntu: apt-get install chromium; .ci/run does)"
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest

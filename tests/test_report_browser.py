@@ -42,7 +42,7 @@ def _browser_or_skip():
     if CHROMIUM is None:
         if REQUIRED:
             pytest.fail("chromium is not installed (.ci/run installs Debian's chromium)")
-        pytest.skip("chromium is not installed")
+        pytest.skip("chromium is not installed (Debian/Ubuntu: apt-get install chromium)")
     return sync_playwright
 
 

@@ -194,7 +194,7 @@ def _binary(series, column: str, positive: Any) -> np.ndarray:
     if positive is None and (
         pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_numeric_dtype(series.dtype)
     ):
-        if series.dtype.kind in "fiub":  # numpy dtypes: NaN is already the missing value
+        if isinstance(series.dtype, np.dtype):  # numpy dtypes: NaN is the missing value
             x = series.to_numpy().astype(float, copy=False)
         else:  # nullable (Int64, boolean): pd.NA to NaN
             x = series.to_numpy(dtype=float, na_value=np.nan)

@@ -315,19 +315,13 @@ def batched_accuracy_model(
     import pymc as pm
 
     priors = priors or AccuracyPriors()
-    size = len(replicates)
-    arrs = {
-        nm: np.asarray(v, dtype=np.int64).reshape(size)
-        for nm, v in (("k", k), ("n", n), ("tp", tp), ("m1", m1), ("tn", tn), ("m0", m0))
-    }
+    counts = dict(k=k, n=n, tp=tp, m1=m1, tn=tn, m0=m0)
     with pm.Model(coords={"replicate": list(replicates)}) as model:
-        d = {nm: pm.Data(nm, v, dims="replicate") for nm, v in arrs.items()}
+        d = _count_data(len(replicates), "replicate", **counts)
         theta = pm.Beta("theta", *priors.theta, dims="replicate")
         q0, q1 = _judge_rates(priors, better_than_chance, dims="replicate")
         p = pm.Deterministic("p", theta * q1 + (1 - theta) * (1 - q0), dims="replicate")
-        pm.Binomial("k_obs", n=d["n"], p=p, observed=d["k"], dims="replicate")
-        pm.Binomial("tp_obs", n=d["m1"], p=q1, observed=d["tp"], dims="replicate")
-        pm.Binomial("tn_obs", n=d["m0"], p=q0, observed=d["tn"], dims="replicate")
+        _judged_and_labelled(d, p, None, q0, q1, "replicate")
     return model
 
 
@@ -349,6 +343,32 @@ def _logit(p):
     import pytensor.tensor as pt
 
     return pt.log(p) - pt.log1p(-p)
+
+
+COUNTS = ("k", "n", "tp", "m1", "tn", "m0")
+
+
+def _count_data(shape, dims, **counts):
+    """``pm.Data`` of the judged and labelled counts (:data:`COUNTS`), int64 of ``shape``."""
+    import pymc as pm
+
+    return {
+        nm: pm.Data(nm, np.asarray(counts[nm], dtype=np.int64).reshape(shape), dims=dims)
+        for nm in COUNTS
+    }
+
+
+def _judged_and_labelled(d, p, th, q0, q1, dims) -> None:
+    """The items design's likelihood (:func:`items_accuracy_model`): judged positives of the
+    unlabelled items, the labelled items' classes and their confusion counts.
+    """
+    import pymc as pm
+
+    pm.Binomial("k_obs", n=d["n"], p=p, observed=d["k"], dims=dims)
+    if th is not None:
+        pm.Binomial("m1_obs", n=d["m0"] + d["m1"], p=th, observed=d["m1"], dims=dims)
+    pm.Binomial("tp_obs", n=d["m1"], p=q1, observed=d["tp"], dims=dims)
+    pm.Binomial("tn_obs", n=d["m0"], p=q0, observed=d["tn"], dims=dims)
 
 
 def _pooled_judge_rates(priors: AccuracyPriors, cells: tuple[str, str]):
@@ -445,13 +465,9 @@ def items_accuracy_model(
     priors = priors or AccuracyPriors()
     shape = (len(systems), len(strata))
     cells = ("system", "stratum")
-    arrs = {
-        nm: np.asarray(v, dtype=np.int64).reshape(shape)
-        for nm, v in (("k", k), ("n", n), ("tp", tp), ("m1", m1), ("tn", tn), ("m0", m0))
-    }
     coords = {"system": list(systems), "stratum": list(strata)}
     with pm.Model(coords=coords) as model:
-        d = {nm: pm.Data(nm, v, dims=cells) for nm, v in arrs.items()}
+        d = _count_data(shape, cells, k=k, n=n, tp=tp, m1=m1, tn=tn, m0=m0)
         w = pm.Data("share", np.asarray(share, dtype=float).reshape(shape), dims=cells)
         th = pm.Beta("theta_stratum", *priors.theta, dims=cells)
         if judge_rates == "shared":
@@ -463,10 +479,7 @@ def items_accuracy_model(
             q0, q1 = _judge_rates(priors, better_than_chance, dims=cells)
         p = th * q1 + (1 - th) * (1 - q0)
         pm.Deterministic("theta", (w * th).sum(axis=1), dims="system")
-        pm.Binomial("k_obs", n=d["n"], p=p, observed=d["k"], dims=cells)
-        pm.Binomial("m1_obs", n=d["m0"] + d["m1"], p=th, observed=d["m1"], dims=cells)
-        pm.Binomial("tp_obs", n=d["m1"], p=q1 + 0 * th, observed=d["tp"], dims=cells)
-        pm.Binomial("tn_obs", n=d["m0"], p=q0 + 0 * th, observed=d["tn"], dims=cells)
+        _judged_and_labelled(d, p, th, q0 + 0 * th, q1 + 0 * th, cells)
     return model
 
 
@@ -636,11 +649,11 @@ class ItemsLogDensity:
     ):
 
         self.shape = (len(systems), len(strata))
-        f = {
+        counts = (k, n, tp, m1, tn, m0)
+        self.c = {
             nm: np.asarray(v, dtype=float).reshape(self.shape)
-            for nm, v in (("k", k), ("n", n), ("tp", tp), ("m1", m1), ("tn", tn), ("m0", m0))
+            for nm, v in zip(COUNTS, counts, strict=True)
         }
-        self.c = f
         self.share = np.asarray(share, dtype=float).reshape(self.shape)
         self.shared = judge_rates == "shared"
         self.priors = priors or AccuracyPriors()
@@ -652,7 +665,7 @@ class ItemsLogDensity:
         def binomln(nn, kk):
             return gammaln(nn + 1) - gammaln(kk + 1) - gammaln(nn - kk + 1)
 
-        pr = self.priors
+        pr, f = self.priors, self.c
         self.const = (
             np.sum(
                 binomln(f["n"], f["k"])
@@ -938,15 +951,11 @@ def clustered_items_model(
 
     priors = priors or AccuracyPriors()
     g = len(clusters)
-    arrs = {
-        nm: np.asarray(v, dtype=np.int64).reshape(g)
-        for nm, v in (("k", k), ("n", n), ("tp", tp), ("m1", m1), ("tn", tn), ("m0", m0))
-    }
     sidx = np.asarray(cluster_system, dtype=np.int64).reshape(g)
     x, w = np.polynomial.hermite_e.hermegauss(GH_NODES)
     w = w / np.sqrt(2 * np.pi)
     with pm.Model(coords={"system": list(systems), "cluster": list(clusters)}) as model:
-        d = {nm: pm.Data(nm, v, dims="cluster") for nm, v in arrs.items()}
+        d = _count_data(g, "cluster", k=k, n=n, tp=tp, m1=m1, tn=tn, m0=m0)
         mu = pm.Normal("mu", *priors.cluster_mu, dims="system")
         sigma = pm.HalfNormal("sigma", priors.cluster_sigma, dims="system")
         z = pm.Normal("z", 0.0, 1.0, dims="cluster")
@@ -961,10 +970,7 @@ def clustered_items_model(
         p = th * q1g + (1 - th) * (1 - q0g)
         grid = pm.math.invlogit(mu[:, None] + sigma[:, None] * pt.as_tensor(x)[None, :])
         pm.Deterministic("theta", (grid * w[None, :]).sum(axis=1), dims="system")
-        pm.Binomial("k_obs", n=d["n"], p=p, observed=d["k"], dims="cluster")
-        pm.Binomial("m1_obs", n=d["m0"] + d["m1"], p=th, observed=d["m1"], dims="cluster")
-        pm.Binomial("tp_obs", n=d["m1"], p=q1g, observed=d["tp"], dims="cluster")
-        pm.Binomial("tn_obs", n=d["m0"], p=q0g, observed=d["tn"], dims="cluster")
+        _judged_and_labelled(d, p, th, q0g, q1g, "cluster")
     return model
 
 

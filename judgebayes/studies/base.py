@@ -47,7 +47,7 @@ from judgebayes.inference.registry import (
 )
 from judgebayes.results import COMPARISON_COLUMNS, Fit, LazyTree, check_alpha, plot_forest, stamp
 
-__all__ = ["STUDIES", "FitParts", "Method", "Methods", "Study"]
+__all__ = ["STUDIES", "FitParts", "Method", "Methods", "Study", "register_bayes"]
 
 
 @dataclass
@@ -342,6 +342,14 @@ class Study:
         return {}
 
     # ----------------------------------------------------------------- engines
+    def _bayes_spec(self, engine: str):
+        """The model spec of the generic ``laplace`` and ``nuts`` (:func:`register_bayes`)."""
+        return self.model_spec()
+
+    def _bayes_done(self, parts: FitParts, random_seed) -> FitParts:
+        """What a variant adds to a generic Bayesian fit (default: nothing)."""
+        return parts
+
     def _nuts(
         self,
         spec,
@@ -443,3 +451,41 @@ class Study:
         """
         alpha = check_alpha(alpha)
         return CheckReport([c(self, fit, alpha=alpha) for c in checks_for(self, fit)])
+
+
+def register_bayes(cls: type[Study]) -> None:
+    """Register the generic ``laplace`` and ``nuts`` methods on ``cls``: each fits
+    ``study._bayes_spec(engine)`` and hands its parts to ``study._bayes_done``.
+    """
+
+    @cls.methods.register("laplace", engine="laplace", summary="MAP + Laplace draws")
+    def _laplace(study, *, random_seed=None, draws: int = 4000, importance: bool = True):
+        """``draws`` Laplace draws; ``importance`` checks them by PSIS (False: the plain
+        Gaussian).
+        """
+        spec = study._bayes_spec("laplace")
+        parts = study._laplace(spec, random_seed, draws=draws, importance=importance)
+        return study._bayes_done(parts, random_seed)
+
+    @cls.methods.register("nuts", engine="nuts", summary="NUTS with the gate", mcmc=True)
+    def _nuts(
+        study,
+        *,
+        random_seed=None,
+        sampler=None,
+        log_likelihood: bool = False,
+        prior_draws: int = 0,
+        posterior_predictive: bool = False,
+    ):
+        """NUTS (``sampler``: a SamplerConfig or a mapping of its fields);
+        ``log_likelihood``, ``prior_draws`` and ``posterior_predictive`` add those groups.
+        """
+        parts = study._nuts(
+            study._bayes_spec("nuts"),
+            sampler,
+            random_seed,
+            log_likelihood=log_likelihood,
+            prior_draws=prior_draws,
+            posterior_predictive=posterior_predictive,
+        )
+        return study._bayes_done(parts, random_seed)

@@ -29,7 +29,7 @@ from judgebayes.errors import InputError, route_keywords
 from judgebayes.models import accuracy as ma
 from judgebayes.results import point_tree
 from judgebayes.studies.accuracy_fit import AccuracyFit
-from judgebayes.studies.base import STUDIES, FitParts, Study
+from judgebayes.studies.base import STUDIES, FitParts, Study, register_bayes
 from judgebayes.studies.items import ItemStudy
 
 __all__ = ["AccuracyStudy"]
@@ -256,6 +256,10 @@ class AccuracyStudy(Study):
         """A fresh ``pm.Model`` (never sampled here)."""
         return self.model_spec().build()
 
+    def _bayes_done(self, parts: FitParts, random_seed) -> FitParts:
+        parts.quantity = self.quantity
+        return parts
+
     # ----------------------------------------------------------------- fit hooks
     def _info(self, method, parts: FitParts) -> dict:
         return {"kind": self.kind, "design": self.design, "estimand": "process"}
@@ -325,39 +329,4 @@ AccuracyStudy.methods.refuse(
     "design, the uniform theta prior); this variant has no exact posterior: use 'nuts'",
 )
 
-
-@AccuracyStudy.methods.register("laplace", engine="laplace", summary="MAP + Laplace draws")
-def _laplace(
-    study: AccuracyStudy, *, random_seed=None, draws: int = 4000, importance: bool = True
-) -> FitParts:
-    """``draws`` Laplace draws; ``importance`` checks them by PSIS (False: the plain
-    Gaussian).
-    """
-    parts = study._laplace(study.model_spec(), random_seed, draws=draws, importance=importance)
-    parts.quantity = study.quantity
-    return parts
-
-
-@AccuracyStudy.methods.register("nuts", engine="nuts", summary="NUTS with the gate", mcmc=True)
-def _nuts(
-    study: AccuracyStudy,
-    *,
-    random_seed=None,
-    sampler=None,
-    log_likelihood: bool = False,
-    prior_draws: int = 0,
-    posterior_predictive: bool = False,
-) -> FitParts:
-    """NUTS (``sampler``: a SamplerConfig or a mapping of its fields); ``log_likelihood``,
-    ``prior_draws`` and ``posterior_predictive`` add those groups to the fit's tree.
-    """
-    parts = study._nuts(
-        study.model_spec(),
-        sampler,
-        random_seed,
-        log_likelihood=log_likelihood,
-        prior_draws=prior_draws,
-        posterior_predictive=posterior_predictive,
-    )
-    parts.quantity = study.quantity
-    return parts
+register_bayes(AccuracyStudy)

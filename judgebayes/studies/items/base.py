@@ -346,7 +346,7 @@ class ItemStudy(Study):
         """Draws of the N items' rate (``theta_items``) from the fit's posterior."""
         raise NotImplementedError
 
-    def _with_items_draws(self, parts: FitParts, random_seed) -> FitParts:
+    def _bayes_done(self, parts: FitParts, random_seed) -> FitParts:
         """Posterior predictive of the unlabelled items' labels -> ``theta_items``."""
         post = parts.idata.posterior
         val = self._items_draws(post, random_seed)

@@ -19,7 +19,7 @@ from judgebayes.errors import MethodRefused
 from judgebayes.inference.accuracy import closed_form as cf
 from judgebayes.inference.accuracy import items as ie
 from judgebayes.results import tree
-from judgebayes.studies.base import FitParts
+from judgebayes.studies.base import FitParts, register_bayes
 from judgebayes.studies.items.base import QUANTITY, ItemStudy
 
 __all__ = ["COMPARATORS"]
@@ -217,35 +217,4 @@ def _exact(study: ItemStudy, *, random_seed=None, draws: int = 4000) -> FitParts
     )
 
 
-@ItemStudy.methods.register("laplace", engine="laplace", summary="MAP + Laplace draws")
-def _laplace(
-    study: ItemStudy, *, random_seed=None, draws: int = 4000, importance: bool = True
-) -> FitParts:
-    """``draws`` Laplace draws of the variant's model; ``importance`` checks them by PSIS."""
-    spec = study._bayes_spec("laplace")
-    parts = study._laplace(spec, random_seed, draws=draws, importance=importance)
-    return study._with_items_draws(parts, random_seed)
-
-
-@ItemStudy.methods.register("nuts", engine="nuts", summary="NUTS with the gate", mcmc=True)
-def _nuts(
-    study: ItemStudy,
-    *,
-    random_seed=None,
-    sampler=None,
-    log_likelihood: bool = False,
-    prior_draws: int = 0,
-    posterior_predictive: bool = False,
-) -> FitParts:
-    """NUTS on the variant's model (``sampler``); ``log_likelihood``, ``prior_draws`` and
-    ``posterior_predictive`` add those groups.
-    """
-    parts = study._nuts(
-        study._bayes_spec("nuts"),
-        sampler,
-        random_seed,
-        log_likelihood=log_likelihood,
-        prior_draws=prior_draws,
-        posterior_predictive=posterior_predictive,
-    )
-    return study._with_items_draws(parts, random_seed)
+register_bayes(ItemStudy)

@@ -138,8 +138,8 @@ class PairedItems(ItemStudy):
         n_s = (counts[:, None] * answered).sum(0)
         return (right / n_s).reshape(post["theta"].shape)
 
-    def _with_items_draws(self, parts: FitParts, random_seed) -> FitParts:
-        parts = super()._with_items_draws(parts, random_seed)
+    def _bayes_done(self, parts: FitParts, random_seed) -> FitParts:
+        parts = super()._bayes_done(parts, random_seed)
         v, h, counts = self._patterns()
         answered = ((v >= 0) | (h >= 0)).astype(np.int64)
         parts.info["paired_items"] = (answered.T @ (answered * counts[:, None])).tolist()

@@ -38,6 +38,7 @@ _EXPORTS: dict[str, str] = {
     "Interval": "judgebayes.inference.accuracy.closed_form",
     "MirrorWarning": "judgebayes.errors",
     "FewClustersWarning": "judgebayes.errors",
+    "LabellingWarning": "judgebayes.errors",
     "NotBetterThanChanceWarning": "judgebayes.errors",
     # calibration design
     "allocate_calibration": "judgebayes.inference.accuracy.design",

@@ -128,6 +128,10 @@ class FewClustersWarning(JudgeBayesWarning):
     """Fewer than about 10 clusters: cluster-robust variances rest on very few sums."""
 
 
+class LabellingWarning(JudgeBayesWarning):
+    """The labelled items differ from the unlabelled ones within the design's cells."""
+
+
 class IdentifiabilityWarning(JudgeBayesWarning):
     """The design cannot separate some parameters; the prior alone decides them."""
 

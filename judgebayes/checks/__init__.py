@@ -2,16 +2,17 @@
 
 :mod:`~.base` says what a check is (:class:`~.base.Check`), what it returns
 (:class:`~.base.CheckResult`, :class:`~.base.CheckReport`) and how checks are found
-(:func:`~.base.checks_for`).  Each module below registers one check on import:
-``transfer`` and ``ppc`` (two frames), ``judge_dependence`` and ``self_preference`` (the
-items design), ``cells`` (panels), ``pairs`` and ``channel`` (rankings).  A new check is one
-module here, imported below.
+(:func:`~.base.checks_for`).  Each module below registers its check on import:
+``transfer`` and ``ppc`` (two frames), ``labelling`` (and ``labelling_covariates``),
+``judge_dependence`` and ``self_preference`` (the items design), ``cells`` (panels),
+``pairs`` and ``channel`` (rankings).  A new check is one module here, imported below.
 """
 
 from judgebayes.checks import (  # noqa: F401  (each module registers its check)
     cells,
     channel,
     judge_dependence,
+    labelling,
     pairs,
     predictive,
     self_preference,

@@ -378,6 +378,31 @@ def add_item_files(sp, *, items: bool = False) -> None:
         help="items design: the column naming the prompt several systems answered "
         "(contrasts are then paired; for logs, sample_id)",
     )
+    sp.add_argument(
+        "--labelled-by",
+        action="append",
+        default=None,
+        dest="labelled_by",
+        metavar="COLUMN",
+        help="items design: a column the labelling followed (repeatable): strata by its "
+        "quintiles, so that every method's assumption holds within them",
+    )
+    sp.add_argument(
+        "--design-column",
+        action="append",
+        default=None,
+        dest="design_columns",
+        metavar="COLUMN",
+        help="items design: a column the labelling check compares between labelled and "
+        "unlabelled items (repeatable; the row order is always compared)",
+    )
+    sp.add_argument(
+        "--order",
+        default=None,
+        metavar="COLUMN",
+        help="items design: the column saying when each item was judged (default: the row "
+        "order), for the labelling check",
+    )
     logs = sp.add_argument_group("items from an evaluation tool's log (instead of a CSV)")
     logs.add_argument("--inspect", default=None, help="Inspect AI log file or directory")
     logs.add_argument("--lm-eval", default=None, help="lm-eval samples_*.jsonl file or directory")
@@ -443,6 +468,9 @@ def study_from_args(args):
         k: getattr(args, k, None)
         for k in ("stratum", "cluster", "weights", "item", "covariates", "judge_rates")
     }
+    for k in ("labelled_by", "design_columns", "order"):
+        if getattr(args, k, None) is not None:
+            design[k] = getattr(args, k)
     if design["judge_rates"] is None:
         del design["judge_rates"]  # the study's own default
     estimand = getattr(args, "estimand", "items")
@@ -468,6 +496,16 @@ def study_from_args(args):
                 field="item",
                 value=design["item"],
             )
+        flags = {"labelled_by": "--labelled-by", "design_columns": "--design-column"}
+        for k in ("labelled_by", "design_columns", "order"):
+            if k in design:
+                raise InputError(
+                    f"{flags.get(k, '--order')} describes how an items file was labelled; "
+                    "with --calibration the "
+                    "two files are a calibration design (leave out one of them)",
+                    field=k,
+                    value=design[k],
+                )
         test_df = read_csv(args.test, "test")
         return AccuracyStudy.from_frames(
             test_df, read_csv(args.calibration, "calibration"), **common

@@ -27,6 +27,7 @@ Rows whose verdict is missing are not evaluated items: they are counted per syst
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import Any
@@ -77,6 +78,14 @@ class ItemData:
         Item covariates the judge's rates may depend on (``covariates=``), as given.
     covariate_names : tuple of str
         Their column names.
+    order : ndarray of float, shape (N,), or None
+        When each item was judged: the row position, or the ``order=`` column (times as
+        seconds); None when not known (a reduced frame, ``order=False``).
+    design : dict of str to ndarray
+        The ``design_columns=`` the labelling check compares (numbers as float, other
+        values as strings; missing as NaN / None).
+    labelled_by : tuple of str
+        Columns the strata were built from (``labelled_by=``).
     """
 
     judge: np.ndarray
@@ -95,6 +104,9 @@ class ItemData:
     item: np.ndarray | None = None
     covariates: np.ndarray | None = None
     covariate_names: tuple[str, ...] = ()
+    order: np.ndarray | None = None
+    design: dict = dataclasses.field(default_factory=dict)
+    labelled_by: tuple[str, ...] = ()
 
     @property
     def unpaired(self) -> np.ndarray:
@@ -268,6 +280,67 @@ def _multiplicity(series, column: str) -> np.ndarray:
     return x.astype(np.int64)
 
 
+#: quantile bins of a numeric ``labelled_by`` column
+LABELLED_BY_BINS = 5
+
+
+def _design_values(series, col: str) -> np.ndarray:
+    """A design column's values: numbers (times as seconds) as float, others as strings."""
+    if pd.api.types.is_datetime64_any_dtype(series.dtype):
+        t = pd.to_datetime(series)
+        return np.where(t.isna(), np.nan, t.astype("int64") / 1e9)
+    if pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_numeric_dtype(series.dtype):
+        return series.to_numpy(dtype=float, na_value=np.nan)
+    text = series.astype("string")
+    return np.where(text.isna(), None, text.to_numpy(dtype=object))
+
+
+def _names(value, field: str) -> tuple[str, ...]:
+    names = (value,) if isinstance(value, str) else tuple(value)
+    if not names or len(set(names)) != len(names):
+        raise InputError(
+            f"{field} must name one column or several distinct ones; got {value!r}",
+            field=field,
+            value=value,
+        )
+    return names
+
+
+def _strata_cols(labelled_by) -> tuple[str, ...]:
+    cols = list(labelled_by) if isinstance(labelled_by, dict) else labelled_by
+    return _names(cols, "labelled_by")
+
+
+def _strata_by(items, stratum: str | None, labelled_by, keep: np.ndarray) -> pd.Series:
+    """Strata crossed with quantile bins of each ``labelled_by`` column."""
+    bins = labelled_by if isinstance(labelled_by, dict) else {}
+    label = (
+        pd.Series("", index=items.index)
+        if stratum is None
+        else group_labels(items[stratum], stratum, "stratum")
+    )
+    for col in _strata_cols(labelled_by):
+        if col not in items.columns:
+            raise InputError(
+                f"the items frame has no column {col!r} (a labelled_by column); columns are "
+                f"{list(map(str, items.columns))}",
+                field="labelled_by",
+                value=col,
+            )
+        x = _design_values(items[col], col)
+        if x.dtype == object:
+            part = pd.Series(x, index=items.index).fillna("missing").astype(str)
+        else:
+            k = int(bins.get(col, LABELLED_BY_BINS))
+            q = pd.Series(np.nan, index=items.index)
+            ok = keep & np.isfinite(x)
+            q[ok] = pd.qcut(x[ok], k, labels=False, duplicates="drop")
+            part = q.map(lambda b, k=k: "missing" if np.isnan(b) else f"{int(b) + 1}/{k}")
+            part = col + " " + part.astype(str)
+        label = part if (label == "").all() else label + " | " + part
+    return label
+
+
 def items_from_frame(
     items,
     *,
@@ -281,6 +354,9 @@ def items_from_frame(
     count: str | None = None,
     item: str | None = None,
     covariates: str | list[str] | None = None,
+    order: str | bool = True,
+    design_columns: str | list[str] | None = None,
+    labelled_by: str | list[str] | dict | None = None,
 ) -> ItemData:
     """Validate one item frame (module docstring) into :class:`ItemData`.
 
@@ -315,6 +391,17 @@ def items_from_frame(
         engines then model them as logistic in these columns
         (:func:`~judgebayes.models.accuracy.items_covariate_model`).  Every kept row needs
         a finite value.
+    order : str or bool
+        When each item was judged, for the labelling check (labels taken from one period
+        of a log whose judge drifts): True (default) the row order, a column name (numbers
+        or times), or False.
+    design_columns : str or list of str, optional
+        Further columns the labelling check compares between labelled and unlabelled
+        items within each system x stratum x verdict cell (numbers or categories).
+    labelled_by : str, list of str or dict, optional
+        Columns the labelling followed: the strata are crossed with their quintiles
+        (``{"length": 10}``: deciles; categories as they are), so that labelling at random
+        within the new cells is what every method assumes.
 
     Raises
     ------
@@ -371,7 +458,42 @@ def items_from_frame(
     n_missing = np.bincount(
         sys_codes[~keep], weights=None if mult is None else mult[~keep], minlength=len(systems)
     ).astype(np.int64)
-    str_codes, strata = _codes(items, stratum, "stratum")
+    if labelled_by is None:
+        str_codes, strata = _codes(items, stratum, "stratum")
+    else:
+        by = _strata_by(items, stratum, labelled_by, keep)
+        str_codes, strata = _codes(items.assign(_labelled_by=by), "_labelled_by", "stratum")
+    by_names = () if labelled_by is None else tuple(dict.fromkeys(_strata_cols(labelled_by)))
+    design = {}
+    if design_columns is not None:
+        for col in _names(design_columns, "design_columns"):
+            if col not in items.columns:
+                raise InputError(
+                    f"the items frame has no column {col!r} (a design_columns column); "
+                    f"columns are {list(map(str, items.columns))}",
+                    field="design_columns",
+                    value=col,
+                )
+            if col not in by_names:
+                design[col] = _design_values(items[col], col)
+    if order is True:
+        pos = None if count is not None else np.arange(len(items), dtype=float)
+    elif order is False or order is None:
+        pos = None
+    else:
+        if not isinstance(order, str) or order not in items.columns:
+            raise InputError(
+                f"order must be True, False or a column of the items frame; got {order!r}",
+                field="order",
+                value=order,
+            )
+        pos = _design_values(items[order], order)
+        if pos.dtype == object:
+            raise InputError(
+                f"column {order!r} (the order column) must hold numbers or times",
+                field="order",
+                value=order,
+            )
     cl = None
     if cluster is not None:
         cl, _ = _codes(items, cluster, "cluster")
@@ -444,13 +566,17 @@ def items_from_frame(
         systems=systems,
         strata=strata,
         n_missing=n_missing,
-        columns={k: c for k, c in roles.items() if k != "count"},
+        columns={k: c for k, c in roles.items() if k != "count"}
+        | ({"order": order} if isinstance(order, str) else {}),
         rows=rows(items.index.to_numpy()),
         votes=None if len(judges) == 1 else rows(vmat),
         judges=tuple(judges) if len(judges) > 1 else (),
         item=None if it is None else rows(it),
         covariates=None if cov is None else rows(cov),
         covariate_names=cov_names,
+        order=None if pos is None else rows(pos),
+        design={c: rows(x) for c, x in design.items()},
+        labelled_by=by_names,
     )
     n = np.bincount(data.system, minlength=len(systems))
     lab = np.bincount(data.system[data.labelled], minlength=len(systems))

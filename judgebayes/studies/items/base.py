@@ -18,14 +18,22 @@ accuracy family, with one of two estimands, stated in every fit (``fit.info["est
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
+from judgebayes.checks import labelling
 from judgebayes.data.items import ItemData, items_from_frame
-from judgebayes.errors import FewClustersWarning, InputError, MethodRefused, route_keywords
+from judgebayes.errors import (
+    FewClustersWarning,
+    InputError,
+    LabellingWarning,
+    MethodRefused,
+    route_keywords,
+)
 from judgebayes.inference.accuracy import closed_form as cf
 from judgebayes.inference.accuracy import items as ie
 from judgebayes.inference.registry import check_count, check_seed
@@ -370,13 +378,24 @@ class ItemStudy(Study):
             **self._counts,
         }
 
+    @functools.cached_property
+    def labelling_flags(self) -> dict[str, list[tuple[str, float]]]:
+        """The columns the labelling checks flag on the data (computed once)."""
+        return labelling.flags(self)
+
     def _notes(self, method, parts: FitParts, info: dict) -> tuple[str, ...]:
-        return tuple(
+        out = tuple(
             f"system {s!r}: {int(nm)} row(s) without a verdict are not evaluated items "
             "(excluded, counted here)"
             for s, nm in zip(self.systems, self.data.n_missing, strict=True)
             if nm
         )
+        flagged = labelling.relevant_flags(self, self.labelling_flags, method.name)
+        if flagged:
+            note = labelling.remedy(self, flagged, method.name)
+            warnings.warn(note, LabellingWarning, stacklevel=4)
+            out = (*out, note)
+        return out
 
     def _attrs(self, method, parts: FitParts) -> dict:
         return {

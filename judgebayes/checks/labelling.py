@@ -1,0 +1,249 @@
+r"""Were the items labelled at random within the design's cells?  (labelled against unlabelled)
+
+Every estimator of the items design assumes that, within each cell of the labelling
+design (system x stratum x the judge's verdict), which items the humans labelled did not
+depend on anything else about them: the design may select on the verdict and the stated
+strata (or carry known weights), and then the labelled items' (human, verdict) pairs
+with the unlabelled items' verdicts are the whole likelihood.  Labelling that follows
+what the judge's errors follow (short answers are cheaper to read, labels taken in the
+first weeks of a log whose judge drifts) breaks that, and the intervals are too narrow
+around a biased estimate.
+
+Two checks compare labelled with unlabelled items within every cell, one row per
+column:
+
+* ``labelling``: the row order (or the column ``order=`` names: when each item was
+  judged) and the columns named by ``design_columns=``; every fit of the study assumes
+  that labelling does not depend on them.
+* ``labelling_covariates``: the study's ``covariates=``; the covariate model conditions
+  on them (labelling that depends on them is ignorable there), every other fit does not.
+
+A numeric column gets van Elteren's stratified rank-sum test (the cells' Wilcoxon
+statistics, each weighted by 1 / (cell size + 1), ties by mid-ranks), a categorical one
+the sum of the cells' chi-square statistics of labelled x category (degrees of freedom
+summed).  ``observed`` is the labelled items' mean rank minus the unlabelled ones' as a
+share of the cell (-1 to 1, 0 when labelling is random), averaged over the cells by
+their labelled counts (numeric), or the largest difference in a category's share
+(categorical).  A study with design weights (``weights=``) is labelled with known
+unequal probabilities and is not tested.  :func:`remedy` says what remains valid.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from judgebayes.checks.base import Check, holm, register
+
+__all__ = ["COVARIATES", "ORDER", "columns_of", "flags", "relevant_flags", "remedy"]
+
+#: the row label of the row order
+ORDER = "row order"
+#: the check of the study's covariates
+COVARIATES = "labelling_covariates"
+
+
+def _cells(data) -> np.ndarray:
+    """One code per (system, stratum, verdict category) cell."""
+    n_cat = data.n_judges + 1
+    return (data.system * len(data.strata) + data.stratum) * n_cat + data.category
+
+
+def columns_of(data, covariates: bool) -> dict[str, np.ndarray]:
+    """The columns a check compares: the study's covariates, or the order and the
+    ``design_columns`` (name -> values over the items).
+    """
+    if covariates:
+        if data.covariates is None:
+            return {}
+        return dict(zip(data.covariate_names, data.covariates.T, strict=True))
+    out = {} if data.order is None else {data.columns.get("order") or ORDER: data.order}
+    return out | dict(data.design)
+
+
+def _numeric(x: np.ndarray, lab: np.ndarray, cell: np.ndarray) -> dict | None:
+    """Van Elteren's stratified rank-sum test of ``x`` between labelled and not (numpy:
+    one sort by cell and value, mid-ranks for ties; fast enough to run with every fit).
+    """
+    k = int(cell.max()) + 1 if cell.size else 0
+    size = np.bincount(cell, minlength=k).astype(float)
+    n1 = np.bincount(cell, weights=lab, minlength=k)
+    use = (n1 > 0) & (n1 < size)
+    if not use.any():
+        return None
+    if np.all(x[1:] > x[:-1]):  # the row order: sorted without ties, one sort by cell
+        order = np.argsort(cell.astype(np.uint16) if k < 2**16 else cell, kind="stable")
+    else:
+        order = np.lexsort((x, cell))
+    xs, cs = x[order], cell[order]
+    first = np.empty(xs.size, bool)
+    first[0] = True
+    np.not_equal(cs[1:], cs[:-1], out=first[1:])
+    tie = first.copy()
+    tie[1:] |= xs[1:] != xs[:-1]
+    pos = np.arange(xs.size, dtype=float)
+    start = np.maximum.accumulate(np.where(first, pos, 0.0))
+    lo = pos[tie]
+    hi = np.append(lo[1:], xs.size) - 1
+    rank = ((lo + hi) / 2)[np.cumsum(tie) - 1] - start + 1  # mid-rank within the cell
+    w = np.bincount(cs, weights=rank * lab[order], minlength=k)[use]
+    t = hi - lo + 1
+    ties = np.bincount(cs[tie], weights=t**3 - t, minlength=k)[use]
+    n, m = size[use], n1[use]
+    n0 = n - m
+    var = m * n0 / 12 * ((n + 1) - ties / (n * (n - 1)))
+    wt = 1 / (n + 1)
+    v = float(np.sum(wt**2 * var))
+    if not v > 0:
+        return None
+    z = float(np.sum(wt * (w - m * (n + 1) / 2)) / np.sqrt(v))
+    # mean rank of the labelled minus the unlabelled, as a share of the cell's size
+    gap = (w / m - (n * (n + 1) / 2 - w) / n0) / n
+    return {
+        "observed": float(np.sum(m * gap) / np.sum(m)),
+        "p_raw": math.erfc(abs(z) / math.sqrt(2)),
+        "n": int(np.sum(m)),
+        "test": "van Elteren rank sum",
+    }
+
+
+def _linear(x: np.ndarray, lab: np.ndarray, cell: np.ndarray) -> dict | None:
+    """The labelled items' summed position against its permutation distribution within
+    the cells (exact mean and variance, normal tail): for the order, whose values are
+    positions already, no sort is needed.
+    """
+    k = int(cell.max()) + 1 if cell.size else 0
+    n = np.bincount(cell, minlength=k).astype(float)
+    m = np.bincount(cell, weights=lab, minlength=k)
+    s1 = np.bincount(cell, weights=x, minlength=k)
+    s2 = np.bincount(cell, weights=x * x, minlength=k)
+    lx = np.bincount(cell, weights=x * lab, minlength=k)
+    use = (m > 0) & (m < n)
+    if not use.any():
+        return None
+    n, m, s1, s2, lx = n[use], m[use], s1[use], s2[use], lx[use]
+    var = m * (n - m) / (n * (n - 1)) * (s2 - s1 * s1 / n)
+    v = float(var.sum())
+    if not v > 0:
+        return None
+    z = float((lx - m * s1 / n).sum()) / math.sqrt(v)
+    gap = (lx / m - (s1 - lx) / (n - m)) / (x.max() - x.min())
+    return {
+        "observed": float(np.sum(m * gap) / np.sum(m)),
+        "p_raw": math.erfc(abs(z) / math.sqrt(2)),
+        "n": int(m.sum()),
+        "test": "permutation z of the summed order",
+    }
+
+
+def _categorical(x: np.ndarray, lab: np.ndarray, cell: np.ndarray) -> dict | None:
+    """Summed per-cell chi-square tests of labelled x category."""
+    code, cats = pd.factorize(x)
+    cells, cell = np.unique(cell, return_inverse=True)
+    tab = np.zeros((cells.size, 2, len(cats)))
+    np.add.at(tab, (cell, lab.astype(int), code), 1)
+    chi2, dof, far, n = 0.0, 0, 0.0, 0
+    for t in tab:
+        t = t[:, t.sum(0) > 0]
+        if t.shape[1] < 2 or not t.sum(1).all():
+            continue
+        res = stats.chi2_contingency(t, correction=False)
+        chi2, dof = chi2 + res.statistic, dof + res.dof
+        share = t / t.sum(1, keepdims=True)
+        far = max(far, float(np.max(np.abs(share[1] - share[0]))))
+        n += int(t[1].sum())
+    if dof == 0:
+        return None
+    return {
+        "observed": far,
+        "p_raw": float(stats.chi2.sf(chi2, dof)),
+        "n": n,
+        "test": "chi-square, summed over cells",
+    }
+
+
+def _rows(covariates: bool):
+    def run(study, fit=None, *, alpha: float) -> list[dict]:
+        d = study.data
+        if d.weights is not None:
+            return []
+        lab, cell = d.labelled, _cells(d)
+        orders = {d.columns.get("order") or ORDER}
+        rows = []
+        for name, x in columns_of(d, covariates).items():
+            x = np.asarray(x)
+            numeric = x.dtype.kind in "fiub"
+            ok = np.isfinite(x) if numeric else pd.notna(x)
+            test = _categorical if not numeric else _linear if name in orders else _numeric
+            res = test(x[ok], lab[ok], cell[ok])
+            if res is not None:
+                rows.append({"unit": name, "expected": 0.0, **res})
+        return rows
+
+    return run
+
+
+def _conditions_on_covariates(study, fit) -> bool:
+    return fit.method in ("laplace", "nuts") and study.data.covariates is not None
+
+
+CHECK = register(
+    Check(
+        "labelling",
+        _rows(covariates=False),
+        applies_to=("items",),
+        assumption="labelled items are a random choice within each system x stratum x "
+        "verdict cell: labelling did not follow the row order (when each item was judged) "
+        "or the columns named by design_columns=",
+    )
+)
+CHECK_COVARIATES = register(
+    Check(
+        COVARIATES,
+        _rows(covariates=True),
+        applies_to=("items",),
+        assumption="labelled items are a random choice within each system x stratum x "
+        "verdict cell with respect to the covariates (the covariate model conditions on "
+        "them: for it, labelling may depend on them)",
+        tests=lambda study, fit: not _conditions_on_covariates(study, fit),
+    )
+)
+
+
+def flags(study, alpha: float = 0.01) -> dict[str, list[tuple[str, float]]]:
+    """(column, Holm p-value) of every column each labelling check flags on ``study``
+    (the checks' rows without their tables: this runs with every fit).
+    """
+    out = {}
+    for check in (CHECK, CHECK_COVARIATES):
+        rows = check.run(study, alpha=alpha)
+        p = holm([r["p_raw"] for r in rows])
+        out[check.name] = [(r["unit"], float(q)) for r, q in zip(rows, p, strict=True) if q < alpha]
+    return out
+
+
+def relevant_flags(study, flagged: dict, method: str) -> list[tuple[str, float]]:
+    """The flags of :func:`flags` that bear on a fit by ``method``."""
+    out = list(flagged.get(CHECK.name, []))
+    if not (method in ("laplace", "nuts") and study.data.covariates is not None):
+        out += flagged.get(COVARIATES, [])
+    return out
+
+
+def remedy(study, flagged: list[tuple[str, float]], method: str) -> str:
+    """The note a fit carries when labelling followed ``flagged`` columns."""
+    d = study.data
+    names = [c for c, _ in flagged]
+    said = ", ".join(f"{c} (p = {p:.2g})" for c, p in flagged)
+    ok = [f"labelled_by={names!r} (strata by the columns' quintiles: every method)"]
+    numeric = [c for c in names if c in d.covariate_names or c in d.design]
+    if numeric and not (method in ("laplace", "nuts") and d.covariates is not None):
+        ok.append(f"covariates={numeric!r} (the covariate model, NUTS)")
+    return (
+        f"labelling is not at random within the system x stratum x verdict cells: "
+        f"labelled and unlabelled items differ in {said}; method {method!r} assumes they do "
+        f"not, so its interval may miss. Valid under this design: {'; '.join(ok)}"
+    )

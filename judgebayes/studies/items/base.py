@@ -163,12 +163,18 @@ class ItemStudy(Study):
         self.priors = priors if priors is not None else ma.items_priors()
         self.better_than_chance = bool(better_than_chance)
         g = ie.clusters_per_system(data)
-        if g is not None and g.min() < FEW_CLUSTERS:
+        if g is not None:
+            worth = np.where(g < 2, g, ie.bell_mccaffrey_df(data) + 1)
+            s = int(np.argmin(worth))
+        if g is not None and worth[s] < FEW_CLUSTERS:
             warnings.warn(
-                f"system {data.systems[int(g.argmin())]!r} has {int(g.min())} clusters: a "
-                "cluster-robust interval rests on that many sums (the closed form uses CR2 "
-                "with t(G - 1) critical values, which covered 0.96 with 4 clusters in "
-                "simulation; the Bayesian fits learn the between-cluster spread from as few)",
+                f"system {data.systems[s]!r} has {int(g[s])} clusters worth {worth[s]:.1f} "
+                "equal ones (Bell-McCaffrey degrees of freedom + 1; unequal sizes count "
+                "less): a cluster-robust interval rests on that many sums (the closed form "
+                "uses CR2 with t critical values at those degrees of freedom, which covered "
+                "0.93-0.98 in simulation with 5-20 clusters of lognormal sizes or one "
+                "holding half the items; the Bayesian fits learn the between-cluster "
+                "spread from as few)",
                 FewClustersWarning,
                 stacklevel=3,
             )

@@ -4,8 +4,8 @@ r"""One judge on clustered items (several responses per prompt, turns of a conve
 system's, with a learnt spread, and items are independent given their cluster's rate
 (:func:`~judgebayes.models.accuracy.clustered_items_model`); the judge's rates are one pair
 for every system (``"shared"``, the default) or the system's (``"per_system"``).  The closed
-form is cluster-robust (CR2, t(G - 1)); the comparators that treat items as independent
-refuse ``cluster=``.
+form is cluster-robust (CR2, t at Bell-McCaffrey's degrees of freedom); the comparators
+that treat items as independent refuse ``cluster=``.
 """
 
 from __future__ import annotations

@@ -57,7 +57,10 @@ def _closed_form(study: ItemStudy, *, random_seed=None) -> FitParts:
         )
     design = "iid items"
     if d.cluster is not None:
-        design = "cluster-robust (CR2) over clusters, t(G - 1) critical value"
+        design = (
+            "cluster-robust (CR2) over clusters, t critical value at Bell-McCaffrey's "
+            "degrees of freedom"
+        )
         notes += [
             f"system {s!r} has {g} cluster: a cluster-robust variance needs two (NaN)"
             for s, g in zip(study.systems, ie.clusters_per_system(d), strict=True)

@@ -4,9 +4,11 @@ The verdict variance splits into prompts, generations within a prompt and judge 
 (:mod:`judgebayes.workflows.repeats` states it).  :class:`RepeatsStudy` fits it by
 
 * ``"closed_form"``: the nested analysis of variance (method of moments, unbalanced designs
-  allowed; a negative component is set to 0 and said), intervals by a percentile bootstrap
-  over prompts, and the mean's cluster-robust standard error (prompts as clusters,
-  t(I - 1)) in ``info``;
+  allowed; a negative component is set to 0 and said), the mean's cluster-robust standard
+  error (prompts as clusters, t(I - 1)) in ``info``, and intervals (:func:`_intervals`)
+  that hold with 10 prompts: modified large-sample intervals of differences of mean
+  squares for the prompt and generation components, an expanded percentile bootstrap over
+  prompts for the judge runs;
 * ``"nuts"``: :func:`judgebayes.models.accuracy.repeated_verdicts_model` (logit-normal
   prompt and generation effects, binomial runs), the components computed per draw.
 
@@ -177,11 +179,89 @@ class RepeatsStudy(Study):
         )
 
 
+def _mls(ms1: float, n1: float, ms2: float, n2: float, alpha: float) -> tuple[float, float]:
+    r"""Modified large-sample interval (Ting, Burdick and Graybill 1990) for
+    :math:`\theta = E[\mathrm{MS}_1] - E[\mathrm{MS}_2]`, two independent mean squares
+    on :math:`n_1` and :math:`n_2` degrees of freedom, floored at 0:
+
+    .. math::
+        L = \hat\theta - \sqrt{G_1^2 M_1^2 + H_2^2 M_2^2 + G_{12} M_1 M_2},\quad
+        U = \hat\theta + \sqrt{H_1^2 M_1^2 + G_2^2 M_2^2 + H_{12} M_1 M_2},
+
+    :math:`G_i = 1 - n_i / \chi^2_{n_i, 1-\alpha/2}`, :math:`H_i = n_i / \chi^2_{n_i,
+    \alpha/2} - 1`, :math:`G_{12} = ((F_u - 1)^2 - G_1^2 F_u^2 - H_2^2) / F_u`,
+    :math:`H_{12} = ((1 - F_l)^2 - H_1^2 F_l^2 - G_2^2) / F_l` with :math:`F_u, F_l` the
+    upper and lower :math:`\alpha/2` points of :math:`F(n_1, n_2)`.  With
+    :math:`M_2 = 0` it is the chi-square interval of :math:`E[\mathrm{MS}_1]`.
+    """
+    a = alpha / 2
+    g1, h1 = 1 - n1 / stats.chi2.ppf(1 - a, n1), n1 / stats.chi2.ppf(a, n1) - 1
+    g2, h2 = 1 - n2 / stats.chi2.ppf(1 - a, n2), n2 / stats.chi2.ppf(a, n2) - 1
+    fu, fl = stats.f.ppf(1 - a, n1, n2), stats.f.ppf(a, n1, n2)
+    g12 = ((fu - 1) ** 2 - g1**2 * fu**2 - h2**2) / fu
+    h12 = ((1 - fl) ** 2 - h1**2 * fl**2 - g2**2) / fl
+    est = ms1 - ms2
+    lo = est - np.sqrt(max(g1**2 * ms1**2 + h2**2 * ms2**2 + g12 * ms1 * ms2, 0.0))
+    hi = est + np.sqrt(max(h1**2 * ms1**2 + g2**2 * ms2**2 + h12 * ms1 * ms2, 0.0))
+    return max(lo, 0.0), max(hi, 0.0)
+
+
+def _intervals(k, runs, prompt, n_prompts, boot, alpha):
+    r"""(lower, upper) of the three components of :func:`_moments`.
+
+    With few prompts a percentile bootstrap over prompts is too short (10 prompts: 0.83 /
+    0.875 / 0.91 coverage of the prompt / generation / judge-run components over 200
+    simulated sets of logit-normal prompts and generations).  Each component is instead a
+    difference of mean squares, and gets :func:`_mls`'s interval:
+
+    * generations: the generations' deviations from their prompt's mean,
+      :math:`\mathrm{MS}_g` on :math:`d = \sum(n_i - 1)` degrees of freedom, cut to
+      :math:`d_g = 2/(2/d + (\hat\kappa - 3)_+/n)` by the deviations' kurtosis
+      :math:`\hat\kappa` (a few runs per generation are far from normal), less the
+      judge runs' share :math:`\hat v_r\,\overline{1/R}` on :math:`\sum(R - 1)`;
+    * prompts: the prompt means' variance :math:`s_m^2` on :math:`I - 1`, less the
+      within-prompt noise of a mean (on :math:`d_g`);
+    * judge runs: the bootstrap's percentiles at Hesterberg's expanded level
+      :math:`\alpha'`, :math:`z_{\alpha'/2} = \sqrt{I/(I-1)}\,t_{I-1,\alpha/2}`.
+
+    Over 200 sets each at 5-20 prompts and prompt sds 0.3-2 logits: 0.945-0.995 /
+    0.935-0.965 / 0.94-0.96.  A component the design does not identify (one generation
+    per prompt, one run per generation) is NaN.
+    """
+    ybar = k / runs
+    n_g = np.bincount(prompt, minlength=n_prompts).astype(float)
+    m_i = np.bincount(prompt, weights=ybar, minlength=n_prompts) / n_g
+    _, _, _, v_j, _, raw_p = _moments(k, runs, prompt, n_prompts)
+    lo, hi = np.full((2, 3), np.nan)
+    s2 = m_i.var(ddof=1)
+    dev = ybar - m_i[prompt]
+    d_g = float(np.sum(n_g - 1))
+    d_e = float(n_prompts - 1)  # the noise's degrees of freedom without generations
+    if d_g > 0:
+        ms = np.sum(dev**2) / d_g
+        kappa = dev.size * np.sum(dev**4) / np.sum(dev**2) ** 2 if ms > 0 else 3.0
+        d_e = 2 / (2 / d_g + max(kappa - 3, 0.0) / dev.size)
+        d_r = float(np.sum(runs - 1))
+        off = 0.0 if np.isnan(v_j) or d_r == 0 else v_j * np.mean(1 / runs)
+        lo[1], hi[1] = _mls(ms, d_e, off, max(d_r, 1.0), alpha)
+    lo[0], hi[0] = _mls(s2, n_prompts - 1, s2 - raw_p, d_e, alpha)
+    if np.isfinite(boot[:, 2]).any():
+        d = n_prompts - 1
+        z = np.sqrt(n_prompts / d) * stats.t.ppf(1 - alpha / 2, d)
+        wide = 2 * stats.norm.sf(z)
+        lo[2], hi[2] = np.nanquantile(boot[:, 2], [wide / 2, 1 - wide / 2])
+    return lo, hi
+
+
 @RepeatsStudy.methods.register(
-    "closed_form", engine="closed_form", summary="nested ANOVA, bootstrap over prompts"
+    "closed_form",
+    engine="closed_form",
+    summary="nested ANOVA, large-sample and bootstrap intervals",
 )
 def _closed_form(study: RepeatsStudy, *, random_seed=None) -> FitParts:
-    """Moments of the nested design; intervals by :data:`BOOTSTRAP` resamples of prompts."""
+    """Moments of the nested design; intervals by :func:`_intervals` (:data:`BOOTSTRAP`
+    resamples of prompts for the judge runs).
+    """
     c = study.counts
     k, runs, pc = c["k"], c["runs"], c["prompt"]
     n_p, n_g = study.n_prompts, study.n_generations
@@ -203,20 +283,18 @@ def _closed_form(study: RepeatsStudy, *, random_seed=None) -> FitParts:
     m_i = np.bincount(pc, weights=k / runs, minlength=n_p) / n_g
     se = float(m_i.std(ddof=1) / np.sqrt(n_p))
 
-    seen = np.isfinite(boot).any(0)  # a component the design does not identify: NaN
-
     def interval(alpha):
-        lo, hi = np.full((2, boot.shape[1]), np.nan)
-        lo[seen], hi[seen] = np.nanquantile(boot[:, seen], [alpha / 2, 1 - alpha / 2], axis=0)
-        return lo, hi
+        return _intervals(k, runs, pc, n_p, boot, alpha)
 
     return FitParts(
         point_tree({"variance": [v_p, v_g, v_j], "rate": rate}, "component", COMPONENTS),
         quantity="variance",
         interval_fn=interval,
         info={
-            "estimator": "nested analysis of variance (moments), percentile bootstrap over "
-            f"prompts ({BOOTSTRAP} resamples); rate: cluster-robust se, t(I - 1)",
+            "estimator": "nested analysis of variance (moments); intervals: modified "
+            "large-sample (differences of mean squares) for prompts and generations, "
+            f"expanded percentile bootstrap over prompts ({BOOTSTRAP} resamples) for the "
+            "judge runs; rate: cluster-robust se, t(I - 1)",
             "rate": float(rate),
             "rate_se": se,
             "rate_df": n_p - 1,

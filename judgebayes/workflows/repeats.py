@@ -18,9 +18,10 @@ what another prompt, generation or run buys.
 :func:`variance_split` estimates the three by
 
 * ``"closed_form"``: the nested analysis of variance (method of moments, unbalanced
-  designs allowed; a negative component is set to 0 and said), with a percentile
-  bootstrap over prompts for intervals, and the mean's cluster-robust standard error
-  (prompts as clusters, t(I - 1));
+  designs allowed; a negative component is set to 0 and said), with modified
+  large-sample intervals for the prompt and generation components and a bootstrap over
+  prompts for the judge runs, and the mean's cluster-robust standard error (prompts as
+  clusters, t(I - 1));
 * ``"nuts"``: the hierarchical model :func:`judgebayes.models.accuracy.repeated_verdicts_model`
   (logit-normal prompt and generation effects, binomial runs), whose components are
   computed from each draw.
@@ -68,7 +69,7 @@ def variance_split(
         Columns: the prompt, the generation (an id unique within its prompt) and the
         judge's verdict on that run (1 / 0, or words the package reads as such).
     method : {"closed_form", "nuts"}
-        Nested analysis of variance with a bootstrap over prompts, or the hierarchical
+        Nested analysis of variance (large-sample and bootstrap intervals), or the hierarchical
         model (NUTS with the convergence gate).
     alpha : float
         1 - the intervals' level.

@@ -1137,7 +1137,8 @@ def paired_items_model(
 
     .. math::
         t_i \sim \mathrm{Categorical}(\pi),\quad
-        \pi \sim \mathrm{Dirichlet}(c\,\mathbf{1}),\quad c = (a + b) / 2^S,\qquad
+        \pi \sim \mathrm{Dirichlet}(\alpha),\quad
+        \alpha_t = (a + b)\prod_s r^{t_s}(1 - r)^{1 - t_s},\ r = a / (a + b),\qquad
         w_i \mid t_i \sim \mathrm{Categorical}(C_{t_i}),\quad
         C_t \sim \mathrm{Dirichlet}(\mathbf{1}).
 
@@ -1145,9 +1146,11 @@ def paired_items_model(
     may be hard for all: the pairing) or about how the judge errs: on each system
     differently (self-preference), and on the answers to one prompt together (a grader that
     compares both answers with the same reference passes or fails them together).  This is
-    the Bayesian counterpart of the closed form's joint verdict categories.  With the
-    items prior Beta(:math:`a, b`) = Beta(1/2, 1/2) each rate :math:`\theta_s =
-    \sum_{t: t_s = 1}\pi_t` is a priori Beta(1/2, 1/2), as in the other items engines.
+    the Bayesian counterpart of the closed form's joint verdict categories.  Each rate
+    :math:`\theta_s = \sum_{t: t_s = 1}\pi_t` is then a priori Beta(:math:`\sum_{t_s=1}
+    \alpha_t, \sum_{t_s=0}\alpha_t`) = Beta(:math:`a, b`), the items prior the other
+    engines state (Beta(1/2, 1/2) by default, where :math:`\alpha` is :math:`(a + b)/2^S`
+    in every cell).
     An item's likelihood sums over the joint truths its labels allow (a label is
     :math:`t_s`) and the joint verdicts its verdicts allow (a missing verdict or label
     allows both values): :math:`\sum_t \pi_t L_{it} \sum_w C_{tw} V_{iw}`
@@ -1163,7 +1166,7 @@ def paired_items_model(
     systems : tuple of str
         Coordinates (at most :data:`PAIRED_MAX_SYSTEMS`).
     priors : AccuracyPriors
-        ``theta`` (sets :math:`c`).
+        ``theta`` (sets :math:`\alpha`).
 
     Returns
     -------
@@ -1179,10 +1182,12 @@ def paired_items_model(
     states = truth_states(S)  # (T, S)
     names = ["".join(map(str, t)) for t in states]
     V, L = pattern_masks(verdict, human)
-    conc = float(sum(priors.theta)) / 2**S
+    a, b = (float(x) for x in priors.theta)
+    r = a / (a + b)
+    conc = (a + b) * np.prod(np.where(states == 1, r, 1 - r), axis=1)  # (T,)
     with pm.Model(coords={"system": list(systems), "state": names, "verdict": names}) as model:
         c = pm.Data("counts", np.asarray(counts, dtype=float))
-        joint = pm.Dirichlet("joint", a=np.full(2**S, conc), dims="state")
+        joint = pm.Dirichlet("joint", a=conc, dims="state")
         conf = pm.Dirichlet("confusion", a=np.ones((2**S, 2**S)), dims=("state", "verdict"))
         m = pt.dot(pt.as_tensor(V), conf.T)  # (P, T): P(verdicts seen | t)
         lik = (pt.as_tensor(L) * m * joint[None, :]).sum(-1)

@@ -350,11 +350,18 @@ class PairedPlan:
     labelled_fraction_for : dict
         For each difference asked about, the share of items to label on both systems
         (NaN: not reachable with these items, even labelling all).
+    agreement : float
+        The agreement the figures are for: the one given, or, for a range, the one in
+        it that needs the most labels (the plan holds over the whole range).
+    se_range : tuple of float
+        The standard error at the range's best and worst agreement (equal for one value).
     """
 
     se: float
     detectable_difference: float
     labelled_fraction_for: dict
+    agreement: float = float("nan")
+    se_range: tuple = ()
 
 
 def paired_joint(rate_a: float, rate_b: float, agreement: float) -> dict:
@@ -411,7 +418,7 @@ def plan_paired(
     *,
     rate_a: float,
     rate_b: float,
-    agreement: float,
+    agreement: float | tuple[float, float],
     sensitivity: float,
     specificity: float,
     alpha: float = 0.05,
@@ -437,12 +444,18 @@ def plan_paired(
     fraction for a difference :math:`\delta` solves the same equation for :math:`f`.
     Labelling both systems on the same prompts is what makes the pairing pay: a prompt
     labelled on one system only tells nothing about the difference.
+
+    The agreement is rarely known before labelling, and the plan is sensitive to it (at
+    rates 0.75 / 0.70, planned at 0.9 when the truth is 0.8, power 0.8 becomes about
+    0.55).  ``agreement=(low, high)`` plans for the range: the figures are those of the
+    agreement in it (on a grid of 41) with the largest standard error, and ``se_range``
+    says how much the range matters.
     """
     n_items = check_count(n_items, "n_items")
+    span = _agreement_range(agreement)
     for name, x in (
         ("rate_a", rate_a),
         ("rate_b", rate_b),
-        ("agreement", agreement),
         ("sensitivity", sensitivity),
         ("specificity", specificity),
     ):
@@ -460,12 +473,31 @@ def plan_paired(
         )
     for delta in differences:
         _scalar("differences", delta, 0.0, 1.0, closed=False, upper=True)
-    v_mu, e_s2 = _paired_terms(rate_a, rate_b, agreement, sensitivity, specificity)
+    grid = np.linspace(span[0], span[1], 41) if span[1] > span[0] else np.array(span[:1])
+    terms = [_paired_terms(rate_a, rate_b, g, sensitivity, specificity) for g in grid]
+    ses = [float(np.sqrt((vm + es / labelled_fraction) / n_items)) for vm, es in terms]
+    worst = int(np.argmax(ses))
+    v_mu, e_s2 = terms[worst]
     z = z_value(alpha) + z_value(2 * (1 - power))
-    se = float(np.sqrt((v_mu + e_s2 / labelled_fraction) / n_items))
+    se = ses[worst]
     need = {}
     for delta in differences:
         room = n_items * (abs(delta) / z) ** 2 - v_mu
         f = e_s2 / room if room > 0 else np.nan
         need[float(delta)] = float(f) if np.isfinite(f) and f <= 1 else float("nan")
-    return PairedPlan(se, float(z * se), need)
+    return PairedPlan(se, float(z * se), need, float(grid[worst]), (min(ses), max(ses)))
+
+
+def _agreement_range(agreement) -> tuple[float, float]:
+    """``agreement`` as (low, high): one number in [0, 1] or an increasing pair of them."""
+    if isinstance(agreement, tuple | list | np.ndarray) and len(agreement) == 2:
+        low, high = (_scalar("agreement", x, 0.0, 1.0, closed=True) for x in agreement)
+        if low > high:
+            raise InputError(
+                f"agreement as a range must be (low, high) with low <= high; got {agreement!r}",
+                field="agreement",
+                value=agreement,
+            )
+        return low, high
+    v = _scalar("agreement", agreement, 0.0, 1.0, closed=True)
+    return v, v

@@ -24,6 +24,18 @@ Conditions (``--only`` picks some):
 ``channel``      pairwise judge that overrides the true winner toward one system 30% of
                  the time: the default judge_error channel (judges may favour items)
                  against the constant one, whose check should fire
+``labelling``    labels that follow what the judge's errors follow: short answers labelled
+                 more often (smoothly in log length) while the judge is lenient on long
+                 ones; labels from the first 40% of a log whose judge drifts; random and
+                 verdict-stratified labels as the controls of the labelling check
+``unequal``      prompts of unequal sizes (one holding half the responses; lognormal
+                 sizes) at 5, 10 and 20 prompts: the cluster-robust closed form
+``repeats``      10 prompts x 4 generations x 3 judge runs, prompt effects normal (sd 1,
+                 2) or bimodal (easy and hard prompts at -1.5 / +1.5 logits): the
+                 variance split's closed-form intervals
+``self_verdict`` labels stratified by the verdict with equal counts per system, systems
+                 with different pass rates: the self-preference check with shared rates
+                 and with specificity 0.8 against 0.4
 
 Run: python benchmarks/misspecification.py [--reps 200] [--only edges self ...]
 """
@@ -363,6 +375,145 @@ def channel(reps):
     print(f"channel  constant channel  check channel  {rule}")
 
 
+def _log(rng, n, labelling):
+    """A judged log: length lognormal, the judge's specificity falling in log length (0.95
+    to 0.45 across the middle 90%) or with time (drift), labels by ``labelling``."""
+    z = rng.normal(size=n)  # standardised log length
+    t = np.arange(n) / n  # position in the log
+    h = rng.random(n) < 0.55
+    spec = expit(0.8 - 1.6 * t * 3) if labelling == "drift" else expit(0.8 - 1.5 * z)
+    v = np.where(h, rng.random(n) < 0.88, rng.random(n) >= spec)
+    p = {
+        "length": expit(-1.6 - 1.3 * z),
+        "drift": np.where(t < 0.4, 0.3, 0.0),
+        "random": np.full(n, 0.15),
+        "verdict": np.where(v, 0.25, 0.07),
+    }[labelling]
+    lab = rng.random(n) < p
+    frame = pd.DataFrame(
+        {
+            "judge": v.astype(int),
+            "human": np.where(lab, h.astype(float), np.nan),
+            "length": np.exp(5 + 0.7 * z),
+            "t": t,
+        }
+    )
+    return frame, h.mean()
+
+
+def labelling(reps):
+    flags = {}
+    for kind in ("length", "drift", "random", "verdict"):
+        hits = {"closed_form": [], "exact": [], "closed_form labelled_by": []}
+        flagged = []
+        by = "t" if kind == "drift" else "length"
+        for r in range(reps):
+            frame, truth = _log(np.random.default_rng(r), 1500, kind)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", jb.LabellingWarning)
+                study = jb.AccuracyStudy.from_items(frame, design_columns=["length"])
+                flagged.append(bool(study.check().failures))
+                hits["closed_form"].append(_covers(study.fit("closed_form"), truth))
+                hits["exact"].append(_covers(study.fit("exact", random_seed=r), truth))
+                strat = jb.AccuracyStudy.from_items(frame, labelled_by=by)
+                hits["closed_form labelled_by"].append(_covers(strat.fit("closed_form"), truth))
+        flags[kind] = flagged
+        for m, x in hits.items():
+            print(f"labelling  {kind:8s} {m:26s} {_rule_cover(x)}")
+    for kind in ("length", "drift"):
+        for ctl in ("random", "verdict"):
+            rule = _rule_check(flags[kind], flags[ctl])
+            print(f"labelling  {kind} against {ctl}  check labelling  {rule}")
+
+
+def unequal(reps):
+    x, w = np.polynomial.hermite_e.hermegauss(80)
+    truth = float(np.sum(w * expit(0.2 + 0.8 * x)) / np.sqrt(2 * np.pi))
+    for kind in ("one holds half", "lognormal"):
+        for g in (5, 10, 20):
+            hits = []
+            for r in range(reps):
+                rng = np.random.default_rng(r)
+                if kind == "lognormal":
+                    sizes = np.maximum(2, rng.lognormal(np.log(25), 1.1, g).round()).astype(int)
+                else:
+                    sizes = np.r_[12 * (g - 1), np.full(g - 1, 12)]
+                frames = []
+                for i, (k, e) in enumerate(zip(sizes, rng.normal(size=g), strict=True)):
+                    f, h = _items(rng, int(k), expit(0.2 + 0.8 * e), 0.85, 0.75, 0)
+                    lab = rng.random(int(k)) < 0.35
+                    frames.append(f.assign(prompt=i, human=np.where(lab, h, np.nan)))
+                frame = pd.concat(frames, ignore_index=True)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", jb.FewClustersWarning)
+                    warnings.simplefilter("ignore", jb.LabellingWarning)
+                    study = jb.AccuracyStudy.from_items(frame, cluster="prompt", estimand="process")
+                    hits.append(_covers(study.fit("closed_form"), truth))
+            print(f"unequal  {kind:14s} {g:2d} prompts  closed_form  {_rule_cover(hits)}")
+
+
+def repeats(reps):
+    x, w = np.polynomial.hermite_e.hermegauss(60)
+    w = w / w.sum()
+    for kind in ("normal sd 1", "normal sd 2", "bimodal"):
+        if kind == "bimodal":
+            a_nodes, a_w = np.array([-1.5, 1.5]), np.array([0.5, 0.5])
+        else:
+            a_nodes, a_w = float(kind[-1]) * x, w
+        p = expit(0.3 + a_nodes[:, None] + 0.8 * x[None, :])
+        m = p @ w
+        truth = {
+            "prompt": float(np.sum(a_w * m**2) - np.sum(a_w * m) ** 2),
+            "generation": float(np.sum(a_w * (p**2 @ w - m**2))),
+            "judge run": float(np.sum(a_w * ((p * (1 - p)) @ w))),
+        }
+        hits = []
+        for r in range(reps):
+            rng = np.random.default_rng(r)
+            if kind == "bimodal":
+                a = rng.choice([-1.5, 1.5], 10)
+            else:
+                a = rng.normal(0, float(kind[-1]), 10)
+            y = rng.random((10, 4, 3)) < expit(
+                0.3 + a[:, None, None] + rng.normal(0, 0.8, (10, 4, 1))
+            )
+            i, g, _ = np.indices(y.shape)
+            frame = pd.DataFrame(
+                {"prompt": i.ravel(), "generation": g.ravel(), "judge": y.ravel() * 1}
+            )
+            split = jb.variance_split(frame, random_seed=r).set_index("component")
+            hits.append(
+                [split.loc[c, "lower"] <= v <= split.loc[c, "upper"] for c, v in truth.items()]
+            )
+        hits = np.array(hits)
+        for j, c in enumerate(truth):
+            print(f"repeats  10 prompts, {kind:11s} {c:10s} closed_form  {_rule_cover(hits[:, j])}")
+
+
+def self_verdict(reps):
+    flags = {}
+    for spec_b in (0.8, 0.4):
+        out = []
+        for r in range(reps):
+            rng = np.random.default_rng(r)
+            frames = []
+            for s, theta, spec in (("A", 0.8, 0.8), ("B", 0.3, spec_b)):
+                f, h = _items(rng, 700, theta, 0.85, spec, 0)
+                lab = np.zeros(700, bool)
+                for val in (0, 1):  # 100 labels among each verdict of each system
+                    idx = np.flatnonzero(f["judge"].to_numpy() == val)
+                    lab[rng.choice(idx, min(100, idx.size), replace=False)] = True
+                frames.append(f.assign(system=s, human=np.where(lab, h, np.nan)))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", jb.LabellingWarning)
+                study = jb.AccuracyStudy.from_items(pd.concat(frames), system="system")
+                t = study.check().table.query("check == 'self_preference'")
+            out.append(bool(t["flagged"].any()))
+        flags[spec_b] = out
+    rule = _rule_check(flags[0.4], flags[0.8])
+    print(f"self_verdict  verdict-stratified labels  check self_preference  {rule}")
+
+
 CONDITIONS = {
     "edges": edges,
     "clusters": clusters,
@@ -372,6 +523,10 @@ CONDITIONS = {
     "shift": shift,
     "judges": judges,
     "channel": channel,
+    "labelling": labelling,
+    "unequal": unequal,
+    "repeats": repeats,
+    "self_verdict": self_verdict,
 }
 
 

@@ -30,6 +30,9 @@ Conditions (``--only`` picks some):
                  verdict-stratified labels as the controls of the labelling check
 ``unequal``      prompts of unequal sizes (one holding half the responses; lognormal
                  sizes) at 5, 10 and 20 prompts: the cluster-robust closed form
+``ushape``       two systems, B's answers longer; the judge lenient on very short and very
+                 long answers (its false-positive rate quadratic in length): the
+                 covariate model with a linear and with a spline term
 ``repeats``      10 prompts x 4 generations x 3 judge runs, prompt effects normal (sd 1,
                  2) or bimodal (easy and hard prompts at -1.5 / +1.5 logits): the
                  variance split's closed-form intervals
@@ -452,6 +455,51 @@ def unequal(reps):
             print(f"unequal  {kind:14s} {g:2d} prompts  closed_form  {_rule_cover(hits)}")
 
 
+def _ushaped(rng, n=400, n_lab=100):
+    """Two systems, B's answers longer (0.7 sd each way); the judge's false-positive rate
+    rises on very short and very long answers (quadratic in the standardised length)."""
+    frames, truth = [], {}
+    for s, mu in (("A", -0.7), ("B", 0.7)):
+        x = rng.normal(mu, 1.0, n)
+        h = rng.random(n) < expit(0.6 + 0.3 * x)
+        v = np.where(h, rng.random(n) < expit(2.0), rng.random(n) < expit(-2.2 + 1.3 * x * x))
+        lab = np.zeros(n, bool)
+        lab[rng.choice(n, n_lab, replace=False)] = True
+        frames.append(
+            pd.DataFrame(
+                {
+                    "system": s,
+                    "judge": v.astype(int),
+                    "human": np.where(lab, h.astype(float), np.nan),
+                    "length": 200 + 60 * x,
+                }
+            )
+        )
+        truth[s] = h.mean()
+    return pd.concat(frames, ignore_index=True), truth
+
+
+def ushape(reps):
+    fits = (
+        ("nuts covariates=length (linear)", {"covariates": "length"}),
+        ("nuts covariates={length: spline}", {"covariates": {"length": "spline"}}),
+    )
+    rows = {name: [] for name, _ in fits}
+    flags = {name: [] for name, _ in fits}
+    for r in range(min(reps, NUTS_REPS)):
+        frame, truth = _ushaped(np.random.default_rng(r))
+        for name, fkw in fits:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", jb.LabellingWarning)
+                study = jb.AccuracyStudy.from_items(frame, system="system", **fkw)
+                t = study.check().table.query("check == 'self_preference'")
+                flags[name].append(bool(t["flagged"].any()))
+                rows[name].append(_contrast(study, "nuts", r, truth["A"] - truth["B"]))
+    _print_rows("ushape", "A - B, judge lenient on short and long answers", rows)
+    for name, f in flags.items():
+        print(f"ushape  {name}  check self_preference given length flags {np.mean(f):.2f}")
+
+
 def repeats(reps):
     x, w = np.polynomial.hermite_e.hermegauss(60)
     w = w / w.sum()
@@ -525,6 +573,7 @@ CONDITIONS = {
     "channel": channel,
     "labelling": labelling,
     "unequal": unequal,
+    "ushape": ushape,
     "repeats": repeats,
     "self_verdict": self_verdict,
 }

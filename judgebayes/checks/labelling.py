@@ -48,6 +48,8 @@ __all__ = ["COVARIATES", "ORDER", "columns_of", "flags", "relevant_flags", "reme
 ORDER = "row order"
 #: the check of the study's covariates
 COVARIATES = "labelling_covariates"
+#: in the name of a spline term's cubic columns (its first column is the covariate)
+SPLINE = " (spline "
 
 
 def _cells(data) -> np.ndarray:
@@ -63,7 +65,8 @@ def columns_of(data, covariates: bool) -> dict[str, np.ndarray]:
     if covariates:
         if data.covariates is None:
             return {}
-        return dict(zip(data.covariate_names, data.covariates.T, strict=True))
+        pairs = zip(data.covariate_names, data.covariates.T, strict=True)
+        return {c: x for c, x in pairs if SPLINE not in c}  # a spline's column once
     out = {} if data.order is None else {data.columns.get("order") or ORDER: data.order}
     return out | dict(data.design)
 

@@ -45,8 +45,9 @@ def add_parser(sub) -> None:
         default=None,
         dest="covariates",
         metavar="COLUMN",
-        help="items design: an item covariate the judge's errors may follow, e.g. length "
-        "(repeatable; the Bayesian fits then model the judge's rates on it)",
+        help="items design: an item covariate the judge's errors may follow, e.g. length, "
+        "or length:spline for a curve (repeatable; the Bayesian fits then model the "
+        "judge's rates on it)",
     )
     a.add_argument(
         "--judge-rates",

@@ -471,6 +471,11 @@ def study_from_args(args):
     for k in ("labelled_by", "design_columns", "order"):
         if getattr(args, k, None) is not None:
             design[k] = getattr(args, k)
+    if design["covariates"] and any(":" in c for c in design["covariates"]):
+        # COLUMN:TERM, e.g. length:spline
+        design["covariates"] = dict(
+            (c.rsplit(":", 1) if ":" in c else (c, "linear")) for c in design["covariates"]
+        )
     if design["judge_rates"] is None:
         del design["judge_rates"]  # the study's own default
     estimand = getattr(args, "estimand", "items")

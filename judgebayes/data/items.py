@@ -265,6 +265,66 @@ def _covariate(df, col, keep: np.ndarray, taken) -> np.ndarray:
     return x
 
 
+#: covariate terms ``covariates={"column": term}`` takes
+TERMS = ("linear", "spline")
+#: quantiles of the kept values at which a spline term's knots sit (Harrell's choice
+#: for four knots)
+SPLINE_KNOTS = (0.05, 0.35, 0.65, 0.95)
+
+
+def spline_basis(x: np.ndarray, knots) -> np.ndarray:
+    r"""Restricted (natural) cubic spline basis: ``x`` and :math:`K - 2` cubic terms,
+    linear beyond the outer knots :math:`t_1 < \dots < t_K`:
+
+    .. math::
+        s_j(x) = \frac{(x - t_j)_+^3 - (x - t_{K-1})_+^3\frac{t_K - t_j}{t_K - t_{K-1}}
+        + (x - t_K)_+^3\frac{t_{K-1} - t_j}{t_K - t_{K-1}}}{(t_K - t_1)^2}.
+
+    Returns shape (N, K - 1).
+    """
+    t = np.asarray(knots, float)
+    k = t.size
+
+    def cube(u):
+        return np.maximum(u, 0.0) ** 3
+
+    cols = [x]
+    for j in range(k - 2):
+        s = (
+            cube(x - t[j])
+            - cube(x - t[k - 2]) * (t[k - 1] - t[j]) / (t[k - 1] - t[k - 2])
+            + cube(x - t[k - 1]) * (t[k - 2] - t[j]) / (t[k - 1] - t[k - 2])
+        )
+        cols.append(s / (t[k - 1] - t[0]) ** 2)
+    return np.column_stack(cols)
+
+
+def _covariate_terms(covariates) -> dict[str, str]:
+    """``covariates=`` as {column: term}: a name or list (linear terms) or a dict."""
+    if isinstance(covariates, dict):
+        terms = dict(covariates)
+    else:
+        names = (covariates,) if isinstance(covariates, str) else tuple(covariates)
+        if len(set(names)) != len(names):
+            terms = {}
+        else:
+            terms = dict.fromkeys(names, "linear")
+    if not terms:
+        raise InputError(
+            f"covariates must name one column or several distinct ones; got {covariates!r}",
+            field="covariates",
+            value=covariates,
+        )
+    for col, term in terms.items():
+        if term not in TERMS:
+            raise InputError(
+                f"covariate {col!r}: a term is one of {TERMS}; got {term!r}",
+                field="covariates",
+                value=term,
+            )
+    return terms
+
+
 def _multiplicity(series, column: str) -> np.ndarray:
     """Non-negative integer multiplicities of the ``count`` column."""
     x = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
@@ -385,12 +445,15 @@ def items_from_frame(
         prompts: their contrasts are then paired.  One row per (item, system); a repeated
         pair is an error (aggregate first, or give ``count``), and an item only one
         system answered is counted (``ItemData.unpaired``).
-    covariates : str or list of str, optional
+    covariates : str, list of str or dict, optional
         Numeric item columns (answer length, position, a same-family flag) on which the
         judge's sensitivity and specificity, and the rate, may depend: the Laplace and NUTS
         engines then model them as logistic in these columns
         (:func:`~judgebayes.models.accuracy.items_covariate_model`).  Every kept row needs
-        a finite value.
+        a finite value.  A dict gives each column's term: ``"linear"`` or ``"spline"``
+        (:func:`spline_basis` with knots at the :data:`SPLINE_KNOTS` quantiles: a judge
+        lenient on very short and very long answers), e.g. ``{"length": "spline"}``; the
+        spline's cubic columns are named ``"length (spline 1)"`` and so on.
     order : str or bool
         When each item was judged, for the labelling check (labels taken from one period
         of a log whose judge drifts): True (default) the row order, a column name (numbers
@@ -519,15 +582,26 @@ def items_from_frame(
             )
     cov, cov_names = None, ()
     if covariates is not None:
-        cov_names = (covariates,) if isinstance(covariates, str) else tuple(covariates)
-        if not cov_names or len(set(cov_names)) != len(cov_names):
-            raise InputError(
-                f"covariates must name one column or several distinct ones; got {covariates!r}",
-                field="covariates",
-                value=covariates,
-            )
         taken = {*roles.values(), *judges}
-        cov = np.column_stack([_covariate(items, c, keep, taken) for c in cov_names])
+        cols, names = [], []
+        for c, term in _covariate_terms(covariates).items():
+            x = _covariate(items, c, keep, taken)
+            if term == "linear":
+                cols.append(x[:, None])
+                names.append(c)
+                continue
+            knots = np.quantile(x[keep], SPLINE_KNOTS)
+            if np.any(np.diff(knots) <= 0):
+                raise InputError(
+                    f"covariate {c!r}: a spline term needs distinct knots at its "
+                    f"{SPLINE_KNOTS} quantiles; they are {knots.tolist()} (too few distinct "
+                    "values: give it as a linear term)",
+                    field="covariates",
+                    value=c,
+                )
+            cols.append(spline_basis(np.where(keep, x, knots[0]), knots))
+            names += [c, *(f"{c} (spline {j})" for j in range(1, len(knots) - 1))]
+        cov, cov_names = np.column_stack(cols), tuple(names)
     w = None
     if weights is not None:
         w = pd.to_numeric(items[weights], errors="coerce").to_numpy(dtype=float)

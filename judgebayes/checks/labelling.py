@@ -42,7 +42,15 @@ from scipy import stats
 
 from judgebayes.checks.base import Check, holm, register
 
-__all__ = ["COVARIATES", "ORDER", "columns_of", "flags", "relevant_flags", "remedy"]
+__all__ = [
+    "COVARIATES",
+    "ORDER",
+    "by_verdict",
+    "columns_of",
+    "flags",
+    "relevant_flags",
+    "remedy",
+]
 
 #: the row label of the row order
 ORDER = "row order"
@@ -317,3 +325,37 @@ def remedy(study, flagged: list[tuple[str, float]], method: str) -> str:
         f"labelled and unlabelled items differ in {said}; method {method!r} assumes they do "
         f"not, so its interval may miss. Valid under this design: {'; '.join(ok)}"
     )
+
+
+def by_verdict(data) -> tuple[float, str]:
+    """Did the labelling depend on the verdict?  The p-value of the summed chi-square
+    statistics of labelled x verdict category within each system x stratum, and the cell
+    whose labelled shares differ most, in words (estimators that take labels as a simple
+    random sample within strata, PPI and the labels' mean, are biased when it did).
+    """
+    n_cat = data.n_judges + 1
+    cell = data.system * len(data.strata) + data.stratum
+    k = int(cell.max()) + 1
+    code = cell * n_cat + data.category
+    n = np.bincount(code, minlength=k * n_cat).reshape(k, n_cat).astype(float)
+    m = np.bincount(code, weights=data.labelled, minlength=k * n_cat).reshape(k, n_cat)
+    chi2, dof, worst, words = 0.0, 0, 0.0, ""
+    for c in range(k):
+        keep = n[c] > 0
+        if keep.sum() < 2 or not 0 < m[c].sum() < n[c].sum():
+            continue
+        table = np.stack([m[c][keep], n[c][keep] - m[c][keep]])
+        res = stats.chi2_contingency(table, correction=False)
+        chi2, dof = chi2 + res.statistic, dof + res.dof
+        share = m[c][keep] / n[c][keep]
+        if share.max() - share.min() > worst:
+            worst = share.max() - share.min()
+            s, t = divmod(c, len(data.strata))
+            where = f"system {data.systems[s]!r}" + (
+                f", stratum {data.strata[t]!r}" if len(data.strata) > 1 else ""
+            )
+            cats = np.flatnonzero(keep)
+            words = f"{where}: " + ", ".join(
+                f"{share[j]:.0%} of verdict {cats[j]}" for j in range(share.size)
+            )
+    return (float(stats.chi2.sf(chi2, dof)) if dof else 1.0), words

@@ -19,6 +19,7 @@ from scipy import stats
 
 import judgebayes as jb
 from judgebayes.checks import labelling
+from judgebayes.errors import MethodRefused
 
 SETS = 300
 #: 2.5 Monte-Carlo sd of a 0.95 coverage over SETS sets
@@ -221,3 +222,23 @@ def test_prompts_labelled_together_on_paired_systems_are_not_flagged():
         )
         flagged += bool(labelling.flags(study)["labelling"])
     assert flagged <= 5
+
+
+def test_comparators_that_assume_random_labels_refuse_verdict_dependent_labels():
+    # labels drawn for 20% of the judge's positives and 6% of its negatives: PPI++ and the
+    # labels' mean are biased there; compare() shows them as refused rows that say why,
+    # and random labels (or the verdict given as a stratum) keep them
+    by_verdict = _frame(0, "verdict")
+    methods = ("closed_form", "ppi_plus_plus", "labels_only")
+    table = jb.AccuracyStudy.from_items(by_verdict).compare(methods=methods).set_index("method")
+    for name in ("ppi_plus_plus", "labels_only"):
+        assert np.isnan(table.loc[name, "estimate"])
+        assert "depend on the judge's verdict" in table.loc[name, "note"]
+    assert np.isfinite(table.loc["closed_form", "estimate"])
+    with pytest.raises(MethodRefused) as e:
+        jb.AccuracyStudy.from_items(by_verdict).fit("ppi")
+    assert e.value.field == "human"
+    stratified = jb.AccuracyStudy.from_items(by_verdict.assign(v=by_verdict["judge"]), stratum="v")
+    assert np.isfinite(stratified.fit("ppi_plus_plus").interval()["estimate"].iloc[0])
+    rand = jb.AccuracyStudy.from_items(_frame(0, "random"))
+    assert np.isfinite(rand.fit("ppi_plus_plus").interval()["estimate"].iloc[0])

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from judgebayes.checks import labelling
 from judgebayes.errors import MethodRefused
 from judgebayes.inference.accuracy import closed_form as cf
 from judgebayes.inference.accuracy import items as ie
@@ -97,6 +98,12 @@ def _with_var(t, name: str, values) -> Any:
     return t
 
 
+#: comparators that take the labels as a simple random sample within each stratum
+RANDOM_LABELS = ("ppi", "ppi_plus_plus", "labels_only")
+#: below this p-value of the labelled x verdict test they refuse (labels depend on it)
+VERDICT_ALPHA = 1e-3
+
+
 def _comparator(name: str, summary: str):
     """Register the comparator ``name`` (a process-rate estimator of one judge)."""
 
@@ -111,6 +118,18 @@ def _comparator(name: str, summary: str):
                 field="cluster",
                 value=d.columns.get("cluster"),
             )
+        if name in RANDOM_LABELS and d.weights is None:
+            p, where = labelling.by_verdict(d)
+            if p < VERDICT_ALPHA:
+                raise MethodRefused(
+                    f"method {name!r} takes the labels as a simple random sample within each "
+                    f"stratum, but here they depend on the judge's verdict (labelled {where}; "
+                    f"p = {p:.2g}), which biases it (PPI++ covered 0.25 and the labels' mean 0 "
+                    "in such a simulation); use 'closed_form' or 'exact' (they condition on "
+                    "the verdict), or give the verdict as stratum= or weights=",
+                    field="human",
+                    value=d.columns.get("human"),
+                )
         extra = {}
         notes = [f"{name} estimates the process rate (theta), not the N items' rate"]
         if name in ("ppi", "ppi_plus_plus"):

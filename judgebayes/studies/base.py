@@ -24,10 +24,8 @@ Every concrete study class has a ``key`` (``"items.paired"``) and is listed in
 
 from __future__ import annotations
 
-import functools
-import inspect
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -35,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.checks import CheckReport, checks_for
-from judgebayes.errors import InputError, MethodRefused, unknown_keyword
+from judgebayes.errors import InputError, MethodRefused
 from judgebayes.inference.laplace import fit_laplace
 from judgebayes.inference.nuts import sample_nuts
 from judgebayes.inference.registry import (
@@ -46,6 +44,7 @@ from judgebayes.inference.registry import (
     resolve_sampler,
 )
 from judgebayes.results import COMPARISON_COLUMNS, Fit, LazyTree, check_alpha, plot_forest, stamp
+from judgebayes.studies.methods import Method, Methods
 
 __all__ = ["STUDIES", "FitParts", "Method", "Methods", "Study", "register_bayes"]
 
@@ -80,138 +79,6 @@ class FitParts:
     interval_fn: Callable | None = None
     point: np.ndarray | None = None
     extra: dict = field(default_factory=dict)
-
-
-@functools.cache
-def _keywords(fn: Callable) -> tuple[str, ...]:
-    """The keyword-only parameters of method ``fn`` (its first parameter is the study)."""
-    params = list(inspect.signature(fn).parameters.values())
-    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    if not params or params[0].kind not in positional:
-        raise TypeError(f"method {fn.__qualname__} must take the study first")
-    bad = [p.name for p in params[1:] if p.kind != p.KEYWORD_ONLY]
-    if bad:
-        raise TypeError(f"method {fn.__qualname__}: options must be keyword-only; {bad} are not")
-    return tuple(p.name for p in params[1:])
-
-
-@dataclass(frozen=True)
-class Method:
-    """One method: its name, the callable that fits, and what it is.
-
-    ``options`` (the keywords ``fit`` accepts for it) are read from the callable's
-    signature: its keyword-only parameters, ``random_seed`` aside.
-    """
-
-    name: str
-    fn: Callable[..., FitParts]
-    engine: str
-    summary: str = ""
-    mcmc: bool = False
-
-    @property
-    def options(self) -> tuple[str, ...]:
-        """The keywords this method takes besides ``random_seed``."""
-        return tuple(k for k in _keywords(self.fn) if k != "random_seed")
-
-    def check_options(self, options: Mapping[str, Any]) -> None:
-        """An :class:`InputError` naming a keyword this method does not take."""
-        unknown_keyword(f"method {self.name!r}", options, {"random_seed", *self.options})
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """A method a study class does not offer: why (and what to use), and what of the data
-    or design it refuses (``field``).
-    """
-
-    reason: str
-    field: str = "method"
-
-
-class Methods(Mapping):
-    """The methods of one study class by name, its parent's included (``-`` and ``_``
-    spell the same).  A name the class refuses maps to nothing here and is listed, with
-    its reason, in :attr:`refused`.
-    """
-
-    def __init__(self, owner: str, parent: Methods | None = None):
-        self.owner, self.parent = owner, parent
-        self._own: dict[str, Method | Refusal] = {}
-
-    def _lookup(self, name: str) -> Method | Refusal | None:
-        if name in self._own:
-            return self._own[name]
-        return None if self.parent is None else self.parent._lookup(name)
-
-    def _names(self) -> list[str]:
-        names = [] if self.parent is None else self.parent._names()
-        return names + [n for n in self._own if n not in names]
-
-    def __getitem__(self, name: str) -> Method:
-        found = self._lookup(name)
-        if not isinstance(found, Method):
-            raise KeyError(name)
-        return found
-
-    def __iter__(self) -> Iterator[str]:
-        return (n for n in self._names() if isinstance(self._lookup(n), Method))
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-    @property
-    def refused(self) -> dict[str, str]:
-        """Methods of the family this class does not offer, with the reason."""
-        out = {}
-        for n in self._names():
-            found = self._lookup(n)
-            if isinstance(found, Refusal):
-                out[n] = found.reason
-        return out
-
-    def register(self, name: str, *, engine: str, summary: str = "", mcmc: bool = False):
-        """Decorator: register ``fn(study, *, random_seed=None, **options) -> FitParts``
-        (replacing an inherited method or refusal of that name).
-        """
-
-        def deco(fn):
-            if "random_seed" not in _keywords(fn):
-                raise TypeError(f"method {fn.__qualname__} must take random_seed")
-            self._own[name] = Method(name, fn, engine, summary, mcmc)
-            return fn
-
-        return deco
-
-    def refuse(self, name: str, reason: str, *, field: str = "method") -> None:
-        """``name`` is not offered here, and ``reason`` says why and what to use; ``field``
-        names what of the data or design it refuses (default: the method itself).
-        """
-        self._own[name] = Refusal(reason, field)
-
-    def resolve(self, method: Any) -> Method:
-        """The method of that name; an :class:`InputError` for a name no class of the
-        family knows, a :class:`~judgebayes.errors.MethodRefused` for one this class refuses.
-        """
-        name = normalise_method(method)
-        found = self._lookup(name) if isinstance(name, str) else None
-        if isinstance(found, Refusal):
-            raise MethodRefused(found.reason, method=name, field=found.field, value=method)
-        if found is None:
-            raise InputError(
-                f"method must be one of {tuple(self)} ({self.owner}); got {method!r}",
-                field="method",
-                value=method,
-            )
-        return found
-
-    def describe(self) -> str:
-        """One line per method: name, summary, engine, options; then the refusals."""
-        lines = [
-            f"{m.name}: {m.summary} [{m.engine}] options: {', '.join(m.options) or '-'}"
-            for m in self.values()
-        ]
-        return "\n".join(lines + [f"{n}: refused ({r})" for n, r in self.refused.items()])
 
 
 #: every concrete study class by its key (``Study.key``), for the CLI, archives and tests

@@ -233,17 +233,21 @@ def self_preference(reps):
     _print_rows("self", "A - B, equal judge rates, 100 labels", rows[0.8])
 
 
-def _shifted(rng, follows=True, extra_b=0.0, n=400, n_lab=100):
+def _shifted(rng, follows=True, extra_b=0.0, n=400, n_lab=100, ushape=False):
     """Two systems, B's answers longer; the judge's rates logistic in length when
-    ``follows``; ``extra_b`` adds a lenience on B's answers beyond length (logit scale).
+    ``follows``; ``extra_b`` adds a lenience on B's answers beyond length (logit scale);
+    ``ushape``: instead, the false-positive rate rises on very short and very long answers
+    (quadratic in the standardised length), the sensitivity constant.
     """
     frames, truth = [], {}
     for s, mu in (("A", -0.7), ("B", 0.7)):
         x = rng.normal(mu, 1.0, n)
-        h = rng.random(n) < expit(0.6 + 0.5 * x)
-        slope = (0.8, 1.2) if follows else (0.0, 0.0)
+        h = rng.random(n) < expit(0.6 + (0.3 if ushape else 0.5) * x)
+        slope = (0.8, 1.2) if follows and not ushape else (0.0, 0.0)
         sens = expit(2.0 + slope[0] * x)
         fpr = expit(-1.5 + slope[1] * x + (extra_b if s == "B" else 0.0))
+        if ushape:
+            fpr = expit(-2.2 + 1.3 * x * x)
         v = np.where(h, rng.random(n) < sens, rng.random(n) < fpr)
         lab = np.zeros(n, bool)
         lab[rng.choice(n, n_lab, replace=False)] = True
@@ -455,30 +459,6 @@ def unequal(reps):
             print(f"unequal  {kind:14s} {g:2d} prompts  closed_form  {_rule_cover(hits)}")
 
 
-def _ushaped(rng, n=400, n_lab=100):
-    """Two systems, B's answers longer (0.7 sd each way); the judge's false-positive rate
-    rises on very short and very long answers (quadratic in the standardised length)."""
-    frames, truth = [], {}
-    for s, mu in (("A", -0.7), ("B", 0.7)):
-        x = rng.normal(mu, 1.0, n)
-        h = rng.random(n) < expit(0.6 + 0.3 * x)
-        v = np.where(h, rng.random(n) < expit(2.0), rng.random(n) < expit(-2.2 + 1.3 * x * x))
-        lab = np.zeros(n, bool)
-        lab[rng.choice(n, n_lab, replace=False)] = True
-        frames.append(
-            pd.DataFrame(
-                {
-                    "system": s,
-                    "judge": v.astype(int),
-                    "human": np.where(lab, h.astype(float), np.nan),
-                    "length": 200 + 60 * x,
-                }
-            )
-        )
-        truth[s] = h.mean()
-    return pd.concat(frames, ignore_index=True), truth
-
-
 def ushape(reps):
     fits = (
         ("nuts covariates=length (linear)", {"covariates": "length"}),
@@ -487,7 +467,7 @@ def ushape(reps):
     rows = {name: [] for name, _ in fits}
     flags = {name: [] for name, _ in fits}
     for r in range(min(reps, NUTS_REPS)):
-        frame, truth = _ushaped(np.random.default_rng(r))
+        frame, truth = _shifted(np.random.default_rng(r), ushape=True)
         for name, fkw in fits:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", jb.LabellingWarning)

@@ -165,6 +165,22 @@ class ItemData:
         }
         return {k: np.rint(x).astype(np.int64) for k, x in out.items()}
 
+    @staticmethod
+    def model_counts(c: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The models' counts from :meth:`cells` ``c``: unlabelled judged positives ``k`` of
+        ``n``, the labelled positives' true positives ``tp`` of ``m1`` and the labelled
+        negatives' true negatives ``tn`` of ``m0``.
+        """
+        m1 = c["H1"] + c["H0"]
+        return {
+            "k": c["N1"] - c["L1"],
+            "n": c["N1"] + c["N0"] - c["L1"] - c["L0"],
+            "tp": c["H1"],
+            "m1": m1,
+            "tn": c["L0"] - c["H0"],
+            "m0": c["L1"] + c["L0"] - m1,
+        }
+
     def summary(self):
         """Per system: items, labelled, judged positive, human positive among labelled, missing."""
         if self.n_judges > 1:

@@ -72,16 +72,7 @@ class ClusteredItems(ItemStudy):
     def model_spec(self) -> ModelSpec:
         """The clustered model (:func:`~judgebayes.models.accuracy.clustered_items_model`)."""
         c, sys_of = self._cells()
-        m1 = c["H1"] + c["H0"]
-        data = dict(
-            k=c["N1"] - c["L1"],
-            n=c["N1"] + c["N0"] - c["L1"] - c["L0"],
-            tp=c["H1"],
-            m1=m1,
-            tn=c["L0"] - c["H0"],
-            m0=c["L1"] + c["L0"] - m1,
-            cluster_system=sys_of,
-        )
+        data = dict(**self.data.model_counts(c), cluster_system=sys_of)
         structure = dict(
             systems=self.systems,
             clusters=tuple(f"c{i}" for i in range(len(sys_of))),

@@ -68,17 +68,8 @@ class PlainItems(ItemStudy):
     def model_spec(self) -> ModelSpec:
         """The items model (:func:`~judgebayes.models.accuracy.items_accuracy_model`)."""
         c = self.data.cells()
-        m1 = c["H1"] + c["H0"]
         n_c = (c["N1"] + c["N0"]).astype(float)
-        data = dict(
-            k=c["N1"] - c["L1"],
-            n=c["N1"] + c["N0"] - c["L1"] - c["L0"],
-            tp=c["H1"],
-            m1=m1,
-            tn=c["L0"] - c["H0"],
-            m0=c["L1"] + c["L0"] - m1,
-            share=n_c / n_c.sum(1, keepdims=True),
-        )
+        data = dict(**self.data.model_counts(c), share=n_c / n_c.sum(1, keepdims=True))
         structure = dict(
             systems=self.systems,
             strata=self.data.strata,

@@ -24,7 +24,9 @@ the sum of the cells' chi-square statistics of labelled x category (degrees of f
 summed).  ``observed`` is the labelled items' mean rank minus the unlabelled ones' as a
 share of the cell (-1 to 1, 0 when labelling is random), averaged over the cells by
 their labelled counts (numeric), or the largest difference in a category's share
-(categorical).  With ``item=`` (or ``cluster=``) whole prompts are often labelled at once,
+(categorical).  With several systems and no ``item=``, each system gets its own rows
+(Holm holds however the systems' rows depend on each other).  With ``item=`` (or
+``cluster=``) whole prompts are often labelled at once,
 on every system that answered them: the rows' statistics are then summed with a variance
 over items (a score test; on LLMBar's paired systems with 30% of prompts labelled at random
 the row-order test flagged 4.5% of draws at 0.01 without it, none of 200 with it).  A
@@ -58,6 +60,8 @@ ORDER = "row order"
 COVARIATES = "labelling_covariates"
 #: in the name of a spline term's cubic columns (its first column is the covariate)
 SPLINE = " (spline "
+#: between a column and its system in a row of a study with several systems
+BY_SYSTEM = " | system "
 
 
 def _cells(data) -> np.ndarray:
@@ -242,15 +246,22 @@ def _rows(covariates: bool):
         lab, cell = d.labelled, _cells(d)
         groups = d.item if d.item is not None else d.cluster
         orders = {d.columns.get("order") or ORDER}
+        # several systems whose rows may answer the same prompts, unsaid: one row per
+        # system (Holm over them holds whatever the dependence between systems)
+        parts = [(None, np.ones(lab.size, bool))]
+        if groups is None and len(d.systems) > 1:
+            parts = [(s, d.system == i) for i, s in enumerate(d.systems)]
         rows = []
         for name, x in columns_of(d, covariates).items():
             x = np.asarray(x)
             numeric = x.dtype.kind in "fiub"
-            ok = np.isfinite(x) if numeric else pd.notna(x)
             test = _categorical if not numeric else _linear if name in orders else _numeric
-            res = test(x[ok], lab[ok], cell[ok], None if groups is None else groups[ok])
-            if res is not None:
-                rows.append({"unit": name, "expected": 0.0, **res})
+            for system, part in parts:
+                ok = part & (np.isfinite(x) if numeric else pd.notna(x))
+                res = test(x[ok], lab[ok], cell[ok], None if groups is None else groups[ok])
+                if res is not None:
+                    unit = name if system is None else f"{name}{BY_SYSTEM}{system!r}"
+                    rows.append({"unit": unit, "expected": 0.0, **res})
         return rows
 
     return run
@@ -306,7 +317,7 @@ def relevant_flags(study, flagged: dict, method: str) -> list[tuple[str, float]]
 def remedy(study, flagged: list[tuple[str, float]], method: str) -> str:
     """The note a fit carries when labelling followed ``flagged`` columns."""
     d = study.data
-    names = [c for c, _ in flagged]
+    names = list(dict.fromkeys(c.split(BY_SYSTEM)[0] for c, _ in flagged))
     said = ", ".join(f"{c} (p = {p:.2g})" for c, p in flagged)
     cols = [c for c in names if c != ORDER]
     if ORDER in names:  # the row order is no column: name one that holds it

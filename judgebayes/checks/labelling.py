@@ -339,10 +339,12 @@ def remedy(study, flagged: list[tuple[str, float]], method: str) -> str:
 
 
 def by_verdict(data) -> tuple[float, str]:
-    """Did the labelling depend on the verdict?  The p-value of the summed chi-square
-    statistics of labelled x verdict category within each system x stratum, and the cell
-    whose labelled shares differ most, in words (estimators that take labels as a simple
-    random sample within strata, PPI and the labels' mean, are biased when it did).
+    """Did the labelling depend on the verdict?  Holm's smallest adjusted p-value over the
+    system x stratum cells of an exact test of labelled x verdict category (Fisher's for
+    two categories, else the chi-square), and the cell whose labelled shares differ most,
+    in words (estimators that take labels as a simple random sample within strata, PPI
+    and the labels' mean, are biased when it did).  Exact, because a few labels drawn at
+    random from a cell with few items of one verdict give the chi-square false alarms.
     """
     n_cat = data.n_judges + 1
     cell = data.system * len(data.strata) + data.stratum
@@ -350,14 +352,16 @@ def by_verdict(data) -> tuple[float, str]:
     code = cell * n_cat + data.category
     n = np.bincount(code, minlength=k * n_cat).reshape(k, n_cat).astype(float)
     m = np.bincount(code, weights=data.labelled, minlength=k * n_cat).reshape(k, n_cat)
-    chi2, dof, worst, words = 0.0, 0, 0.0, ""
+    ps, worst, words = [], 0.0, ""
     for c in range(k):
         keep = n[c] > 0
         if keep.sum() < 2 or not 0 < m[c].sum() < n[c].sum():
             continue
         table = np.stack([m[c][keep], n[c][keep] - m[c][keep]])
-        res = stats.chi2_contingency(table, correction=False)
-        chi2, dof = chi2 + res.statistic, dof + res.dof
+        if table.shape[1] == 2:
+            ps.append(float(stats.fisher_exact(table.astype(np.int64)).pvalue))
+        else:
+            ps.append(float(stats.chi2_contingency(table, correction=False).pvalue))
         share = m[c][keep] / n[c][keep]
         if share.max() - share.min() > worst:
             worst = share.max() - share.min()
@@ -369,4 +373,4 @@ def by_verdict(data) -> tuple[float, str]:
             words = f"{where}: " + ", ".join(
                 f"{share[j]:.0%} of verdict {cats[j]}" for j in range(share.size)
             )
-    return (float(stats.chi2.sf(chi2, dof)) if dof else 1.0), words
+    return (float(np.min(holm(ps))) if ps else 1.0), words

@@ -35,7 +35,7 @@ from judgebayes.datasets import (
     llmbar_accuracy_items,
     llmbar_both_orders,
 )
-from judgebayes.errors import LaplaceError
+from judgebayes.errors import LaplaceError, MethodRefused
 from judgebayes.inference.nuts import quiet_engine_warnings
 from judgebayes.report import Report
 from judgebayes.results import compare, plot_intervals
@@ -213,23 +213,30 @@ def run_label_a_few(
         reps = ("naive", "closed_form", "ppi_plus_plus", *(("exact",) if bayes else ()))
         hits = {m: [] for m in reps}
         widths = {m: [] for m in reps}
+        refused = dict.fromkeys(reps, 0)  # counted and shown, never dropped silently
         for r in range(label_draws):
             d = label_a_few_items(n_labels, np.random.default_rng([seed, r]), judged=df)
             st = AccuracyStudy.from_items(d, system="system", judge_rates="per_system")
             for m in reps:
-                iv = st.fit(m, random_seed=r).interval(alpha).reindex(gold.index)
+                try:
+                    iv = st.fit(m, random_seed=r).interval(alpha).reindex(gold.index)
+                except MethodRefused:
+                    refused[m] += 1
+                    continue
                 hits[m].append(((iv["lower"] <= gold) & (gold <= iv["upper"])).to_numpy())
                 widths[m].append((iv["upper"] - iv["lower"]).to_numpy())
         for m in reps:
-            h, w = np.asarray(hits[m]), np.asarray(widths[m])
+            h = np.asarray(hits[m]).reshape(-1, len(gold))
+            w = np.asarray(widths[m]).reshape(-1, len(gold))
             for j, judge in enumerate(gold.index):
                 rows.append(
                     {
                         "method": m,
                         "judge": judge,
-                        "coverage": h[:, j].mean(),
-                        "mean_width": w[:, j].mean(),
-                        "draws": label_draws,
+                        "coverage": h[:, j].mean() if len(h) else np.nan,
+                        "mean_width": w[:, j].mean() if len(w) else np.nan,
+                        "draws": label_draws - refused[m],
+                        "refused": refused[m],
                     }
                 )
     return table, pd.DataFrame(rows), fits

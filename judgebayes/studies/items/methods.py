@@ -124,9 +124,10 @@ def _comparator(name: str, summary: str):
                 raise MethodRefused(
                     f"method {name!r} takes the labels as a simple random sample within each "
                     f"stratum, but here they depend on the judge's verdict (labelled {where}; "
-                    f"p = {p:.2g}), which biases it (PPI++ covered 0.25 and the labels' mean 0 "
-                    "in such a simulation); use 'closed_form' or 'exact' (they condition on "
-                    "the verdict), or give the verdict as stratum= or weights=",
+                    f"Fisher's exact test, Holm over the cells: p = {p:.2g}), which biases it "
+                    "(PPI++ covered 0.25 and the labels' mean 0 in such a simulation); use "
+                    "'closed_form' or 'exact' (they condition on the verdict), or give the "
+                    "verdict as stratum= or weights=",
                     field="human",
                     value=d.columns.get("human"),
                 )

@@ -241,7 +241,8 @@ def _categorical(x: np.ndarray, lab: np.ndarray, cell: np.ndarray, groups=None) 
 def _rows(covariates: bool):
     def run(study, fit=None, *, alpha: float) -> list[dict]:
         d = study.data
-        if d.weights is not None:
+        columns = {} if d.weights is not None else columns_of(d, covariates)
+        if not columns:
             return []
         lab, cell = d.labelled, _cells(d)
         groups = d.item if d.item is not None else d.cluster
@@ -252,7 +253,7 @@ def _rows(covariates: bool):
         if groups is None and len(d.systems) > 1:
             parts = [(s, d.system == i) for i, s in enumerate(d.systems)]
         rows = []
-        for name, x in columns_of(d, covariates).items():
+        for name, x in columns.items():
             x = np.asarray(x)
             numeric = x.dtype.kind in "fiub"
             test = _categorical if not numeric else _linear if name in orders else _numeric

@@ -178,20 +178,17 @@ def _linear(x: np.ndarray, lab: np.ndarray, cell: np.ndarray, groups=None) -> di
     use = (m > 0) & (m < n)
     if not use.any():
         return None
+    if groups is not None:  # the same sums' score terms, their variance over the groups
+        ok = use[cell]
+        c = cell[ok]
+        terms = (lab[ok] - m[c] / n[c]) * (x[ok] - s1[c] / n[c])
     n, m, s1, s2, lx = n[use], m[use], s1[use], s2[use], lx[use]
     var = m * (n - m) / (n * (n - 1)) * (s2 - s1 * s1 / n)
     v = float(var.sum())
     if not v > 0:
         return None
     z = float((lx - m * s1 / n).sum()) / math.sqrt(v)
-    p = math.erfc(abs(z) / math.sqrt(2))
-    if groups is not None:
-        size = np.bincount(cell, minlength=k).astype(float)
-        n1 = np.bincount(cell, weights=lab, minlength=k)
-        mean = np.bincount(cell, weights=x, minlength=k) / np.maximum(size, 1)
-        ok = ((n1 > 0) & (n1 < size))[cell]
-        c = cell[ok]
-        p = _robust((lab[ok] - n1[c] / size[c]) * (x[ok] - mean[c]), groups[ok])
+    p = math.erfc(abs(z) / math.sqrt(2)) if groups is None else _robust(terms, groups[ok])
     gap = (lx / m - (s1 - lx) / (n - m)) / (x.max() - x.min())
     return {
         "observed": float(np.sum(m * gap) / np.sum(m)),

@@ -255,13 +255,7 @@ def _codes(df, col: str | None, role: str) -> tuple[np.ndarray, tuple[str, ...]]
 
 def _covariate(df, col, keep: np.ndarray, taken) -> np.ndarray:
     """One numeric covariate column: finite on every row with a verdict (no silent drops)."""
-    if not isinstance(col, str) or col not in df.columns:
-        raise InputError(
-            f"the items frame has no column {col!r} (a covariates column); columns are "
-            f"{list(map(str, df.columns))}",
-            field="covariates",
-            value=col,
-        )
+    _column(df, col, "a covariates column", "covariates")
     if col in set(taken):
         raise InputError(
             f"column {col!r} already has a role in this frame; a covariate is a column of its own",
@@ -320,11 +314,7 @@ def _covariate_terms(covariates) -> dict[str, str]:
     if isinstance(covariates, dict):
         terms = dict(covariates)
     else:
-        names = (covariates,) if isinstance(covariates, str) else tuple(covariates)
-        if len(set(names)) != len(names):
-            terms = {}
-        else:
-            terms = dict.fromkeys(names, "linear")
+        terms = dict.fromkeys(_names(covariates, "covariates"), "linear")
     if not terms:
         raise InputError(
             f"covariates must name one column or several distinct ones; got {covariates!r}",
@@ -382,6 +372,17 @@ def _names(value, field: str) -> tuple[str, ...]:
     return names
 
 
+def _column(df, col, what: str, field: str) -> None:
+    """An :class:`InputError` naming ``col`` (``what`` it was to be) when ``df`` lacks it."""
+    if not isinstance(col, str) or col not in df.columns:
+        raise InputError(
+            f"the items frame has no column {col!r} ({what}); columns are "
+            f"{list(map(str, df.columns))}",
+            field=field,
+            value=col,
+        )
+
+
 def _strata_cols(labelled_by) -> tuple[str, ...]:
     cols = list(labelled_by) if isinstance(labelled_by, dict) else labelled_by
     return _names(cols, "labelled_by")
@@ -396,13 +397,7 @@ def _strata_by(items, stratum: str | None, labelled_by, keep: np.ndarray) -> pd.
         else group_labels(items[stratum], stratum, "stratum")
     )
     for col in _strata_cols(labelled_by):
-        if col not in items.columns:
-            raise InputError(
-                f"the items frame has no column {col!r} (a labelled_by column); columns are "
-                f"{list(map(str, items.columns))}",
-                field="labelled_by",
-                value=col,
-            )
+        _column(items, col, "a labelled_by column", "labelled_by")
         x = _design_values(items[col], col)
         if x.dtype == object:
             part = pd.Series(x, index=items.index).fillna("missing").astype(str)
@@ -491,21 +486,9 @@ def items_from_frame(
     items = as_pandas(items, "items")
     if len(items) == 0:
         raise InputError("the items frame has no rows", field="items", value=0)
-    judges = [judge] if isinstance(judge, str) else list(judge)
-    if not judges or len(set(judges)) != len(judges):
-        raise InputError(
-            f"judge must name one column or several distinct ones; got {judge!r}",
-            field="judge",
-            value=judge,
-        )
+    judges = list(_names(judge, "judge"))
     for j in judges:
-        if j not in items.columns:
-            raise InputError(
-                f"the items frame has no column {j!r} (a judge column); columns are "
-                f"{list(map(str, items.columns))}",
-                field="judge",
-                value=j,
-            )
+        _column(items, j, "a judge column", "judge")
     roles = {
         "count": count,
         "judge": judges[0],
@@ -517,13 +500,8 @@ def items_from_frame(
         "item": item,
     }
     for role, col in roles.items():
-        if col is not None and col not in items.columns:
-            raise InputError(
-                f"the items frame has no column {col!r} (the {role} column); columns are "
-                f"{list(map(str, items.columns))}",
-                field=role,
-                value=col,
-            )
+        if col is not None:
+            _column(items, col, f"the {role} column", role)
     if len(judges) == 1:
         v = _binary(items[judges[0]], judges[0], positive)
         vmat = v[:, None]
@@ -546,13 +524,7 @@ def items_from_frame(
     design = {}
     if design_columns is not None:
         for col in _names(design_columns, "design_columns"):
-            if col not in items.columns:
-                raise InputError(
-                    f"the items frame has no column {col!r} (a design_columns column); "
-                    f"columns are {list(map(str, items.columns))}",
-                    field="design_columns",
-                    value=col,
-                )
+            _column(items, col, "a design_columns column", "design_columns")
             if col not in by_names:
                 design[col] = _design_values(items[col], col)
     if order is True:

@@ -206,8 +206,9 @@ def _mls(ms1: float, n1: float, ms2: float, n2: float, alpha: float) -> tuple[fl
     return max(lo, 0.0), max(hi, 0.0)
 
 
-def _intervals(k, runs, prompt, n_prompts, boot, alpha):
-    r"""(lower, upper) of the three components of :func:`_moments`.
+def _intervals(k, runs, prompt, n_prompts, v_j, raw_p, boot, alpha):
+    r"""(lower, upper) of the three components of :func:`_moments` (whose judge-run
+    variance ``v_j`` and raw prompt component ``raw_p`` are given).
 
     With few prompts a percentile bootstrap over prompts is too short (10 prompts: 0.83 /
     0.875 / 0.91 coverage of the prompt / generation / judge-run components over 200
@@ -231,7 +232,6 @@ def _intervals(k, runs, prompt, n_prompts, boot, alpha):
     ybar = k / runs
     n_g = np.bincount(prompt, minlength=n_prompts).astype(float)
     m_i = np.bincount(prompt, weights=ybar, minlength=n_prompts) / n_g
-    _, _, _, v_j, _, raw_p = _moments(k, runs, prompt, n_prompts)
     lo, hi = np.full((2, 3), np.nan)
     s2 = m_i.var(ddof=1)
     dev = ybar - m_i[prompt]
@@ -284,7 +284,7 @@ def _closed_form(study: RepeatsStudy, *, random_seed=None) -> FitParts:
     se = float(m_i.std(ddof=1) / np.sqrt(n_p))
 
     def interval(alpha):
-        return _intervals(k, runs, pc, n_p, boot, alpha)
+        return _intervals(k, runs, pc, n_p, v_j, raw_p, boot, alpha)
 
     return FitParts(
         point_tree({"variance": [v_p, v_g, v_j], "rate": rate}, "component", COMPONENTS),

@@ -22,7 +22,7 @@ verdict set so and the other judges' as they are (judges independent given the l
 The log ratio enters both regressions as an offset, with :math:`\pi` the labelled share
 of each cell; items of a cell whose other verdict has no labelled item tell nothing and
 are left out.  Without the offset, labels stratified by the verdict with equal counts
-per system made shared rates look different (0.87 of such sets flagged).  ``p_raw`` is a
+per system made shared rates look different.  ``p_raw`` is a
 parametric bootstrap: :data:`PERMUTATIONS` verdict sets drawn from the fit without system
 terms, each fitted both ways (calibrated with 30 labels a system where the chi-square is
 not).  ``observed`` is the largest mean of a system's verdicts minus their fitted

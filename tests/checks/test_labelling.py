@@ -74,7 +74,7 @@ def _run(design: str, sets: int = SETS, **kw) -> tuple[float, float]:
 
 def test_labels_that_follow_length_are_flagged_and_strata_by_length_cover():
     flag, cover = _run("length")
-    assert flag >= 0.8  # the bar; measured 1.00
+    assert flag >= 0.8  # the acceptance bar; measured 1.00
     assert cover < 0.85  # what the check protects against (measured about 0.6)
     _, cover_by = _run("length", labelled_by=["length"])
     assert cover_by >= NOMINAL

@@ -49,7 +49,7 @@ def _flag_rate(spec_b: float, design: str, sets: int = SETS) -> float:
 def test_shared_rates_under_verdict_labels_are_not_flagged_and_self_preference_is():
     # 20 sets each (200 sets in benchmarks/misspecification.py --only self_verdict).  Shared
     # rates: the bar is <= 10% of sets; a true 1% rate gives 3 or more of 20 with
-    # probability 0.001 (measured 0.005 over 200; without the offsets 0.87 were flagged).
+    # probability 0.001 (measured 0.005 over 200).
     # Specificity 0.8 on A, 0.4 on B, 200 labels a system: the bar is >= 80% of sets.
     assert _flag_rate(0.8, "verdict") <= 2 / SETS
     assert _flag_rate(0.4, "verdict") >= 0.8
@@ -58,7 +58,7 @@ def test_shared_rates_under_verdict_labels_are_not_flagged_and_self_preference_i
 @pytest.mark.slow
 @pytest.mark.parametrize("design", ["verdict", "random"])
 def test_the_check_holds_its_rates_over_200_sets(design):
-    # the bars (<= 10%, >= 80%) on the measured rate over 200 sets
+    # the acceptance bars (<= 10%, >= 80%) on the measured rate over 200 sets
     assert _flag_rate(0.8, design, 200) <= 0.1
     assert _flag_rate(0.4, design, 200) >= 0.8
 

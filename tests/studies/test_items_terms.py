@@ -169,6 +169,6 @@ def test_a_u_shaped_judge_is_not_read_as_self_preference_with_a_spline_term():
 
 @pytest.mark.slow
 def test_a_u_shaped_judge_over_100_sets():
-    # the bar: at most 10% of sets where the assumption (given the terms) holds
+    # the acceptance bar: at most 10% of sets where the assumption (given the terms) holds
     flagged = _u_flags(100)
     assert flagged["spline"] <= 10, flagged

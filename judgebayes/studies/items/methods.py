@@ -125,7 +125,7 @@ def _comparator(name: str, summary: str):
                     f"method {name!r} takes the labels as a simple random sample within each "
                     f"stratum, but here they depend on the judge's verdict (labelled {where}; "
                     f"Fisher's exact test, Holm over the cells: p = {p:.2g}), which biases it "
-                    "(PPI++ covered 0.25 and the labels' mean 0 in such a simulation); use "
+                    "(its interval is centred on the labelled items' mix of verdicts); use "
                     "'closed_form' or 'exact' (they condition on the verdict), or give the "
                     "verdict as stratum= or weights=",
                     field="human",

@@ -318,19 +318,32 @@ def double_sampling_items(
 def paired_difference(data: ItemData, a: int, b: int, estimand: str = "items") -> dict:
     r"""Double sampling of the per-item difference of systems ``a`` and ``b`` (``item=``).
 
-    Over the items both systems answered, :math:`d_k = h_{a,k} - h_{b,k}` is known where
-    both rows are labelled; the verdict categories of the two rows (and the stratum of
-    ``a``'s row) form joint categories :math:`c`, so the correction uses what the two
-    verdicts say together.  Process: :math:`\hat\delta = \sum_c (n_c / N)\,\bar d_c` with
-    influence :math:`e_k = (\bar d_{c_k} - \hat\delta)/N + (n_c/N)(d_k - \bar d_c)/l_c` on
-    labelled pairs; items: the labelled pairs' own differences plus :math:`\bar d_c` for the
-    others, with the unlabelled pairs' within-category variance added.  A joint category
-    with items but no labelled pair is partially identified: its mean difference lies in
-    [-1, 1] and the interval is widened by its share (``slack``).  Each category's variance
-    is floored at :math:`1/(l_c + 2)`, so that a category whose few labelled pairs agree
-    does not report a zero-width interval.
+    Over the items both systems answered, the verdict categories of the two rows (and the
+    stratum of ``a``'s row) form joint categories :math:`c`, so the correction uses what
+    the two verdicts say together.  Within each joint category, each system's human rate
+    :math:`m_{s,c}` is the mean of its labelled rows there, whether or not the other
+    system's row of the same item is labelled: a label that only one system of a prompt has
+    counts too.  Process: :math:`\hat\delta = \sum_c (n_c / N)(m_{a,c} - m_{b,c})` with
+    influence
 
-    Returns ``{"estimate", "se", "slack", "n_paired", "n_labelled"}``.
+    .. math::
+        e_k = \frac{m_{a,c_k} - m_{b,c_k} - \hat\delta}{N}
+          + \frac{n_c}{N}\Big(\frac{\mathbb 1_{a,k}(h_{a,k} - m_{a,c})}{l_{a,c}}
+          - \frac{\mathbb 1_{b,k}(h_{b,k} - m_{b,c})}{l_{b,c}}\Big),
+
+    one term per item, so a prompt labelled on both systems carries the two labels'
+    covariance (with every label on both rows this is the double sampling of
+    :math:`d_k = h_{a,k} - h_{b,k}`).  Items: each row's own label where it has one,
+    :math:`m_{s,c}` where not, :math:`n_c` replaced by the category's unlabelled rows of
+    each system, and the unlabelled rows' own variance added (the labelled pairs' variance
+    of :math:`d` where both rows are unlabelled, else the system's Bernoulli variance).  A
+    system with no labelled row in a joint category is partially identified there: its rate
+    lies in [0, 1] and the interval is widened by half the category's share (``slack``).
+    Each system's variance in a category is floored at that of its smoothed rate
+    :math:`(H + 1)/(l + 2)`, so that a few labels that agree do not report zero width.
+
+    Returns ``{"estimate", "se", "slack", "n_paired", "n_labelled", "n_one_sided"}``:
+    ``n_labelled`` prompts are labelled on both systems, ``n_one_sided`` on one.
     """
     _check_estimand(estimand)
     if data.item is None or data.cluster is not None or data.weights is not None:
@@ -350,41 +363,76 @@ def paired_difference(data: ItemData, a: int, b: int, estimand: str = "items") -
 
     ca, cb = by_item(a, data.category.astype(float)), by_item(b, data.category.astype(float))
     both = (ca >= 0) & (cb >= 0)
-    ha = by_item(a, np.where(data.labelled, data.human, np.nan), np.nan)[both]
-    hb = by_item(b, np.where(data.labelled, data.human, np.nan), np.nan)[both]
+    human = np.where(data.labelled, data.human, np.nan)
     st = by_item(a, data.stratum.astype(float))[both].astype(np.int64)
     cat = (st * n_cat + ca[both].astype(np.int64)) * n_cat + cb[both].astype(np.int64)
     size = len(data.strata) * n_cat * n_cat
-    lab = ~np.isnan(ha) & ~np.isnan(hb)
-    d = np.where(lab, ha - hb, 0.0)
     n = int(both.sum())
     n_c = np.bincount(cat, minlength=size).astype(float)
-    l_c = np.bincount(cat[lab], minlength=size).astype(float)
+    rows = {}  # per system: labelled, label, category rate, residual / l, variances, l
+
+    for s in (a, b):
+        h = by_item(s, human, np.nan)[both]
+        lab = ~np.isnan(h)
+        h = np.where(lab, h, 0.0)
+        l_c = np.bincount(cat[lab], minlength=size).astype(float)
+        h_c = np.bincount(cat[lab], weights=h[lab], minlength=size)
+        l1 = np.maximum(l_c, 1)
+        m_c = np.where(l_c > 0, h_c / l1, 0.5)  # no label: the midpoint of [0, 1]
+        r = np.where(lab, h - m_c[cat], 0.0)
+        emp = np.bincount(cat, weights=r**2, minlength=size) / l1
+        sm = (h_c + 1) / (l_c + 2)
+        smooth = sm * (1 - sm)
+        v_c = np.where(l_c > 0, np.maximum(emp, smooth), 0.0)  # floored variance
+        coef = n_c / n if estimand == "process" else (n_c - l_c) / n
+        rows[s] = (lab, h, m_c, r / l1[cat], v_c, smooth, l_c, coef)
+    (la, ha, ma, ra, va, sa, l_a, ca_), (lb, hb, mb, rb, vb, sb, l_b, cb_) = rows[a], rows[b]
+    # the influence of each item (one term: a prompt labelled on both carries their covariance)
+    e = ca_[cat] * ra - cb_[cat] * rb
+    # the floor, per category: the labelled pairs' part at the variance 1/(l + 2) of a
+    # smoothed difference, each system's one-sided labels at its smoothed Bernoulli variance
+
+    def sq(mask):
+        return np.bincount(cat[mask], weights=e[mask] ** 2, minlength=size)
+
+    jl = la & lb
+    lj = np.bincount(cat[jl], minlength=size).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        m_c = np.where(l_c > 0, np.bincount(cat[lab], weights=d[lab], minlength=size) / l_c, 0.0)
-    r = np.where(lab, d - m_c[cat], 0.0)
-    l1 = np.maximum(l_c, 1)
-    emp_c = np.bincount(cat, weights=r**2, minlength=size) / l1
-    gap_c = np.maximum(1.0 / (l_c + 2) - emp_c, 0.0)  # the floor's addition to each variance
-    empty = (n_c > 0) & (l_c == 0)
+        unit = _nz(0.5 * (ca_ / l_a + cb_ / l_b))
+        gaps = [
+            lj * unit**2 / (lj + 2) - sq(jl),
+            _nz((l_a - lj) * (ca_ / l_a) ** 2) * sa - sq(la & ~lb),
+            _nz((l_b - lj) * (cb_ / l_b) ** 2) * sb - sq(lb & ~la),
+        ]
+    floor = float(sum(np.sum(np.maximum(g, 0.0)) for g in gaps))
     if estimand == "process":
-        est = float(np.sum(n_c * m_c) / n)
-        coef = n_c / n
-        e = (m_c[cat] - est) / n + np.where(lab, coef[cat] * r / l1[cat], 0.0)
+        est = float(np.sum(n_c * (ma - mb)) / n)
+        e = e + ((ma - mb)[cat] - est) / n
         pred = 0.0
     else:
-        coef = (n_c - l_c) / n
-        est = float((np.sum(d[lab]) + np.sum((n_c - l_c) * m_c)) / n)
-        e = np.where(lab, coef[cat] * r / l1[cat], 0.0)
-        pred = np.sum(np.where(empty, 0.0, (n_c - l_c) * (emp_c + gap_c))) / n**2
-    floor = np.sum(np.where(l_c > 0, coef**2 * gap_c / l1, 0.0))
+        est = float(np.sum(np.where(la, ha, ma[cat]) - np.where(lb, hb, mb[cat])) / n)
+        # the unlabelled rows' own variance: the labelled pairs' variance of d where both
+        # rows of an item are unlabelled (d's, floored like a Bernoulli at 1/(l + 2)), else
+        # each unlabelled row's Bernoulli variance
+        d = np.where(jl, ha - hb, 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            dm = np.bincount(cat[jl], weights=d[jl], minlength=size) / lj
+            dv = np.bincount(cat[jl], weights=(d[jl] - dm[cat[jl]]) ** 2, minlength=size) / lj
+        v_d = np.where(lj > 0, np.maximum(_nz(dv), 1.0 / (lj + 2)), va + vb)
+        pred = (
+            np.sum(np.where(~la & ~lb, v_d[cat], 0.0))
+            + np.sum(np.where(~la & lb, va[cat], 0.0))
+            + np.sum(np.where(la & ~lb, vb[cat], 0.0))
+        ) / n**2
     var = float(np.sum(e**2) + floor + pred)
+    slack = 0.5 * (np.sum(n_c[(n_c > 0) & (l_a == 0)]) + np.sum(n_c[(n_c > 0) & (l_b == 0)]))
     return {
         "estimate": est,
         "se": float(np.sqrt(var)),
-        "slack": float(np.sum(n_c[empty]) / n),
+        "slack": float(slack / n),
         "n_paired": n,
-        "n_labelled": int(lab.sum()),
+        "n_labelled": int(np.sum(la & lb)),
+        "n_one_sided": int(np.sum(la ^ lb)),
     }
 
 

@@ -10,7 +10,8 @@ The verdict variance splits into prompts, generations within a prompt and judge 
   squares for the prompt and generation components, an expanded percentile bootstrap over
   prompts for the judge runs;
 * ``"nuts"``: :func:`judgebayes.models.accuracy.repeated_verdicts_model` (logit-normal
-  prompt and generation effects, binomial runs), the components computed per draw.
+  prompt and generation effects, binomial runs), the components computed per draw over
+  the observed prompts' effects with Bayesian-bootstrap weights.
 
 Both are :class:`~judgebayes.studies.accuracy_fit.AccuracyFit` with ``quantity="variance"``
 and ``unit="component"`` (``prompt``, ``generation``, ``judge run``); ``rate`` is the mean
@@ -179,6 +180,36 @@ class RepeatsStudy(Study):
         )
 
 
+def _boot_moments(k, runs, prompt, n_prompts, picks) -> np.ndarray:
+    """(prompt, generation, judge-run) moments of :func:`_moments` for each resample of
+    prompts in ``picks`` (B, n_prompts): each prompt's sums, weighted by how often a
+    resample drew it (a prompt drawn twice counts as two prompts), so B resamples cost
+    a few matrix products instead of B passes over the generations.
+    """
+    k, runs = k.astype(float), runs.astype(float)
+    ybar = k / runs
+
+    def per_prompt(x):
+        return np.bincount(prompt, weights=x, minlength=n_prompts)
+
+    n_g = per_prompt(np.ones_like(k))
+    m = per_prompt(ybar) / n_g
+    inv_r = per_prompt(1 / runs)
+    nb = picks.shape[0]
+    c = np.zeros((nb, n_prompts))
+    np.add.at(c, (np.repeat(np.arange(nb), n_prompts), picks.ravel()), 1.0)
+    df_r, df_g = c @ per_prompt(runs - 1), c @ (n_g - 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v_j = np.where(df_r > 0, (c @ per_prompt(k - k**2 / runs)) / df_r, np.nan)
+        off = np.nan_to_num(v_j) * (c @ inv_r) / (c @ n_g)
+        raw_g = np.where(df_g > 0, (c @ per_prompt((ybar - m[prompt]) ** 2)) / df_g - off, np.nan)
+    g0 = np.maximum(np.nan_to_num(raw_g), 0.0)
+    noise = (g0 * (c @ (1 / n_g)) + np.nan_to_num(v_j) * (c @ (inv_r / n_g**2))) / n_prompts
+    mean = (c @ m) / n_prompts
+    raw_p = ((c @ m**2) - n_prompts * mean**2) / (n_prompts - 1) - noise
+    return np.column_stack([np.maximum(raw_p, 0.0), np.where(df_g > 0, g0, np.nan), v_j])
+
+
 def _mls(ms1: float, n1: float, ms2: float, n2: float, alpha: float) -> tuple[float, float]:
     r"""Modified large-sample interval (Ting, Burdick and Graybill 1990) for
     :math:`\theta = E[\mathrm{MS}_1] - E[\mathrm{MS}_2]`, two independent mean squares
@@ -271,15 +302,8 @@ def _closed_form(study: RepeatsStudy, *, random_seed=None) -> FitParts:
         for name, raw in (("generation", raw_g), ("prompt", raw_p))
         if np.isfinite(raw) and raw < 0
     ]
-    rng = np.random.default_rng(random_seed)
-    starts = np.concatenate([[0], np.cumsum(n_g)])
-    order = np.argsort(pc, kind="stable")
-    boot = []
-    for _ in range(BOOTSTRAP):
-        pick = rng.integers(0, n_p, n_p)
-        rows = np.concatenate([order[starts[i] : starts[i + 1]] for i in pick])
-        boot.append(_moments(k[rows], runs[rows], np.repeat(np.arange(n_p), n_g[pick]), n_p)[1:4])
-    boot = np.array(boot)
+    picks = np.random.default_rng(random_seed).integers(0, n_p, (BOOTSTRAP, n_p))
+    boot = _boot_moments(k, runs, pc, n_p, picks)
     m_i = np.bincount(pc, weights=k / runs, minlength=n_p) / n_g
     se = float(m_i.std(ddof=1) / np.sqrt(n_p))
 

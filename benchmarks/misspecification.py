@@ -34,8 +34,9 @@ Conditions (``--only`` picks some):
                  long answers (its false-positive rate quadratic in length): the
                  covariate model with a linear and with a spline term
 ``repeats``      10 prompts x 4 generations x 3 judge runs, prompt effects normal (sd 1,
-                 2) or bimodal (easy and hard prompts at -1.5 / +1.5 logits): the
-                 variance split's closed-form intervals
+                 2) or bimodal (easy and hard prompts at -1.5 / +1.5 logits), and 40
+                 prompts at -2.5 / +2.5: the variance split's closed-form intervals (10
+                 prompts) and its NUTS model (on the first ``--nuts-reps`` sets)
 ``self_verdict`` labels stratified by the verdict with equal counts per system, systems
                  with different pass rates: the self-preference check with shared rates
                  and with specificity 0.8 against 0.4
@@ -480,42 +481,59 @@ def ushape(reps):
         print(f"ushape  {name}  check self_preference given length flags {np.mean(f):.2f}")
 
 
-def repeats(reps):
+#: (label, prompt effect: "normal" sd or "bimodal" +-logit, prompts) of the variance split rows
+REPEATS = (
+    ("10 prompts, normal sd 1", "normal", 1.0, 10),
+    ("10 prompts, normal sd 2", "normal", 2.0, 10),
+    ("10 prompts, bimodal 1.5", "bimodal", 1.5, 10),
+    ("40 prompts, bimodal 2.5", "bimodal", 2.5, 40),
+)
+
+
+def _repeats_truth(shape, size):
     x, w = np.polynomial.hermite_e.hermegauss(60)
     w = w / w.sum()
-    for kind in ("normal sd 1", "normal sd 2", "bimodal"):
-        if kind == "bimodal":
-            a_nodes, a_w = np.array([-1.5, 1.5]), np.array([0.5, 0.5])
-        else:
-            a_nodes, a_w = float(kind[-1]) * x, w
-        p = expit(0.3 + a_nodes[:, None] + 0.8 * x[None, :])
-        m = p @ w
-        truth = {
-            "prompt": float(np.sum(a_w * m**2) - np.sum(a_w * m) ** 2),
-            "generation": float(np.sum(a_w * (p**2 @ w - m**2))),
-            "judge run": float(np.sum(a_w * ((p * (1 - p)) @ w))),
-        }
-        hits = []
+    if shape == "bimodal":
+        a_nodes, a_w = np.array([-size, size]), np.array([0.5, 0.5])
+    else:
+        a_nodes, a_w = size * x, w
+    p = expit(0.3 + a_nodes[:, None] + 0.8 * x[None, :])
+    m = p @ w
+    return {
+        "prompt": float(np.sum(a_w * m**2) - np.sum(a_w * m) ** 2),
+        "generation": float(np.sum(a_w * (p**2 @ w - m**2))),
+        "judge run": float(np.sum(a_w * ((p * (1 - p)) @ w))),
+    }
+
+
+def repeats(reps):
+    for label, shape, size, n_p in REPEATS:
+        truth = _repeats_truth(shape, size)
+        hits = {"closed_form": [], "nuts": []}
         for r in range(reps):
             rng = np.random.default_rng(r)
-            if kind == "bimodal":
-                a = rng.choice([-1.5, 1.5], 10)
-            else:
-                a = rng.normal(0, float(kind[-1]), 10)
-            y = rng.random((10, 4, 3)) < expit(
-                0.3 + a[:, None, None] + rng.normal(0, 0.8, (10, 4, 1))
+            a = rng.choice([-size, size], n_p) if shape == "bimodal" else rng.normal(0, size, n_p)
+            y = rng.random((n_p, 4, 3)) < expit(
+                0.3 + a[:, None, None] + rng.normal(0, 0.8, (n_p, 4, 1))
             )
             i, g, _ = np.indices(y.shape)
             frame = pd.DataFrame(
                 {"prompt": i.ravel(), "generation": g.ravel(), "judge": y.ravel() * 1}
             )
-            split = jb.variance_split(frame, random_seed=r).set_index("component")
-            hits.append(
-                [split.loc[c, "lower"] <= v <= split.loc[c, "upper"] for c, v in truth.items()]
-            )
-        hits = np.array(hits)
-        for j, c in enumerate(truth):
-            print(f"repeats  10 prompts, {kind:11s} {c:10s} closed_form  {_rule_cover(hits[:, j])}")
+            study = jb.RepeatsStudy.from_frame(frame)
+            methods = ("closed_form", "nuts") if r < NUTS_REPS else ("closed_form",)
+            for method in methods:
+                if method == "closed_form" and n_p != 10:
+                    continue
+                iv = study.fit(method, random_seed=r).interval()
+                hits[method].append(
+                    [iv.loc[c, "lower"] <= v <= iv.loc[c, "upper"] for c, v in truth.items()]
+                )
+        for method, h in hits.items():
+            h = np.array(h)
+            for j, c in enumerate(truth):
+                if h.size:
+                    print(f"repeats  {label:24s} {c:10s} {method:11s}  {_rule_cover(h[:, j])}")
 
 
 def self_verdict(reps):
@@ -564,7 +582,9 @@ def main():
     ap.add_argument("--reps", type=int, default=200)
     ap.add_argument("--channel-reps", type=int, default=20)
     ap.add_argument("--only", nargs="*", default=list(CONDITIONS))
+    ap.add_argument("--nuts-reps", type=int, default=NUTS_REPS, help="NUTS fits per row")
     a = ap.parse_args()
+    globals()["NUTS_REPS"] = a.nuts_reps
     for name in a.only:
         t0 = time.perf_counter()
         CONDITIONS[name](a.channel_reps if name == "channel" else a.reps)

@@ -24,7 +24,8 @@ what another prompt, generation or run buys.
   clusters, t(I - 1));
 * ``"nuts"``: the hierarchical model :func:`judgebayes.models.accuracy.repeated_verdicts_model`
   (logit-normal prompt and generation effects, binomial runs), whose components are
-  computed from each draw.
+  computed from each draw over the observed prompts' own effects with Bayesian-bootstrap
+  weights, so easy and hard prompts are not read through a normal's shape.
 
 This is the judge's verdict process; what the judge's verdicts say about the human rate
 is the items design's business (human labels, :meth:`judgebayes.AccuracyStudy.from_items`

@@ -20,7 +20,7 @@ NB_DIR = Path(__file__).parents[1] / "notebooks"
 # small settings per notebook: the same code, fewer replicates and draws
 SMALL = {
     "01_accuracy": (
-        "REPS = 100\nSBC_DATASETS = 300\nITEM_REPS = 40\n"
+        "REPS = 50\nSBC_DATASETS = 150\nITEM_REPS = 40\n"
         'DASK_SPLITS = 10\nDASK_METHODS = ("closed_form",)'
     ),
     "02_validator_panel": (

@@ -846,6 +846,38 @@ def test_labels_only_paired_contrast_is_agresti_min_on_the_pairs_labelled_on_bot
     assert c["estimand"] == f"process, paired on {len(wide)} items"
 
 
+def test_joint_verdict_prior_is_half_a_product_form_judge_and_keeps_the_uniform_mass():
+    from itertools import product
+
+    from judgebayes.models.accuracy import AccuracyPriors, joint_verdict_prior
+
+    # reference from the definition: for truth t and verdict w over 3 systems,
+    # 0.5 + 0.5 * 8 * 0.8^(agreements) * 0.2^(disagreements)
+    states = list(product((0, 1), repeat=3))
+    ref = np.array(
+        [
+            [
+                0.5
+                + 4
+                * 0.8 ** sum(a == b for a, b in zip(t, w, strict=True))
+                * 0.2 ** sum(a != b for a, b in zip(t, w, strict=True))
+                for w in states
+            ]
+            for t in states
+        ]
+    )
+    got = joint_verdict_prior(3, AccuracyPriors())
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    np.testing.assert_allclose(got.sum(1), 8.0)  # the uniform Dirichlet(1)'s mass per row
+    np.testing.assert_array_equal(
+        joint_verdict_prior(2, AccuracyPriors(joint_verdicts=(0.8, 0.0))), 1.0
+    )
+    for bad in ((0.8, 1.0), (1.0, 0.5), (0.8, -0.1)):
+        with pytest.raises(InputError) as e:
+            AccuracyPriors(joint_verdicts=bad)
+        assert e.value.field == "priors.joint_verdicts"
+
+
 def test_paired_nuts_model_pairs_the_systems_by_their_joint_truth():
     # one fit of the paired model: the contrast says it is paired, is narrower than the
     # independent model's on the same frame (which does not know the systems agree on ~90%

@@ -846,7 +846,7 @@ def test_labels_only_paired_contrast_is_agresti_min_on_the_pairs_labelled_on_bot
     assert c["estimand"] == f"process, paired on {len(wide)} items"
 
 
-def test_joint_verdict_prior_is_half_a_product_form_judge_and_keeps_the_uniform_mass():
+def test_joint_verdict_prior_is_uniform_by_default_and_a_product_form_judge_on_request():
     from itertools import product
 
     from judgebayes.models.accuracy import AccuracyPriors, joint_verdict_prior
@@ -866,11 +866,12 @@ def test_joint_verdict_prior_is_half_a_product_form_judge_and_keeps_the_uniform_
             for t in states
         ]
     )
-    got = joint_verdict_prior(3, AccuracyPriors())
+    got = joint_verdict_prior(3, AccuracyPriors(joint_verdicts=(0.8, 0.5)))
     np.testing.assert_allclose(got, ref, rtol=1e-12)
     np.testing.assert_allclose(got.sum(1), 8.0)  # the uniform Dirichlet(1)'s mass per row
     np.testing.assert_array_equal(
-        joint_verdict_prior(2, AccuracyPriors(joint_verdicts=(0.8, 0.0))), 1.0
+        joint_verdict_prior(2, AccuracyPriors()),
+        1.0,  # the default
     )
     for bad in ((0.8, 1.0), (1.0, 0.5), (0.8, -0.1)):
         with pytest.raises(InputError) as e:

@@ -82,29 +82,6 @@ def repeated_counts(
     }
 
 
-def _moments(k, runs, prompt, n_prompts):
-    """(rate, v_prompt, v_generation, v_judge, raw v_generation, raw v_prompt)."""
-    ybar = k / runs
-    df_r = np.sum(runs - 1)
-    v_j = np.sum(k - k**2 / runs) / df_r if df_r > 0 else np.nan
-    n_g = np.bincount(prompt, minlength=n_prompts).astype(float)
-    m_i = np.bincount(prompt, weights=ybar, minlength=n_prompts) / n_g
-    df_g = np.sum(n_g - 1)
-    inv_r = 1 / runs
-    if df_g > 0:
-        ss_g = np.sum((ybar - m_i[prompt]) ** 2)
-        raw_g = ss_g / df_g - (0 if np.isnan(v_j) else v_j) * inv_r.mean()
-    else:
-        raw_g = np.nan
-    mean_inv_r = np.bincount(prompt, weights=inv_r, minlength=n_prompts) / n_g
-    noise = np.mean(
-        (0 if np.isnan(raw_g) else max(raw_g, 0.0)) / n_g
-        + (0 if np.isnan(v_j) else v_j) * mean_inv_r / n_g
-    )
-    raw_p = m_i.var(ddof=1) - noise
-    return m_i.mean(), max(raw_p, 0.0), max(raw_g, 0.0) if df_g > 0 else np.nan, v_j, raw_g, raw_p
-
-
 class RepeatsStudy(Study):
     """Judge runs on several generations of several prompts (module docstring).
 
@@ -180,11 +157,12 @@ class RepeatsStudy(Study):
         )
 
 
-def _boot_moments(k, runs, prompt, n_prompts, picks) -> np.ndarray:
-    """(prompt, generation, judge-run) moments of :func:`_moments` for each resample of
-    prompts in ``picks`` (B, n_prompts): each prompt's sums, weighted by how often a
-    resample drew it (a prompt drawn twice counts as two prompts), so B resamples cost
-    a few matrix products instead of B passes over the generations.
+def _weighted_moments(k, runs, prompt, n_prompts, c) -> np.ndarray:
+    """(rate, v_prompt, v_generation, v_judge, raw v_generation, raw v_prompt) of the
+    nested analysis of variance, one row per row of ``c`` (B, n_prompts): how many times
+    each prompt counts (a prompt drawn twice by a resample counts as two prompts).  Every
+    sum is a prompt's own, so B resamples cost a few matrix products.  A component the
+    design does not identify (one run per generation, one generation per prompt) is NaN.
     """
     k, runs = k.astype(float), runs.astype(float)
     ybar = k / runs
@@ -195,9 +173,6 @@ def _boot_moments(k, runs, prompt, n_prompts, picks) -> np.ndarray:
     n_g = per_prompt(np.ones_like(k))
     m = per_prompt(ybar) / n_g
     inv_r = per_prompt(1 / runs)
-    nb = picks.shape[0]
-    c = np.zeros((nb, n_prompts))
-    np.add.at(c, (np.repeat(np.arange(nb), n_prompts), picks.ravel()), 1.0)
     df_r, df_g = c @ per_prompt(runs - 1), c @ (n_g - 1)
     with np.errstate(invalid="ignore", divide="ignore"):
         v_j = np.where(df_r > 0, (c @ per_prompt(k - k**2 / runs)) / df_r, np.nan)
@@ -205,9 +180,27 @@ def _boot_moments(k, runs, prompt, n_prompts, picks) -> np.ndarray:
         raw_g = np.where(df_g > 0, (c @ per_prompt((ybar - m[prompt]) ** 2)) / df_g - off, np.nan)
     g0 = np.maximum(np.nan_to_num(raw_g), 0.0)
     noise = (g0 * (c @ (1 / n_g)) + np.nan_to_num(v_j) * (c @ (inv_r / n_g**2))) / n_prompts
-    mean = (c @ m) / n_prompts
-    raw_p = ((c @ m**2) - n_prompts * mean**2) / (n_prompts - 1) - noise
-    return np.column_stack([np.maximum(raw_p, 0.0), np.where(df_g > 0, g0, np.nan), v_j])
+    rate = (c @ m) / n_prompts
+    raw_p = ((c @ m**2) - n_prompts * rate**2) / (n_prompts - 1) - noise
+    v_g = np.where(df_g > 0, g0, np.nan)
+    return np.column_stack([rate, np.maximum(raw_p, 0.0), v_g, v_j, raw_g, raw_p])
+
+
+def _moments(k, runs, prompt, n_prompts) -> tuple[float, ...]:
+    """:func:`_weighted_moments` of the prompts as they are (each counted once)."""
+    return tuple(
+        float(x) for x in _weighted_moments(k, runs, prompt, n_prompts, np.ones((1, n_prompts)))[0]
+    )
+
+
+def _boot_moments(k, runs, prompt, n_prompts, picks) -> np.ndarray:
+    """(prompt, generation, judge-run) moments of each resample of prompts in ``picks``
+    (B, n_prompts).
+    """
+    nb = picks.shape[0]
+    c = np.zeros((nb, n_prompts))
+    np.add.at(c, (np.repeat(np.arange(nb), n_prompts), picks.ravel()), 1.0)
+    return _weighted_moments(k, runs, prompt, n_prompts, c)[:, 1:4]
 
 
 def _mls(ms1: float, n1: float, ms2: float, n2: float, alpha: float) -> tuple[float, float]:

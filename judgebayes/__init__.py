@@ -118,6 +118,9 @@ _EXPORTS: dict[str, str] = {
     # real data, reports
     "variance_split": "judgebayes.workflows.repeats",
     "RepeatsStudy": "judgebayes.studies.repeats",
+    "ScoreStudy": "judgebayes.studies.scores",
+    "ScoreFit": "judgebayes.studies.scores",
+    "scores_from_frame": "judgebayes.data.scores",
     "plan_repeats": "judgebayes.workflows.repeats",
     "split_protocol": "judgebayes.workflows.split_protocol",
     "SplitProtocolResult": "judgebayes.workflows.split_protocol",

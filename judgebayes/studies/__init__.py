@@ -3,11 +3,11 @@
 :mod:`~.base` (the one ``fit`` / ``compare`` / ``check`` contract, the method tables that
 inherit along the variants, :data:`STUDIES`), one package per family with one module per
 variant (:mod:`~.accuracy`, :mod:`~.items`, :mod:`~.panel`, :mod:`~.ranking`),
-:mod:`~.repeats` and :mod:`~.archive` (a saved fit read back).  Importing this package
-registers every study class and fit class.
+:mod:`~.repeats`, :mod:`~.scores` and :mod:`~.archive` (a saved fit read back).
+Importing this package registers every study class and fit class.
 """
 
-from judgebayes.studies import accuracy, items, panel, ranking, repeats  # noqa: F401
+from judgebayes.studies import accuracy, items, panel, ranking, repeats, scores  # noqa: F401
 from judgebayes.studies.base import STUDIES
 
 __all__ = ["STUDIES"]

@@ -86,9 +86,16 @@ class AccuracyFit(Fit):
 
 
 def _wald_contrasts(table: dict, alpha: float, estimand: str) -> pd.DataFrame:
-    z = stats.norm.ppf(1 - alpha / 2)
+    """Wald rows of a contrast table: normal critical values, or Student's t at the
+    smaller of the two systems' degrees of freedom when the table has ``df``; clipped to
+    plus or minus the table's ``range`` (1 for rates).
+    """
     names = table["systems"]
     d, se, slack, paired = contrast_matrices(table)
+    span = float(table.get("range", 1.0))
+    dfs = np.asarray(table.get("df", [np.inf] * len(names)), float)
+    with np.errstate(invalid="ignore"):
+        crit = stats.t.ppf(1 - alpha / 2, np.minimum(dfs[:, None], dfs[None, :]))
     unpaired = {}
     for a, b, why in table.get("independent", []):
         unpaired[(names[a], names[b])] = unpaired[(names[b], names[a])] = why
@@ -100,13 +107,14 @@ def _wald_contrasts(table: dict, alpha: float, estimand: str) -> pd.DataFrame:
             how = f"paired on {int(paired[i, j])} items" if paired[i, j] else "independent"
             if not paired[i, j] and (a, b) in unpaired:
                 how = f"independent: {unpaired[(a, b)]}"
+            half = crit[i, j] * se[i, j] + slack[i, j]
             rows.append(
                 {
                     "a": a,
                     "b": b,
                     "difference": d[i, j],
-                    "lower": max(-1.0, d[i, j] - z * se[i, j] - slack[i, j]),
-                    "upper": min(1.0, d[i, j] + z * se[i, j] + slack[i, j]),
+                    "lower": max(-span, d[i, j] - half),
+                    "upper": min(span, d[i, j] + half),
                     "p_a_greater": float(stats.norm.cdf(d[i, j] / se[i, j])),
                     "estimand": f"{estimand}, {how}",
                     "se": se[i, j],

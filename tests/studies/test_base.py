@@ -89,7 +89,23 @@ EXAMPLES = {
     "ranking": lambda: controlled_benchmark(seed=0).ranking(),
     "ranking.channel": _ranking_with_humans,
     "repeats": _repeats,
+    "scores": lambda: _scores(),
 }
+
+
+def _scores():
+    """A 1-10 judge and Likert 1-5 labels on a third of 240 rows of two systems."""
+    rng = np.random.default_rng(4)
+    human = rng.integers(1, 6, 240).astype(float)
+    score = np.clip(np.round(2 * human + rng.normal(0, 1.5, 240)), 1, 10)
+    frame = pd.DataFrame(
+        {
+            "system": np.repeat(["A", "B"], 120),
+            "score": score,
+            "human": np.where(rng.random(240) < 1 / 3, human, np.nan),
+        }
+    )
+    return jb.ScoreStudy.from_items(frame, score="score", human="human", system="system")
 
 
 def _clustered():
@@ -144,6 +160,7 @@ def all_fits(studies):
 
 UNITS = {
     "accuracy": ("theta", "system"),
+    "scores": ("mu_items", "system"),
     "panel": ("g", "generator"),
     "ranking": ("theta", "item"),
 }
@@ -153,6 +170,8 @@ QUANTITIES = {
     "accuracy.replicates": ("theta", "replicate"),
     "repeats": ("variance", "component"),
 }
+#: the scores design: the mean human label over the rows, or of the process
+SCORES_PROCESS_ONLY = {"ppi", "ppi_plus_plus", "labels_only", "naive"}
 #: the comparators of the items design estimate the process rate, and say so
 PROCESS_ONLY = {"ppi", "ppi_plus_plus", "labels_only", "naive", "rogan_gladen"}
 
@@ -160,6 +179,8 @@ PROCESS_ONLY = {"ppi", "ppi_plus_plus", "labels_only", "naive", "rogan_gladen"}
 def _expected(key, method, fit):
     if key.startswith("items.") and method not in PROCESS_ONLY:
         return ("theta_items", "system")
+    if key == "scores":
+        return ("mu" if method in SCORES_PROCESS_ONLY else "mu_items", "system")
     return QUANTITIES.get(key, UNITS[fit.family])
 
 

@@ -1,0 +1,324 @@
+r"""Closed forms of the scores design: a judge's scores calibrated to human labels.
+
+Calibration
+-----------
+:math:`f(s) = E[H \mid S = s]` is learnt on the labelled rows of every system together,
+monotone in the score (isotonic regression, pool-adjacent-violators, linear between the
+fitted steps and flat beyond them).  Several judges are first combined into one index, the
+least-squares fit of :math:`H` on their scores, and the index is calibrated.  It is
+*cross-fitted*: the labelled rows are split into :math:`K` folds (by cluster when there
+are clusters), a labelled row's :math:`\hat f(s_i)` comes from the folds it is not in, an
+unlabelled row's is the mean of the :math:`K` fold calibrations.
+
+The augmented mean
+------------------
+Per system :math:`s` with :math:`N` rows, :math:`n` labelled at random,
+:math:`e_i = h_i - \hat f(s_i)` the out-of-fold residuals and :math:`\bar e` their mean,
+
+.. math::
+
+    \hat\mu = \frac1N\Big[\sum_{\text{labelled}} h_i + \sum_{\text{unlabelled}}
+    \hat f(s_j) + (N - n)\,\bar e\Big]
+    = \frac1N \sum_{\text{all}} \hat f(s_j) + \bar e,
+
+the augmented (AIPW) estimator: the residual term per system keeps it unbiased for each
+system's mean even where the shared calibration does not fit that system (the calibration
+transport check says when it does not, which costs width, not validity).  Its variance:
+
+* ``items`` (the mean over the :math:`N` rows): only the unlabelled rows' labels are
+  unknown, :math:`(1 - n/N)\, s_e^2 / n` (sampling without replacement);
+* ``process``: plus :math:`\widehat{\mathrm{Var}}(H) / N`, with
+  :math:`\widehat{\mathrm{Var}}(H)` the imputed labels' variance plus the residual
+  variance of the unlabelled share; cluster-robust over clusters with ``cluster=``.
+
+Intervals use Student's t with :math:`n - 1` degrees of freedom for ``items``, the
+Welch-Satterthwaite combination of :math:`n - 1` and :math:`N - 1` for ``process``
+(:math:`G - 1` with :math:`G` clusters if fewer), clipped to the human scale.  Contrasts
+of systems that answered the same items are paired: the process part is the variance of the per-item
+difference of imputed labels, and labels on both systems of an item enter through the
+Horvitz-Thompson covariance of their residuals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import optimize, stats
+
+from judgebayes.data.scores import ScoreData
+
+__all__ = [
+    "ScoreEstimate",
+    "augmented_means",
+    "calibrate",
+    "isotonic",
+    "labels_only_means",
+    "naive_means",
+    "ppi_means",
+]
+
+#: folds of the cross-fitted calibration
+FOLDS = 5
+
+
+@dataclass
+class ScoreEstimate:
+    """Per-system estimates with standard errors and degrees of freedom (t intervals)."""
+
+    estimate: np.ndarray
+    se: np.ndarray
+    df: np.ndarray
+    bounds: tuple[float, float]
+    info: dict = field(default_factory=dict)
+
+    def interval(self, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+        """``alpha -> (lower, upper)``: t intervals clipped to the bounds."""
+        with np.errstate(invalid="ignore"):
+            q = stats.t.ppf(1 - alpha / 2, np.where(self.df >= 1, self.df, np.nan))
+            half = q * self.se
+        lo, hi = self.bounds
+        return np.clip(self.estimate - half, lo, hi), np.clip(self.estimate + half, lo, hi)
+
+
+# --------------------------------------------------------------------- calibration
+def isotonic(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Knots ``(xs, ys)`` of the increasing least-squares fit of ``y`` on ``x`` (ties in
+    ``x`` pooled first); predict with ``np.interp(x_new, xs, ys)``.
+    """
+    xs, inv = np.unique(x, return_inverse=True)
+    w = np.bincount(inv).astype(float)
+    ym = np.bincount(inv, weights=y) / w
+    if xs.size == 1:
+        return np.array([xs[0] - 1.0, xs[0] + 1.0]), np.array([ym[0], ym[0]])
+    return xs, optimize.isotonic_regression(ym, weights=w, increasing=True).x
+
+
+def _index(s_train, y_train, s_new) -> tuple[np.ndarray, np.ndarray]:
+    """Several judges' scores combined by least squares into one index (train, new)."""
+    if s_train.shape[1] == 1:
+        return s_train[:, 0], s_new[:, 0]
+    x = np.column_stack([np.ones(len(s_train)), s_train])
+    beta = np.linalg.lstsq(x, y_train, rcond=None)[0]
+    return x @ beta, np.column_stack([np.ones(len(s_new)), s_new]) @ beta
+
+
+def _fit_predict(s_train, y_train, s_new) -> np.ndarray:
+    it, inew = _index(s_train, y_train, s_new)
+    xs, ys = isotonic(it, y_train)
+    return np.interp(inew, xs, ys)
+
+
+def folds(n: int, groups: np.ndarray | None, k: int, rng: np.random.Generator) -> np.ndarray:
+    """A fold (0..k-1) for each of ``n`` labelled rows, whole groups kept together."""
+    if groups is None:
+        groups = np.arange(n)
+    g, inv = np.unique(groups, return_inverse=True)
+    k = max(1, min(k, g.size))
+    fold_of_group = rng.permutation(np.arange(g.size) % k)
+    return fold_of_group[inv]
+
+
+def calibrate(
+    data: ScoreData, random_seed: int | None = 0, k: int = FOLDS
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cross-fitted calibration (module docstring): ``(pred, fold)``, ``pred`` the
+    calibrated score of every row (out-of-fold on labelled rows), ``fold`` the labelled
+    rows' folds (-1 elsewhere).
+    """
+    lab = data.labelled
+    s, h = data.score, data.human
+    sl, hl = s[lab], h[lab]
+    groups = None if data.cluster is None else data.cluster[lab]
+    fold = folds(int(lab.sum()), groups, k, np.random.default_rng(random_seed))
+    kk = int(fold.max()) + 1
+    pred = np.empty(len(h))
+    oof = np.empty(lab.sum())
+    unl = np.zeros((~lab).sum())
+    if kk == 1:  # one fold: nothing held out (one labelled row or cluster)
+        oof[:] = unl[:] = hl.mean()
+    for f in range(kk if kk > 1 else 0):
+        tr = fold != f
+        both = np.concatenate([sl[~tr], s[~lab]])
+        p = _fit_predict(sl[tr], hl[tr], both)
+        oof[~tr] = p[: (~tr).sum()]
+        unl += p[(~tr).sum() :] / kk
+    pred[lab], pred[~lab] = oof, unl
+    out = np.full(len(h), -1)
+    out[lab] = fold
+    return pred, out
+
+
+# --------------------------------------------------------------------- the augmented mean
+def _sums(g: np.ndarray, x: np.ndarray, size: int) -> np.ndarray:
+    return np.bincount(g, weights=x, minlength=size)
+
+
+def augmented_means(data: ScoreData, pred: np.ndarray, estimand: str) -> ScoreEstimate:
+    """The augmented mean per system and its variance (module docstring)."""
+    ns = len(data.systems)
+    sysc, lab, h = data.system, data.labelled, data.human
+    n_all = np.bincount(sysc, minlength=ns).astype(float)
+    n_lab = np.bincount(sysc[lab], minlength=ns).astype(float)
+    e = np.where(lab, h - pred, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        e_bar = _sums(sysc, e, ns) / n_lab
+        dev = np.where(lab, e - e_bar[sysc], 0.0)
+        s2e = _sums(sysc, dev**2, ns) / (n_lab - 1)
+        imputed = np.where(lab, h, pred + e_bar[sysc])
+        est = _sums(sysc, imputed, ns) / n_all
+        var_items = (1 - n_lab / n_all) * s2e / n_lab
+        df = n_lab - 1
+        unl_share = 1 - n_lab / n_all
+        # Var(H): the imputed labels' spread plus the residual spread they lack
+        centred = imputed - est[sysc]
+        v_h = _sums(sysc, centred**2, ns) / (n_all - 1) + unl_share * s2e
+        if estimand == "process":
+            if data.cluster is None:
+                var = var_items + v_h / n_all
+                # Welch-Satterthwaite: the labels' part has n - 1 degrees of freedom,
+                # the rows' spread N - 1
+                df = var**2 / (var_items**2 / (n_lab - 1) + (v_h / n_all) ** 2 / (n_all - 1))
+            else:
+                cl = data.cluster
+                key = sysc * (int(cl.max()) + 1) + cl
+                gk, ginv = np.unique(key, return_inverse=True)
+                tot = np.bincount(ginv, weights=imputed - est[sysc])
+                g_sys = gk // (int(cl.max()) + 1)
+                n_g = np.bincount(g_sys, minlength=ns).astype(float)
+                cr = n_g / (n_g - 1) * _sums(g_sys, tot**2, ns) / n_all**2
+                var = var_items + cr + unl_share * s2e / n_all
+                df = np.minimum(df, n_g - 1)
+        else:
+            var = var_items
+    lo, hi = data.human_scale
+    bad = n_lab < 2
+    se = np.where(bad, np.nan, np.sqrt(np.maximum(var, 0)))
+    return ScoreEstimate(
+        np.clip(np.where(n_lab > 0, est, np.nan), lo, hi),
+        se,
+        df,
+        (lo, hi),
+        {
+            "residual_mean": e_bar,
+            "residual_var": s2e,
+            "imputed": imputed,
+            "residual": dev,
+            "n_labelled": n_lab,
+            "n_items": n_all,
+            "var_h": v_h,
+        },
+    )
+
+
+def paired_contrasts(data: ScoreData, est: ScoreEstimate, estimand: str) -> dict:
+    """The contrast table of the systems' estimates (the format of
+    :func:`~judgebayes.inference.accuracy.items.contrast_matrices`), paired by item where
+    two systems answered the same set of items, independent otherwise.
+    """
+    ns = len(data.systems)
+    table = {
+        "systems": list(data.systems),
+        "estimate": est.estimate.tolist(),
+        "se": est.se.tolist(),
+        "slack": [0.0] * ns,
+        "df": est.df.tolist(),
+        "range": float(data.human_scale[1] - data.human_scale[0]),
+        "paired": [],
+    }
+    if data.item is None or ns < 2 or (estimand == "process" and data.cluster is not None):
+        return table
+    info = est.info
+    lab = data.labelled
+    n_items = int(data.item.max()) + 1
+    imp = np.full((ns, n_items), np.nan)
+    res = np.full((ns, n_items), np.nan)
+    labm = np.zeros((ns, n_items), bool)
+    imp[data.system, data.item] = info["imputed"]
+    res[data.system, data.item] = np.where(lab, info["residual"], np.nan)
+    labm[data.system, data.item] = lab
+    answered = ~np.isnan(imp)
+    for a in range(ns):
+        for b in range(a + 1, ns):
+            if not np.array_equal(answered[a], answered[b]):
+                continue
+            m = answered[a]
+            big_n = m.sum()
+            na, nb = labm[a, m].sum(), labm[b, m].sum()
+            if na < 2 or nb < 2:
+                continue
+            v = est.se[a] ** 2 + est.se[b] ** 2
+            if estimand == "process":  # the per-system Var(H)/N terms, replaced by paired ones
+                v -= (info["var_h"][a] + info["var_h"][b]) / big_n
+                d = imp[a, m] - imp[b, m]
+                v += d.var(ddof=1) / big_n
+                for s in (a, b):
+                    share = 1 - info["n_labelled"][s] / big_n
+                    v += share * info["residual_var"][s] / big_n
+            both = labm[a] & labm[b]
+            nab = both.sum()
+            if nab:
+                pa, pb, pab = na / big_n, nb / big_n, nab / big_n
+                cov = np.sum(res[a, both] * res[b, both]) * (pab / (pa * pb) - 1) / pab
+                v -= 2 * cov / big_n**2
+            diff = est.estimate[a] - est.estimate[b]
+            table["paired"].append((a, b, diff, float(np.sqrt(max(v, 0.0))), 0.0, int(big_n)))
+    return table
+
+
+# --------------------------------------------------------------------- comparators
+def ppi_means(data: ScoreData, lam: float | None = None) -> ScoreEstimate:
+    """PPI (``lam=1``) or PPI++ (ppi_py's tuned lambda, clipped to [0, 1]) of the human
+    label on the first judge's raw score, per system; normal intervals (as ppi_py's
+    ``ppi_mean_ci``), process estimand.
+    """
+    ns = len(data.systems)
+    est, se, lams = np.full(ns, np.nan), np.full(ns, np.nan), np.full(ns, np.nan)
+    for s in range(ns):
+        m = data.system == s
+        lab = data.labelled[m]
+        y, yh = data.human[m][lab], data.score[m, 0][lab]
+        yu = data.score[m, 0][~lab]
+        n, big_n = y.size, yu.size
+        if n < 2 or big_n < 1:
+            continue
+        if lam is None:
+            allh = np.concatenate([yh, yu])
+            vh = allh.var(ddof=1)
+            c = np.mean(y * yh) - y.mean() * yh.mean()
+            lam_s = float(np.clip(c / ((1 + n / big_n) * vh), 0, 1)) if vh > 0 else 0.0
+        else:
+            lam_s = float(lam)
+        est[s] = lam_s * yu.mean() + y.mean() - lam_s * yh.mean()
+        se[s] = np.sqrt(lam_s**2 * yu.var() / big_n + (y - lam_s * yh).var() / n)
+        lams[s] = lam_s
+    lo, hi = data.human_scale
+    return ScoreEstimate(est, se, np.full(ns, np.inf), (lo, hi), {"lam": lams})
+
+
+def labels_only_means(data: ScoreData) -> ScoreEstimate:
+    """The labelled rows' mean per system, t interval; process estimand."""
+    ns = len(data.systems)
+    lab = data.labelled
+    sysc, h = data.system[lab], data.human[lab]
+    n = np.bincount(sysc, minlength=ns).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = _sums(sysc, h, ns) / n
+        v = _sums(sysc, (h - m[sysc]) ** 2, ns) / (n - 1)
+        se = np.sqrt(v / n)
+    return ScoreEstimate(m, np.where(n < 2, np.nan, se), n - 1, data.human_scale)
+
+
+def naive_means(data: ScoreData) -> ScoreEstimate:
+    """The judges' mean score mapped linearly from their scale to the human scale
+    (uncorrected: biased unless the judge's scale is the humans'), t interval over rows.
+    """
+    ns = len(data.systems)
+    lo, hi = data.score_scale[:, 0], data.score_scale[:, 1]
+    hlo, hhi = data.human_scale
+    mapped = (hlo + (data.score - lo) / (hi - lo) * (hhi - hlo)).mean(1)
+    n = np.bincount(data.system, minlength=ns).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = _sums(data.system, mapped, ns) / n
+        v = _sums(data.system, (mapped - m[data.system]) ** 2, ns) / (n - 1)
+    return ScoreEstimate(m, np.sqrt(v / n), n - 1, data.human_scale)

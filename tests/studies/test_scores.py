@@ -1,0 +1,261 @@
+"""The scores design: judges that give scores, calibrated to human labels.
+
+References: scikit-learn's isotonic regression, ppi_py's PPI / PPI++, exact means where
+every row is labelled, and coverage on data simulated here with numpy (no package code).
+Monte-Carlo tolerances: with R sets at nominal 0.95 the coverage's sd is
+sqrt(0.95 * 0.05 / R); a bound 3 sd below 0.95 fails a correct interval about 0.1% of the
+time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import judgebayes as jb
+from judgebayes.data.scores import scores_from_frame
+from judgebayes.datasets.base import data_dir
+from judgebayes.errors import InputError, MethodRefused
+from judgebayes.inference import scores as sc
+
+
+def simulate(rng, n_per=300, systems=("A", "B"), frac=0.2, kind="binary", shift=None, paired=False):
+    """A 1-10 judge and human labels; returns the frame and each system's row mean."""
+    rows = []
+    shared = rng.normal(0, 1, n_per)  # the prompt's difficulty, shared when paired
+    for k, s in enumerate(systems):
+        quality = (shared if paired else rng.normal(0, 1, n_per)) + 0.4 * k
+        if kind == "binary":  # the judge reads the answer's quality; a pass is likelier
+            human = (rng.random(n_per) < 1 / (1 + np.exp(-1.5 * quality))).astype(float)
+            raw = 5.5 + 1.5 * quality + rng.normal(0, 0.3, n_per)
+        else:  # Likert 1-5
+            human = np.clip(np.round(3 + quality + rng.normal(0, 0.5, n_per)), 1, 5)
+            raw = 5.5 + 2.0 * (human - human.mean()) + rng.normal(0, 1.5, n_per)
+        if shift is not None:
+            raw = raw + shift[k]
+        score = np.clip(np.round(raw), 1, 10)
+        lab = rng.random(n_per) < frac
+        rows.append(
+            pd.DataFrame(
+                {
+                    "system": s,
+                    "prompt": np.arange(n_per),
+                    "score": score,
+                    "human": np.where(lab, human, np.nan),
+                    "truth": human,
+                }
+            )
+        )
+    frame = pd.concat(rows, ignore_index=True)
+    return frame, frame.groupby("system", sort=False)["truth"].mean().to_numpy()
+
+
+def test_isotonic_matches_scikit_learn():
+    from sklearn.isotonic import IsotonicRegression
+
+    rng = np.random.default_rng(3)
+    x = np.round(rng.uniform(1, 10, 200))
+    y = (x / 10 + rng.normal(0, 0.3, 200)).clip(0, 1)
+    xs, ys = sc.isotonic(x, y)
+    new = np.linspace(0, 11, 57)
+    ref = IsotonicRegression(out_of_bounds="clip").fit(x, y).predict(new)
+    np.testing.assert_allclose(np.interp(new, xs, ys), ref, atol=1e-12)
+
+
+def test_every_row_labelled_gives_the_exact_mean_and_no_items_variance():
+    rng = np.random.default_rng(4)
+    frame, truth = simulate(rng, frac=1.0, kind="likert")
+    fit = jb.ScoreStudy.from_items(frame, score="score", human="human", system="system").fit()
+    np.testing.assert_allclose(fit.estimate(), truth, atol=1e-12)
+    tab = fit.interval()
+    np.testing.assert_allclose(tab["upper"] - tab["lower"], 0, atol=1e-12)
+
+
+def test_ppi_plus_plus_matches_ppi_py():
+    from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
+
+    rng = np.random.default_rng(5)
+    frame, _ = simulate(rng, systems=("A",), frac=0.3)
+    fit = jb.ScoreStudy.from_items(frame, score="score", human="human").fit("ppi_plus_plus")
+    lab = frame["human"].notna()
+    y, yh = frame.loc[lab, "human"].to_numpy(), frame.loc[lab, "score"].to_numpy()
+    yu = frame.loc[~lab, "score"].to_numpy()
+    ref = ppi_mean_pointestimate(y, yh, yu)
+    lo, hi = ppi_mean_ci(y, yh, yu, alpha=0.1)
+    np.testing.assert_allclose(fit.estimate(), np.ravel(ref), atol=1e-10)
+    tab = fit.interval(0.1)
+    np.testing.assert_allclose(
+        tab[["lower", "upper"]].to_numpy().ravel(), [lo[0], hi[0]], atol=1e-10
+    )
+
+
+@pytest.mark.parametrize("estimand", ["items", "process"])
+def test_closed_form_covers_a_one_to_ten_judge_against_pass_fail_labels(estimand):
+    rng = np.random.default_rng(6)
+    reps, hits = 300, 0
+    for r in range(reps):
+        frame, rows_mean = simulate(rng, n_per=300, frac=0.2)
+        target = rows_mean if estimand == "items" else _process_truth()
+        study = jb.ScoreStudy.from_items(
+            frame, score="score", human="human", system="system", estimand=estimand
+        )
+        tab = study.fit("closed_form", random_seed=r).interval()
+        hits += ((tab["lower"] <= target) & (target <= tab["upper"])).sum()
+    cover = hits / (2 * reps)
+    # 600 intervals: sd 0.0089; within 3 sd of 0.95
+    sd = np.sqrt(0.95 * 0.05 / (2 * reps))
+    assert 0.95 - 3 * sd <= cover <= 0.95 + 3 * sd, cover
+
+
+def _likert_process_means(x, w) -> np.ndarray:
+    """E[clip(round(3 + q + 0.4 k + N(0, 0.5)), 1, 5)] over q ~ N(0, 1), k = 0, 1."""
+    from scipy import stats
+
+    out = []
+    for k in (0, 1):
+        m = 3 + x + 0.4 * k  # the rounded level's mean given q, by the normal's cdf
+        cuts = np.array([1.5, 2.5, 3.5, 4.5])
+        above = stats.norm.sf((cuts[None, :] - m[:, None]) / 0.5).sum(1)
+        out.append(np.sum(w * (1 + above)))
+    return np.array(out)
+
+
+def _process_truth() -> np.ndarray:
+    """E[logistic(1.5 N(0.4 k, 1))] for k = 0, 1, by quadrature (the process pass rates)."""
+    x, w = np.polynomial.hermite_e.hermegauss(80)
+    w = w / w.sum()
+    return np.array([np.sum(w / (1 + np.exp(-1.5 * (x + 0.4 * k)))) for k in (0, 1)])
+
+
+def test_items_interval_is_narrower_than_the_process_one():
+    rng = np.random.default_rng(7)
+    frame, _ = simulate(rng, kind="likert", frac=0.3)
+    kw = dict(score="score", human="human", system="system")
+    w = {
+        e: jb.ScoreStudy.from_items(frame, estimand=e, **kw).fit().interval().eval("upper - lower")
+        for e in ("items", "process")
+    }
+    assert (w["items"] < w["process"]).all()
+
+
+def test_paired_contrast_covers_and_is_narrower_than_independent():
+    # the process estimand: the prompts' shared difficulty cancels in a paired difference
+    # (for the rows' mean only the unlabelled labels are uncertain, and labels taken
+    # independently per system share nothing to cancel)
+    x, w = np.polynomial.hermite_e.hermegauss(40)
+    rng = np.random.default_rng(8)
+    reps, hits, paired_w, indep_w = 200, 0, [], []
+    for r in range(reps):
+        frame, _ = simulate(rng, kind="likert", frac=0.3, paired=True)
+        truth = _likert_process_means(x, w / w.sum())
+        kw = dict(score="score", human="human", system="system", estimand="process")
+        c = (
+            jb.ScoreStudy.from_items(frame, item="prompt", **kw)
+            .fit(random_seed=r)
+            .contrasts()
+            .iloc[0]
+        )
+        d = truth[0] - truth[1]
+        hits += c["lower"] <= d <= c["upper"]
+        paired_w.append(c["upper"] - c["lower"])
+        ci = jb.ScoreStudy.from_items(frame, **kw).fit(random_seed=r).contrasts().iloc[0]
+        indep_w.append(ci["upper"] - ci["lower"])
+        assert "paired on 300 items" in c["estimand"]
+    # 200 sets: sd 0.0154, 3 sd below 0.95
+    assert hits / reps >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / reps), hits / reps
+    assert np.mean(paired_w) < np.mean(indep_w)
+
+
+def test_calibrating_several_judges_and_a_probability_judge():
+    rng = np.random.default_rng(9)
+    frame, truth = simulate(rng, kind="likert", frac=0.3)
+    frame["other"] = np.clip(frame["score"] + rng.normal(0, 2, len(frame)), 1, 10)
+    two = jb.ScoreStudy.from_items(frame, score=["score", "other"], human="human", system="system")
+    fit = two.fit()
+    assert fit.info["estimator"].startswith(
+        "cross-fitted isotonic calibration of the human label on the scores"
+    )
+    with pytest.raises(MethodRefused, match="one judge's raw score"):
+        two.fit("ppi_plus_plus")
+    p = np.eye(4)[np.clip((frame["score"].to_numpy() - 1) // 3, 0, 3).astype(int)] * 0.7 + 0.075
+    probs = pd.DataFrame(p, columns=["p1", "p2", "p3", "p4"])
+    one = jb.ScoreStudy.from_items(
+        pd.concat([frame, probs], axis=1),
+        score={"judge": ["p1", "p2", "p3", "p4"]},
+        human="human",
+        system="system",
+    )
+    np.testing.assert_allclose(one.data.score[:, 0], p @ np.arange(1, 5))
+    assert np.all(np.abs(one.fit().estimate() - truth) < 0.5)
+
+
+def test_llm_rubric_probabilities_read_as_expected_levels():
+    raw = pd.read_csv(data_dir() / "llm_rubric" / "llm_rubric_judgments.csv")
+    q0 = raw[(raw["split"] == "real") & (raw["question"] == "Q0")].copy()
+    q0["human"] = q0["human_score"].where(q0["human_score"] > 0)
+    study = jb.ScoreStudy.from_items(
+        q0,
+        score={"gpt-3.5": ["judge_p1", "judge_p2", "judge_p3", "judge_p4"]},
+        human="human",
+        system="system",
+    )
+    fit = study.fit()
+    # every dialogue is labelled: the rows' mean is the labelled mean, exactly
+    exact = q0.groupby("system", sort=False)["human"].mean().to_numpy()
+    np.testing.assert_allclose(fit.estimate(), exact[: len(fit.estimate())], atol=1e-12)
+
+
+def test_missing_scores_are_counted_and_said():
+    rng = np.random.default_rng(10)
+    frame, _ = simulate(rng)
+    frame.loc[[0, 5, 9], "score"] = np.nan
+    fit = jb.ScoreStudy.from_items(frame, score="score", human="human", system="system").fit()
+    assert fit.info["n_items"] == [297, 300]
+    assert any("3 row(s) without every judge's score" in n for n in fit.notes)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field", "match"),
+    [
+        ({"score": "nope"}, "score", "no column 'nope'"),
+        ({"scale": (1, 5)}, "score", "outside scale"),
+        ({"scale": (5, 1)}, "scale", "low < high"),
+        ({"threshold": "3"}, "threshold", "must be a number"),
+        ({"human_scale": (0, 0.5)}, "human", "outside human_scale"),
+        ({"item": "prompt", "system": None}, "item", "appears twice"),
+    ],
+)
+def test_bad_input_names_the_field(kwargs, field, match):
+    rng = np.random.default_rng(11)
+    frame, _ = simulate(rng)
+    kw = {"score": "score", "human": "human", "system": "system", **kwargs}
+    with pytest.raises(InputError, match=match) as e:
+        scores_from_frame(frame, **kw)
+    assert e.value.field == field
+
+
+def test_probabilities_that_are_not_a_distribution_are_refused():
+    frame = pd.DataFrame({"p1": [0.5, 0.9], "p2": [0.5, 0.5], "human": [1, None]})
+    with pytest.raises(InputError, match="not a distribution") as e:
+        scores_from_frame(frame, score={"j": ["p1", "p2"]}, human="human")
+    assert e.value.field == "score"
+
+
+def test_no_labels_and_unknown_keywords():
+    frame = pd.DataFrame({"score": [1.0, 2.0], "human": [None, None]})
+    with pytest.raises(InputError, match="without some"):
+        jb.ScoreStudy.from_items(frame, score="score", human="human")
+    with pytest.raises(InputError, match="scale"):
+        jb.ScoreStudy.from_items(frame, score="score", human="human", scael=(1, 2))
+
+
+def test_threshold_turns_likert_labels_into_a_pass_rate():
+    rng = np.random.default_rng(12)
+    frame, _ = simulate(rng, kind="likert", frac=1.0)
+    fit = jb.ScoreStudy.from_items(
+        frame, score="score", human="human", system="system", threshold=4
+    ).fit()
+    exact = (frame["truth"] >= 4).groupby(frame["system"], sort=False).mean().to_numpy()
+    np.testing.assert_allclose(fit.estimate(), exact, atol=1e-12)
+    assert fit.info["human_scale"] == [0.0, 1.0]

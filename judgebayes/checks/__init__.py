@@ -5,7 +5,9 @@
 (:func:`~.base.checks_for`).  Each module below registers its check on import:
 ``transfer`` and ``ppc`` (two frames), ``labelling`` (and ``labelling_covariates``),
 ``judge_dependence`` and ``self_preference`` (the items design), ``cells`` (panels),
-``pairs`` and ``channel`` (rankings).  A new check is one module here, imported below.
+``pairs`` and ``channel`` (rankings), ``calibration_transport`` (:mod:`~.transport`)
+and ``monotone_calibration`` (:mod:`~.monotone`) (judge scores).  A new check is one
+module here, imported below.
 """
 
 from judgebayes.checks import (  # noqa: F401  (each module registers its check)
@@ -13,10 +15,12 @@ from judgebayes.checks import (  # noqa: F401  (each module registers its check)
     channel,
     judge_dependence,
     labelling,
+    monotone,
     pairs,
     predictive,
     self_preference,
     transfer,
+    transport,
 )
 from judgebayes.checks.base import (
     CHECK_COLUMNS,

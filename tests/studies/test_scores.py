@@ -31,7 +31,7 @@ def simulate(rng, n_per=300, systems=("A", "B"), frac=0.2, kind="binary", shift=
             raw = 5.5 + 1.5 * quality + rng.normal(0, 0.3, n_per)
         else:  # Likert 1-5
             human = np.clip(np.round(3 + quality + rng.normal(0, 0.5, n_per)), 1, 5)
-            raw = 5.5 + 2.0 * (human - human.mean()) + rng.normal(0, 1.5, n_per)
+            raw = 5.5 + 2.0 * (human - 3) + rng.normal(0, 1.5, n_per)
         if shift is not None:
             raw = raw + shift[k]
         score = np.clip(np.round(raw), 1, 10)
@@ -259,3 +259,85 @@ def test_threshold_turns_likert_labels_into_a_pass_rate():
     exact = (frame["truth"] >= 4).groupby(frame["system"], sort=False).mean().to_numpy()
     np.testing.assert_allclose(fit.estimate(), exact, atol=1e-12)
     assert fit.info["human_scale"] == [0.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("condition", "check", "low", "high"),
+    [
+        # 40 sets each.  Controls: the checks' level is alpha = 0.01; at a true rate of
+        # 0.02 five or more flags in 40 happen 1% of the time.  Broken: measured 0.675
+        # (transport, B scored 1.5 points kinder) and 0.925 (monotone); 3 Monte-Carlo sd
+        # below those is 0.45 and 0.80
+        ("control", "calibration_transport", 0, 4),
+        ("kind to B", "calibration_transport", 18, 40),
+        ("control", "monotone_calibration", 0, 4),
+        ("non-monotone", "monotone_calibration", 32, 40),
+    ],
+)
+def test_checks_fire_where_their_assumption_breaks(condition, check, low, high):
+    rng = np.random.default_rng(13)
+    fired = 0
+    for _ in range(40):
+        frame, _ = simulate(
+            rng, kind="likert", frac=0.3, shift=(0, 1.5) if condition == "kind to B" else None
+        )
+        if condition == "non-monotone":  # the judge gives the best stories a 2
+            frame["score"] = np.where(frame["truth"] >= 5, 2.0, frame["score"])
+        study = jb.ScoreStudy.from_items(frame, score="score", human="human", system="system")
+        fired += not study.check()[check].passed
+    assert low <= fired <= high, fired
+
+
+def test_transport_check_fails_only_the_models_that_assume_it():
+    rng = np.random.default_rng(14)
+    frame, _ = simulate(rng, kind="likert", frac=0.5, shift=(0, 3.0))
+    kw = dict(score="score", human="human", system="system")
+    study = jb.ScoreStudy.from_items(frame, **kw)
+    closed = study.fit()
+    report = study.check(closed)
+    assert not report["calibration_transport"].passed  # flagged ...
+    assert report.passed  # ... as a warning: the closed form's residual is per system
+    assert not study.check(study.fit("naive")).passed
+
+
+@pytest.fixture(scope="module")
+def nuts_pair():
+    """One simulated set (B scored 1.5 points kinder) fitted by NUTS and the closed form."""
+    rng = np.random.default_rng(15)
+    frame, truth = simulate(rng, kind="likert", frac=0.3, shift=(0, 1.5), paired=True)
+    study = jb.ScoreStudy.from_items(
+        frame, score="score", human="human", system="system", item="prompt"
+    )
+    return study, study.fit("nuts", random_seed=1), study.fit(), truth
+
+
+def test_nuts_agrees_with_the_closed_form_and_ranks(nuts_pair):
+    study, fit, closed, truth = nuts_pair
+    assert fit.quantity == "mu_items" and fit.diagnostics.divergences == 0
+    # two estimates of the same rows' mean: they differ by less than 3 sd of the
+    # closed form's (the larger) interval
+    se = (closed.interval()["upper"] - closed.interval()["lower"]) / (2 * 1.96)
+    assert np.all(np.abs(fit.estimate() - closed.estimate()) < 3 * se.to_numpy())
+    assert fit.prob_best().sum() == pytest.approx(1.0)
+    ranks = fit.ranks()
+    assert set(ranks.columns) == {"rank", "lower", "upper"} and ranks["rank"].between(1, 2).all()
+    c = fit.contrasts()
+    assert c.iloc[0]["lower"] < c.iloc[0]["difference"] < c.iloc[0]["upper"]
+    process = fit.interval(var="mu")
+    wide = closed.interval()
+    assert (process["upper"] - process["lower"] > 0).all() and (wide["lower"] >= 1).all()
+
+
+def test_nuts_refits_warm_on_a_label_set_of_similar_size(nuts_pair):
+    study, fit, _, _ = nuts_pair
+    frame = pd.DataFrame(
+        {
+            "system": np.repeat(study.systems, 300),
+            "score": study.data.score[:, 0],
+            "human": np.where(study.data.labelled, study.data.human, np.nan),
+        }
+    )
+    frame.loc[frame.index[frame["human"].notna()][:3], "human"] = np.nan  # 3 labels fewer
+    again = jb.ScoreStudy.from_items(frame, score="score", human="human", system="system")
+    refit = again.fit("nuts", random_seed=2)
+    assert refit.info["compile_seconds"] == 0.0  # padded lines: the compiled model is reused

@@ -40,6 +40,7 @@ SUBCOMMANDS = {
     "report": "judgebayes.cli.report",
     "demo": "judgebayes.cli.demo",
     "gate": "judgebayes.cli.gate",
+    "scores": "judgebayes.cli.scores",
 }
 
 
@@ -69,8 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command is None:
             raise CLIError(
-                "judgebayes: choose a command: accuracy, plan, rank, panel, report, demo or "
-                "gate (see --help)"
+                "judgebayes: choose a command: accuracy, plan, rank, panel, report, demo, "
+                "gate or scores (see --help)"
             )
         from judgebayes.inference.progress import progress_switch
 

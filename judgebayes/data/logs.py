@@ -49,7 +49,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgebayes.data.frames import as_pandas
+from judgebayes.data.frames import as_pandas, numeric_column
 from judgebayes.data.items import _binary
 from judgebayes.errors import InputError, JudgeBayesWarning
 
@@ -258,19 +258,26 @@ def _items_frame(
     verdict: str = "verdict",
     positive: Any = None,
     grades: dict | None = None,
+    scores: bool = False,
 ):
     """The items frame of the adapters' rows, raw verdicts normalised once per spelling.
 
     ``verdict`` names the field in messages; ``grades`` maps a tool's own letters (Inspect's
     C / I / N) before the package's vocabulary applies (not with ``positive=``).
+    ``scores=True`` keeps the value as a number in a ``score`` column instead (the scores
+    design); a value that is not a number is an error that names it.
     """
     df = pd.DataFrame(rows, columns=[*ITEM_COLUMNS[:3], *extra])
     df["sample_id"] = df["sample_id"].astype(str)
     df["system"] = df["system"].astype(str)
     raw = df["judge"].astype(object)
-    if grades and positive is None:
-        raw = raw.map(lambda v: grades.get(v.strip().lower(), v) if isinstance(v, str) else v)
-    df["judge"] = _binary(raw, verdict, positive)
+    if scores:
+        df = df.drop(columns="judge")
+        df.insert(2, "score", numeric_column(raw.map(_plain), verdict))
+    else:
+        if grades and positive is None:
+            raw = raw.map(lambda v: grades.get(v.strip().lower(), v) if isinstance(v, str) else v)
+        df["judge"] = _binary(raw, verdict, positive)
     dup = df.duplicated(["system", "sample_id", *extra])
     if dup.any():
         r = df[dup].iloc[0]
@@ -280,6 +287,11 @@ def _items_frame(
             value=r["sample_id"],
         )
     return attach_labels(df, labels)
+
+
+def _plain(v: Any) -> Any:
+    """A score as a plain value (booleans are verdicts, not scores: kept as text)."""
+    return str(v) if isinstance(v, bool) else v
 
 
 # ------------------------------------------------------------------ Inspect AI
@@ -310,7 +322,14 @@ def _inspect_logs(log) -> list:
     return logs
 
 
-def inspect_items(log, labels=None, *, scorer: str | None = None, positive: Any = None):
+def inspect_items(
+    log,
+    labels=None,
+    *,
+    scorer: str | None = None,
+    positive: Any = None,
+    scores: bool = False,
+):
     """The items frame of one or more Inspect AI eval logs with a model-graded scorer.
 
     Parameters
@@ -327,12 +346,16 @@ def inspect_items(log, labels=None, *, scorer: str | None = None, positive: Any 
         Score value(s) meaning correct; every other value is incorrect.  Default: Inspect's
         grades (``C`` correct; ``I`` and ``N``, no answer, incorrect) and the usual
         spellings of true/false; a partial grade ``P`` then needs ``positive=``.
+    scores : bool
+        The scorer gives a number (a model-graded scorer with numeric grades, 1-10): keep
+        it in a ``score`` column for :class:`~judgebayes.ScoreStudy` instead of a verdict.
 
     Returns
     -------
     pandas.DataFrame
-        ``sample_id``, ``system``, ``judge``, ``epoch``, ``human``: one row per sample and
-        epoch.  A sample without the scorer's value (it errored) has ``judge`` NaN, which
+        ``sample_id``, ``system``, ``judge`` (``score`` with ``scores=True``), ``epoch``,
+        ``human``: one row per sample and epoch.  A sample without the scorer's value (it
+        errored) has ``judge`` NaN, which
         :meth:`~judgebayes.AccuracyStudy.from_items` counts as missing.
 
     Notes
@@ -387,6 +410,7 @@ def inspect_items(log, labels=None, *, scorer: str | None = None, positive: Any 
         verdict=f"scorer {scorer or 'value'}",
         positive=positive,
         grades=_INSPECT_GRADES,
+        scores=scores,
     )
 
 
@@ -451,7 +475,7 @@ def lm_eval_items(
 
 
 # ------------------------------------------------------------------ promptfoo
-def promptfoo_items(results, labels=None, *, assertion: str | None = None):
+def promptfoo_items(results, labels=None, *, assertion: str | None = None, scores: bool = False):
     """The items frame of a promptfoo results file (``promptfoo eval --output x.json``).
 
     Parameters
@@ -464,6 +488,9 @@ def promptfoo_items(results, labels=None, *, assertion: str | None = None):
     assertion : str, optional
         The assertion type whose pass/fail is the verdict (``"llm-rubric"``,
         ``"model-graded-closedqa"``, ...); default: the test's overall pass/fail.
+    scores : bool
+        Read the grading result's ``score`` (a number; ``llm-rubric`` gives 0-1) into a
+        ``score`` column for :class:`~judgebayes.ScoreStudy` instead of its pass/fail.
 
     Notes
     -----
@@ -487,10 +514,11 @@ def promptfoo_items(results, labels=None, *, assertion: str | None = None):
         prov = r["provider"]
         system = prov.get("label") or prov.get("id") if isinstance(prov, dict) else prov
         grading = r.get("gradingResult")
+        key = "score" if scores else "pass"
         if grading is None:
             verdict = None
         elif assertion is None:
-            verdict = grading.get("pass")
+            verdict = grading.get(key)
         else:
             parts = [
                 c
@@ -510,10 +538,12 @@ def promptfoo_items(results, labels=None, *, assertion: str | None = None):
                     field="assertion",
                     value=assertion,
                 )
-            verdict = parts[0].get("pass")
+            verdict = parts[0].get(key)
         sid = r["testIdx"] if len(prompts) == 1 else f"{r.get('promptIdx', 0)}/{r['testIdx']}"
         rows.append({"sample_id": sid, "system": system, "judge": verdict})
-    return _items_frame(rows, labels, verdict=f"{assertion or 'gradingResult'}.pass")
+    return _items_frame(
+        rows, labels, verdict=f"{assertion or 'gradingResult'}.{key}", scores=scores
+    )
 
 
 # ------------------------------------------------------------------ pairwise logs

@@ -119,6 +119,7 @@ def _wald_contrasts(table: dict, alpha: float, estimand: str) -> pd.DataFrame:
                     "estimand": f"{estimand}, {how}",
                     "se": se[i, j],
                     "slack": slack[i, j],
+                    "df": float(min(dfs[i], dfs[j])),
                 }
             )
     return pd.DataFrame(rows)

@@ -8,6 +8,9 @@ with a margin:
   ``"A < B + 0.01"``: a difference against a margin (spaces around the sign);
 * ``"|A - B| < 0.03"``: equivalence, both sides at once.
 
+For a fit of the scores design the rate is the mean human label and the numbers are on
+its human scale (``"A > 3.5"``, ``"A > B - 0.2"`` on a 1-5 scale).
+
 ``>=`` and ``<=`` are read as ``>`` and ``<`` (the rates are continuous).  With a fit that
 has draws (``exact``, ``laplace``, ``nuts``) a claim's posterior probability is the share
 of draws where it holds,
@@ -94,21 +97,23 @@ def _number(text: str, s: str, low: float, high: float, what: str) -> float:
     return x
 
 
-def parse_claim(text: str) -> Claim:
-    """Read a claim (module docstring).
+def parse_claim(text: str, scale: tuple[float, float] = (0.0, 1.0)) -> Claim:
+    """Read a claim (module docstring); its numbers must lie on ``scale`` (a rate's
+    [0, 1], or a score mean's human scale such as (1, 5)), a margin within its span.
 
     Raises
     ------
     InputError
-        The text is none of the forms, or a rate or margin is outside [0, 1].
+        The text is none of the forms, or a number or margin is off the scale.
     """
+    lo, hi = (float(v) for v in scale)
     if not isinstance(text, str):
         raise InputError(
             f"a claim must be a string like 'A > 0.8'; got {text!r}", field="claim", value=text
         )
     eq = _EQUIV.match(text)
     if eq is not None:
-        m = _number(text, eq["m"], 0.0, 1.0, "an equivalence margin")
+        m = _number(text, eq["m"], 0.0, hi - lo, "an equivalence margin")
         return Claim(text.strip(), eq["lhs"], "<", eq["rhs"], "equivalence", m)
     m = _CLAIM.match(text)
     if m is None or not m["lhs"] or not m["rhs"] or any(c in m["lhs"] + m["rhs"] for c in "<>=|"):
@@ -118,8 +123,16 @@ def parse_claim(text: str) -> Claim:
     except ValueError:
         rhs = m["rhs"]
     else:
-        _number(text, m["rhs"], 0.0, 1.0, "a rate")
+        _number(text, m["rhs"], lo, hi, "a rate" if (lo, hi) == (0.0, 1.0) else "a mean")
     return Claim(text.strip(), m["lhs"], m["op"][0], rhs)
+
+
+def claim_scale(fit: Fit) -> tuple[float, float]:
+    """The scale a claim on ``fit``'s quantity is on: a score mean's human scale, else
+    a rate's [0, 1].
+    """
+    lo, hi = fit.info.get("human_scale", (0.0, 1.0))
+    return float(lo), float(hi)
 
 
 def _unit(fit: Fit, name: str, claim: Claim) -> int:
@@ -139,6 +152,7 @@ def _unit(fit: Fit, name: str, claim: Claim) -> int:
 def _resolve(fit: Fit, c: Claim) -> tuple[int, int | None, float]:
     """(lhs index, rhs index or None, the number or margin compared with)."""
     i = _unit(fit, c.lhs, c)
+    lo, hi = claim_scale(fit)
     if isinstance(c.rhs, float):
         return i, None, c.rhs
     if c.rhs in fit.units or c.kind == "equivalence":
@@ -146,7 +160,7 @@ def _resolve(fit: Fit, c: Claim) -> tuple[int, int | None, float]:
     mm = _MARGIN.match(c.rhs)
     if mm is None:
         return i, _unit(fit, c.rhs, c), 0.0  # names the unknown unit
-    margin = _number(c.text, mm["m"], 0.0, 1.0, "a margin")
+    margin = _number(c.text, mm["m"], 0.0, hi - lo, "a margin")
     return i, _unit(fit, mm["unit"], c), margin if mm["sign"] == "+" else -margin
 
 
@@ -182,7 +196,9 @@ def _p_value(fit: Fit, i: int, j: int | None, side: str, value: float) -> float:
         row = _contrast(fit, i, j, 0.05)
         d, se, slack = (float(row[k]) for k in ("difference", "se", "slack"))
         gap = (d - slack - value) if side == "lower" else (value - d - slack)
-        return float(stats.norm.sf(gap / se)) if se > 0 else float(gap <= 0)
+        df = float(row.get("df", np.inf))  # Student's t where the bound is a t bound
+        tail = stats.norm.sf if not np.isfinite(df) else stats.t(df).sf
+        return float(tail(gap / se)) if se > 0 else float(gap <= 0)
     beyond = (lambda b: b > value) if side == "lower" else (lambda b: b < value)
     hi_level, lo_level = 0.4999, 1e-10
     at_half = _bound(fit, i, j, hi_level, side)
@@ -236,7 +252,10 @@ def check_claims(fit: Fit, claims, prob: float = 0.95) -> pd.DataFrame:
         raise InputError(
             f"prob must be a number in (0.5, 1); got {prob!r}", field="prob", value=prob
         )
-    parsed = [parse_claim(c) for c in ([claims] if isinstance(claims, str) else list(claims))]
+    scale = claim_scale(fit)
+    parsed = [
+        parse_claim(c, scale) for c in ([claims] if isinstance(claims, str) else list(claims))
+    ]
     if not parsed:
         raise InputError("no claim to check", field="claim", value=None)
     resolved = [_resolve(fit, c) for c in parsed]

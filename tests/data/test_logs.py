@@ -356,3 +356,119 @@ def test_inspect_logs_of_two_models_on_the_same_samples_give_paired_contrasts(
     assert cli["estimand"] == "items, paired on 18 items"
     assert cli["difference"] == pytest.approx(row["difference"], abs=1e-12)
     assert cli["lower"] == pytest.approx(row["lower"], abs=1e-12)
+
+
+# ------------------------------------------------------------------ numeric scores
+#: the 1-10 grade the mock grader gives each sample's answer, per system ("X": no grade)
+GRADES = {
+    "mockllm/sys-a": [7, 3, 9, 5, 8, 2, 6, 4, 10, 1, 7, 7],
+    "mockllm/sys-b": [6, 6, 2, "X", 9, 4, 5, 5, 8, 3, 2, 9],
+}
+
+
+@pytest.fixture(scope="module")
+def inspect_score_logs(tmp_path_factory):
+    """Logs Inspect writes for a model-graded scorer with numeric grades (the grader is
+    a mock model; the scorer asks it for a 1-10 grade and records the number).
+    """
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.scorer import Score, mean, scorer
+    from inspect_ai.solver import generate
+
+    def reply(text):
+        out = ModelOutput.from_content(model="mockllm", content=text)
+        out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
+        return out
+
+    def answer_for(system):
+        def answer(messages, tools, tool_choice, config):
+            return reply(f"{system} answer {int(messages[-1].text.split()[-1])}")
+
+        return answer
+
+    def grader(messages, tools, tool_choice, config):
+        sub = messages[-1].text.split("[Submission]: ")[1].split()
+        g = GRADES[sub[0]][int(sub[2])]
+        return reply("No grade." if g == "X" else f"GRADE: {g}")
+
+    grader_model = get_model("mockllm/grader", custom_outputs=grader)
+
+    @scorer(metrics=[mean()])
+    def rubric_grade():
+        async def score(state, target):
+            out = await grader_model.generate(f"[Submission]: {state.output.completion}")
+            text = out.completion
+            if "GRADE:" not in text:
+                return None  # no grade: Inspect records the sample unscored
+            return Score(value=float(text.split("GRADE:")[1]))
+
+        return score
+
+    log_dir = tmp_path_factory.mktemp("inspect_score_logs")
+    n = len(GRADES["mockllm/sys-a"])
+    task = Task(
+        dataset=[Sample(id=f"q{i}", input=f"question {i}", target="42") for i in range(n)],
+        solver=generate(),
+        scorer=rubric_grade(),
+    )
+    models = [get_model(s, custom_outputs=answer_for(s)) for s in GRADES]
+    logs = inspect_eval(task, model=models, log_dir=str(log_dir), display="none")
+    assert all(lg.status == "success" for lg in logs)
+    return log_dir
+
+
+def test_inspect_numeric_scores_and_the_scores_cli(inspect_score_logs, tmp_path, capsys):
+    labels = pd.DataFrame(
+        {
+            "system": ["mockllm/sys-a"] * 4 + ["mockllm/sys-b"] * 4,
+            "sample_id": ["q0", "q1", "q2", "q4"] * 2,
+            "human": [4, 2, 5, 4, 3, 3, 1, 5],
+        }
+    )
+    df = jb.io.inspect_items(inspect_score_logs, labels=labels, scores=True)
+    got = df.set_index(["system", "sample_id"])["score"]
+    for system, grades in GRADES.items():
+        for i, g in enumerate(grades):
+            v = got.loc[(system, f"q{i}")]
+            assert np.isnan(v) if g == "X" else v == g, (system, i, v)
+    study = jb.ScoreStudy.from_items(df, score="score", human="human", system="system")
+    missing = dict(zip(study.systems, study.data.n_missing.tolist(), strict=True))
+    assert missing == {"mockllm/sys-a": 0, "mockllm/sys-b": 1}  # the ungraded sample
+    path = tmp_path / "labels.csv"
+    labels.to_csv(path, index=False)
+    argv = ["scores", "--inspect", str(inspect_score_logs), "--labels", str(path)]
+    assert main([*argv, "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    ref = study.fit("closed_form").interval()
+    for r in out["systems"]:
+        assert r["estimate"] == pytest.approx(ref.loc[r["unit"], "estimate"], abs=1e-12)
+    with pytest.raises(InputError, match="not a number"):
+        jb.io.promptfoo_items(_write_promptfoo(tmp_path, "bad"), scores=True)
+
+
+def _write_promptfoo(tmp_path, score):
+    recs = [_promptfoo_result(0, "gpt-a", True), _promptfoo_result(1, "gpt-a", False)]
+    recs[0]["gradingResult"]["score"] = score
+    path = tmp_path / "scores.json"
+    path.write_text(json.dumps({"results": {"version": 3, "results": recs}}))
+    return path
+
+
+def test_promptfoo_grading_scores(tmp_path):
+    recs = [
+        _promptfoo_result(0, "gpt-a", True),
+        _promptfoo_result(1, "gpt-a", False),
+        _promptfoo_result(0, "gpt-b", True, error=True),
+    ]
+    recs[0]["gradingResult"]["score"] = 0.8
+    recs[1]["gradingResult"]["componentResults"][0]["score"] = 0.25
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"results": {"version": 3, "results": recs}}))
+    overall = jb.io.promptfoo_items(path, scores=True)
+    np.testing.assert_array_equal(overall["score"], [0.8, 0.0, np.nan])
+    rubric = jb.io.promptfoo_items(path, assertion="llm-rubric", scores=True)
+    np.testing.assert_array_equal(rubric["score"], [1.0, 0.25, np.nan])

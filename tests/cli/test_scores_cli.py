@@ -1,0 +1,89 @@
+"""``judgebayes scores``: the installed command on a CSV of a 1-10 judge and Likert labels
+(simulated here with numpy), claims as a gate, and bad input as one line with exit 2.
+"""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import judgebayes as jb
+from judgebayes.cli import main
+
+
+@pytest.fixture(scope="module")
+def csv(tmp_path_factory):
+    rng = np.random.default_rng(21)
+    rows = []
+    for k, s in enumerate(("A", "B")):
+        human = np.clip(np.round(2.5 + k + rng.normal(0, 1, 200)), 1, 5)
+        score = np.clip(np.round(2 * human + rng.normal(0, 1.5, 200)), 1, 10)
+        lab = rng.random(200) < 0.4
+        rows.append(
+            pd.DataFrame(
+                {
+                    "system": s,
+                    "prompt": np.arange(200),
+                    "grade": score,
+                    "human": np.where(lab, human, np.nan),
+                }
+            )
+        )
+    path = tmp_path_factory.mktemp("scores") / "scores.csv"
+    pd.concat(rows).to_csv(path, index=False)
+    return path
+
+
+def test_the_installed_command_prints_the_means_and_gates_claims(csv):
+    args = [sys.executable, "-m", "judgebayes", "scores", str(csv), "--score", "grade"]
+    args += ["--system", "system", "--item", "prompt", "--scale", "1,10", "--format", "json"]
+    ok = subprocess.run(
+        [*args, "--claim", "B > A", "--claim", "B > 3"], capture_output=True, text=True
+    )
+    assert ok.returncode == 0, ok.stderr
+    out = json.loads(ok.stdout)
+    frame = pd.read_csv(csv)
+    ref = (
+        jb.ScoreStudy.from_items(
+            frame, score="grade", human="human", system="system", item="prompt"
+        )
+        .fit("closed_form", random_seed=0)
+        .interval()
+    )
+    for r in out["systems"]:
+        assert r["estimate"] == pytest.approx(ref.loc[r["unit"], "estimate"], abs=1e-12)
+    assert all(c["supported"] for c in out["claims"])
+    assert "PASS: 2 of 2" in ok.stderr
+    bad = subprocess.run([*args, "--claim", "A > B"], capture_output=True, text=True)
+    assert bad.returncode == 1 and "FAIL: 0 of 1" in bad.stderr
+
+
+def test_all_methods_and_contrasts(csv, capsys):
+    argv = ["scores", str(csv), "--score", "grade", "--system", "system", "--item", "prompt"]
+    assert main([*argv, "--method", "all", "--contrasts", "--draws", "300", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    for m in ("closed_form", "ppi_plus_plus", "labels_only", "naive", "nuts"):
+        assert m in out
+    assert "paired on 200 items" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (["--score", "nope"], ["no column 'nope'"]),
+        (["--score", "grade", "--scale", "1,5"], ["outside scale"]),
+        (["--score", "grade", "--scale", "5"], ["LOW,HIGH"]),
+        (["--score", "grade", "--claim", "A > 12"], ["[1, 5]"]),
+        (["--score", "grade", "--labels", "x.csv"], ["--labels goes with a log"]),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(csv, capsys, extra, words):
+    capsys.readouterr()
+    code = main(["scores", str(csv), "--system", "system", *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    for w in words:
+        assert w in err, err

@@ -118,7 +118,7 @@ def run(reps: int, nuts_reps: int, only: list[str] | None) -> pd.DataFrame:
         if only and not any(o in name for o in only):
             continue
         frame = frame_for(hanna, criterion, judges)
-        scored = frame[judges].notna().all(1)
+        scored = frame[judges].notna().all(axis=1)
         systems = list(dict.fromkeys(frame["system"]))
         truth = frame[scored].groupby("system")["truth"].mean().reindex(systems).to_numpy()
         for share in SHARES:

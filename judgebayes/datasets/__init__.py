@@ -1,12 +1,15 @@
 """Loaders of the real judge data, read from the shared data folder where it lives.
 
 :mod:`~.base` finds the folder (``data_dir=``, ``$JUDGEBAYES_DATA``, or ``shared/data``
-beside the checkout); :mod:`~.llmbar` (LLMBar, MIT) and :mod:`~.pandalm` (PandaLM,
-Apache-2.0) return tidy frames in the contracts of :mod:`judgebayes.data`.  Each data set
+beside the checkout); :mod:`~.llmbar` (LLMBar, MIT), :mod:`~.pandalm` (PandaLM,
+Apache-2.0), :mod:`~.hanna` (HANNA, MIT) and :mod:`~.llm_rubric` (LLM-Rubric, MIT) return
+tidy frames in the contracts of :mod:`judgebayes.data`.  Each data set
 keeps its upstream licence in its folder; nothing is bundled or downloaded.
 """
 
 from judgebayes.datasets.base import data_dir, data_path
+from judgebayes.datasets.hanna import HANNA_CRITERIA, HANNA_JUDGES, hanna_scores
+from judgebayes.datasets.llm_rubric import LLM_RUBRIC_QUESTIONS, llm_rubric_scores
 from judgebayes.datasets.llmbar import (
     LLMBAR_EVALUATORS,
     LLMBAR_SUBSETS,
@@ -25,12 +28,17 @@ from judgebayes.datasets.pandalm import (
 )
 
 __all__ = [
+    "HANNA_CRITERIA",
+    "HANNA_JUDGES",
     "LLMBAR_EVALUATORS",
     "LLMBAR_SUBSETS",
+    "LLM_RUBRIC_QUESTIONS",
     "PANDALM_GENERATORS",
     "PANDALM_SOURCES",
     "data_dir",
     "data_path",
+    "hanna_scores",
+    "llm_rubric_scores",
     "llmbar_accuracy_items",
     "llmbar_both_orders",
     "llmbar_paired_items",

@@ -2,6 +2,7 @@ import hashlib
 import pathlib
 import subprocess
 
+import numpy as np
 import pytest
 
 from judgebayes import datasets
@@ -67,3 +68,45 @@ def test_instances_and_errors():
         datasets.load_llmbar_instances("nope")
     with pytest.raises(InputError, match="evaluator"):
         datasets.llmbar_accuracy_items("GPT-5")
+
+
+def test_hanna_scores_reproduce_the_data_readme():
+    from scipy import stats
+
+    from judgebayes.datasets import HANNA_CRITERIA, hanna_scores
+
+    # the data README: Beluga-13B against the human mean, story level, Spearman averaged
+    # over the six criteria, 0.39-0.45 across the four prompts
+    per_prompt = []
+    for prompt in (1, 2, 3, 4):
+        rho = []
+        for c in HANNA_CRITERIA:
+            h = hanna_scores(c, "Beluga-13B", prompt=prompt)
+            m = h["Beluga-13B"].notna()
+            rho.append(stats.spearmanr(h.loc[m, "Beluga-13B"], h.loc[m, "human_mean"])[0])
+        per_prompt.append(np.mean(rho))
+    assert 0.385 <= min(per_prompt) and max(per_prompt) <= 0.455, per_prompt
+    h = hanna_scores("RE", ["Beluga-13B", "Mistral-7B"], prompt=1)
+    assert len(h) == 1056 and h["system"].nunique() == 11 and h["prompt_id"].nunique() == 96
+    # Mistral-7B's failure codes (ratings outside 1-5) are missing, not scores
+    assert h["Mistral-7B"].isna().sum() > 0 and h["Mistral-7B"].dropna().between(1, 5).all()
+    np.testing.assert_allclose(
+        h[["human_1", "human_2", "human_3"]].mean(axis=1), h["human_mean"], atol=1e-4
+    )
+
+
+def test_llm_rubric_scores_reproduce_the_upstream_correlation():
+    from scipy import stats
+
+    from judgebayes.datasets import llm_rubric_scores
+
+    r = llm_rubric_scores("real", "Q0")
+    m = r["human"].notna()
+    # the data README (and upstream's expected_llm row): Pearson 0.177, Spearman 0.087
+    assert stats.pearsonr(r.loc[m, "judge_expected"], r.loc[m, "human"])[0] == pytest.approx(
+        0.177, abs=5e-4
+    )
+    assert stats.spearmanr(r.loc[m, "judge_expected"], r.loc[m, "human"])[0] == pytest.approx(
+        0.087, abs=5e-4
+    )
+    np.testing.assert_allclose(r[["p1", "p2", "p3", "p4"]].sum(axis=1), 1, atol=1e-4)

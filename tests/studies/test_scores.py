@@ -312,7 +312,7 @@ def nuts_pair():
 
 
 def test_nuts_agrees_with_the_closed_form_and_ranks(nuts_pair):
-    study, fit, closed, truth = nuts_pair
+    _study, fit, closed, _truth = nuts_pair
     assert fit.quantity == "mu_items" and fit.diagnostics.divergences == 0
     # two estimates of the same rows' mean: they differ by less than 3 sd of the
     # closed form's (the larger) interval
@@ -329,7 +329,7 @@ def test_nuts_agrees_with_the_closed_form_and_ranks(nuts_pair):
 
 
 def test_nuts_refits_warm_on_a_label_set_of_similar_size(nuts_pair):
-    study, fit, _, _ = nuts_pair
+    study, _fit, _, _ = nuts_pair
     frame = pd.DataFrame(
         {
             "system": np.repeat(study.systems, 300),

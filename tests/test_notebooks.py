@@ -33,6 +33,7 @@ SMALL = {
         'SPLIT_SAMPLER = {"draws": 300, "tune": 300}\n'
         "BIAS_DRAWS = 300\nSHIFT_SPLITS, SHIFT_BAYES = 20, 2\nPAIRED_DRAWS = 2"
     ),
+    "05_scores": "REPS = 6\nNUTS_REPS = 1",
 }
 
 

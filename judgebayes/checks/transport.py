@@ -36,7 +36,7 @@ def residuals(study) -> tuple[np.ndarray, np.ndarray]:
     from judgebayes.inference.scores import calibrate
 
     d = study.data
-    pred, _ = calibrate(d, SEED, study.folds)
+    pred = calibrate(d, SEED, study.folds).pred
     lab = d.labelled
     return d.human[lab] - pred[lab], d.system[lab]
 

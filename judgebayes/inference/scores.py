@@ -119,13 +119,21 @@ def folds(n: int, groups: np.ndarray | None, k: int, rng: np.random.Generator) -
     return fold_of_group[inv]
 
 
-def calibrate(
-    data: ScoreData, random_seed: int | None = 0, k: int = FOLDS
-) -> tuple[np.ndarray, np.ndarray]:
-    """Cross-fitted calibration (module docstring): ``(pred, fold)``, ``pred`` the
-    calibrated score of every row (out-of-fold on labelled rows), ``fold`` the labelled
-    rows' folds (-1 elsewhere).
+@dataclass
+class Calibration:
+    """A cross-fitted calibration: ``pred`` the calibrated score of every row (out of fold
+    on labelled rows, the folds' mean elsewhere), ``fold`` the labelled rows' folds (-1
+    elsewhere), ``models`` each fold's calibration (fitted without that fold) on every
+    row, shape (K, N).
     """
+
+    pred: np.ndarray
+    fold: np.ndarray
+    models: np.ndarray
+
+
+def calibrate(data: ScoreData, random_seed: int | None = 0, k: int = FOLDS) -> Calibration:
+    """Cross-fitted calibration (module docstring)."""
     lab = data.labelled
     s, h = data.score, data.human
     sl, hl = s[lab], h[lab]
@@ -133,20 +141,15 @@ def calibrate(
     fold = folds(int(lab.sum()), groups, k, np.random.default_rng(random_seed))
     kk = int(fold.max()) + 1
     pred = np.empty(len(h))
-    oof = np.empty(lab.sum())
-    unl = np.zeros((~lab).sum())
     if kk == 1:  # one fold: nothing held out (one labelled row or cluster)
-        oof[:] = unl[:] = hl.mean()
-    for f in range(kk if kk > 1 else 0):
-        tr = fold != f
-        both = np.concatenate([sl[~tr], s[~lab]])
-        p = _fit_predict(sl[tr], hl[tr], both)
-        oof[~tr] = p[: (~tr).sum()]
-        unl += p[(~tr).sum() :] / kk
-    pred[lab], pred[~lab] = oof, unl
+        models = np.full((1, len(h)), hl.mean())
+    else:
+        models = np.stack([_fit_predict(sl[fold != f], hl[fold != f], s) for f in range(kk)])
+    pred[~lab] = models[:, ~lab].mean(0)
+    pred[lab] = models[fold, np.flatnonzero(lab)]
     out = np.full(len(h), -1)
     out[lab] = fold
-    return pred, out
+    return Calibration(pred, out, models)
 
 
 # --------------------------------------------------------------------- the augmented mean
@@ -154,8 +157,9 @@ def _sums(g: np.ndarray, x: np.ndarray, size: int) -> np.ndarray:
     return np.bincount(g, weights=x, minlength=size)
 
 
-def augmented_means(data: ScoreData, pred: np.ndarray, estimand: str) -> ScoreEstimate:
+def augmented_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEstimate:
     """The augmented mean per system and its variance (module docstring)."""
+    pred = cal.pred
     ns = len(data.systems)
     sysc, lab, h = data.system, data.labelled, data.human
     n_all = np.bincount(sysc, minlength=ns).astype(float)
@@ -170,9 +174,14 @@ def augmented_means(data: ScoreData, pred: np.ndarray, estimand: str) -> ScoreEs
         var_items = (1 - n_lab / n_all) * s2e / n_lab
         df = n_lab - 1
         unl_share = 1 - n_lab / n_all
-        # Var(H): the imputed labels' spread plus the residual spread they lack
-        centred = imputed - est[sysc]
-        v_h = _sums(sysc, centred**2, ns) / (n_all - 1) + unl_share * s2e
+        # Var(H) = Var(f) + Var(e) + 2 Cov(f, e): the calibrated scores' spread over every
+        # row, the residuals' and their covariance over the labelled rows (not 0 where the
+        # shared calibration misfits the system: a judge kinder to it)
+        f_mean = _sums(sysc, pred, ns) / n_all
+        var_f = _sums(sysc, (pred - f_mean[sysc]) ** 2, ns) / (n_all - 1)
+        fl_mean = _sums(sysc[lab], pred[lab], ns) / n_lab
+        cov_fe = _sums(sysc, np.where(lab, (pred - fl_mean[sysc]) * dev, 0.0), ns) / (n_lab - 1)
+        v_h = np.maximum(var_f + s2e + 2 * cov_fe, 0.0)
         if estimand == "process":
             if data.cluster is None:
                 var = var_items + v_h / n_all
@@ -191,6 +200,7 @@ def augmented_means(data: ScoreData, pred: np.ndarray, estimand: str) -> ScoreEs
                 df = np.minimum(df, n_g - 1)
         else:
             var = var_items
+    var = var + _fold_jackknife(data, cal, n_all, n_lab)
     lo, hi = data.human_scale
     bad = n_lab < 2
     se = np.where(bad, np.nan, np.sqrt(np.maximum(var, 0)))
@@ -209,6 +219,25 @@ def augmented_means(data: ScoreData, pred: np.ndarray, estimand: str) -> ScoreEs
             "var_h": v_h,
         },
     )
+
+
+def _fold_jackknife(data: ScoreData, cal: Calibration, n_all, n_lab) -> np.ndarray:
+    """The calibration's own share of the variance: the delete-a-fold jackknife of what the
+    estimate reads off the calibration, its mean over every row minus its mean over the
+    labelled rows (per system); 0 with one fold.
+    """
+    kk = cal.models.shape[0]
+    if kk < 2:
+        return np.zeros(len(n_all))
+    ns = len(n_all)
+    sysc, lab = data.system, data.labelled
+    g = np.stack(
+        [
+            _sums(sysc, m, ns) / n_all - _sums(sysc[lab], m[lab], ns) / np.maximum(n_lab, 1)
+            for m in cal.models
+        ]
+    )
+    return (kk - 1) / kk * ((g - g.mean(0)) ** 2).sum(0)
 
 
 def paired_contrasts(data: ScoreData, est: ScoreEstimate, estimand: str) -> dict:

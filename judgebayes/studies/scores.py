@@ -353,8 +353,8 @@ ScoreStudy.methods.refuse(
 def _closed_form(study: ScoreStudy, *, random_seed=None) -> FitParts:
     d = study.data
     # the folds are drawn from the seed (0 when none is given: the same data, the same fit)
-    pred, _ = sc.calibrate(d, 0 if random_seed is None else random_seed, study.folds)
-    est = sc.augmented_means(d, pred, study.estimand)
+    cal = sc.calibrate(d, 0 if random_seed is None else random_seed, study.folds)
+    est = sc.augmented_means(d, cal, study.estimand)
     notes = []
     design = "rows labelled at random"
     if d.cluster is not None and study.estimand == "process":

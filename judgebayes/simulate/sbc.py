@@ -53,6 +53,9 @@ Problems (:data:`PROBLEMS`):
 ``items_judges``
     several judges on the same items (the latent-class model, judges independent given
     the truth).
+``scores``
+    a judge that gives scores: the ordinal model of the human level given the score, with
+    partially pooled system offsets.
 """
 
 from __future__ import annotations
@@ -512,6 +515,44 @@ def _items_judges(n: int = 300, labelled: int = 40, judges: int = 3) -> Callable
 
 
 #: name -> (draw(rng) -> SBCDataset, one line on the setting)
+def _scores(n: int = 150, labelled: int = 60, systems: int = 3, levels: int = 5) -> Callable:
+    """Judge scores 1-10 and Likert labels from the scores model's prior (every level seen
+    among the labels, else drawn again: the model's levels are the labels seen).
+    """
+
+    def draw(rng) -> SBCDataset:
+        from judgebayes.studies.scores import ScoreStudy
+
+        score = rng.integers(1, 11, (systems, n)).astype(float)
+        z = (score - score.mean()) / score.std()
+        c = rng.normal(0, 3) + np.concatenate(
+            [[0.0], np.cumsum(np.exp(rng.normal(0, 1, levels - 2)))]
+        )
+        beta = rng.normal(0, 2.5)
+        u = rng.normal(0, 1, systems)
+        alpha = abs(rng.normal(0, 1)) * (u - u.mean())
+        eta = beta * z + alpha[:, None]
+        below = expit(c[None, None, :] - eta[..., None])  # P(H <= k), (S, n, K - 1)
+        human = 1 + (rng.random((systems, n))[..., None] > below).sum(-1)
+        rows = []
+        for k in range(systems):
+            lab = np.zeros(n, bool)
+            lab[rng.choice(n, labelled, replace=False)] = True
+            rows.append(
+                pd.DataFrame(
+                    {"system": f"s{k}", "score": score[k], "human": np.where(lab, human[k], np.nan)}
+                )
+            )
+        frame = pd.concat(rows)
+        if frame["human"].nunique() < levels:
+            raise InputError("a level without labels", field="human", value=None)
+        study = ScoreStudy.from_items(frame, score="score", human="human", system="system")
+        truth = {"cutpoints": c, "beta": np.array([beta]), "alpha": alpha}
+        return SBCDataset(study.model_spec(), truth)
+
+    return draw
+
+
 PROBLEMS: dict[str, tuple[Callable[..., SBCDataset], str]] = {
     "binary_random": (_binary("random"), "n = 200 judged, 40 labelled at random"),
     "binary_shifted": (_binary("shifted"), "n = 200 judged, 40 labelled from a shifted rate"),
@@ -536,6 +577,10 @@ PROBLEMS: dict[str, tuple[Callable[..., SBCDataset], str]] = {
         "12 prompts x 20 responses, 4 labelled per prompt, one judge",
     ),
     "items_judges": (_items_judges(), "300 items, 40 labelled, 3 judges (latent class)"),
+    "scores": (
+        _scores(),
+        "3 systems x 150 rows, 60 labelled each, a 1-10 judge, Likert 1-5 labels (ordinal)",
+    ),
 }
 
 

@@ -245,6 +245,9 @@ def test_sbc_bias_aware_bradley_terry(prior, seed, R, max_failed):
         ("items_pooled", 200, 20),
         # rate and judge rates logistic in a covariate: 2 of 200 (a divergence): at most 8
         ("items_covariate", 200, 8),
+        # the scores model (ordinal, partially pooled system offsets): 0 of 30 missed the
+        # gate (seed 0, 14 draws refused for a level without labels); at most 8 of 200
+        ("scores", 200, 8),
     ],
 )
 def test_sbc_of_every_nuts_model(problem, n, max_failed):

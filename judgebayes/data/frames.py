@@ -15,7 +15,14 @@ import pandas as pd
 
 from judgebayes.errors import InputError
 
-__all__ = ["as_pandas", "group_labels", "not_scalar", "numeric_column"]
+__all__ = [
+    "as_pandas",
+    "column_names",
+    "group_labels",
+    "not_scalar",
+    "numeric_column",
+    "require_column",
+]
 
 
 def as_pandas(frame: Any, name: str, *, optional: bool = False):
@@ -138,3 +145,28 @@ def _kind(value) -> str:
     if isinstance(value, int | float | np.integer | np.floating):
         return "number"
     return type(value).__name__
+
+
+def column_names(value, field: str) -> tuple[str, ...]:
+    """One column name or several distinct ones, as a tuple (an :class:`InputError` naming
+    ``field`` otherwise).
+    """
+    names = (value,) if isinstance(value, str) else tuple(value)
+    if not names or len(set(names)) != len(names):
+        raise InputError(
+            f"{field} must name one column or several distinct ones; got {value!r}",
+            field=field,
+            value=value,
+        )
+    return names
+
+
+def require_column(df, col, what: str, field: str, frame: str = "items") -> None:
+    """An :class:`InputError` naming ``col`` (``what`` it was to be) when ``df`` lacks it."""
+    if not isinstance(col, str) or col not in df.columns:
+        raise InputError(
+            f"the {frame} frame has no column {col!r} ({what}); columns are "
+            f"{list(map(str, df.columns))}",
+            field=field,
+            value=col,
+        )

@@ -36,7 +36,14 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.accuracy import normalize_labels
-from judgebayes.data.frames import as_pandas, group_labels, not_scalar, numeric_column
+from judgebayes.data.frames import (
+    as_pandas,
+    column_names,
+    group_labels,
+    not_scalar,
+    numeric_column,
+    require_column,
+)
 from judgebayes.errors import InputError
 
 __all__ = ["ItemData", "items_from_frame"]
@@ -255,7 +262,7 @@ def _codes(df, col: str | None, role: str) -> tuple[np.ndarray, tuple[str, ...]]
 
 def _covariate(df, col, keep: np.ndarray, taken) -> np.ndarray:
     """One numeric covariate column: finite on every row with a verdict (no silent drops)."""
-    _column(df, col, "a covariates column", "covariates")
+    require_column(df, col, "a covariates column", "covariates")
     if col in set(taken):
         raise InputError(
             f"column {col!r} already has a role in this frame; a covariate is a column of its own",
@@ -314,7 +321,7 @@ def _covariate_terms(covariates) -> dict[str, str]:
     if isinstance(covariates, dict):
         terms = dict(covariates)
     else:
-        terms = dict.fromkeys(_names(covariates, "covariates"), "linear")
+        terms = dict.fromkeys(column_names(covariates, "covariates"), "linear")
     if not terms:
         raise InputError(
             f"covariates must name one column or several distinct ones; got {covariates!r}",
@@ -361,31 +368,9 @@ def _design_values(series, col: str) -> np.ndarray:
     return np.where(text.isna(), None, text.to_numpy(dtype=object))
 
 
-def _names(value, field: str) -> tuple[str, ...]:
-    names = (value,) if isinstance(value, str) else tuple(value)
-    if not names or len(set(names)) != len(names):
-        raise InputError(
-            f"{field} must name one column or several distinct ones; got {value!r}",
-            field=field,
-            value=value,
-        )
-    return names
-
-
-def _column(df, col, what: str, field: str) -> None:
-    """An :class:`InputError` naming ``col`` (``what`` it was to be) when ``df`` lacks it."""
-    if not isinstance(col, str) or col not in df.columns:
-        raise InputError(
-            f"the items frame has no column {col!r} ({what}); columns are "
-            f"{list(map(str, df.columns))}",
-            field=field,
-            value=col,
-        )
-
-
 def _strata_cols(labelled_by) -> tuple[str, ...]:
     cols = list(labelled_by) if isinstance(labelled_by, dict) else labelled_by
-    return _names(cols, "labelled_by")
+    return column_names(cols, "labelled_by")
 
 
 def _strata_by(items, stratum: str | None, labelled_by, keep: np.ndarray) -> pd.Series:
@@ -397,7 +382,7 @@ def _strata_by(items, stratum: str | None, labelled_by, keep: np.ndarray) -> pd.
         else group_labels(items[stratum], stratum, "stratum")
     )
     for col in _strata_cols(labelled_by):
-        _column(items, col, "a labelled_by column", "labelled_by")
+        require_column(items, col, "a labelled_by column", "labelled_by")
         x = _design_values(items[col], col)
         if x.dtype == object:
             part = pd.Series(x, index=items.index).fillna("missing").astype(str)
@@ -486,9 +471,9 @@ def items_from_frame(
     items = as_pandas(items, "items")
     if len(items) == 0:
         raise InputError("the items frame has no rows", field="items", value=0)
-    judges = list(_names(judge, "judge"))
+    judges = list(column_names(judge, "judge"))
     for j in judges:
-        _column(items, j, "a judge column", "judge")
+        require_column(items, j, "a judge column", "judge")
     roles = {
         "count": count,
         "judge": judges[0],
@@ -501,7 +486,7 @@ def items_from_frame(
     }
     for role, col in roles.items():
         if col is not None:
-            _column(items, col, f"the {role} column", role)
+            require_column(items, col, f"the {role} column", role)
     if len(judges) == 1:
         v = _binary(items[judges[0]], judges[0], positive)
         vmat = v[:, None]
@@ -523,8 +508,8 @@ def items_from_frame(
     by_names = () if labelled_by is None else tuple(dict.fromkeys(_strata_cols(labelled_by)))
     design = {}
     if design_columns is not None:
-        for col in _names(design_columns, "design_columns"):
-            _column(items, col, "a design_columns column", "design_columns")
+        for col in column_names(design_columns, "design_columns"):
+            require_column(items, col, "a design_columns column", "design_columns")
             if col not in by_names:
                 design[col] = _design_values(items[col], col)
     if order is True:

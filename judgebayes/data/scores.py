@@ -21,7 +21,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.frames import as_pandas, group_labels, numeric_column
+from judgebayes.data.frames import (
+    as_pandas,
+    column_names,
+    group_labels,
+    numeric_column,
+    require_column,
+)
 from judgebayes.errors import InputError
 
 __all__ = ["ScoreData", "scores_from_frame"]
@@ -119,24 +125,14 @@ class ScoreData:
 
 
 def _names(value, field: str) -> tuple[str, ...]:
-    names = (value,) if isinstance(value, str) else tuple(value)
-    if not names or len(set(names)) != len(names) or not all(isinstance(n, str) for n in names):
-        raise InputError(
-            f"{field} must name one column or several distinct ones; got {value!r}",
-            field=field,
-            value=value,
-        )
+    names = column_names(value, field)
+    if not all(isinstance(n, str) for n in names):
+        raise InputError(f"{field} must name columns; got {value!r}", field=field, value=value)
     return names
 
 
 def _column(df, col, what: str, field: str) -> None:
-    if not isinstance(col, str) or col not in df.columns:
-        raise InputError(
-            f"the scores frame has no column {col!r} ({what}); columns are "
-            f"{list(map(str, df.columns))}",
-            field=field,
-            value=col,
-        )
+    require_column(df, col, what, field, frame="scores")
 
 
 def _scale(value, field: str) -> tuple[float, float] | None:

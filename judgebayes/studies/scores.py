@@ -39,7 +39,7 @@ from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.results import point_tree
 from judgebayes.studies.accuracy_fit import AccuracyFit
-from judgebayes.studies.base import FitParts, Study, register_bayes
+from judgebayes.studies.base import FitParts, Study, missing_notes, register_bayes
 
 __all__ = ["ScoreFit", "ScoreStudy"]
 
@@ -192,12 +192,7 @@ class ScoreStudy(Study):
         }
 
     def _notes(self, method, parts: FitParts, info: dict) -> tuple[str, ...]:
-        return tuple(
-            f"system {s!r}: {int(nm)} row(s) without every judge's score are not evaluated "
-            "items (excluded, counted here)"
-            for s, nm in zip(self.systems, self.data.n_missing, strict=True)
-            if nm
-        )
+        return missing_notes(self.systems, self.data.n_missing, "every judge's score")
 
     def _attrs(self, method, parts: FitParts) -> dict:
         return {

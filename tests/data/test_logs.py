@@ -26,28 +26,35 @@ PLAN = {
 N = 20
 
 
+def _reply(text):
+    """A mock model's reply, with a usage so Inspect does not fetch a tokenizer."""
+    from inspect_ai.model import ModelOutput, ModelUsage
+
+    out = ModelOutput.from_content(model="mockllm", content=text)
+    out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
+    return out
+
+
+def _answer_for(system):
+    """The mock system's answer to "question <i>": "<system> answer <i>"."""
+
+    def answer(messages, tools, tool_choice, config):
+        return _reply(f"{system} answer {int(messages[-1].text.split()[-1])}")
+
+    return answer
+
+
 @pytest.fixture(scope="module")
 def inspect_logs(tmp_path_factory):
     pytest.importorskip("inspect_ai")
     from inspect_ai import Task
     from inspect_ai import eval as inspect_eval
     from inspect_ai.dataset import Sample
-    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.model import get_model
     from inspect_ai.scorer import model_graded_qa
     from inspect_ai.solver import generate
 
-    def reply(text):
-        out = ModelOutput.from_content(model="mockllm", content=text)
-        # a usage, so Inspect does not fetch a tokenizer to count tokens
-        out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
-        return out
-
-    def answer_for(system):
-        def answer(messages, tools, tool_choice, config):
-            i = int(messages[-1].text.split()[-1])
-            return reply(f"{system} answer {i}")
-
-        return answer
+    reply, answer_for = _reply, _answer_for
 
     def grader(messages, tools, tool_choice, config):
         prompt = messages[-1].text
@@ -375,20 +382,11 @@ def inspect_score_logs(tmp_path_factory):
     from inspect_ai import Task
     from inspect_ai import eval as inspect_eval
     from inspect_ai.dataset import Sample
-    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.model import get_model
     from inspect_ai.scorer import Score, mean, scorer
     from inspect_ai.solver import generate
 
-    def reply(text):
-        out = ModelOutput.from_content(model="mockllm", content=text)
-        out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
-        return out
-
-    def answer_for(system):
-        def answer(messages, tools, tool_choice, config):
-            return reply(f"{system} answer {int(messages[-1].text.split()[-1])}")
-
-        return answer
+    reply, answer_for = _reply, _answer_for
 
     def grader(messages, tools, tool_choice, config):
         sub = messages[-1].text.split("[Submission]: ")[1].split()

@@ -40,7 +40,7 @@ from judgebayes.inference.registry import check_count, check_seed
 from judgebayes.models import accuracy as ma
 from judgebayes.results import check_alpha, point_tree
 from judgebayes.studies.accuracy_fit import AccuracyFit
-from judgebayes.studies.base import FitParts, Study
+from judgebayes.studies.base import FitParts, Study, missing_notes
 
 __all__ = ["ESTIMAND_TEXT", "FEW_CLUSTERS", "QUANTITY", "ItemStudy"]
 
@@ -390,12 +390,7 @@ class ItemStudy(Study):
         return labelling.flags(self)
 
     def _notes(self, method, parts: FitParts, info: dict) -> tuple[str, ...]:
-        out = tuple(
-            f"system {s!r}: {int(nm)} row(s) without a verdict are not evaluated items "
-            "(excluded, counted here)"
-            for s, nm in zip(self.systems, self.data.n_missing, strict=True)
-            if nm
-        )
+        out = missing_notes(self.systems, self.data.n_missing, "a verdict")
         flagged = labelling.relevant_flags(self, self.labelling_flags, method.name)
         if flagged:
             note = labelling.remedy(self, flagged, method.name)

@@ -61,13 +61,16 @@ def test_the_installed_command_prints_the_means_and_gates_claims(csv):
     assert bad.returncode == 1 and "FAIL: 0 of 1" in bad.stderr
 
 
-def test_all_methods_and_contrasts(csv, capsys):
+def test_every_point_method_and_contrasts(csv, capsys):
+    # NUTS through the command line is the same fit (tests/studies/test_scores.py samples
+    # it); the point methods here, each with its own rows
     argv = ["scores", str(csv), "--score", "grade", "--system", "system", "--item", "prompt"]
-    assert main([*argv, "--method", "all", "--contrasts", "--draws", "300", "--quiet"]) == 0
-    out = capsys.readouterr().out
-    for m in ("closed_form", "ppi_plus_plus", "labels_only", "naive", "nuts"):
-        assert m in out
-    assert "paired on 200 items" in out
+    for m in ("closed_form", "ppi_plus_plus", "labels_only", "naive"):
+        assert main([*argv, "--method", m, "--contrasts", "--quiet"]) == 0
+        out = capsys.readouterr().out
+        assert out.count(m) >= 2, out
+    assert main([*argv, "--contrasts", "--quiet"]) == 0
+    assert "paired on 200 items" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

@@ -196,7 +196,11 @@ def augmented_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEs
                 g_sys = gk // (int(cl.max()) + 1)
                 n_g = np.bincount(g_sys, minlength=ns).astype(float)
                 cr = n_g / (n_g - 1) * _sums(g_sys, tot**2, ns) / n_all**2
-                var = var_items + cr + unl_share * s2e / n_all
+                # the residuals of one cluster's labelled rows move together too
+                rtot = np.bincount(ginv, weights=dev, minlength=gk.size)
+                r_cr = n_g / (n_g - 1) * _sums(g_sys, rtot**2, ns) / n_lab**2
+                var = (1 - n_lab / n_all) * np.maximum(r_cr, s2e / n_lab) + cr
+                var = var + unl_share * s2e / n_all
                 df = np.minimum(df, n_g - 1)
         else:
             var = var_items

@@ -261,6 +261,10 @@ def test_family_summaries_work_for_every_method_with_draws(all_fits):
             continue
         if fit.family == "accuracy":
             assert fit.prob_best().sum() == pytest.approx(1)
+        elif fit.family == "scores":
+            assert fit.prob_best().sum() == pytest.approx(1)
+            ranks = fit.ranks()
+            assert (ranks["lower"] <= ranks["upper"]).all()
         elif fit.family == "ranking":
             tk = fit.top_k(3)
             assert tk["p_top_k"].sum() == pytest.approx(3)

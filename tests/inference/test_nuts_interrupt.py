@@ -20,14 +20,31 @@ def test_nuts_interrupted_mid_sampling_raises_not_returns():
     with warnings.catch_warnings():  # a short warm-up run: its gate is not the point
         warnings.simplefilter("ignore", jb.errors.ConvergenceWarning)
         study.fit("nuts", random_seed=0, sampler={"draws": 200, "tune": 200})  # compiled now
-    timer = threading.Timer(2.0, _thread.interrupt_main)  # Ctrl-C, two seconds in
-    timer.start()
+    # Ctrl-C two seconds in, and again every second until the fit gives up: one fresh-clone
+    # run of 2026-11-26 lost a single interrupt (the fit sampled all 5M draws); nutpie
+    # polls for signals from its sampling loop, and a press that lands before that loop
+    # runs is not seen (a user presses again; the fit must then stop, never return)
+    done = threading.Event()
+
+    def press():
+        if not done.wait(2.0):
+            _thread.interrupt_main()
+            while not done.wait(1.0):
+                _thread.interrupt_main()
+
+    presser = threading.Thread(target=press, daemon=True)
+    presser.start()
     t0 = time.perf_counter()
     try:
         with pytest.raises(KeyboardInterrupt):
             study.fit("nuts", random_seed=0, sampler={"draws": 5_000_000, "tune": 500})
     finally:
-        timer.cancel()
+        done.set()
+        try:
+            presser.join()
+            time.sleep(0.05)  # a press that crossed the end of the fit lands here
+        except KeyboardInterrupt:
+            pass
     assert time.perf_counter() - t0 < 60  # it stopped, it did not sample 5M draws
 
 

@@ -295,6 +295,7 @@ class ScoreStudy(Study):
         lines, counts = _lines(np.column_stack([d.system, ~lab, z]))
         sys_l, unl_l, z_l = lines[:, 0].astype(np.int64), lines[:, 1] > 0, lines[:, 2:]
         n_l = counts.astype(np.int64)
+        onehot = np.eye(len(self.systems))[sys_l]  # lines -> their system's sums, per draw
         rng = np.random.default_rng([0 if random_seed is None else random_seed, 11])
         ns = len(self.systems)
         n_all = np.bincount(d.system, minlength=ns)
@@ -309,15 +310,12 @@ class ScoreStudy(Study):
             expected = p @ lv  # (draws, lines)
             # Bayesian bootstrap over each system's rows: Gamma(count) weight per line
             g = rng.gamma(np.broadcast_to(counts, expected.shape))
-            wsum = np.stack([np.bincount(sys_l, weights=x, minlength=ns) for x in g])
-            esum = np.stack([np.bincount(sys_l, weights=x, minlength=ns) for x in g * expected])
+            wsum, esum = g @ onehot, (g * expected) @ onehot
             mu[sl] = esum / wsum
             n_u = np.where(unl_l, n_l, 0)
             k = rng.multinomial(np.broadcast_to(n_u, p.shape[:2]), p)
             sums = k @ lv
-            items[sl] = (
-                known + np.stack([np.bincount(sys_l, weights=x, minlength=ns) for x in sums])
-            ) / n_all
+            items[sl] = (known + sums @ onehot) / n_all
         shape = (ch, dr, ns)
         dims = ("chain", "draw", "system")
         coords = {

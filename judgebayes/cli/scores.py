@@ -17,7 +17,6 @@ from judgebayes.cli.io import (
     add_common,
     add_method,
     add_sampler,
-    clean,
     diagnostics_json,
     fit_methods,
     method_choices,
@@ -185,7 +184,9 @@ def run(args) -> tuple[str, int]:
         out["claims"] = table.to_dict("records")
     if args.format == "json":
         out["diagnostics"] = {f.method: diagnostics_json(f) for f in fits}
-        return json.dumps(_clean(out), indent=2), status
+        from judgebayes.results import to_json
+
+        return json.dumps(to_json(out), indent=2), status
     text = render(rows, _COLUMNS, args.format)
     if args.contrasts and out["contrasts"]:
         text += "\n\n" + render(
@@ -208,11 +209,3 @@ def run(args) -> tuple[str, int]:
             args.format,
         )
     return text, status
-
-
-def _clean(x):
-    if isinstance(x, dict):
-        return {k: _clean(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_clean(v) for v in x]
-    return clean(x)

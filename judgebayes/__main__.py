@@ -1,7 +1,5 @@
 """``python -m judgebayes`` runs the command line."""
 
-import sys
+from judgebayes.cli import entry
 
-from judgebayes.cli import main
-
-sys.exit(main())
+entry()

@@ -37,8 +37,12 @@ $(BIN)/.core: pyproject.toml | python
 	touch $@
 
 # the test extras on top (peers, Dask, Inspect, a browser driver, notebooks)
+# irrCAC and krippendorff (GPL) are test-time references for the agreement coefficients,
+# never imported by the package; irrCAC pins scipy 1.12 and an old coverage it does not need
+# for the raw-ratings coefficients, so it is installed without its pins
 $(BIN)/.test: $(BIN)/.core
 	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet --no-deps "irrCAC==0.4.4" "krippendorff==0.9.0"
 	touch $@
 
 demo: $(BIN)/.core

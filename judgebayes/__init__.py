@@ -78,6 +78,12 @@ _EXPORTS: dict[str, str] = {
     "MulticlassCounts": "judgebayes.data.accuracy",
     "AccuracyFit": "judgebayes.studies.accuracy",
     "compare": "judgebayes.results",
+    # agreement between raters
+    "agreement": "judgebayes.workflows.agreement",
+    "judge_agreement": "judgebayes.workflows.agreement",
+    "effective_judges": "judgebayes.workflows.agreement",
+    "human_error_interval": "judgebayes.workflows.labeller_error",
+    "human_error_contrasts": "judgebayes.workflows.labeller_error",
     "Fit": "judgebayes.results",
     "load_fit": "judgebayes.studies.archive",
     "Study": "judgebayes.studies.base",

@@ -68,8 +68,25 @@ def speed() -> None:
         )
     t_jb = time.perf_counter() - t0
     print(
-        f"\nFleiss + Gwet + alpha with standard errors on {len(tables)} tables: judgebayes "
-        f"{t_jb:.2f} s, irrCAC {t_irr:.2f} s (ratio {t_jb / t_irr:.2f})"
+        f"\nFleiss + Gwet + alpha with standard errors on {len(tables)} small tables: "
+        f"judgebayes {t_jb:.2f} s, irrCAC {t_irr:.2f} s (ratio {t_jb / t_irr:.2f})"
+    )
+    rng = np.random.default_rng(12)
+    x = rng.integers(1, 6, (10_000, 5)).astype(float)
+    x[rng.random(x.shape) < 0.2] = np.nan
+    df = wide(x)
+    t0 = time.perf_counter()
+    cac = raw.CAC(df, categories=[1.0, 2.0, 3.0, 4.0, 5.0], digits=20)
+    cac.fleiss(), cac.gwet(), cac.krippendorff()
+    t_irr = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    jb.agreement(
+        df, raters=list(df.columns), coefficients=["fleiss", "gwet", "krippendorff"], bootstrap=0
+    )
+    t_jb = time.perf_counter() - t0
+    print(
+        f"the same on 10,000 items x 5 raters: judgebayes {t_jb:.3f} s, irrCAC {t_irr:.3f} s "
+        f"(ratio {t_jb / t_irr:.2f})"
     )
 
 

@@ -114,6 +114,10 @@ class ItemData:
     order: np.ndarray | None = None
     design: dict = dataclasses.field(default_factory=dict)
     labelled_by: tuple[str, ...] = ()
+    raters: np.ndarray | None = None
+    rater_names: tuple[str, ...] = ()
+    truth: str = "human"
+    n_ties: int = 0
 
     @property
     def unpaired(self) -> np.ndarray:
@@ -401,7 +405,7 @@ def items_from_frame(
     items,
     *,
     judge: str | list[str] = "judge",
-    human: str = "human",
+    human: str | list[str] = "human",
     system: str | None = None,
     stratum: str | None = None,
     cluster: str | None = None,
@@ -413,6 +417,7 @@ def items_from_frame(
     order: str | bool = True,
     design_columns: str | list[str] | None = None,
     labelled_by: str | list[str] | dict | None = None,
+    truth: str = "latent",
 ) -> ItemData:
     """Validate one item frame (module docstring) into :class:`ItemData`.
 
@@ -423,8 +428,15 @@ def items_from_frame(
     judge : str or list of str
         Verdict column, or several judges' verdict columns (every judge scored every
         item; a row missing any judge's verdict is excluded and counted).
-    human : str
-        Human-label column (blank = unlabelled).
+    human : str or list of str
+        Human-label column (blank = unlabelled), or several raters' columns (each blank
+        where that rater did not label the item).
+    truth : {"latent", "majority"}
+        With several raters, what the rate is of: the items' latent true label, each rater
+        (and each judge) having its own sensitivity and specificity (the model of
+        :class:`~judgebayes.studies.items.raters.SeveralRatersItems`), or the raters'
+        majority label taken as the truth (a tie leaves the item unlabelled, counted), on
+        which every one-label method runs.
     system, stratum, cluster : str, optional
         Grouping columns: systems evaluated, strata of a stratified labelling design
         (sizes known: every item of the frame counts), clusters of correlated items.
@@ -474,10 +486,17 @@ def items_from_frame(
     judges = list(column_names(judge, "judge"))
     for j in judges:
         require_column(items, j, "a judge column", "judge")
+    humans = list(column_names(human, "human"))
+    for col in humans:
+        require_column(items, col, "a human-label column", "human")
+    if truth not in ("latent", "majority"):
+        raise InputError(
+            f"truth must be 'latent' or 'majority'; got {truth!r}", field="truth", value=truth
+        )
     roles = {
         "count": count,
         "judge": judges[0],
-        "human": human,
+        "human": humans[0],
         "system": system,
         "stratum": stratum,
         "cluster": cluster,
@@ -493,7 +512,24 @@ def items_from_frame(
     else:
         vmat = np.column_stack([_binary(items[j], j, positive) for j in judges])
         v = vmat.sum(1)  # NaN where any judge is missing
-    h = _binary(items[human], human, positive)
+    rmat, n_ties = None, 0
+    if len(humans) == 1:
+        h = _binary(items[humans[0]], humans[0], positive)
+    else:
+        both = set(humans) & set(judges)
+        if both:
+            raise InputError(
+                f"column {sorted(both)[0]!r} is named as a judge and as a human rater",
+                field="human",
+                value=sorted(both)[0],
+            )
+        rmat = np.column_stack([_binary(items[c], c, positive) for c in humans])
+        rated = (~np.isnan(rmat)).sum(1)
+        share = np.nansum(rmat, axis=1) / np.maximum(rated, 1)
+        h = np.where(
+            rated == 0, np.nan, np.where(share > 0.5, 1.0, np.where(share < 0.5, 0.0, np.nan))
+        )
+        n_ties = int(((rated > 0) & (share == 0.5)).sum())
     sys_codes, systems = _codes(items, system, "system")
     keep = ~np.isnan(v)
     mult = None if count is None else _multiplicity(items[count], count)
@@ -624,6 +660,10 @@ def items_from_frame(
         order=None if pos is None else rows(pos),
         design={c: rows(x) for c, x in design.items()},
         labelled_by=by_names,
+        raters=None if rmat is None else rows(rmat),
+        rater_names=tuple(humans) if rmat is not None else (),
+        truth="human" if rmat is None else truth,
+        n_ties=n_ties,
     )
     n = np.bincount(data.system, minlength=len(systems))
     lab = np.bincount(data.system[data.labelled], minlength=len(systems))
@@ -635,7 +675,7 @@ def items_from_frame(
                 field=judge,
                 value=s,
             )
-        if lab[i] == 0:
+        if lab[i] == 0 and not (rmat is not None and truth == "latent"):
             raise InputError(
                 f"system {s!r} has no human-labelled item (column {human!r} is blank on all "
                 f"{int(n[i])} of its rows): its rate cannot be corrected",

@@ -244,11 +244,19 @@ def _pivot(df, item, rater, value, cluster):
 
 
 def _codes(cells: pd.DataFrame, names, categories, level):
-    blank = cells.isna() | cells.astype("string").apply(lambda s: s.str.strip().eq("")).fillna(
-        False
-    ).astype(bool)
+    blank = cells.isna()
+    for c in names:  # text columns: an empty or all-space cell is a blank too
+        if not pd.api.types.is_numeric_dtype(cells[c].dtype):
+            blank[c] = blank[c] | cells[c].astype("string").str.strip().eq("").fillna(False)
     try:
-        nums = np.column_stack([numeric_column(cells[c], c) for c in names])
+        nums = np.column_stack(
+            [
+                cells[c].to_numpy(float)
+                if pd.api.types.is_numeric_dtype(cells[c].dtype)
+                else numeric_column(cells[c], c)
+                for c in names
+            ]
+        )
         numeric = True
     except InputError:
         numeric = False

@@ -49,6 +49,19 @@ def _judges():
     return jb.AccuracyStudy.from_items(f, judge=["judge_1", "judge_2"])
 
 
+def _raters():
+    """Three raters on a third of 300 items, the truth latent."""
+    rng = np.random.default_rng(5)
+    truth = rng.random(300) < 0.6
+    judge = np.where(truth, rng.random(300) < 0.9, rng.random(300) < 0.2).astype(int)
+    frame = pd.DataFrame({"judge": judge})
+    labelled = rng.random(300) < 1 / 3
+    for r in ("h1", "h2", "h3"):
+        said = np.where(rng.random(300) < 0.85, truth, ~truth).astype(float)
+        frame[r] = np.where(labelled, said, np.nan)
+    return jb.AccuracyStudy.from_items(frame, human=["h1", "h2", "h3"])
+
+
 def _strata():
     cal = jb.CalibrationCounts(
         tp=[90, 88], m1=[100, 100], tn=[90, 80], m0=[100, 100], strata=("short", "long")
@@ -79,6 +92,7 @@ EXAMPLES = {
     "items.plain": _items,
     "items.covariates": _covariates,
     "items.judges": _judges,
+    "items.raters": _raters,
     "items.clustered": lambda: _clustered(),
     "items.paired": lambda: jb.AccuracyStudy.from_items(
         jb.simulate_paired(400, seed=0)[0], system="system", item="prompt"
@@ -532,6 +546,7 @@ def test_nuts_trees_carry_the_groups_arviz_reads(all_fits):
         ("ranking.channel", "judge_error"),
         ("items.covariates", "nuts"),
         ("items.judges", "nuts"),
+        ("items.raters", "nuts"),
         ("items.paired", "nuts"),
     }
     for key in [k for k in all_fits if STUDIES[k[0]].methods[k[1]].mcmc]:

@@ -1,0 +1,173 @@
+r"""Several human raters per item, the truth latent (``human=[...]``, ``truth="latent"``).
+
+:class:`SeveralRatersItems`: no rater is the truth.  Each rater, like each judge, has a
+sensitivity and a specificity; the item's true label is a latent class (Dawid-Skene with
+the judge in it, :func:`~judgebayes.models.accuracy.raters_items_model`), and the rate
+reported is the rate of true labels.  Only ``nuts`` fits it: the methods that take one label
+per item as the truth refuse, and ``truth="majority"`` runs them on the raters' majority
+label instead (what most evaluations do today: when the raters err, its interval is for the
+majority's rate, not the truth's).
+
+Every pattern of ratings (each judge and rater positive, negative or silent) is enumerated
+once for the number of judges and raters, so one compiled model serves every data set with
+as many of them (up to :data:`MAX_RATINGS`).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from judgebayes.data.items import ItemData
+from judgebayes.errors import InputError
+from judgebayes.inference.nuts import ModelSpec
+from judgebayes.inference.registry import SamplerConfig
+from judgebayes.models import accuracy as ma
+from judgebayes.studies.items.base import ItemStudy
+
+__all__ = ["MAX_RATINGS", "SeveralRatersItems"]
+
+#: judges + raters at most (3^6 = 729 patterns per system)
+MAX_RATINGS = 6
+
+
+class SeveralRatersItems(ItemStudy):
+    """Several human raters' labels, the truth latent (module docstring)."""
+
+    key = "items.raters"
+    priority = 5
+    sampler = SamplerConfig(target_accept=0.95)
+    judge_rates_offered = ("shared",)
+
+    @classmethod
+    def matches(cls, data: ItemData) -> bool:
+        """Several human columns with ``truth="latent"``."""
+        return data.raters is not None and data.truth == "latent"
+
+    def __init__(self, data: ItemData, **kwargs):
+        super().__init__(data, **kwargs)
+        k = data.n_judges + len(data.rater_names)
+        if k > MAX_RATINGS:
+            raise InputError(
+                f"the latent-truth model takes at most {MAX_RATINGS} judges and raters "
+                f"together; got {k}: pass fewer, or truth='majority'",
+                field="human",
+                value=list(data.rater_names),
+            )
+        for field in ("cluster", "weights", "covariates"):
+            if getattr(data, field) is not None:
+                raise InputError(
+                    f"the latent-truth model of several raters takes no {field}; pass "
+                    "truth='majority' to run the one-label methods on the raters' majority",
+                    field=field,
+                    value=data.columns.get(field, field),
+                )
+        if len(data.strata) > 1:
+            raise InputError(
+                "the latent-truth model of several raters takes no strata; pass "
+                "truth='majority' for the stratified one-label methods",
+                field="stratum",
+                value=data.columns.get("stratum"),
+            )
+
+    @property
+    def default_method(self) -> str:
+        """``nuts``: the only engine of the latent-truth model."""
+        return "nuts"
+
+    @property
+    def default_methods(self) -> tuple[str, ...]:
+        """The study's comparison: the latent-truth model only (the one-label methods
+        need ``truth="majority"``).
+        """
+        return ("nuts",)
+
+    def _judge_rates_reason(self) -> str:
+        return "the latent-truth model has one set of rates per judge and rater"
+
+    # ------------------------------------------------------------------ patterns
+    def _ratings(self) -> np.ndarray:
+        """Every item's ratings: judges then raters, 0/1, NaN where not given."""
+        d = self.data
+        votes = d.votes if d.votes is not None else d.judge[:, None]
+        return np.column_stack([votes, d.raters])
+
+    def _patterns(self) -> tuple[np.ndarray, np.ndarray]:
+        """All patterns (P, K) of 0 / 1 / NaN, and each system's count of each (S, P)."""
+        x = self._ratings()
+        k = x.shape[1]
+        patterns = np.array(list(itertools.product((0.0, 1.0, np.nan), repeat=k)))
+        code = np.where(np.isnan(x), 2, x).astype(np.int64) @ (3 ** np.arange(k)[::-1])
+        ns = len(self.systems)
+        counts = np.bincount(self.data.system * 3**k + code, minlength=ns * 3**k)
+        return patterns, counts.reshape(ns, 3**k)
+
+    def model_spec(self) -> ModelSpec:
+        """The latent-truth model (:func:`~judgebayes.models.accuracy.raters_items_model`)."""
+        if self.priors.rater[0] <= 0:  # pragma: no cover - AccuracyPriors checks it
+            raise InputError("priors.rater must be positive", field="priors.rater")
+        patterns, counts = self._patterns()
+        given = ~np.isnan(patterns)
+        x = np.nan_to_num(patterns)
+        d = self.data
+        judges = d.judges or (d.columns["judge"],)
+        data = dict(counts=counts, said_yes=x * given, said_no=(1 - x) * given)
+        structure = dict(
+            systems=self.systems, judges=judges, raters=d.rater_names, priors=self.priors
+        )
+        # start at the raters' majority: the judges' rates and the rate it implies
+        maj = d.human
+        lab = ~np.isnan(maj)
+        votes = d.votes if d.votes is not None else d.judge[:, None]
+        q1 = (votes[lab & (maj == 1)].sum(0) + 1) / ((lab & (maj == 1)).sum() + 2)
+        q0 = ((1 - votes[lab & (maj == 0)]).sum(0) + 1) / ((lab & (maj == 0)).sum() + 2)
+        pos = np.bincount(d.system[lab], weights=maj[lab], minlength=len(self.systems))
+        tot = np.bincount(d.system[lab], minlength=len(self.systems))
+        init = {"theta": (pos + 1) / (tot + 2), "q0": q0, "q1": q1}
+        names = ("theta", "q0", "q1", "rater_q0", "rater_q1")
+        return ModelSpec(
+            ma.raters_items_model, data, structure, names, init=init, sampler=self.sampler
+        )
+
+    def _items_draws(self, post, random_seed) -> np.ndarray:
+        """P(t = 1 | pattern) per draw, a binomial fill of each pattern's items."""
+        patterns, counts = self._patterns()
+        given = ~np.isnan(patterns)
+        x = np.nan_to_num(patterns)
+        yes, no = x * given, (1 - x) * given
+        k1 = np.concatenate([post["q1"].values, post["rater_q1"].values], axis=-1)
+        k0 = np.concatenate([post["q0"].values, post["rater_q0"].values], axis=-1)
+        ll1 = np.log(k1) @ yes.T + np.log1p(-k1) @ no.T  # (c, d, P)
+        ll0 = np.log1p(-k0) @ yes.T + np.log(k0) @ no.T
+        th = post["theta"].values[..., :, None]  # (c, d, S, 1)
+        pos = np.log(th) + ll1[..., None, :]
+        prob = np.exp(pos - np.logaddexp(pos, np.log1p(-th) + ll0[..., None, :]))
+        filled = self._rng(random_seed, 11).binomial(counts, prob).sum(-1)
+        return filled / np.bincount(self.data.system, minlength=len(self.systems))
+
+    def _notes(self, method, parts, info) -> tuple[str, ...]:
+        out = super()._notes(method, parts, info)
+        d = self.data
+        rated = (~np.isnan(d.raters)).sum(1)
+        out = (
+            *out,
+            f"the rate of the items' latent true label, from {len(d.rater_names)} raters "
+            f"(each with its own sensitivity and specificity) on {int((rated > 0).sum())} "
+            "items",
+        )
+        return out
+
+
+_ONE_LABEL = (
+    "takes one label per item as the truth, and with several raters the truth is latent; "
+    "pass truth='majority' to run it on the raters' majority label (its interval is then "
+    "for the majority's rate), or use 'nuts' (the latent-truth model)"
+)
+for _name in ("closed_form", "exact", "ppi", "ppi_plus_plus", "labels_only", "rogan_gladen"):
+    SeveralRatersItems.methods.refuse(_name, f"method {_name!r} {_ONE_LABEL}", field="human")
+SeveralRatersItems.methods.refuse(
+    "laplace",
+    "method 'laplace' is not offered for the latent-truth model (its posterior can be "
+    "two-humped when raters disagree); use 'nuts'",
+)

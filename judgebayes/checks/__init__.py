@@ -6,8 +6,8 @@
 ``transfer`` and ``ppc`` (two frames), ``labelling`` (and ``labelling_covariates``),
 ``judge_dependence`` and ``self_preference`` (the items design), ``cells`` (panels),
 ``pairs`` and ``channel`` (rankings), ``calibration_transport`` (:mod:`~.transport`)
-and ``monotone_calibration`` (:mod:`~.monotone`) (judge scores).  A new check is one
-module here, imported below.
+and ``monotone_calibration`` (:mod:`~.monotone`) (judge scores), ``label_agreement``
+(:mod:`~.raters`: several human raters).  A new check is one module here, imported below.
 """
 
 from judgebayes.checks import (  # noqa: F401  (each module registers its check)
@@ -18,6 +18,7 @@ from judgebayes.checks import (  # noqa: F401  (each module registers its check)
     monotone,
     pairs,
     predictive,
+    raters,
     self_preference,
     transfer,
     transport,

@@ -367,7 +367,12 @@ def add_item_files(sp, *, items: bool = False) -> None:
         "--calibration", required=not items, default=None, help="CSV of human-labelled items"
     )
     sp.add_argument("--judge", default="judge", help="verdict column (both files)")
-    sp.add_argument("--human", default="human", help="human label column (calibration file)")
+    sp.add_argument(
+        "--human",
+        default="human",
+        help="human label column (calibration file)"
+        + ("; items design: several raters' columns as h1,h2,h3" if items else ""),
+    )
     sp.add_argument("--system", default=None, help="system column in the test file")
     sp.add_argument("--positive", default=None, help="label value meaning 'correct'")
     if not items:
@@ -377,6 +382,13 @@ def add_item_files(sp, *, items: bool = False) -> None:
         default=None,
         help="items design: the column naming the prompt several systems answered "
         "(contrasts are then paired; for logs, sample_id)",
+    )
+    sp.add_argument(
+        "--truth",
+        choices=("latent", "majority"),
+        default="latent",
+        help="items design with several raters (--human h1,h2,h3): the rate of the latent "
+        "true label (nuts) or of the raters' majority taken as the truth (every method)",
     )
     sp.add_argument(
         "--labelled-by",
@@ -516,7 +528,11 @@ def study_from_args(args):
             test_df, read_csv(args.calibration, "calibration"), **common
         )
     df = read_csv(args.test, "items")
-    if args.human not in df.columns:
+    humans = [h.strip() for h in args.human.split(",") if h.strip()]
+    if len(humans) > 1:
+        common["human"] = humans
+        design["truth"] = args.truth
+    elif args.human not in df.columns:
         raise InputError(
             f"{args.test} has no human-label column {args.human!r}: without --calibration the "
             "file is read as one items file (every item judged, the human label blank where "

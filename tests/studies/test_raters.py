@@ -11,6 +11,7 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.errors import InputError, MethodRefused
+from tests import helpers
 
 RATERS = ["h0", "h1", "h2"]
 
@@ -122,3 +123,34 @@ def test_latent_truth_covers_at_nominal(estimand):
     # without depending on that
     latent, _ = coverage(200, 31, estimand)
     assert abs(latent - 0.95) <= 2.5 * 0.0109
+
+
+@pytest.mark.parametrize(("accuracy", "status"), [(0.97, 0), (0.62, 1)])
+def test_gate_refuses_claims_on_labels_the_raters_do_not_agree_on(tmp_path, accuracy, status):
+    # (seed 6 gave a false alarm of the labelling check on row order, p = 0.008, which the
+    # gate also fails on: a 1%-level check that is not the one tested here)
+    df, _ = simulate(np.random.default_rng(7), theta=(0.7, 0.4), n=800, accuracy=(accuracy,) * 3)
+    path = tmp_path / "items.csv"
+    df.to_csv(path, index=False)
+    res = helpers.run(
+        "gate",
+        path,
+        "--human",
+        "h0,h1,h2",
+        "--truth",
+        "majority",
+        "--system",
+        "system",
+        "--method",
+        "closed-form",
+        "--claim",
+        "A > B",
+    )
+    assert res.returncode == status, res.stderr
+    verdict = res.stderr.strip().splitlines()[0]
+    if status:
+        # alpha of three 62% raters is about (2 * 0.62 - 1)^2 = 0.06: the claim is refused
+        # with the reason, though A > B holds
+        assert "FAIL" in verdict and "label_agreement" in verdict
+    else:
+        assert "PASS" in verdict

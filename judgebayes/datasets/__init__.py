@@ -2,12 +2,14 @@
 
 :mod:`~.base` finds the folder (``data_dir=``, ``$JUDGEBAYES_DATA``, or ``shared/data``
 beside the checkout); :mod:`~.llmbar` (LLMBar, MIT), :mod:`~.pandalm` (PandaLM,
-Apache-2.0), :mod:`~.hanna` (HANNA, MIT) and :mod:`~.llm_rubric` (LLM-Rubric, MIT) return
+Apache-2.0), :mod:`~.hanna` (HANNA, MIT), :mod:`~.llm_rubric` (LLM-Rubric, MIT) and
+:mod:`~.beyond_consensus` (the published counts of a 14 x 14 validator panel) return
 tidy frames in the contracts of :mod:`judgebayes.data`.  Each data set
 keeps its upstream licence in its folder; nothing is bundled or downloaded.
 """
 
 from judgebayes.datasets.base import data_dir, data_path
+from judgebayes.datasets.beyond_consensus import beyond_consensus_panel
 from judgebayes.datasets.hanna import HANNA_CRITERIA, HANNA_JUDGES, hanna_scores
 from judgebayes.datasets.llm_rubric import LLM_RUBRIC_QUESTIONS, llm_rubric_scores
 from judgebayes.datasets.llmbar import (
@@ -35,6 +37,7 @@ __all__ = [
     "LLM_RUBRIC_QUESTIONS",
     "PANDALM_GENERATORS",
     "PANDALM_SOURCES",
+    "beyond_consensus_panel",
     "data_dir",
     "data_path",
     "hanna_scores",

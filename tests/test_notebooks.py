@@ -34,6 +34,7 @@ SMALL = {
         "BIAS_DRAWS = 300\nSHIFT_SPLITS, SHIFT_BAYES = 20, 2\nPAIRED_DRAWS = 2"
     ),
     "05_scores": "REPS = 6\nNUTS_REPS = 1",
+    "06_raters": "BOOTSTRAP = 200\nREPS = 2",
 }
 
 

@@ -1,5 +1,6 @@
 """``judgebayes agreement``: the installed command on PandaLM's three annotators and two judges
-(real data), the long form of the same ratings, and bad input as one line with exit 2.
+(real data), the long form of the same ratings, and bad input as one line with exit 2
+(through the entry point in this process).
 """
 
 import json
@@ -7,6 +8,7 @@ import json
 import pandas as pd
 import pytest
 
+from judgebayes.cli import main
 from judgebayes.datasets.base import data_path
 from tests import helpers
 
@@ -72,8 +74,14 @@ def test_wide_with_judges_and_long_form_agree(pairs, tmp_path):
     for key, row in coef.items():
         assert again[key]["estimate"] == pytest.approx(row["estimate"], abs=1e-12)
         assert again[key]["se"] == pytest.approx(row["se"], abs=1e-12)
-    table = run(pairs, "--raters", "annot1,annot2,annot3", "--bootstrap", "50")
-    assert table.returncode == 0 and "Krippendorff's alpha" in table.stdout
+
+
+def test_table_format(pairs, capsys):
+    assert (
+        main(["agreement", str(pairs), "--raters", "annot1,annot2,annot3", "--bootstrap", "50"])
+        == 0
+    )
+    assert "Krippendorff's alpha" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -89,8 +97,9 @@ def test_wide_with_judges_and_long_form_agree(pairs, tmp_path):
         (["--raters", "annot1,annot2", "--judges", "annot1"], "judge and as a human"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(pairs, args, message):
-    res = run(pairs, *args)
-    assert res.returncode == 2
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and message in lines[0], res.stderr
+def test_bad_input_is_one_line_and_exit_2(pairs, args, message, capsys):
+    # through the entry point in this process (the command itself runs above)
+    capsys.readouterr()
+    assert main(["agreement", str(pairs), *args]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], lines

@@ -119,12 +119,7 @@ def agreement(
         boot = np.concatenate(
             [np.empty(0)] + [_replicate(key, ratings, counts, W, c) for c in weights]
         )
-        ok = np.isfinite(boot)
-        blo, bhi = (
-            np.percentile(boot[ok], [100 * alpha / 2, 100 * (1 - alpha / 2)])
-            if ok.sum() > 1
-            else (np.nan, np.nan)
-        )
+        blo, bhi = _percentile(boot, alpha)
         rows.append(
             {
                 "coefficient": key,
@@ -154,6 +149,15 @@ def agreement(
     out.attrs["level"] = level
     out.attrs["confidence"] = 1 - alpha
     return out
+
+
+def _percentile(values: np.ndarray, alpha: float) -> tuple[float, float]:
+    """The percentile interval of the finite bootstrap replicates (NaN with fewer than 2)."""
+    ok = values[np.isfinite(values)]
+    if ok.size < 2:
+        return np.nan, np.nan
+    lo, hi = np.percentile(ok, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+    return float(lo), float(hi)
 
 
 def _check_level(alpha, bootstrap):
@@ -214,12 +218,17 @@ def _replicate(key, ratings: Ratings, counts, W, c) -> np.ndarray:
 
 
 def _replicates(ratings: Ratings, bootstrap: int, seed: int):
-    """Blocks of bootstrap item weights: each row counts how often each item was drawn
-    (resampling clusters with replacement when there are clusters).
-    """
-    rng = np.random.default_rng(seed)
+    """Blocks of bootstrap item weights of the ratings' items (:func:`_blocks`)."""
     n = len(ratings.items)
     groups = ratings.clusters if ratings.clusters is not None else np.arange(n)
+    return _blocks(groups, bootstrap, seed)
+
+
+def _blocks(groups: np.ndarray, bootstrap: int, seed: int) -> list[np.ndarray]:
+    """Blocks of bootstrap item weights: each row counts how often each item was drawn,
+    resampling the groups (clusters, or the items themselves) with replacement.
+    """
+    rng = np.random.default_rng(seed)
     G = int(groups.max()) + 1
     blocks = []
     for start in range(0, bootstrap, _BLOCK):
@@ -323,12 +332,7 @@ def judge_agreement(
         jp, jboot = _pairwise_kappas(ratings, W, [(col, h) for h in range(H)], weights)
         diff = jp.mean() - hp.mean()
         boot = jboot.mean(axis=1) - hboot.mean(axis=1)
-        ok = np.isfinite(boot)
-        lo, hi = (
-            np.percentile(boot[ok], [100 * alpha / 2, 100 * (1 - alpha / 2)])
-            if ok.sum() > 1
-            else (np.nan, np.nan)
-        )
+        lo, hi = _percentile(boot, alpha)
         rated = (ratings.codes[:, col] >= 0) & (ratings.codes[:, :H] >= 0).any(axis=1)
         rows.append(
             {
@@ -436,21 +440,10 @@ def effective_judges(
         groups = pd.factorize(group_labels(df[cluster], cluster, "cluster")[keep])[0]
     m = len(js)
     rho = _mean_correlation(X, np.ones((1, len(X))))[0]
-    rng = np.random.default_rng(random_seed)
-    G = int(groups.max()) + 1
-    boot = []
-    for start in range(0, bootstrap, _BLOCK):
-        b = min(_BLOCK, bootstrap - start)
-        c = rng.multinomial(G, np.full(G, 1.0 / G), size=b).astype(float)[:, groups]
-        boot.append(_mean_correlation(X, c))
+    boot = [_mean_correlation(X, c) for c in _blocks(groups, bootstrap, random_seed)]
     rb = np.concatenate(boot) if boot else np.empty(0)
     meff = m / (1 + (m - 1) * rho)
-    eb = m / (1 + (m - 1) * rb[np.isfinite(rb)])
-    lo, hi = (
-        np.percentile(eb, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-        if len(eb) > 1
-        else (np.nan, np.nan)
-    )
+    lo, hi = _percentile(m / (1 + (m - 1) * rb), alpha)
     out = pd.DataFrame(
         [
             {

@@ -71,6 +71,24 @@ def test_latent_truth_recovers_what_the_majority_misses():
     q1 = fit.draws("rater_q1").mean("sample").values
     assert np.all(np.abs(q1 - np.array([0.75, 0.8, 0.78])) < 0.08)
     assert any("latent true label" in n for n in fit.notes)
+    # what the model says about the raters: their rates, and the agreement they imply,
+    # against the raters' observed pairwise Cohen kappas (computed by jb.agreement)
+    rates = fit.rater_rates()
+    assert list(rates.index) == ["judge", *RATERS]
+    assert rates.loc["h1", "sensitivity_lower"] < 0.8 < rates.loc["h1", "sensitivity_upper"]
+    implied = fit.rater_agreement().set_index(["a", "b"])
+    for i, a in enumerate(RATERS):
+        for b in RATERS[i + 1 :]:
+            seen = jb.agreement(df, raters=[a, b], coefficients=["cohen"], bootstrap=0)
+            # the observed kappa has its own sampling error (se about 0.05 on the ~450
+            # items both rated), added to the interval for the model's population kappa
+            k, se = seen.loc[0, "estimate"], seen.loc[0, "se"]
+            assert implied.loc[(a, b), "lower"] - 2 * se < k < implied.loc[(a, b), "upper"] + 2 * se
+    # against the truth: a rater right 80% of the time at prevalence 0.75 says 1 with
+    # probability 0.75 * 0.8 + 0.25 * 0.2 = 0.65, agrees by chance with 0.75 * 0.65 + 0.25 *
+    # 0.35 = 0.575, so its kappa is (0.8 - 0.575) / (1 - 0.575) = 0.53
+    truth_row = implied.loc[("h1", "truth")]
+    assert truth_row["lower"] < 0.53 < truth_row["upper"]
 
 
 def test_one_label_methods_refuse_and_say_what_to_do():

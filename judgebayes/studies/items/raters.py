@@ -18,22 +18,110 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pandas as pd
 
 from judgebayes.data.items import ItemData
 from judgebayes.errors import InputError
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models import accuracy as ma
+from judgebayes.studies.accuracy_fit import AccuracyFit
 from judgebayes.studies.items.base import ItemStudy
 
-__all__ = ["MAX_RATINGS", "SeveralRatersItems"]
+__all__ = ["MAX_RATINGS", "RatersFit", "SeveralRatersItems"]
 
 #: judges + raters at most (3^6 = 729 patterns per system)
 MAX_RATINGS = 6
 
 
+class RatersFit(AccuracyFit):
+    r"""A fit of the latent-truth model: the rates, and what the model says about each rater
+    and judge (:meth:`rater_rates`) and about how much they agree (:meth:`rater_agreement`).
+
+    With :math:`\bar\pi` the share of truly positive items over all systems (each system's
+    :math:`\theta` weighted by its items) and a rater's sensitivity :math:`q_1` and
+    specificity :math:`q_0`, the rater says positive with probability
+    :math:`P_1 = \bar\pi q_1 + (1 - \bar\pi)(1 - q_0)`; two raters agree with probability
+    :math:`\bar\pi [q_{1a} q_{1b} + (1 - q_{1a})(1 - q_{1b})] + (1 - \bar\pi)[q_{0a} q_{0b} +
+    (1 - q_{0a})(1 - q_{0b})]` and by chance with :math:`P_{1a} P_{1b} + (1 - P_{1a})(1 -
+    P_{1b})`, whence the model's Cohen kappa, per draw; against the truth the same with
+    :math:`q = 1`.
+    """
+
+    def _stacked(self):
+        self._require_draws("rater_agreement")
+        d = {v: self.draws(v).values for v in ("theta", "q0", "q1", "rater_q0", "rater_q1")}
+        n = np.asarray(self.info.get("n_items"), float)
+        pi = d["theta"] @ (n / n.sum())
+        names = [
+            *(str(v) for v in self.draws("q1")["judge"].values),
+            *(str(v) for v in self.draws("rater_q1")["rater"].values),
+        ]
+        q1 = np.concatenate([d["q1"], d["rater_q1"]], axis=1)
+        q0 = np.concatenate([d["q0"], d["rater_q0"]], axis=1)
+        kind = ["judge"] * d["q1"].shape[1] + ["rater"] * d["rater_q1"].shape[1]
+        return pi, names, kind, q0, q1
+
+    @staticmethod
+    def _summary(x: np.ndarray, alpha: float) -> tuple[float, float, float]:
+        lo, hi = np.quantile(x, [alpha / 2, 1 - alpha / 2])
+        return float(x.mean()), float(lo), float(hi)
+
+    def rater_rates(self, alpha: float = 0.05) -> pd.DataFrame:
+        """Each judge's and rater's sensitivity and specificity: posterior mean and
+        equal-tailed interval.
+        """
+        _, names, kind, q0, q1 = self._stacked()
+        rows = []
+        for k, name in enumerate(names):
+            s, s_lo, s_hi = self._summary(q1[:, k], alpha)
+            p, p_lo, p_hi = self._summary(q0[:, k], alpha)
+            rows.append(
+                {
+                    "who": name,
+                    "kind": kind[k],
+                    "sensitivity": s,
+                    "sensitivity_lower": s_lo,
+                    "sensitivity_upper": s_hi,
+                    "specificity": p,
+                    "specificity_lower": p_lo,
+                    "specificity_upper": p_hi,
+                }
+            )
+        return pd.DataFrame(rows).set_index("who")
+
+    def rater_agreement(self, alpha: float = 0.05) -> pd.DataFrame:
+        """The model's Cohen kappa of each judge and rater with the truth (``b`` =
+        ``"truth"``) and of every pair of them: posterior mean and equal-tailed interval
+        (class docstring).
+        """
+        pi, names, _, q0, q1 = self._stacked()
+        p1 = pi[:, None] * q1 + (1 - pi[:, None]) * (1 - q0)
+        rows = []
+
+        def kappa(agree, chance):
+            return (agree - chance) / (1 - chance)
+
+        for a, name in enumerate(names):
+            agree = pi * q1[:, a] + (1 - pi) * q0[:, a]
+            chance = p1[:, a] * pi + (1 - p1[:, a]) * (1 - pi)
+            est, lo, hi = self._summary(kappa(agree, chance), alpha)
+            rows.append({"a": name, "b": "truth", "kappa": est, "lower": lo, "upper": hi})
+        for a in range(len(names)):
+            for b in range(a + 1, len(names)):
+                agree = pi * (q1[:, a] * q1[:, b] + (1 - q1[:, a]) * (1 - q1[:, b])) + (1 - pi) * (
+                    q0[:, a] * q0[:, b] + (1 - q0[:, a]) * (1 - q0[:, b])
+                )
+                chance = p1[:, a] * p1[:, b] + (1 - p1[:, a]) * (1 - p1[:, b])
+                est, lo, hi = self._summary(kappa(agree, chance), alpha)
+                rows.append({"a": names[a], "b": names[b], "kappa": est, "lower": lo, "upper": hi})
+        return pd.DataFrame(rows)
+
+
 class SeveralRatersItems(ItemStudy):
     """Several human raters' labels, the truth latent (module docstring)."""
+
+    fit_type = RatersFit
 
     key = "items.raters"
     priority = 5

@@ -381,3 +381,34 @@ def test_text_ratings_and_duplicates():
     twice = pd.concat([long, long.iloc[[0]]])
     with pytest.raises(InputError, match="rated item 'a' twice"):
         jb.agreement(twice, item="item", rater="who", value="label")
+
+
+def test_finite_population_and_unused_categories_as_irrcac():
+    raw = importlib.import_module("irrCAC.raw")
+    kd = importlib.import_module("krippendorff")
+    values, x = next(random_tables(13, 1))
+    df = wide(x)
+    names = list(df.columns)
+    # a category nobody used (0 and 10 around the seen 1-9) changes AC1's chance agreement
+    cats = [0.0, *values.tolist(), 10.0]
+    t = table(
+        jb.agreement(
+            df, raters=names, categories=cats, population=200, bootstrap=0, level="ordinal"
+        )
+    )
+    cac = raw.CAC(df, weights="ordinal", categories=cats, N=200, digits=20)
+    for key, method in (("fleiss", cac.fleiss), ("gwet", cac.gwet)):
+        ref = method()["est"]
+        assert t.loc[key, "estimate"] == pytest.approx(ref["coefficient_value"], abs=1e-9)
+        assert t.loc[key, "se"] == pytest.approx(ref["se"], abs=1e-9)
+    alpha = kd.alpha(x.T, level_of_measurement="ordinal", value_domain=np.array(cats))
+    assert t.loc["krippendorff", "estimate"] == pytest.approx(alpha, abs=1e-9)
+
+
+def test_polars_and_boolean_ratings():
+    pl = pytest.importorskip("polars")
+    frame = pd.DataFrame(
+        {"a": [True, True, False, True, False, True], "b": [True, True, False, False, False, True]}
+    )
+    t = table(jb.agreement(pl.from_pandas(frame), raters=["a", "b"], bootstrap=0))
+    assert t.loc["cohen", "estimate"] == pytest.approx(2 / 3)

@@ -512,7 +512,7 @@ def items_from_frame(
     else:
         vmat = np.column_stack([_binary(items[j], j, positive) for j in judges])
         v = vmat.sum(1)  # NaN where any judge is missing
-    rmat, n_ties = None, 0
+    rmat, tied = None, None
     if len(humans) == 1:
         h = _binary(items[humans[0]], humans[0], positive)
     else:
@@ -529,7 +529,7 @@ def items_from_frame(
         h = np.where(
             rated == 0, np.nan, np.where(share > 0.5, 1.0, np.where(share < 0.5, 0.0, np.nan))
         )
-        n_ties = int(((rated > 0) & (share == 0.5)).sum())
+        tied = (rated > 0) & (share == 0.5)
     sys_codes, systems = _codes(items, system, "system")
     keep = ~np.isnan(v)
     mult = None if count is None else _multiplicity(items[count], count)
@@ -663,7 +663,7 @@ def items_from_frame(
         raters=None if rmat is None else rows(rmat),
         rater_names=tuple(humans) if rmat is not None else (),
         truth="human" if rmat is None else truth,
-        n_ties=n_ties,
+        n_ties=0 if tied is None else int(rows(tied).sum()),
     )
     n = np.bincount(data.system, minlength=len(systems))
     lab = np.bincount(data.system[data.labelled], minlength=len(systems))

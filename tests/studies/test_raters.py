@@ -114,6 +114,8 @@ def test_majority_ties_are_counted():
     )
     assert study.data.n_ties > 0
     assert study.data.n_ties == int(((df["h0"] + df["h1"]) == 1).sum())
+    fit = study.fit("closed_form")
+    assert any(f"{study.data.n_ties} item(s) whose raters tied" in n for n in fit.notes)
 
 
 def coverage(n_sets, seed, estimand="process"):

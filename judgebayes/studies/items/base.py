@@ -391,6 +391,12 @@ class ItemStudy(Study):
 
     def _notes(self, method, parts: FitParts, info: dict) -> tuple[str, ...]:
         out = missing_notes(self.systems, self.data.n_missing, "a verdict")
+        if self.data.n_ties and self.data.truth == "majority":
+            out = (
+                *out,
+                f"{self.data.n_ties} item(s) whose raters tied have no majority label and "
+                "count as unlabelled",
+            )
         flagged = labelling.relevant_flags(self, self.labelling_flags, method.name)
         if flagged:
             note = labelling.remedy(self, flagged, method.name)

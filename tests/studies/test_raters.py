@@ -89,6 +89,23 @@ def test_latent_truth_recovers_what_the_majority_misses():
     # 0.35 = 0.575, so its kappa is (0.8 - 0.575) / (1 - 0.575) = 0.53
     truth_row = implied.loc[("h1", "truth")]
     assert truth_row["lower"] < 0.53 < truth_row["upper"]
+    # the three readings of "the human label" from the one model, against what the one-label
+    # closed form gives on the majority and on each rater alone (their mean: the expected
+    # single rater); both are items rates, the model's process rates, so a small slack
+    readings = fit.estimands()
+    ones = [
+        jb.AccuracyStudy.from_items(df, judge="judge", human=r, system="system")
+        .fit("closed_form")
+        .interval()
+        for r in RATERS
+    ]
+    for s in ("A", "B"):
+        single = readings.loc[(s, "expected single rater")]
+        mean_one = np.mean([o.loc[s, "estimate"] for o in ones])
+        assert single["lower"] - 0.02 < mean_one < single["upper"] + 0.02
+        maj = readings.loc[(s, "majority of the raters")]
+        assert maj["lower"] - 0.02 < m.loc[s, "estimate"] < maj["upper"] + 0.02
+        assert maj["upper"] < readings.loc[(s, "latent truth"), "estimate"]
 
 
 def test_one_label_methods_refuse_and_say_what_to_do():
@@ -174,3 +191,20 @@ def test_gate_refuses_claims_on_labels_the_raters_do_not_agree_on(tmp_path, accu
         assert "FAIL" in verdict and "label_agreement" in verdict
     else:
         assert "PASS" in verdict
+
+
+def test_majority_probability_by_enumeration():
+    from itertools import product
+
+    from judgebayes.studies.items.raters import _majority_positive
+
+    rng = np.random.default_rng(8)
+    for R in (2, 3, 4, 5):
+        q = rng.uniform(0.5, 0.95, (3, R))
+        for row in range(3):
+            yes = tie = 0.0
+            for said in product((0, 1), repeat=R):
+                p = np.prod([q[row, r] if s else 1 - q[row, r] for r, s in enumerate(said)])
+                yes += p * (sum(said) > R / 2)
+                tie += p * (sum(said) == R / 2)
+            assert _majority_positive(q)[row] == pytest.approx(yes / (1 - tie), abs=1e-12)

@@ -117,6 +117,60 @@ class RatersFit(AccuracyFit):
                 rows.append({"a": names[a], "b": names[b], "kappa": est, "lower": lo, "upper": hi})
         return pd.DataFrame(rows)
 
+    def estimands(self, alpha: float = 0.05) -> pd.DataFrame:
+        r"""Each system's rate under the three readings of "the human label", from the one
+        model (process rates, per draw):
+
+        - the latent truth, :math:`\theta`;
+        - the expected single rater, :math:`\frac{1}{R}\sum_r [\theta q_{1r} + (1 -
+          \theta)(1 - q_{0r})]` (what one randomly chosen rater's labels would give);
+        - the raters' majority, :math:`\theta M_1 + (1 - \theta)(1 - M_0)` with
+          :math:`M_t` the chance that more than half of them are right on an item of class
+          :math:`t` (independently; a tie of an even number left out), what taking the
+          majority as the truth estimates.
+
+        Returns a frame indexed by system and estimand: ``estimate`` (posterior mean),
+        ``lower``, ``upper``.
+        """
+        self._require_draws("estimands")
+        th = self.draws("theta")
+        systems = [str(v) for v in th["system"].values]
+        t = th.values
+        r1, r0 = self.draws("rater_q1").values, self.draws("rater_q0").values
+        single = t * r1.mean(axis=1, keepdims=True) + (1 - t) * (1 - r0.mean(axis=1, keepdims=True))
+        m1 = _majority_positive(r1)[:, None]
+        m0 = _majority_positive(1 - r0)[:, None]  # P(majority says 1 | t = 0)
+        majority = t * m1 + (1 - t) * m0
+        rows = []
+        for j, s in enumerate(systems):
+            for name, x in (
+                ("latent truth", t),
+                ("expected single rater", single),
+                ("majority of the raters", majority),
+            ):
+                est, lo, hi = self._summary(x[:, j], alpha)
+                rows.append(
+                    {"system": s, "estimand": name, "estimate": est, "lower": lo, "upper": hi}
+                )
+        return pd.DataFrame(rows).set_index(["system", "estimand"])
+
+
+def _majority_positive(q: np.ndarray) -> np.ndarray:
+    """P(more than half of the raters say positive), per draw, for raters who each say
+    positive with probability ``q[:, r]`` independently (Poisson-binomial; with an even
+    number of raters a tie is left out: the probability given no tie).
+    """
+    n, R = q.shape
+    dist = np.zeros((n, R + 1))
+    dist[:, 0] = 1.0
+    for r in range(R):
+        nxt = dist * (1 - q[:, r : r + 1])
+        nxt[:, 1:] += dist[:, :-1] * q[:, r : r + 1]
+        dist = nxt
+    above = dist[:, R // 2 + 1 :].sum(axis=1)
+    tie = dist[:, R // 2] if R % 2 == 0 else 0.0
+    return above / (1 - tie)
+
 
 class SeveralRatersItems(ItemStudy):
     """Several human raters' labels, the truth latent (module docstring)."""

@@ -85,17 +85,8 @@ def run(args) -> tuple[str, int]:
 
     df = read_csv(args.ratings, "ratings")
     common = dict(alpha=args.alpha, bootstrap=args.bootstrap, random_seed=args.seed)
-    table = agreement(
-        df,
-        args.item,
-        args.rater,
-        args.value,
-        raters=args.raters,
-        level=args.level,
-        cluster=args.cluster,
-        categories=args.categories,
-        **common,
-    )
+    design = dict(level=args.level, cluster=args.cluster, categories=args.categories)
+    table = agreement(df, args.item, args.rater, args.value, raters=args.raters, **design, **common)
     out = {
         "coefficients": table.to_dict("records"),
         "judges": None,
@@ -109,16 +100,7 @@ def run(args) -> tuple[str, int]:
                 field="judges",
                 value=",".join(args.judges),
             )
-        judges = judge_agreement(
-            df,
-            args.judges,
-            args.raters,
-            item=args.item,
-            level=args.level,
-            cluster=args.cluster,
-            categories=args.categories,
-            **common,
-        )
+        judges = judge_agreement(df, args.judges, args.raters, item=args.item, **design, **common)
         out["judges"] = judges.to_dict("records")
         if len(args.judges) >= 2:
             try:

@@ -176,7 +176,6 @@ class SeveralRatersItems(ItemStudy):
     """Several human raters' labels, the truth latent (module docstring)."""
 
     fit_type = RatersFit
-
     key = "items.raters"
     priority = 5
     sampler = SamplerConfig(target_accept=0.95)
@@ -247,8 +246,6 @@ class SeveralRatersItems(ItemStudy):
 
     def model_spec(self) -> ModelSpec:
         """The latent-truth model (:func:`~judgebayes.models.accuracy.raters_items_model`)."""
-        if self.priors.rater[0] <= 0:  # pragma: no cover - AccuracyPriors checks it
-            raise InputError("priors.rater must be positive", field="priors.rater")
         patterns, counts = self._patterns()
         given = ~np.isnan(patterns)
         x = np.nan_to_num(patterns)

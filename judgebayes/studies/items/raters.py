@@ -300,8 +300,8 @@ class SeveralRatersItems(ItemStudy):
 
 _ONE_LABEL = (
     "takes one label per item as the truth, and with several raters the truth is latent; "
-    "pass truth='majority' to run it on the raters' majority label (its interval is then "
-    "for the majority's rate), or use 'nuts' (the latent-truth model)"
+    "pass truth='majority' (--truth majority) to run it on the raters' majority label (its "
+    "interval is then for the majority's rate), or use 'nuts' (the latent-truth model)"
 )
 for _name in ("closed_form", "exact", "ppi", "ppi_plus_plus", "labels_only", "rogan_gladen"):
     SeveralRatersItems.methods.refuse(_name, f"method {_name!r} {_ONE_LABEL}", field="human")

@@ -28,6 +28,7 @@ MIN_ALPHA = 0.667
 def _rows(study, fit=None, *, alpha: float) -> list[dict]:
     from scipy import stats
 
+    from judgebayes.data.ratings import rating_counts
     from judgebayes.inference import agreement as ag
 
     d = study.data
@@ -35,7 +36,7 @@ def _rows(study, fit=None, *, alpha: float) -> list[dict]:
     if raters is None:
         return []
     codes = np.where(np.isnan(raters), -1, raters).astype(np.int64)
-    counts = ag.rating_counts(codes, 2)
+    counts = rating_counts(codes, 2)
     if (counts.sum(axis=1) >= 2).sum() < 3 or counts.sum(axis=0).min() == 0:
         return []
     est = ag.krippendorff_terms(counts, np.array([0.0, 1.0]), "nominal")

@@ -18,7 +18,7 @@ from judgebayes.data.frames import (
 )
 from judgebayes.errors import InputError
 
-__all__ = ["LEVELS", "Ratings", "ratings_from_frame"]
+__all__ = ["LEVELS", "Ratings", "rating_counts", "ratings_from_frame"]
 
 #: levels of measurement, from unordered categories to numbers with a true zero
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -56,12 +56,8 @@ class Ratings:
 
     @property
     def counts(self) -> np.ndarray:
-        """Item x category counts."""
-        n, q = self.codes.shape[0], len(self.values)
-        counts = np.zeros((n, q))
-        rows, cols = np.nonzero(self.codes >= 0)
-        np.add.at(counts, (rows, self.codes[rows, cols]), 1.0)
-        return counts
+        """Item x category counts (:func:`rating_counts`)."""
+        return rating_counts(self.codes, len(self.values))
 
     def subset(self, raters) -> Ratings:
         """The same items, only the named raters' columns (items left without a rating stay)."""
@@ -76,6 +72,14 @@ class Ratings:
             self.numeric,
             list(self.notes),
         )
+
+
+def rating_counts(codes: np.ndarray, q: int) -> np.ndarray:
+    """Item x category counts from an item x rater array of category codes (-1 = no rating)."""
+    counts = np.zeros((codes.shape[0], q))
+    rows, cols = np.nonzero(codes >= 0)
+    np.add.at(counts, (rows, codes[rows, cols]), 1.0)
+    return counts
 
 
 def ratings_from_frame(

@@ -49,6 +49,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judgebayes.data.ratings import rating_counts
+
 __all__ = [
     "COEFFICIENTS",
     "CoefficientEstimate",
@@ -96,13 +98,6 @@ class CoefficientEstimate:
     terms: np.ndarray
     center: float
     used: np.ndarray
-
-
-def rating_counts(codes: np.ndarray, q: int) -> np.ndarray:
-    """Item x category counts from an item x rater array of category codes (-1 = no rating)."""
-    from judgebayes.data.ratings import Ratings
-
-    return Ratings(codes, np.arange(q), (), np.empty(0), None, "nominal", True).counts
 
 
 def category_weights(values: np.ndarray, level: str) -> np.ndarray:
@@ -172,21 +167,31 @@ def fleiss_family(
     """Fleiss' kappa, Gwet's AC1/AC2, Brennan-Prediger or percent agreement, for each row of
     item weights ``c`` (shape ``(B, n)``; ``None`` = every item once). Returns ``(B,)``.
     """
-    pa, pe = _fleiss_parts(counts, W, chance, _as_weights(c, counts.shape[0]))
+    parts = _item_parts(counts, W)
+    pa, pe = _fleiss_parts(parts, W, chance, _as_weights(c, counts.shape[0]))
     if chance == "percent":
         return pa
     with np.errstate(invalid="ignore", divide="ignore"):
         return (pa - pe) / (1 - pe)
 
 
-def _fleiss_parts(counts, W, chance, c):
+def _item_parts(counts: np.ndarray, W: np.ndarray):
+    """Per item: ratings ``r``, two or more (``ok``), observed agreement ``pa_i`` (0 below
+    two ratings) and category shares ``prop``.
+    """
     r = counts.sum(axis=1)
     ok = r >= 2
-    q = counts.shape[1]
     pa_i = np.where(ok, (_quadratic(counts, W) - r) / np.where(ok, r * (r - 1), 1), 0.0)
+    prop = counts / np.where(r > 0, r, 1)[:, None]
+    return r, ok, pa_i, prop
+
+
+def _fleiss_parts(parts, W, chance, c):
+    """Observed and chance agreement, (B,) each, from :func:`_item_parts`."""
+    _, ok, pa_i, prop = parts
+    q = prop.shape[1]
     with np.errstate(invalid="ignore", divide="ignore"):
         pa = (c @ pa_i) / (c @ ok.astype(float))
-        prop = counts / np.where(r > 0, r, 1)[:, None]
         p = (c @ prop) / c.sum(axis=1, keepdims=True)
     if chance == "fleiss":
         pe = np.einsum("bq,qr,br->b", p, W, p)
@@ -202,18 +207,16 @@ def _fleiss_parts(counts, W, chance, c):
 def fleiss_terms(counts: np.ndarray, W: np.ndarray, chance: str) -> CoefficientEstimate:
     """The estimate and Gwet's linearised item terms for :func:`fleiss_family`."""
     n, q = counts.shape
-    pa, pe = (float(v[0]) for v in _fleiss_parts(counts, W, chance, np.ones((1, n))))
-    r = counts.sum(axis=1)
-    ok = r >= 2
+    parts = _item_parts(counts, W)
+    pa, pe = (float(v[0]) for v in _fleiss_parts(parts, W, chance, np.ones((1, n))))
+    _, ok, pa_i, prop = parts
     n2 = ok.sum()
-    pa_i = np.where(ok, (_quadratic(counts, W) - r) / np.where(ok, r * (r - 1), 1), 0.0)
     if chance == "percent":
         terms = n / n2 * pa_i
         return CoefficientEstimate(pa, pa, 0.0, terms, pa, np.ones(n, bool))
     with np.errstate(invalid="ignore", divide="ignore"):
         kappa = (pa - pe) / (1 - pe)
         k_i = n / n2 * (pa_i - pe * ok) / (1 - pe)
-        prop = counts / np.where(r > 0, r, 1)[:, None]
         p = prop.mean(axis=0)
         if chance == "fleiss":
             pe_i = prop @ ((W @ p + W.T @ p) / 2)

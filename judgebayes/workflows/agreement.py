@@ -13,10 +13,18 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from judgebayes.data.frames import column_names
+from judgebayes.data.frames import (
+    as_pandas,
+    column_names,
+    group_labels,
+    numeric_column,
+    require_column,
+)
 from judgebayes.data.ratings import Ratings, ratings_from_frame
 from judgebayes.errors import InputError
 from judgebayes.inference import agreement as ag
+from judgebayes.inference.registry import check_count, check_seed
+from judgebayes.results import check_alpha
 
 __all__ = ["agreement", "effective_judges", "judge_agreement"]
 
@@ -105,7 +113,7 @@ def agreement(
         categories=categories,
         level=level,
     )
-    _check_level(alpha, bootstrap)
+    _check_level(alpha, bootstrap, random_seed)
     names = _coefficients(coefficients, ratings)
     counts = ratings.counts
     W = ag.category_weights(ratings.values, level)
@@ -160,15 +168,11 @@ def _percentile(values: np.ndarray, alpha: float) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def _check_level(alpha, bootstrap):
-    if not 0 < alpha < 1:
-        raise InputError(f"alpha must be in (0, 1); got {alpha!r}", field="alpha", value=alpha)
-    if not isinstance(bootstrap, int | np.integer) or bootstrap < 0:
-        raise InputError(
-            f"bootstrap must be a whole number >= 0; got {bootstrap!r}",
-            field="bootstrap",
-            value=bootstrap,
-        )
+def _check_level(alpha, bootstrap, random_seed) -> None:
+    """The project's checks of the three settings every function here takes."""
+    check_alpha(alpha)
+    check_count(bootstrap, "bootstrap", 0)
+    check_seed(random_seed)
 
 
 def _coefficients(coefficients, ratings: Ratings) -> tuple[str, ...]:
@@ -317,7 +321,7 @@ def judge_agreement(
             field="judges",
             value=sorted(both)[0],
         )
-    _check_level(alpha, bootstrap)
+    _check_level(alpha, bootstrap, random_seed)
     ratings = ratings_from_frame(
         frame, item, raters=[*hs, *js], cluster=cluster, categories=categories, level=level
     )
@@ -399,8 +403,6 @@ def effective_judges(
         ``mean_correlation``,
         ``effective_judges``, ``lower``, ``upper``, ``n_items``.
     """
-    from judgebayes.data.frames import as_pandas, numeric_column, require_column
-
     df = as_pandas(frame, "frame")
     js = column_names(judges, "judges")
     if len(js) < 2:
@@ -409,7 +411,7 @@ def effective_judges(
             field="judges",
             value=list(js),
         )
-    _check_level(alpha, bootstrap)
+    _check_level(alpha, bootstrap, random_seed)
     for c in js:
         require_column(df, c, "a judge's values", "judges", frame="ratings")
     X = np.column_stack([numeric_column(df[c], c) for c in js])
@@ -434,8 +436,6 @@ def effective_judges(
         )
     groups = np.arange(len(X))
     if cluster is not None:
-        from judgebayes.data.frames import group_labels
-
         require_column(df, cluster, "the cluster id", "cluster", frame="ratings")
         groups = pd.factorize(group_labels(df[cluster], cluster, "cluster")[keep])[0]
     m = len(js)

@@ -83,7 +83,19 @@ def _corners(box):
     return np.array(list(itertools.product(*box)))  # (4, 2): e0, e1
 
 
+#: the quantities that are a rate of a 0/1 human label
+RATES = ("theta", "theta_items", "mu", "mu_items")
+
+
 def _binary_fit(fit) -> None:
+    quantity = getattr(fit, "quantity", None)
+    if quantity not in RATES:
+        raise InputError(
+            f"human_error maps a rate of a 0/1 human label ({', '.join(RATES)}); this fit "
+            f"reports {quantity!r}",
+            field="human_error",
+            value=quantity,
+        )
     scale = (getattr(fit, "info", {}) or {}).get("human_scale")
     if scale is not None and tuple(scale) != (0, 1):
         raise InputError(

@@ -104,3 +104,12 @@ def test_bad_ranges_name_the_field(study_sets, bad):
     with pytest.raises(InputError) as e:
         jb.human_error_interval(fit, bad)
     assert e.value.field == "human_error"
+
+
+def test_a_fit_that_is_not_a_rate_of_a_binary_label_is_refused():
+    multi = jb.AccuracyStudy.from_multiclass_counts(
+        [[40, 5, 5], [4, 42, 4], [6, 6, 38]], [[120, 90, 90]], classes=["a", "b", "c"]
+    ).fit("closed_form")
+    with pytest.raises(InputError, match="prevalence") as e:
+        jb.human_error_interval(multi, 0.05)
+    assert e.value.field == "human_error"

@@ -234,24 +234,27 @@ class SeveralRatersItems(ItemStudy):
         votes = d.votes if d.votes is not None else d.judge[:, None]
         return np.column_stack([votes, d.raters])
 
-    def _patterns(self) -> tuple[np.ndarray, np.ndarray]:
-        """All patterns (P, K) of 0 / 1 / NaN, and each system's count of each (S, P)."""
+    def _patterns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each system's count of each rating pattern (S, P), over all 3^K patterns of
+        positive / negative / silent, and per pattern whether each judge and rater said
+        positive and negative (P, K; both 0 where silent).
+        """
         x = self._ratings()
         k = x.shape[1]
         patterns = np.array(list(itertools.product((0.0, 1.0, np.nan), repeat=k)))
         code = np.where(np.isnan(x), 2, x).astype(np.int64) @ (3 ** np.arange(k)[::-1])
         ns = len(self.systems)
         counts = np.bincount(self.data.system * 3**k + code, minlength=ns * 3**k)
-        return patterns, counts.reshape(ns, 3**k)
+        given = ~np.isnan(patterns)
+        said = np.nan_to_num(patterns)
+        return counts.reshape(ns, 3**k), said * given, (1 - said) * given
 
     def model_spec(self) -> ModelSpec:
         """The latent-truth model (:func:`~judgebayes.models.accuracy.raters_items_model`)."""
-        patterns, counts = self._patterns()
-        given = ~np.isnan(patterns)
-        x = np.nan_to_num(patterns)
+        counts, yes, no = self._patterns()
         d = self.data
         judges = d.judges or (d.columns["judge"],)
-        data = dict(counts=counts, said_yes=x * given, said_no=(1 - x) * given)
+        data = dict(counts=counts, said_yes=yes, said_no=no)
         structure = dict(
             systems=self.systems, judges=judges, raters=d.rater_names, priors=self.priors
         )
@@ -271,10 +274,7 @@ class SeveralRatersItems(ItemStudy):
 
     def _items_draws(self, post, random_seed) -> np.ndarray:
         """P(t = 1 | pattern) per draw, a binomial fill of each pattern's items."""
-        patterns, counts = self._patterns()
-        given = ~np.isnan(patterns)
-        x = np.nan_to_num(patterns)
-        yes, no = x * given, (1 - x) * given
+        counts, yes, no = self._patterns()
         k1 = np.concatenate([post["q1"].values, post["rater_q1"].values], axis=-1)
         k0 = np.concatenate([post["q0"].values, post["rater_q0"].values], axis=-1)
         ll1 = np.log(k1) @ yes.T + np.log1p(-k1) @ no.T  # (c, d, P)

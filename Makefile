@@ -68,9 +68,15 @@ format: $(BIN)/.test
 notebooks: $(BIN)/.test
 	$(BIN)/python notebooks/build.py
 
-# the peers the benchmarks compare against
+# the peers the benchmarks compare against; confseq 0.0.11 has no wheel: it is built from
+# source against the boost-headers wheel with a current pybind11 (its pinned one predates
+# Python 3.12)
 $(BIN)/.bench: $(BIN)/.test
 	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
+	$(BIN)/python -m pip install --quiet boost-headers scikit-build cmake ninja "pybind11>=2.13" multiprocess
+	BOOST=$$($(BIN)/python -c 'import boost_headers, os; print(os.path.join(os.path.dirname(boost_headers.__file__), "include"))'); \
+	  BOOST_ROOT=$$BOOST SKBUILD_CONFIGURE_OPTIONS="-DBoost_INCLUDE_DIR=$$BOOST" \
+	  $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation "confseq==0.0.11"
 	touch $@
 
 bench: $(BIN)/.bench
@@ -82,6 +88,7 @@ bench: $(BIN)/.bench
 	$(BIN)/python benchmarks/panel.py
 	$(BIN)/python benchmarks/split_protocol.py
 	$(BIN)/python benchmarks/large_logs.py
+	$(BIN)/python benchmarks/monitoring.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info

@@ -40,6 +40,10 @@ _EXPORTS: dict[str, str] = {
     "FewClustersWarning": "judgebayes.errors",
     "LabellingWarning": "judgebayes.errors",
     "NotBetterThanChanceWarning": "judgebayes.errors",
+    # evaluation as it runs
+    "monitor": "judgebayes.workflows.monitor",
+    "sequential_decision": "judgebayes.workflows.monitor",
+    "without_replacement": "judgebayes.workflows.monitor",
     # calibration design
     "allocate_calibration": "judgebayes.inference.accuracy.design",
     "optimal_calibration_ratio": "judgebayes.inference.accuracy.design",

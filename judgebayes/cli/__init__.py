@@ -7,7 +7,9 @@ validator panel, :mod:`judgebayes.cli.panel`), ``rank`` (bias-aware Bradley-Terr
 markdown/HTML accuracy report, :mod:`judgebayes.cli.report`), ``demo`` (the main job
 on bundled data) and ``gate`` (exit 1 unless stated claims about corrected rates hold,
 :mod:`judgebayes.cli.gate`), ``scores`` (mean human label from a judge's scores) and
-``agreement`` (agreement between raters, :mod:`judgebayes.cli.agreement`).  Bad input
+``agreement`` (agreement between raters, :mod:`judgebayes.cli.agreement`) and ``monitor``
+(the corrected rate after every period of a growing log, :mod:`judgebayes.cli.monitor`;
+``gate --sequential`` reads claims off it).  Bad input
 prints one line on stderr and exits with status 2.
 
 JSON output (``--format json``)
@@ -45,6 +47,7 @@ SUBCOMMANDS = {
     "gate": "judgebayes.cli.gate",
     "scores": "judgebayes.cli.scores",
     "agreement": "judgebayes.cli.agreement",
+    "monitor": "judgebayes.cli.monitor",
 }
 
 
@@ -75,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             raise CLIError(
                 "judgebayes: choose a command: accuracy, plan, rank, panel, report, demo, "
-                "gate, scores or agreement (see --help)"
+                "gate, scores, agreement or monitor (see --help)"
             )
         from judgebayes.inference.progress import progress_switch
 

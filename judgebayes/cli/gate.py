@@ -1,5 +1,8 @@
 """``judgebayes gate``: exit 1 unless every stated claim is supported (a CI step).
 
+With ``--sequential`` the claims are read off the anytime-valid sequence of a growing log
+(:mod:`judgebayes.cli.monitor`): exit 0 pass, 1 fail, 3 continue.
+
 Exit status 0: every claim supported; 1: at least one not supported, a NUTS fit failed
 its convergence gate, a check of an assumption the fitted model makes flags it, or the
 chosen method refuses these (valid) data; 2: bad input.  Checks of assumptions the model
@@ -26,6 +29,7 @@ from judgebayes.cli.io import (
     seed_arg,
     study_from_args,
 )
+from judgebayes.cli.monitor import add_monitor_options, gate_sequential
 
 __all__ = ["add_parser", "run"]
 
@@ -58,10 +62,21 @@ def add_parser(sub) -> None:
     add_sampler(a)
     a.add_argument("--format", choices=("table", "markdown", "json"), default="table")
     add_quiet(a)
+    seq = a.add_argument_group(
+        "sequential (a growing log looked at after every period: exit 0 pass, 1 fail, 3 continue)"
+    )
+    seq.add_argument(
+        "--sequential",
+        action="store_true",
+        help="read the claims off the anytime-valid sequence of the rate of all items so far",
+    )
+    add_monitor_options(seq)
 
 
 def run(args) -> tuple[str, int]:
     """Run ``judgebayes gate``; returns (stdout, exit status)."""
+    if args.sequential:
+        return gate_sequential(args)
     from judgebayes.inference.nuts import quiet_engine_warnings
     from judgebayes.workflows.gate import check_claims, parse_claim
 

@@ -18,6 +18,7 @@ from judgebayes.datasets.llmbar import (
     llmbar_accuracy_items,
     llmbar_both_orders,
     llmbar_paired_items,
+    llmbar_version_stream,
     load_llmbar_instances,
     load_llmbar_judgments,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "llmbar_accuracy_items",
     "llmbar_both_orders",
     "llmbar_paired_items",
+    "llmbar_version_stream",
     "load_llmbar_instances",
     "load_llmbar_judgments",
     "load_pandalm_pairs",

@@ -19,6 +19,7 @@ __all__ = [
     "llmbar_accuracy_items",
     "llmbar_both_orders",
     "llmbar_paired_items",
+    "llmbar_version_stream",
     "load_llmbar_instances",
     "load_llmbar_judgments",
 ]
@@ -244,3 +245,62 @@ def llmbar_paired_items(
             )
         )
     return pd.concat(out, ignore_index=True)
+
+
+def llmbar_version_stream(
+    *,
+    weeks: int = 16,
+    switch: int = 8,
+    items: int = 200,
+    labels: int = 40,
+    old: str = "ChatGPT-0301",
+    new: str = "ChatGPT",
+    strategy: str = "Vanilla",
+    seed: int = 0,
+    data_dir=None,
+) -> pd.DataFrame:
+    """A weekly log replayed from LLMBar's 419 instances across a judge-version change.
+
+    Each week ``items`` instances are drawn (with replacement) from the instances both
+    versions judged, judged by ``old`` before week ``switch`` and by ``new`` from it on (the
+    two versions' real verdicts on the same instances, original presentation order), and
+    ``labels`` of them, a simple random sample, carry the gold label.  The judges are real;
+    the stream's timing is a replay.  On the plain prompt the newer ChatGPT is less
+    accurate: sensitivity 0.64 -> 0.53 and specificity 0.35 -> 0.29 on "output 1 is
+    better".
+
+    Returns
+    -------
+    DataFrame
+        ``week``, ``subset``, ``idx``, ``version``, ``judge`` (1 = output 1 better),
+        ``human`` (the gold label; blank where unlabelled) and ``truth`` (the gold label on
+        every row, for checking a sequence's coverage).
+    """
+    a = llmbar_accuracy_items(old, strategy, data_dir=data_dir)
+    b = llmbar_accuracy_items(new, strategy, data_dir=data_dir)
+    both = a.merge(b[["subset", "idx", "judge"]], on=["subset", "idx"], suffixes=("_old", ""))
+    both = both.dropna(subset=["judge_old", "judge"]).reset_index(drop=True)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for w in range(weeks):
+        pick = rng.integers(0, len(both), size=items)
+        week = both.iloc[pick].reset_index(drop=True)
+        later = w >= switch
+        verdict = week["judge"] if later else week["judge_old"]
+        human = np.full(items, np.nan)
+        lab = rng.choice(items, size=min(labels, items), replace=False)
+        human[lab] = week["human"].to_numpy(float)[lab]
+        rows.append(
+            pd.DataFrame(
+                {
+                    "week": w,
+                    "subset": week["subset"],
+                    "idx": week["idx"],
+                    "version": new if later else old,
+                    "judge": verdict.to_numpy(float),
+                    "human": human,
+                    "truth": week["human"].to_numpy(float),
+                }
+            )
+        )
+    return pd.concat(rows, ignore_index=True)

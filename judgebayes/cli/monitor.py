@@ -1,0 +1,178 @@
+"""``judgebayes monitor``: the corrected rate after every period of a growing log, valid at
+every look, and an alarm when the judge drifts; and ``judgebayes gate --sequential``.
+
+One CSV file, one row per judged item: ``--judge`` the verdict, ``--human`` the label
+(blank = not labelled; the labelled items of a period a random sample of it, or drawn with
+the probabilities in ``--label-prob``), ``--time`` the period (``--freq W`` buckets
+timestamps into weeks).  Prints one row per period (and system) with the rate of all items
+so far and its anytime-valid bounds, the judge's sensitivity and specificity that period,
+and the drift alarm.
+
+``gate --sequential --time COL --claim 'rate > 0.8'`` reads each claim off the last
+period: exit 0 when every claim has passed, 1 when one has failed, 3 when the data do not
+decide yet (label more and run it again); the sequence holds at every look, so running it
+after every batch keeps the error at most ``1 - --prob``.  A drift alarm is a warning on
+stderr: the sequence stays valid when the judge drifts.
+
+JSON (``--format json``): ``{"alpha": float, "periods": [row, ...], "notes": [str, ...],
+"reference_bounds": {rate: [lower, upper]}}`` with the columns of
+:func:`judgebayes.monitor`; the sequential gate adds ``"claims": [{"claim", "decision"},
+...]`` and ``"decision"``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from judgebayes.cli.io import CLIError, add_common, count_arg, read_csv, render
+
+__all__ = ["add_parser", "gate_sequential", "run"]
+
+_COLUMNS = [
+    ("system", "system"),
+    ("period", "period"),
+    ("n_items", "items"),
+    ("n_labelled", "labels"),
+    ("estimate", "rate so far"),
+    ("lower", "lower"),
+    ("upper", "upper"),
+    ("sensitivity", "sens"),
+    ("specificity", "spec"),
+    ("drift_evidence", "drift evidence"),
+    ("drift", "drift"),
+]
+
+
+def _floor(text: str) -> tuple[str, float]:
+    name, _, value = text.partition("=")
+    try:
+        return name.strip(), float(value)
+    except ValueError:
+        raise CLIError(
+            f"judgebayes: --floor takes rate=value such as sensitivity=0.85; got {text!r}"
+        ) from None
+
+
+def add_monitor_options(a) -> None:
+    """The log's columns and the sequence's settings (``monitor`` and ``gate``)."""
+    a.add_argument("--time", default=None, help="the period column (or timestamps, with --freq)")
+    a.add_argument("--freq", default=None, help="bucket timestamps into periods: D, W, M")
+    a.add_argument(
+        "--label-prob",
+        default=None,
+        dest="label_prob",
+        help="column: each item's probability of being sent for labelling",
+    )
+    a.add_argument(
+        "--floor",
+        action="append",
+        type=_floor,
+        default=None,
+        metavar="RATE=VALUE",
+        help="lowest judge rate you accept, e.g. sensitivity=0.85 (repeatable); the drift "
+        "alarm then tests it instead of the reference periods",
+    )
+    a.add_argument(
+        "--reference",
+        type=count_arg,
+        default=4,
+        help="periods whose judge rates the drift alarm compares against (default 4)",
+    )
+
+
+def add_parser(sub) -> None:
+    """The ``monitor`` subcommand's arguments."""
+    a = sub.add_parser("monitor", help="the corrected rate after every period, valid at every look")
+    a.add_argument("log", help="CSV: one row per judged item, human label blank if unlabelled")
+    a.add_argument("--judge", default="judge", help="verdict column")
+    a.add_argument("--human", default="human", help="human label column")
+    a.add_argument("--system", default=None, help="one sequence per system")
+    a.add_argument("--positive", default=None, help="label value meaning 'correct'")
+    add_monitor_options(a)
+    add_common(a)
+
+
+def _monitor(args, alpha: float):
+    from judgebayes.workflows.monitor import monitor
+
+    if args.time is None:
+        raise CLIError("judgebayes: the log needs --time (the period column)")
+    df = read_csv(args.log if hasattr(args, "log") else args.test, "log")
+    return monitor(
+        df,
+        judge=args.judge,
+        human=args.human,
+        time=args.time,
+        system=args.system,
+        label_prob=args.label_prob,
+        alpha=alpha,
+        freq=args.freq,
+        reference=args.reference,
+        floors=dict(args.floor) if args.floor else None,
+        positive=args.positive,
+    )
+
+
+def _report(table, command: str) -> None:
+    for note in table.attrs["notes"]:
+        print(f"judgebayes {command}: note: {note}", file=sys.stderr)
+    if table["alarm"].any():
+        first = table[table["alarm"]].iloc[0]
+        print(
+            f"judgebayes {command}: warning: the judge drifted ({first['drift']}, alarm at "
+            f"period {first['period']}); the rate's bounds stay valid",
+            file=sys.stderr,
+        )
+
+
+def _payload(table) -> dict:
+    return {
+        "alpha": table.attrs["alpha"],
+        "periods": table.to_dict("records"),
+        "notes": table.attrs["notes"],
+        "reference_bounds": {k: list(v) for k, v in table.attrs["reference_bounds"].items()},
+    }
+
+
+def _columns(table):
+    return [c for c in _COLUMNS if c[0] in table.columns]
+
+
+def run(args) -> tuple[str, int]:
+    """Run ``judgebayes monitor``; returns (stdout, exit status)."""
+    from judgebayes.results import to_json
+
+    table = _monitor(args, args.alpha)
+    _report(table, "monitor")
+    if args.format == "json":
+        return json.dumps(to_json(_payload(table)), indent=2), 0
+    return render(table.to_dict("records"), _columns(table), args.format), 0
+
+
+def gate_sequential(args) -> tuple[str, int]:
+    """``judgebayes gate --sequential``: pass (0), fail (1) or continue (3)."""
+    from judgebayes.results import to_json
+    from judgebayes.workflows.monitor import sequential_decision
+
+    if args.test is None:
+        raise CLIError("judgebayes gate: --sequential reads one CSV log (the test file)")
+    table = _monitor(args, 1.0 - args.prob)
+    _report(table, "gate")
+    claims = []
+    for text in args.claim:
+        d = sequential_decision(table, text)
+        claims.append({"claim": text, "decision": d["decision"].iloc[-1]})
+    decisions = {c["decision"] for c in claims}
+    overall = "fail" if "fail" in decisions else "continue" if "continue" in decisions else "pass"
+    status = {"pass": 0, "fail": 1, "continue": 3}[overall]
+    print(
+        f"judgebayes gate: {overall.upper()}: "
+        + "; ".join(f"{c['claim']}: {c['decision']}" for c in claims)
+        + f" (anytime-valid at {args.prob:g}, after period {table['period'].iloc[-1]})",
+        file=sys.stderr,
+    )
+    if args.format == "json":
+        out = _payload(table) | {"claims": claims, "decision": overall}
+        return json.dumps(to_json(out), indent=2), status
+    return render(claims, [("claim", "claim"), ("decision", "decision")], args.format), status

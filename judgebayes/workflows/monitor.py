@@ -1,0 +1,492 @@
+r"""Evaluation as it runs: anytime-valid rates by period, a drift alarm for the judge, and
+an exact sequence for a fixed set of items labelled in random order.
+
+:func:`monitor` reads a log of judged items with a period column and a few human labels per
+period and returns, after every period, the corrected rate of all items so far with a
+confidence sequence (valid at every look, however often one looks) and an alarm when the
+judge's sensitivity or specificity has changed.  :func:`sequential_decision` reads a claim
+off the last look: pass, fail or continue.  :func:`without_replacement` is the sequence for
+the ``items`` estimand of one fixed set.  The mathematics is in
+:mod:`judgebayes.inference.sequences`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from judgebayes.data.accuracy import normalize_labels
+from judgebayes.data.frames import as_pandas, group_labels, numeric_column, require_column
+from judgebayes.errors import InputError
+from judgebayes.inference import sequences as sq
+from judgebayes.inference.registry import check_count
+from judgebayes.results import check_alpha
+
+__all__ = ["monitor", "sequential_decision", "without_replacement"]
+
+_METHODS = ("asymptotic",)
+
+
+def _periods(col: pd.Series, name: str, freq: str | None) -> tuple[np.ndarray, list]:
+    """Period codes 0..P-1 in time order and their labels.  Numbers and timestamps sort by
+    value, anything else as text; ``freq`` buckets timestamps (``"W"``, ``"D"``, ``"M"``).
+    """
+    if col.isna().any():
+        i = int(np.flatnonzero(col.isna().to_numpy())[0])
+        raise InputError(
+            f"column {name!r} (the time column): {int(col.isna().sum())} row(s) have no "
+            f"period (first at row {i})",
+            field=name,
+            value=None,
+        )
+    if freq is not None:
+        try:
+            stamps = pd.to_datetime(col)
+        except (ValueError, TypeError) as err:
+            raise InputError(
+                f"column {name!r}: freq={freq!r} needs timestamps; {err}", field=name, value=freq
+            ) from None
+        try:
+            col = stamps.dt.to_period(freq)
+        except ValueError:
+            raise InputError(
+                f"freq must be a pandas period frequency such as 'D', 'W' or 'M'; got {freq!r}",
+                field="freq",
+                value=freq,
+            ) from None
+    if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_datetime64_any_dtype(col):
+        codes, labels = pd.factorize(col, sort=True)
+    elif isinstance(col.dtype, pd.PeriodDtype):
+        codes, labels = pd.factorize(col, sort=True)
+    else:
+        text = group_labels(col, name, "period")
+        codes, labels = pd.factorize(text, sort=True)
+    return np.asarray(codes, dtype=np.int64), [str(v) for v in labels]
+
+
+def _verdicts(df: pd.DataFrame, judge: str, positive) -> np.ndarray:
+    f = normalize_labels(df[judge], column=judge, positive=positive).values
+    return f
+
+
+def _labels(df: pd.DataFrame, human: str, positive) -> np.ndarray:
+    return normalize_labels(df[human], column=human, positive=positive).values
+
+
+def monitor(
+    frame,
+    judge: str,
+    human: str,
+    time: str,
+    *,
+    system: str | None = None,
+    label_prob: str | None = None,
+    alpha: float = 0.05,
+    freq: str | None = None,
+    tightest_at: int = 10,
+    reference: int = 4,
+    floors: dict[str, float] | None = None,
+    power_tuning: bool = True,
+    positive=None,
+    method: str = "asymptotic",
+) -> pd.DataFrame:
+    r"""The corrected rate of all items so far after every period, with an anytime-valid
+    confidence sequence, and an alarm when the judge's rates drift.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        One row per judged item (pandas or Polars).
+    judge : str
+        The judge's verdict (0/1 or any spelling :func:`normalize_labels` reads).
+    human : str
+        The human label; blank = not labelled.  Within a period the labelled items must be
+        a random sample of the period's items (or drawn with the probabilities in
+        ``label_prob``).
+    time : str
+        The period (a number, a date, or text that sorts in time order); with ``freq`` a
+        timestamp bucketed into periods.
+    system : str, optional
+        One sequence per system (each at level ``alpha``; the drift alarm pools them).
+    label_prob : str, optional
+        Each item's probability of having been sent for labelling (Bernoulli labelling,
+        e.g. by an active-labelling rule; every item's probability > 0).  Default: a simple
+        random sample of each period, probability :math:`m_t / N_t`.
+    alpha : float
+        The sequence's miscoverage over all looks, and the drift alarm's false-alarm rate
+        over the whole run.
+    freq : str, optional
+        Bucket a timestamp column into periods (``"D"``, ``"W"``, ``"M"``).
+    tightest_at : int
+        The sequence is tuned to be tightest after this many periods (its validity does
+        not depend on it; a factor 10 off costs under 10% of width).
+    reference : int
+        The drift alarm compares the judge's sensitivity and specificity with their values
+        in the first ``reference`` periods (for a rate without a floor).
+    floors : dict, optional
+        The lowest sensitivity and / or specificity you accept, e.g.
+        ``{"sensitivity": 0.85}``: that rate's alarm then sounds once the judge is shown to
+        be below it (over every period), which needs no reference and is much faster.
+    power_tuning : bool
+        Weigh the judge by :math:`\lambda_t` chosen from earlier periods' labels (else 1).
+    positive : optional
+        The positive label value where it is not a usual spelling.
+    method : {"asymptotic"}
+        The prediction-powered Gaussian-mixture sequence (Waudby-Smith et al. 2024).
+
+    Returns
+    -------
+    DataFrame
+        One row per period (and system): ``period``, ``n_items``, ``n_labelled``, ``lam``,
+        ``period_estimate`` (the period's own corrected rate), ``estimate``, ``lower``,
+        ``upper`` (the rate of all items up to this period, anytime-valid),
+        ``sensitivity`` / ``specificity`` (the judge's, on this period's labels),
+        ``drift_evidence`` (the largest betting capital against "the judge's rates have not
+        moved", as a share of its alarm level: it alarms at 1), ``alarm`` and
+        ``drift`` (which rate moved and which way, e.g. ``"sensitivity down"``).
+        ``attrs["reference_bounds"]`` holds the reference rates' exact bounds.
+        ``attrs["notes"]`` counts what was left out and says why.
+
+    Notes
+    -----
+    The sequence is for the rate of the items judged so far, not of a process; it is valid
+    whatever the judge does (drift costs width, not coverage).  Items of a period with
+    fewer than two labels (random-sample design) cannot be corrected there: they are left
+    out of the estimand and counted in the notes.  The drift alarm assumes the labelled
+    items of each period are a random sample (with ``label_prob`` depending on the
+    verdict, the per-period rates are those of the labelled items).  Its false-alarm rate is
+    at most ``alpha`` over the whole run however long it goes
+    (:func:`judgebayes.inference.sequences.drift_alarm`).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import judgebayes as jb
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.binomial(1, 0.6, 2000)
+    >>> f = np.where(y == 1, rng.binomial(1, 0.9, 2000), rng.binomial(1, 0.2, 2000))
+    >>> human = np.where(rng.random(2000) < 0.1, y, np.nan)
+    >>> log = pd.DataFrame({"week": np.repeat(np.arange(10), 200), "judge": f, "human": human})
+    >>> table = jb.monitor(log, judge="judge", human="human", time="week")
+    >>> bool(table["lower"].iloc[-1] < y.mean() < table["upper"].iloc[-1])
+    True
+    """
+    df = as_pandas(frame, "frame")
+    alpha = check_alpha(alpha)
+    tightest_at = check_count(tightest_at, "tightest_at")
+    if method not in _METHODS:
+        raise InputError(
+            f"method must be one of {', '.join(_METHODS)}; got {method!r}",
+            field="method",
+            value=method,
+        )
+    for col, what, field in (
+        (judge, "judge verdicts", "judge"),
+        (human, "human labels", "human"),
+        (time, "periods", "time"),
+        (system, "systems", "system"),
+        (label_prob, "labelling probabilities", "label_prob"),
+    ):
+        if col is not None:
+            require_column(df, col, what, field, frame="log")
+    if len(df) == 0:
+        raise InputError("the frame has no rows", field="frame", value=0)
+    f = _verdicts(df, judge, positive)
+    y = _labels(df, human, positive)
+    period, labels = _periods(df[time], time, freq)
+    notes: list[str] = []
+    missing = np.isnan(f)
+    if missing.any():
+        notes.append(
+            f"{int(missing.sum())} item(s) have no verdict in {judge!r}: left out (the rate "
+            "is of the judged items)"
+        )
+    prob = None
+    if label_prob is not None:
+        prob = numeric_column(df[label_prob], label_prob)
+        bad = ~((prob > 0) & (prob <= 1))
+        if bad[~missing].any():
+            i = int(np.flatnonzero(bad & ~missing)[0])
+            raise InputError(
+                f"column {label_prob!r}: labelling probabilities must lie in (0, 1]; row {i} "
+                f"has {prob[i]!r}",
+                field=label_prob,
+                value=prob[i],
+            )
+    systems = (
+        group_labels(df[system], system, "system").to_numpy()
+        if system is not None
+        else np.full(len(df), "", dtype=object)
+    )
+    reference = check_count(reference, "reference")
+    floors = _floors(floors)
+    drift, bounds = _drift(
+        period[~missing], f[~missing], y[~missing], labels, alpha, reference, floors
+    )
+    if not bounds:
+        notes.append(
+            f"the first {reference} period(s) have no labels: the drift alarm has no reference"
+        )
+    rows = []
+    for name in pd.unique(systems):
+        sel = (systems == name) & ~missing
+        rows.append(
+            _system_table(
+                period[sel],
+                f[sel],
+                y[sel],
+                None if prob is None else prob[sel],
+                labels,
+                alpha,
+                tightest_at,
+                power_tuning,
+                notes,
+                name if system is not None else None,
+            )
+        )
+    table = pd.concat(rows, ignore_index=True)
+    table = table.merge(drift, on="period", how="left")
+    if system is not None:
+        table.insert(0, "system", table.pop("system"))
+    else:
+        table = table.drop(columns="system")
+    table.attrs["notes"] = notes
+    table.attrs["reference_bounds"] = bounds
+    table.attrs["alpha"] = alpha
+    table.attrs["method"] = method
+    return table
+
+
+def _system_table(period, f, y, prob, labels, alpha, tightest_at, power_tuning, notes, name):
+    P = len(labels)
+    est = sq.period_estimates(period, f, y, prob, power_tuning=power_tuning)
+    valid = est["valid"] & (est["n"] > 0)
+    short = (~est["valid"]) & (est["n"] > 0)
+    if short.any():
+        who = f" of system {name!r}" if name is not None else ""
+        notes.append(
+            f"{int(est['n'][short].sum())} item(s){who} in {int(short.sum())} period(s) with "
+            "fewer than two labels are outside the rate (no correction possible there): "
+            + ", ".join(labels[t] for t in np.flatnonzero(short)[:5])
+        )
+    total = np.where(valid, est["total"], 0.0)
+    var = np.where(valid, est["variance"], 0.0)
+    n_in = np.where(valid, est["n"], 0.0)
+    S, V, N = np.cumsum(total), np.cumsum(var), np.cumsum(n_in)
+    first = np.flatnonzero(var > 0)
+    target = tightest_at * var[first[0]] if first.size else 1.0
+    rho2 = sq.tuning(target, alpha)
+    radius = sq.mixture_radius(V, alpha, rho2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        estimate = S / N
+        lower = np.clip((S - radius) / N, 0.0, 1.0)
+        upper = np.clip((S + radius) / N, 0.0, 1.0)
+        period_estimate = np.where(valid, est["total"] / est["n"], np.nan)
+    lower[N == 0] = 0.0
+    upper[N == 0] = 1.0
+    return pd.DataFrame(
+        {
+            "system": name,
+            "period": labels,
+            "n_items": est["n"].astype(int),
+            "n_labelled": est["m"].astype(int),
+            "lam": est["lam"],
+            "period_estimate": period_estimate,
+            "estimate": estimate,
+            "lower": lower,
+            "upper": upper,
+        }
+    ).iloc[:P]
+
+
+def _drift(period, f, y, labels, alpha, reference, floors) -> tuple[pd.DataFrame, dict]:
+    d = sq.drift_alarm(period, f, y, len(labels), alpha, reference, floors=floors)
+    alarm = d["alarm"]
+    table = pd.DataFrame(
+        {
+            "period": labels,
+            "sensitivity": d["sens"],
+            "specificity": d["spec"],
+            "drift_evidence": d["evidence"],
+            "alarm": alarm,
+            "drift": np.where(alarm, d["which"], None),
+        }
+    )
+    return table, d["bounds"]
+
+
+def _floors(floors) -> dict[str, float]:
+    if floors is None:
+        return {}
+    if not isinstance(floors, dict):
+        raise InputError(
+            f"floors must be a dict such as {{'sensitivity': 0.85}}; got {floors!r}",
+            field="floors",
+            value=floors,
+        )
+    out = {}
+    for key, value in floors.items():
+        if key not in ("sensitivity", "specificity"):
+            raise InputError(
+                f"floors: {key!r} is not a rate of the judge; use 'sensitivity' or 'specificity'",
+                field="floors",
+                value=key,
+            )
+        out[key] = check_alpha(value, f"floors[{key!r}]")
+    return out
+
+
+def sequential_decision(table: pd.DataFrame, claim: str) -> pd.DataFrame:
+    """Read a claim about the rate off a :func:`monitor` table at every look: ``pass`` once
+    the sequence lies wholly on the claim's side, ``fail`` once wholly on the other, else
+    ``continue``.  Because the sequence holds at every look at once, stopping at the first
+    decision keeps the error at most the table's ``alpha``.
+
+    ``claim`` is ``"rate > 0.8"`` / ``"rate < 0.2"`` (one system) or ``"<system> > 0.8"``.
+
+    Returns
+    -------
+    DataFrame
+        ``system`` (when the table has systems), ``period``, ``lower``, ``upper`` and
+        ``decision`` for the claim's system.
+    """
+    from judgebayes.workflows.gate import parse_claim
+
+    c = parse_claim(claim)
+    if isinstance(c.rhs, str) or c.kind != "compare":
+        raise InputError(
+            f"a sequential claim compares one rate with a number ('rate > 0.8'); got {claim!r}",
+            field="claim",
+            value=claim,
+        )
+    if "system" in table.columns:
+        sub = table[table["system"] == c.lhs]
+        if sub.empty:
+            raise InputError(
+                f"claim {claim!r}: no system {c.lhs!r} in the table (systems: "
+                f"{', '.join(map(str, pd.unique(table['system'])))})",
+                field="claim",
+                value=c.lhs,
+            )
+    else:
+        if c.lhs != "rate":
+            raise InputError(
+                f"claim {claim!r}: the table has one rate; write it as 'rate {c.op} {c.rhs}'",
+                field="claim",
+                value=c.lhs,
+            )
+        sub = table
+    sub = sub.copy()
+    above, below = sub["lower"] > c.rhs, sub["upper"] < c.rhs
+    yes, no = (above, below) if c.op == ">" else (below, above)
+    decision = np.where(yes, "pass", np.where(no, "fail", "continue"))
+    # the first decision stands: a sequence that has decided is not read again
+    decided = np.flatnonzero(decision != "continue")
+    if decided.size:
+        decision[decided[0] :] = decision[decided[0]]
+    sub["decision"] = decision
+    cols = [c_ for c_ in ("system", "period", "lower", "upper", "decision") if c_ in sub]
+    return sub[cols].reset_index(drop=True)
+
+
+def without_replacement(
+    frame,
+    human: str,
+    *,
+    order: str | None = None,
+    judge: str | None = None,
+    population: int | None = None,
+    alpha: float = 0.05,
+    positive=None,
+) -> pd.DataFrame:
+    r"""An exact confidence sequence for the rate of one fixed set of items, labelled one
+    at a time in random order (the ``items`` estimand, looked at after every label).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Every item of the set, one row each (labelled or not).
+    human : str
+        The human label; blank = not labelled yet.
+    order : str, optional
+        The position at which each labelled item was labelled (default: row order).
+    judge : str, optional
+        The judge's verdict on every item: the sequence then bets on
+        :math:`(Y - f + 1) / 2`, whose mean over the set is known up to the rate
+        (:math:`\theta = \bar f + 2 m - 1`), so an accurate judge narrows it.
+    population : int, optional
+        The number of items in the set (default: the frame's rows; with ``judge`` it must
+        be the frame's rows, every item judged).
+    alpha : float
+        Miscoverage over all looks.
+    positive : optional
+        The positive label value where it is not a usual spelling.
+
+    Returns
+    -------
+    DataFrame
+        ``n_labelled``, ``estimate`` (the labelled items' rate, or the judge-corrected
+        rate), ``lower``, ``upper`` after each label.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import judgebayes as jb
+    >>> y = np.random.default_rng(1).binomial(1, 0.3, 500).astype(float)
+    >>> t = jb.without_replacement(pd.DataFrame({"h": y[:100]}), "h", population=500)
+    >>> bool(t["lower"].iloc[-1] <= y.mean() <= t["upper"].iloc[-1])
+    True
+    """
+    df = as_pandas(frame, "frame")
+    alpha = check_alpha(alpha)
+    require_column(df, human, "human labels", "human", frame="items")
+    y = _labels(df, human, positive)
+    labelled = ~np.isnan(y)
+    if not labelled.any():
+        raise InputError(f"column {human!r} has no labels", field=human, value=None)
+    N = len(df) if population is None else check_count(population, "population")
+    if N < labelled.sum():
+        raise InputError(
+            f"population {N} is smaller than the {int(labelled.sum())} labelled items",
+            field="population",
+            value=N,
+        )
+    idx = np.flatnonzero(labelled)
+    if order is not None:
+        require_column(df, order, "labelling order", "order", frame="items")
+        pos = numeric_column(df[order], order)[idx]
+        if np.isnan(pos).any():
+            raise InputError(
+                f"column {order!r}: a labelled item has no position", field=order, value=None
+            )
+        idx = idx[np.argsort(pos, kind="stable")]
+    if judge is None:
+        x = y[idx]
+        lo, hi = sq.betting_sequence(x, N, alpha)
+        est = np.cumsum(x) / np.arange(1, x.size + 1)
+    else:
+        require_column(df, judge, "judge verdicts", "judge", frame="items")
+        if population is not None and population != len(df):
+            raise InputError(
+                f"with judge=, the frame is the whole set: population {population} differs "
+                f"from its {len(df)} rows",
+                field="population",
+                value=population,
+            )
+        f = _verdicts(df, judge, positive)
+        if np.isnan(f).any():
+            raise InputError(
+                f"column {judge!r}: {int(np.isnan(f).sum())} item(s) have no verdict; the "
+                "judge must have judged every item of the set",
+                field=judge,
+                value=None,
+            )
+        fbar = float(f.mean())
+        x = (y[idx] - f[idx] + 1.0) / 2.0
+        lo_m, hi_m = sq.betting_sequence(x, N, alpha, resolution=2)
+        lo = np.clip(fbar + 2.0 * lo_m - 1.0, 0.0, 1.0)
+        hi = np.clip(fbar + 2.0 * hi_m - 1.0, 0.0, 1.0)
+        est = np.clip(fbar + 2.0 * np.cumsum(x) / np.arange(1, x.size + 1) - 1.0, 0.0, 1.0)
+    return pd.DataFrame(
+        {"n_labelled": np.arange(1, x.size + 1), "estimate": est, "lower": lo, "upper": hi}
+    )

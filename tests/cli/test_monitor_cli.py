@@ -1,0 +1,78 @@
+"""``judgebayes monitor`` and ``judgebayes gate --sequential``: the installed command on a
+simulated weekly log and on the LLMBar judge-version replay (real verdicts), exit statuses
+pass / fail / continue, and bad input as one line with exit 2."""
+
+import json
+
+import numpy as np
+import pytest
+
+from judgebayes.datasets import llmbar_version_stream
+from tests import helpers
+from tests.workflows.test_monitor import running_rate, stream
+
+
+@pytest.fixture(scope="module")
+def log(tmp_path_factory):
+    frame, y = stream(np.random.default_rng(7), weeks=10, drift_at=4)
+    path = tmp_path_factory.mktemp("monitor") / "log.csv"
+    frame.to_csv(path, index=False)
+    return path, running_rate(frame, y)
+
+
+def test_monitor_json_covers_the_running_rate_and_warns_of_drift(log):
+    path, truth = log
+    res = helpers.run(
+        "monitor", path, "--time", "week", "--floor", "sensitivity=0.85", "--format", "json"
+    )
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    lower = np.array([r["lower"] for r in out["periods"]])
+    upper = np.array([r["upper"] for r in out["periods"]])
+    assert np.all((lower <= truth) & (truth <= upper))
+    assert out["reference_bounds"]["sensitivity"] == [0.85, 1.0]
+    assert "the judge drifted (sensitivity down" in res.stderr
+
+
+def test_sequential_gate_exit_statuses(log):
+    path, truth = log  # the rate is about 0.6
+    base = ("gate", path, "--sequential", "--time", "week")
+    ok = helpers.run(*base, "--claim", "rate > 0.5")
+    assert ok.returncode == 0, ok.stderr
+    assert "PASS" in ok.stderr
+    bad = helpers.run(*base, "--claim", "rate > 0.7", "--format", "json")
+    assert bad.returncode == 1, bad.stderr
+    assert json.loads(bad.stdout)["decision"] == "fail"
+    # 0.6 itself cannot be decided: label more and look again
+    undecided = helpers.run(*base, "--claim", f"rate > {truth[-1]:.3f}")
+    assert undecided.returncode == 3, undecided.stderr
+    assert "CONTINUE" in undecided.stderr
+
+
+def test_monitor_reads_the_llmbar_version_replay(tmp_path):
+    frame = llmbar_version_stream(weeks=6, switch=3)
+    path = tmp_path / "llmbar.csv"
+    frame.to_csv(path, index=False)
+    res = helpers.run("monitor", path, "--time", "week", "--format", "json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    truth = running_rate(frame, frame["truth"].to_numpy())
+    for row, t in zip(out["periods"], truth, strict=True):
+        assert row["lower"] <= t <= row["upper"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--time", "when"), "no column 'when'"),
+        (("--floor", "sensitivity"), "--floor takes rate=value"),
+        (("--time", "week", "--floor", "recall=0.8"), "'recall' is not a rate of the judge"),
+        ((), "needs --time"),
+    ],
+)
+def test_monitor_bad_input_is_one_line_and_exit_2(log, args, message):
+    path, _ = log
+    res = helpers.run("monitor", path, *args)
+    assert res.returncode == 2
+    assert message in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1

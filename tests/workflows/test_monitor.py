@@ -1,0 +1,304 @@
+"""Evaluation as it runs: the anytime-valid sequences, the drift alarm and the sequential
+decision, against closed forms, an exact enumeration and streams simulated here (the
+simulator shares no code with the package)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import judgebayes as jb
+from judgebayes.errors import InputError
+from judgebayes.inference import sequences as sq
+
+
+def stream(
+    rng,
+    weeks=20,
+    items=500,
+    labels=40,
+    rate=0.6,
+    sens=0.9,
+    spec=0.8,
+    drift_at=None,
+    sens_after=0.7,
+    rate_slope=0.0,
+):
+    """A log of weekly verdicts with a simple random sample of labels per week.  The true
+    rate may move linearly (``rate_slope`` per week); the judge's sensitivity falls to
+    ``sens_after`` from week ``drift_at`` on.  Returns the frame and the true labels."""
+    week = np.repeat(np.arange(weeks), items)
+    p = np.clip(rate + rate_slope * (week - weeks / 2), 0.02, 0.98)
+    y = (rng.random(week.size) < p).astype(float)
+    s = np.full(week.size, sens)
+    if drift_at is not None:
+        s[week >= drift_at] = sens_after
+    says_yes = np.where(y == 1, rng.random(week.size) < s, rng.random(week.size) > spec)
+    human = np.full(week.size, np.nan)
+    for w in range(weeks):
+        pick = rng.choice(np.flatnonzero(week == w), size=labels, replace=False)
+        human[pick] = y[pick]
+    frame = pd.DataFrame({"week": week, "judge": says_yes.astype(int), "human": human})
+    return frame, y
+
+
+def running_rate(frame, y):
+    """The rate of all items up to each week."""
+    totals = pd.Series(y).groupby(frame["week"].to_numpy()).agg(["sum", "count"])
+    return (totals["sum"].cumsum() / totals["count"].cumsum()).to_numpy()
+
+
+# --------------------------------------------------------------- closed forms
+
+
+def test_mixture_radius_is_the_papers_boundary_and_tuned_where_asked():
+    # Waudby-Smith et al. (2024) eq. 2.8 written out: the two-sided boundary for V = 50
+    V, alpha = 50.0, 0.05
+    rho2 = sq.tuning(V, alpha)
+    expected_rho2 = (-2 * math.log(alpha) + math.log(-2 * math.log(alpha) + 1)) / V
+    assert rho2 == pytest.approx(expected_rho2, rel=1e-14)
+    s = V * rho2 + 1
+    expected = math.sqrt(2 * s / rho2 * math.log(math.sqrt(s) / alpha))
+    assert float(sq.mixture_radius(V, alpha, rho2)) == pytest.approx(expected, rel=1e-14)
+    # tuned at V, the boundary divided by sqrt(V) is smallest near V (within a factor 2)
+    grid = np.geomspace(1, 5000, 400)
+    norm = sq.mixture_radius(grid, alpha, rho2) / np.sqrt(grid)
+    assert V / 2 < grid[np.argmin(norm)] < 2 * V
+
+
+def test_period_estimate_is_the_horvitz_thompson_total_and_its_design_variance():
+    # one period of 6 items, 3 labelled, lambda 1: T = sum f + N/m * sum (y - f)
+    period = np.zeros(6, dtype=np.int64)
+    f = np.array([1, 0, 1, 1, 0, 1], dtype=float)
+    y = np.array([1, np.nan, 0, np.nan, 0, np.nan])
+    est = sq.period_estimates(period, f, y, power_tuning=False)
+    r = np.array([0.0, -1.0, 0.0])
+    assert est["total"][0] == pytest.approx(4 + 6 / 3 * r.sum())
+    assert est["variance"][0] == pytest.approx(36 * (1 - 3 / 6) * np.var(r, ddof=1) / 3)
+    # Bernoulli labelling with known probabilities: sum r / pi and sum (1 - pi) r^2 / pi^2
+    prob = np.full(6, 0.5)
+    est = sq.period_estimates(period, f, y, prob, power_tuning=False)
+    assert est["total"][0] == pytest.approx(4 + r.sum() / 0.5)
+    assert est["variance"][0] == pytest.approx(np.sum(0.5 * r**2 / 0.25))
+
+
+def test_period_estimate_is_design_unbiased_by_enumeration():
+    # every 2-label sample of a 5-item period: the mean of the estimates is the true total
+    from itertools import combinations
+
+    f = np.array([1.0, 1.0, 0.0, 1.0, 0.0])
+    truth = np.array([1.0, 0.0, 0.0, 1.0, 1.0])
+    totals = []
+    for pick in combinations(range(5), 2):
+        y = np.full(5, np.nan)
+        y[list(pick)] = truth[list(pick)]
+        totals.append(sq.period_estimates(np.zeros(5, np.int64), f, y)["total"][0])
+    assert np.mean(totals) == pytest.approx(truth.sum(), abs=1e-12)
+
+
+def test_power_tuning_uses_only_earlier_periods():
+    rng = np.random.default_rng(3)
+    frame, _ = stream(rng, weeks=4, items=100, labels=20)
+    period = frame["week"].to_numpy()
+    f = frame["judge"].to_numpy(float)
+    y = frame["human"].to_numpy(float)
+    lam = sq.period_estimates(period, f, y)["lam"]
+    assert lam[0] == 1.0
+    before = period < 2
+    lab = before & ~np.isnan(y)
+    assert lam[2] == pytest.approx(sq.ppi_lambda(y[lab], f[lab]))
+    # changing week 2's labels does not change week 2's weight
+    y2 = y.copy()
+    y2[(period == 2) & ~np.isnan(y)] = 1.0 - y2[(period == 2) & ~np.isnan(y)]
+    assert sq.period_estimates(period, f, y2)["lam"][2] == lam[2]
+
+
+def test_drift_alarm_capital_is_the_product_of_its_bets_by_hand():
+    # a floor of 0.8 and hits 1, 0, 0: the bets follow the recent rate (memory 2: the mean
+    # moves half-way to each hit), Kelly fraction (0.8 - mu) / (0.8 * 0.2), capped at half
+    # of 1 / (1 - 0.8)
+    period = np.zeros(3, dtype=np.int64)
+    y = np.ones(3)
+    f = np.array([1.0, 0.0, 0.0])
+    d = sq.drift_alarm(period, f, y, 1, 0.05, 1, floors={"sensitivity": 0.8}, memory=2.0)
+    mus = [0.8, 0.9, 0.45]
+    lams = [min(max(0.8 - m, 0) / 0.16, 2.5) for m in mus]
+    capital = np.cumprod([1 + lam * (0.8 - x) for lam, x in zip(lams, [1, 0, 0], strict=True)])
+    assert d["evidence"][0] == pytest.approx(capital.max() * 0.025, rel=1e-12)
+    assert d["which"][0] == "sensitivity down"
+
+
+def test_drift_alarm_reference_bounds_are_clopper_pearson():
+    from scipy import stats
+
+    period = np.r_[np.zeros(50, np.int64), np.ones(50, np.int64)]
+    y = np.ones(100)
+    f = np.r_[np.ones(45), np.zeros(5), np.ones(50)]
+    d = sq.drift_alarm(period, f, y, 2, 0.05, 1)
+    L, U = d["bounds"]["sensitivity"]
+    assert L == pytest.approx(stats.beta.ppf(0.05 / 8, 45, 6))
+    assert U == pytest.approx(stats.beta.ppf(1 - 0.05 / 8, 46, 5))
+    assert "specificity" not in d["bounds"]  # no human negatives
+
+
+def test_betting_sequence_for_binary_values_is_exact_on_the_lattice():
+    # every kept mean is a k / N; the truth stays inside; the ends only move inwards
+    rng = np.random.default_rng(5)
+    pop = (rng.random(200) < 0.3).astype(float)
+    x = rng.permutation(pop)[:150]
+    lo, hi = sq.betting_sequence(x, 200, 0.05)
+    assert np.allclose(lo * 200, np.round(lo * 200)) and np.allclose(hi * 200, np.round(hi * 200))
+    assert np.all(np.diff(lo) >= 0) and np.all(np.diff(hi) <= 0)
+    assert np.all((lo <= pop.mean()) & (pop.mean() <= hi))
+    # after all 200 draws the mean is known exactly (the logical bounds close)
+    lo, hi = sq.betting_sequence(rng.permutation(pop), 200, 0.05)
+    assert lo[-1] == pytest.approx(pop.mean(), abs=1e-12) == hi[-1]
+
+
+# --------------------------------------------------------------- the workflow
+
+
+@pytest.fixture(scope="module")
+def drifting():
+    return stream(np.random.default_rng(11), drift_at=5)
+
+
+def test_monitor_table_reads_the_log(drifting):
+    frame, y = drifting
+    t = jb.monitor(frame, judge="judge", human="human", time="week")
+    assert list(t["period"]) == [str(w) for w in range(20)]
+    assert (t["n_items"] == 500).all() and (t["n_labelled"] == 40).all()
+    truth = running_rate(frame, y)
+    assert np.all((t["lower"] <= truth) & (truth <= t["upper"]))
+    assert not t["alarm"].iloc[:5].any()
+    # with a floor of 0.85 the fall from 0.9 to 0.7 at week 5 is found within a few weeks
+    t = jb.monitor(frame, judge="judge", human="human", time="week", floors={"sensitivity": 0.85})
+    first = int(np.flatnonzero(t["alarm"])[0])
+    assert 5 <= first <= 10
+    assert t["drift"].iloc[first] == "sensitivity down"
+
+
+def test_monitor_per_system_and_with_bernoulli_labelling():
+    rng = np.random.default_rng(12)
+    a, ya = stream(rng, weeks=6, items=300, labels=30, rate=0.7)
+    b, yb = stream(rng, weeks=6, items=300, labels=30, rate=0.4)
+    frame = pd.concat([a.assign(system="A"), b.assign(system="B")], ignore_index=True)
+    t = jb.monitor(frame, judge="judge", human="human", time="week", system="system")
+    assert list(t.columns[:2]) == ["system", "period"]
+    last = t.groupby("system").tail(1).set_index("system")
+    assert last.loc["A", "lower"] <= ya.mean() <= last.loc["A", "upper"]
+    assert last.loc["B", "lower"] <= yb.mean() <= last.loc["B", "upper"]
+    # Bernoulli labelling with the probability each item had
+    c, yc = stream(rng, weeks=6, items=300, labels=0)
+    prob = np.where(c["judge"] == 1, 0.05, 0.2)
+    c["human"] = np.where(rng.random(len(c)) < prob, yc, np.nan)
+    c["p"] = prob
+    t = jb.monitor(c, judge="judge", human="human", time="week", label_prob="p")
+    assert t["lower"].iloc[-1] <= yc.mean() <= t["upper"].iloc[-1]
+
+
+def test_monitor_counts_what_it_leaves_out():
+    rng = np.random.default_rng(13)
+    frame, _ = stream(rng, weeks=4, items=100, labels=20)
+    frame.loc[frame["week"] == 2, "human"] = np.nan  # a week nobody labelled
+    frame.loc[:4, "judge"] = np.nan  # five items the judge did not answer
+    t = jb.monitor(frame, judge="judge", human="human", time="week")
+    notes = " ".join(t.attrs["notes"])
+    assert "5 item(s) have no verdict" in notes
+    assert "100 item(s) in 1 period(s) with fewer than two labels" in notes
+    assert t["estimate"].iloc[2] == t["estimate"].iloc[1]  # week 2 adds nothing
+
+
+def test_monitor_buckets_timestamps():
+    rng = np.random.default_rng(14)
+    frame, _ = stream(rng, weeks=3, items=200, labels=30)
+    frame["at"] = pd.Timestamp("2026-01-05") + pd.to_timedelta(frame["week"] * 7, unit="D")
+    t = jb.monitor(frame, judge="judge", human="human", time="at", freq="W")
+    assert len(t) == 3 and t["period"].iloc[0].startswith("2026-01-05")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"time": "when"}, "time"),
+        ({"alpha": 1.5}, "alpha"),
+        ({"tightest_at": 0}, "tightest_at"),
+        ({"method": "bernstein"}, "method"),
+        ({"label_prob": "zero"}, "zero"),
+        ({"floors": {"recall": 0.8}}, "floors"),
+        ({"floors": {"sensitivity": 1.2}}, "floors['sensitivity']"),
+        ({"reference": 0}, "reference"),
+    ],
+)
+def test_monitor_bad_input_names_the_field(kwargs, field):
+    frame, _ = stream(np.random.default_rng(1), weeks=2, items=50, labels=10)
+    frame["zero"] = 0.0
+    args = {"judge": "judge", "human": "human", "time": "week"} | kwargs
+    with pytest.raises(InputError) as err:
+        jb.monitor(frame, **args)
+    assert err.value.field == field
+
+
+def test_sequential_decision_passes_fails_or_continues(drifting):
+    frame, _ = drifting
+    t = jb.monitor(frame, judge="judge", human="human", time="week")
+    assert jb.sequential_decision(t, "rate > 0.5")["decision"].iloc[-1] == "pass"
+    assert jb.sequential_decision(t, "rate > 0.7")["decision"].iloc[-1] == "fail"
+    d = jb.sequential_decision(t, "rate < 0.6")["decision"]
+    assert d.iloc[0] == "continue"
+    with pytest.raises(InputError, match="one rate"):
+        jb.sequential_decision(t, "A > B")
+
+
+def test_without_replacement_with_and_without_the_judge():
+    rng = np.random.default_rng(21)
+    n = 400
+    y = (rng.random(n) < 0.35).astype(float)
+    f = np.where(y == 1, rng.random(n) < 0.95, rng.random(n) > 0.95).astype(float)
+    order = rng.permutation(n)[:150]
+    human = np.full(n, np.nan)
+    human[order] = y[order]
+    pos = np.full(n, np.nan)
+    pos[order] = np.arange(150)
+    frame = pd.DataFrame({"human": human, "judge": f, "pos": pos})
+    plain = jb.without_replacement(frame, "human", order="pos")
+    powered = jb.without_replacement(frame, "human", order="pos", judge="judge")
+    for t in (plain, powered):
+        assert np.all((t["lower"] <= y.mean()) & (y.mean() <= t["upper"]))
+    # a 95%-accurate judge narrows the sequence
+    width = lambda t: (t["upper"] - t["lower"]).to_numpy()  # noqa: E731
+    assert np.all(width(powered)[50:] < width(plain)[50:])
+
+
+# --------------------------------------------------------------- coverage (slow)
+
+
+def _trajectory_misses(seed, sets, **kw):
+    rng = np.random.default_rng(seed)
+    misses = alarms = 0
+    for _ in range(sets):
+        frame, y = stream(rng, **kw)
+        t = jb.monitor(frame, judge="judge", human="human", time="week")
+        truth = running_rate(frame, y)
+        misses += bool(np.any((t["lower"] > truth) | (truth > t["upper"])))
+        alarms += bool(t["alarm"].any())
+    return misses / sets, alarms / sets
+
+
+@pytest.mark.slow
+def test_no_drift_streams_keep_both_error_rates_over_the_whole_trajectory():
+    # 400 streams of 20 looks; Monte-Carlo sd of a 5% rate sqrt(.05 * .95 / 400) = 0.011,
+    # so a true rate of 5% is above 0.072 with probability < 2.5%
+    miss, alarm = _trajectory_misses(31, 400, rate_slope=0.01)
+    assert miss <= 0.072
+    assert alarm <= 0.072
+
+
+@pytest.mark.slow
+def test_drift_of_the_judge_costs_width_not_coverage():
+    miss, alarm = _trajectory_misses(32, 400, drift_at=5)
+    assert miss <= 0.072
+    assert alarm >= 0.9

@@ -7,13 +7,15 @@
 ``judge_dependence`` and ``self_preference`` (the items design), ``cells`` (panels),
 ``pairs`` and ``channel`` (rankings), ``calibration_transport`` (:mod:`~.transport`)
 and ``monotone_calibration`` (:mod:`~.monotone`) (judge scores), ``label_agreement``
-(:mod:`~.raters`: several human raters).  A new check is one module here, imported below.
+(:mod:`~.raters`: several human raters), ``judge_drift`` (items over time).  A new check
+is one module here, imported below.
 """
 
 from judgebayes.checks import (  # noqa: F401  (each module registers its check)
     cells,
     channel,
     judge_dependence,
+    judge_drift,
     labelling,
     monotone,
     pairs,

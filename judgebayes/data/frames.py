@@ -21,6 +21,7 @@ __all__ = [
     "group_labels",
     "not_scalar",
     "numeric_column",
+    "period_codes",
     "require_column",
 ]
 
@@ -170,3 +171,43 @@ def require_column(df, col, what: str, field: str, frame: str = "items") -> None
             field=field,
             value=col,
         )
+
+
+def period_codes(col: pd.Series, name: str, freq: str | None) -> tuple[np.ndarray, list]:
+    """Period codes 0..P-1 in time order and their labels (as text).
+
+    Numbers and timestamps sort by value, anything else as text; ``freq`` buckets
+    timestamps (``"W"``, ``"D"``, ``"M"``).  A blank period, or ``freq`` on a column that
+    is not timestamps, is an :class:`InputError` naming the column.
+    """
+    if col.isna().any():
+        i = int(np.flatnonzero(col.isna().to_numpy())[0])
+        raise InputError(
+            f"column {name!r} (the time column): {int(col.isna().sum())} row(s) have no "
+            f"period (first at row {i})",
+            field=name,
+            value=None,
+        )
+    if freq is not None:
+        try:
+            stamps = pd.to_datetime(col)
+        except (ValueError, TypeError) as err:
+            raise InputError(
+                f"column {name!r}: freq={freq!r} needs timestamps; {err}", field=name, value=freq
+            ) from None
+        try:
+            col = stamps.dt.to_period(freq)
+        except ValueError:
+            raise InputError(
+                f"freq must be a pandas period frequency such as 'D', 'W' or 'M'; got {freq!r}",
+                field="freq",
+                value=freq,
+            ) from None
+    if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_datetime64_any_dtype(col):
+        codes, labels = pd.factorize(col, sort=True)
+    elif isinstance(col.dtype, pd.PeriodDtype):
+        codes, labels = pd.factorize(col, sort=True)
+    else:
+        text = group_labels(col, name, "period")
+        codes, labels = pd.factorize(text, sort=True)
+    return np.asarray(codes, dtype=np.int64), [str(v) for v in labels]

@@ -42,6 +42,7 @@ from judgebayes.data.frames import (
     group_labels,
     not_scalar,
     numeric_column,
+    period_codes,
     require_column,
 )
 from judgebayes.errors import InputError
@@ -418,6 +419,8 @@ def items_from_frame(
     design_columns: str | list[str] | None = None,
     labelled_by: str | list[str] | dict | None = None,
     truth: str = "latent",
+    time: str | None = None,
+    freq: str | None = None,
 ) -> ItemData:
     """Validate one item frame (module docstring) into :class:`ItemData`.
 
@@ -473,6 +476,14 @@ def items_from_frame(
         Columns the labelling followed: the strata are crossed with their quintiles
         (``{"length": 10}``: deciles; categories as they are), so that labelling at random
         within the new cells is what every method assumes.
+
+    time, freq : str, optional
+        The period each item was judged in (a number, a date, or text that sorts in time
+        order); ``freq`` (``"D"``, ``"W"``, ``"M"``) buckets timestamps into periods.  The
+        periods are then the strata (labels drawn at random within each period): every
+        method estimates each period and pools them, and the Bayesian engine lets the
+        judge's rates and the rate walk from period to period
+        (:class:`~judgebayes.studies.items.over_time.OverTimeItems`).
 
     Raises
     ------
@@ -536,7 +547,21 @@ def items_from_frame(
     n_missing = np.bincount(
         sys_codes[~keep], weights=None if mult is None else mult[~keep], minlength=len(systems)
     ).astype(np.int64)
-    if labelled_by is None:
+    if time is not None:
+        require_column(items, time, "the time column", "time")
+        if stratum is not None or labelled_by is not None:
+            given = "stratum" if stratum is not None else "labelled_by"
+            raise InputError(
+                f"time= and {given}= together: with time= the periods are the strata (labels "
+                "drawn at random within each period); give one of them",
+                field=given,
+                value=stratum if stratum is not None else labelled_by,
+            )
+        codes, labels = period_codes(items[time], time, freq)
+        str_codes, strata = codes, tuple(labels)
+    elif freq is not None:
+        raise InputError("freq= buckets the time= column; give time=", field="freq", value=freq)
+    elif labelled_by is None:
         str_codes, strata = _codes(items, stratum, "stratum")
     else:
         by = _strata_by(items, stratum, labelled_by, keep)
@@ -650,6 +675,7 @@ def items_from_frame(
         strata=strata,
         n_missing=n_missing,
         columns={k: c for k, c in roles.items() if k != "count"}
+        | {"time": time}
         | ({"order": order} if isinstance(order, str) else {}),
         rows=rows(items.index.to_numpy()),
         votes=None if len(judges) == 1 else rows(vmat),

@@ -56,6 +56,7 @@ from scipy import signal, stats
 __all__ = [
     "betting_sequence",
     "drift_alarm",
+    "drift_pvalue",
     "mixture_radius",
     "period_estimates",
     "ppi_lambda",
@@ -366,3 +367,33 @@ def drift_alarm(
     out["which"] = which
     out["bounds"] = bounds
     return out
+
+
+def drift_pvalue(
+    period: np.ndarray,
+    f: np.ndarray,
+    y: np.ndarray,
+    n_periods: int,
+    reference: int,
+    *,
+    floors: dict[str, float] | None = None,
+) -> float:
+    r"""The smallest ``alpha`` at which :func:`drift_alarm` sounds by the last period (an
+    anytime-valid p-value of "the judge's rates did not move"; 1 when it never would).
+
+    The alarm is monotone in ``alpha`` (a smaller one widens the reference bounds and
+    raises the capitals' bar), so the value is found by bisection on :math:`\log \alpha`.
+    """
+
+    def sounds(a: float) -> bool:
+        return bool(drift_alarm(period, f, y, n_periods, a, reference, floors=floors)["alarm"][-1])
+
+    if not sounds(0.999):
+        return 1.0
+    lo, hi = math.log(1e-12), math.log(0.999)
+    if sounds(math.exp(lo)):
+        return 1e-12
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if sounds(math.exp(mid)) else (mid, hi)
+    return float(math.exp(hi))

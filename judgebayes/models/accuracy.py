@@ -79,6 +79,7 @@ __all__ = [
     "binary_accuracy_model",
     "clustered_items_model",
     "items_accuracy_model",
+    "items_dynamic_model",
     "multi_judge_items_model",
     "multiclass_accuracy_model",
     "raters_items_model",
@@ -142,6 +143,12 @@ class AccuracyPriors:
         are 1/2 + 1/2 x Beta(alpha, beta), above chance (what makes
         the truth, not its mirror, the latent class); (2, 1) has mean 0.83 and puts 90% of
         its mass above 0.61, a labeller who is mostly right without saying how right.
+    walk_step : float
+        Items over time (:func:`items_dynamic_model`): half-normal scale of the random
+        walk's step per period, of the judge's logit sensitivity and specificity and of
+        each system's logit rate.  0.5 lets a judge's sensitivity fall from 0.9 to 0.7
+        (1.35 logits) within a few periods and keeps a steady judge's periods pooled;
+        the first period's logits take ``strata_mu`` (judge) and ``cluster_mu`` (rate).
     """
 
     theta: tuple[float, float] = (1.0, 1.0)
@@ -157,6 +164,7 @@ class AccuracyPriors:
     coef_sd: float = 1.0
     judge_sigma: float = 1.0
     rater: tuple[float, float] = (2.0, 1.0)
+    walk_step: float = 0.5
 
     def __post_init__(self):
         for name in ("theta", "q0", "q1", "theta_cal", "strata_mu", "rater"):
@@ -173,6 +181,7 @@ class AccuracyPriors:
             or self.prevalence <= 0
             or self.cluster_mu[1] <= 0
             or self.cluster_sigma <= 0
+            or self.walk_step <= 0
             or not self.coef_sd > 0
             or not self.judge_sigma > 0
         ):
@@ -503,6 +512,85 @@ def items_accuracy_model(
             q0, q1 = _pooled_judge_rates(priors, cells)
         else:
             q0, q1 = _judge_rates(priors, better_than_chance, dims=cells)
+        p = th * q1 + (1 - th) * (1 - q0)
+        pm.Deterministic("theta", (w * th).sum(axis=1), dims="system")
+        _judged_and_labelled(d, p, th, q0 + 0 * th, q1 + 0 * th, cells)
+    return model
+
+
+def _walk(name: str, start: tuple[float, float], step: float, shape_dims, dims):
+    r"""A Gaussian random walk on the logit scale over the last of ``dims`` (periods),
+    non-centred: :math:`\eta_1 \sim N(\mu, s)`, :math:`\eta_t = \eta_{t-1} + \sigma
+    z_t`, :math:`\sigma \sim \text{HalfNormal}(\text{step})`, :math:`z_t \sim N(0, 1)`.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    first = pm.Normal(f"{name}_start", start[0], start[1], dims=shape_dims)
+    sigma = pm.HalfNormal(f"{name}_step", step)
+    z = pm.Normal(f"{name}_z", 0.0, 1.0, dims=dims)
+    moves = pt.concatenate([pt.zeros_like(z[..., :1]), pt.cumsum(z[..., 1:], axis=-1)], axis=-1)
+    if shape_dims is None:
+        return first + sigma * moves
+    return first[..., None] + sigma * moves
+
+
+def items_dynamic_model(
+    k: np.ndarray,
+    n: np.ndarray,
+    tp: np.ndarray,
+    m1: np.ndarray,
+    tn: np.ndarray,
+    m0: np.ndarray,
+    share: np.ndarray,
+    *,
+    systems: tuple[str, ...],
+    strata: tuple[str, ...],
+    priors: AccuracyPriors | None = None,
+) -> pm.Model:
+    r"""The items design over time: the judge's rates and each system's rate walk from one
+    period to the next.
+
+    Periods :math:`t = 1..T` (the ``stratum`` coordinate), the counts of
+    :func:`items_accuracy_model` per (system, period), and
+
+    .. math::
+        \operatorname{logit} q_{1,t} = a_1 + \sigma_1 \textstyle\sum_{u=2}^{t} z_{1,u},\quad
+        \operatorname{logit} q_{0,t} = a_0 + \sigma_0 \textstyle\sum_{u=2}^{t} z_{0,u},
+
+        \operatorname{logit} \theta_{st} = b_s + \sigma_\theta
+        \textstyle\sum_{u=2}^{t} z_{s,u},\qquad
+        z \sim N(0, 1),\ \sigma \sim \text{HalfNormal}(\text{walk\_step}),
+
+    :math:`a \sim N(\text{strata\_mu})`, :math:`b_s \sim N(\text{cluster\_mu})`; one judge
+    for every system (its rates shared across systems within a period), the likelihood
+    of :func:`items_accuracy_model` in each (system, period) cell, and
+    :math:`\theta_s = \sum_t \pi_{st} \theta_{st}` the rate over all periods.  A period
+    with few labels borrows from its neighbours as much as the learnt step allows; a
+    judge that does not move has :math:`\sigma \to 0` and one set of rates.
+
+    Returns
+    -------
+    pm.Model
+        ``theta`` (system), ``theta_stratum`` (system, period), ``q0``, ``q1`` (period),
+        and the walks' ``*_start``, ``*_step``, ``*_z``.
+    """
+    import pymc as pm
+
+    priors = priors or AccuracyPriors()
+    shape = (len(systems), len(strata))
+    cells = ("system", "stratum")
+    coords = {"system": list(systems), "stratum": list(strata)}
+    with pm.Model(coords=coords) as model:
+        d = _count_data(shape, cells, k=k, n=n, tp=tp, m1=m1, tn=tn, m0=m0)
+        w = pm.Data("share", np.asarray(share, dtype=float).reshape(shape), dims=cells)
+        eta = _walk("rate", priors.cluster_mu, priors.walk_step, "system", cells)
+        th = pm.Deterministic("theta_stratum", pm.math.sigmoid(eta), dims=cells)
+        e1 = _walk("q1", priors.strata_mu, priors.walk_step, None, "stratum")
+        e0 = _walk("q0", priors.strata_mu, priors.walk_step, None, "stratum")
+        q1 = pm.Deterministic("q1", pm.math.sigmoid(e1), dims="stratum")
+        q0 = pm.Deterministic("q0", pm.math.sigmoid(e0), dims="stratum")
+        q0, q1 = q0[None, :], q1[None, :]
         p = th * q1 + (1 - th) * (1 - q0)
         pm.Deterministic("theta", (w * th).sum(axis=1), dims="system")
         _judged_and_labelled(d, p, th, q0 + 0 * th, q1 + 0 * th, cells)

@@ -53,6 +53,9 @@ Problems (:data:`PROBLEMS`):
 ``items_judges``
     several judges on the same items (the latent-class model, judges independent given
     the truth).
+``items_over_time``
+    the items design over six periods: random walks on the judge's logit sensitivity and
+    specificity and on the logit rate (the dynamic model's own prior).
 ``scores``
     a judge that gives scores: the ordinal model of the human level given the score, with
     partially pooled system offsets.
@@ -553,6 +556,37 @@ def _scores(n: int = 150, labelled: int = 60, systems: int = 3, levels: int = 5)
     return draw
 
 
+def _items_over_time(weeks: int = 6, n: int = 150, labelled: int = 25) -> Callable:
+    """Drawn from the dynamic model's prior (:func:`items_dynamic_model`): random walks on
+    the judge's logit rates and the rate over ``weeks`` periods.
+    """
+
+    def draw(rng) -> SBCDataset:
+        pr = items_priors()
+
+        def walk(start, size=None):
+            step = abs(rng.normal(0, pr.walk_step))
+            first = rng.normal(*start, size=size)
+            z = rng.normal(size=(weeks,) if size is None else (size, weeks))
+            z[..., 0] = 0.0
+            return expit(np.asarray(first)[..., None] + step * np.cumsum(z, axis=-1)), step
+
+        theta, _ = walk(pr.cluster_mu, size=1)
+        q1, _ = walk(pr.strata_mu)
+        q0, _ = walk(pr.strata_mu)
+        frame = pd.concat(
+            [
+                _items_frame(rng, theta[0, w], q0[w], q1[w], n, labelled).assign(week=w)
+                for w in range(weeks)
+            ]
+        )
+        study = AccuracyStudy.from_items(frame, judge="j0", time="week", estimand="process")
+        truth = {"theta_stratum": theta, "q0": q0, "q1": q1}
+        return SBCDataset(study.model_spec(), truth)
+
+    return draw
+
+
 PROBLEMS: dict[str, tuple[Callable[..., SBCDataset], str]] = {
     "binary_random": (_binary("random"), "n = 200 judged, 40 labelled at random"),
     "binary_shifted": (_binary("shifted"), "n = 200 judged, 40 labelled from a shifted rate"),
@@ -577,6 +611,10 @@ PROBLEMS: dict[str, tuple[Callable[..., SBCDataset], str]] = {
         "12 prompts x 20 responses, 4 labelled per prompt, one judge",
     ),
     "items_judges": (_items_judges(), "300 items, 40 labelled, 3 judges (latent class)"),
+    "items_over_time": (
+        _items_over_time(),
+        "6 weeks x 150 items, 25 labelled a week, the judge's rates and the rate walking",
+    ),
     "scores": (
         _scores(),
         "3 systems x 150 rows, 60 labelled each, a 1-10 judge, Likert 1-5 labels (ordinal)",

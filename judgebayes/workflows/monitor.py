@@ -16,7 +16,13 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.accuracy import normalize_labels
-from judgebayes.data.frames import as_pandas, group_labels, numeric_column, require_column
+from judgebayes.data.frames import (
+    as_pandas,
+    group_labels,
+    numeric_column,
+    period_codes,
+    require_column,
+)
 from judgebayes.errors import InputError
 from judgebayes.inference import sequences as sq
 from judgebayes.inference.registry import check_count
@@ -25,43 +31,6 @@ from judgebayes.results import check_alpha
 __all__ = ["monitor", "sequential_decision", "without_replacement"]
 
 _METHODS = ("asymptotic",)
-
-
-def _periods(col: pd.Series, name: str, freq: str | None) -> tuple[np.ndarray, list]:
-    """Period codes 0..P-1 in time order and their labels.  Numbers and timestamps sort by
-    value, anything else as text; ``freq`` buckets timestamps (``"W"``, ``"D"``, ``"M"``).
-    """
-    if col.isna().any():
-        i = int(np.flatnonzero(col.isna().to_numpy())[0])
-        raise InputError(
-            f"column {name!r} (the time column): {int(col.isna().sum())} row(s) have no "
-            f"period (first at row {i})",
-            field=name,
-            value=None,
-        )
-    if freq is not None:
-        try:
-            stamps = pd.to_datetime(col)
-        except (ValueError, TypeError) as err:
-            raise InputError(
-                f"column {name!r}: freq={freq!r} needs timestamps; {err}", field=name, value=freq
-            ) from None
-        try:
-            col = stamps.dt.to_period(freq)
-        except ValueError:
-            raise InputError(
-                f"freq must be a pandas period frequency such as 'D', 'W' or 'M'; got {freq!r}",
-                field="freq",
-                value=freq,
-            ) from None
-    if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_datetime64_any_dtype(col):
-        codes, labels = pd.factorize(col, sort=True)
-    elif isinstance(col.dtype, pd.PeriodDtype):
-        codes, labels = pd.factorize(col, sort=True)
-    else:
-        text = group_labels(col, name, "period")
-        codes, labels = pd.factorize(text, sort=True)
-    return np.asarray(codes, dtype=np.int64), [str(v) for v in labels]
 
 
 def _verdicts(df: pd.DataFrame, judge: str, positive) -> np.ndarray:
@@ -193,7 +162,7 @@ def monitor(
         raise InputError("the frame has no rows", field="frame", value=0)
     f = _verdicts(df, judge, positive)
     y = _labels(df, human, positive)
-    period, labels = _periods(df[time], time, freq)
+    period, labels = period_codes(df[time], time, freq)
     notes: list[str] = []
     missing = np.isnan(f)
     if missing.any():

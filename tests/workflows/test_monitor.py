@@ -276,12 +276,12 @@ def test_without_replacement_with_and_without_the_judge():
 # --------------------------------------------------------------- coverage (slow)
 
 
-def _trajectory_misses(seed, sets, **kw):
+def _trajectory_misses(seed, sets, floors=None, **kw):
     rng = np.random.default_rng(seed)
     misses = alarms = 0
     for _ in range(sets):
         frame, y = stream(rng, **kw)
-        t = jb.monitor(frame, judge="judge", human="human", time="week")
+        t = jb.monitor(frame, judge="judge", human="human", time="week", floors=floors)
         truth = running_rate(frame, y)
         misses += bool(np.any((t["lower"] > truth) | (truth > t["upper"])))
         alarms += bool(t["alarm"].any())
@@ -295,10 +295,15 @@ def test_no_drift_streams_keep_both_error_rates_over_the_whole_trajectory():
     miss, alarm = _trajectory_misses(31, 400, rate_slope=0.01)
     assert miss <= 0.072
     assert alarm <= 0.072
+    # a floor at the judge's true sensitivity is the hardest null for its capital
+    _, alarm = _trajectory_misses(33, 400, floors={"sensitivity": 0.9})
+    assert alarm <= 0.072
 
 
 @pytest.mark.slow
 def test_drift_of_the_judge_costs_width_not_coverage():
-    miss, alarm = _trajectory_misses(32, 400, drift_at=5)
+    # 0.9 -> 0.7 at week 5 of 20; with a floor of 0.85 benchmarks/monitoring.py found it
+    # by week 30 in 1000 of 1000 streams (90% within 6 weeks of the change)
+    miss, alarm = _trajectory_misses(32, 400, floors={"sensitivity": 0.85}, drift_at=5)
     assert miss <= 0.072
-    assert alarm >= 0.9
+    assert alarm >= 0.95

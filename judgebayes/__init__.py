@@ -44,6 +44,8 @@ _EXPORTS: dict[str, str] = {
     "monitor": "judgebayes.workflows.monitor",
     "sequential_decision": "judgebayes.workflows.monitor",
     "without_replacement": "judgebayes.workflows.monitor",
+    "label_next": "judgebayes.workflows.label_next",
+    "active_estimate": "judgebayes.workflows.label_next",
     # calibration design
     "allocate_calibration": "judgebayes.inference.accuracy.design",
     "optimal_calibration_ratio": "judgebayes.inference.accuracy.design",

@@ -286,15 +286,37 @@ class ItemStudy(Study):
         )
         return out
 
-    def next_to_label(self, k: int, random_seed: int | None = None):
+    def next_to_label(
+        self,
+        k: int,
+        random_seed: int | None = None,
+        *,
+        uncertainty=None,
+        cost=None,
+        mix: float | None = None,
+    ):
         """The ``k`` unlabelled items to send to humans next (frame index labels).
 
-        Chosen for what they do to the estimand's uncertainty, not for how unsure the
-        judge is about each item: the allocation of :meth:`plan` (greedy Neyman across
-        systems, strata and verdicts) decides how many come from each cell, and items
-        are drawn at random within a cell, which keeps the design one that selects on
-        observed verdicts and strata only, so every estimator here stays valid.
+        Without ``uncertainty``: chosen for what they do to the estimand's uncertainty,
+        not for how unsure the judge is about each item: the allocation of :meth:`plan`
+        (greedy Neyman across systems, strata and verdicts) decides how many come from
+        each cell, and items are drawn at random within a cell, which keeps the design one
+        that selects on observed verdicts and strata only, so every estimator here stays
+        valid.
+
+        With ``uncertainty`` (a Series indexed like the frame: the judge's probability or
+        score, the spread of several judges or runs) and optionally ``cost`` (a Series:
+        each item's labelling cost, ``k`` then in cost units): each unlabelled item gets
+        a probability of being labelled, higher where the judge errs more per unit cost,
+        mixed with uniform (``mix``, default the best predicted), and one Bernoulli draw
+        each picks them (:func:`judgebayes.label_next`); it then returns that function's
+        frame, indexed by the judged rows: ``prob`` (1 for the labelled), ``label_now``,
+        ``weight``, and ``attrs`` mix, expected labels, predicted widths.  Read the rounds back
+        with :func:`judgebayes.active_estimate`, which keeps the estimate unbiased; the
+        study's own methods assume labels at random within cells and do not apply to it.
         """
+        if uncertainty is not None or cost is not None:
+            return self._next_by_uncertainty(k, random_seed, uncertainty, cost, mix)
         k = check_count(k, "k")
         d = self.data
         unl = ~d.labelled
@@ -316,6 +338,57 @@ class ItemStudy(Study):
                     chosen.append(rng.choice(pool, int(n), replace=False))
         pos = np.sort(np.concatenate(chosen)) if chosen else np.array([], np.int64)
         return pd.Index(d.rows[pos])
+
+    def _next_by_uncertainty(self, k, random_seed, uncertainty, cost, mix):
+        from judgebayes.workflows.label_next import design_round
+
+        d = self.data
+        if d.n_judges > 1:
+            raise InputError(
+                "next_to_label(uncertainty=...) takes one judge's verdicts; with several "
+                "judges give their disagreement as the uncertainty of one of them",
+                field="uncertainty",
+                value=None,
+            )
+
+        def aligned(x, name):
+            if x is None:
+                return None
+            if isinstance(x, pd.Series):
+                out = x.reindex(d.rows).to_numpy(dtype=float)
+            else:
+                out = np.asarray(x, dtype=float)
+                if out.shape != (len(d.rows),):
+                    raise InputError(
+                        f"{name} must be a Series indexed like the frame, or one value per "
+                        f"judged row ({len(d.rows)}); got shape {out.shape}",
+                        field=name,
+                        value=out.shape,
+                    )
+            if np.isnan(out).any():
+                raise InputError(
+                    f"{name}: {int(np.isnan(out).sum())} judged item(s) have no value",
+                    field=name,
+                    value=None,
+                )
+            return out
+
+        u, c = aligned(uncertainty, "uncertainty"), aligned(cost, "cost")
+        if c is not None and not np.all(c > 0):
+            raise InputError("cost: every cost must be > 0", field="cost", value=float(c.min()))
+        if isinstance(k, bool) or not isinstance(k, int | float) or not k > 0:
+            raise InputError(f"k must be a positive number; got {k!r}", field="k", value=k)
+        rng = np.random.default_rng(check_seed(random_seed))
+        groups = d.system * 2 + d.judge.astype(np.int64)
+        r = design_round(d.judge, d.human, u, float(k), cost=c, mix=mix, groups=groups, rng=rng)
+        out = pd.DataFrame(
+            {"prob": r["prob"], "label_now": r["new"], "weight": 1.0 / r["prob"]},
+            index=pd.Index(d.rows),
+        )
+        out.attrs.update(
+            {k_: r[k_] for k_ in ("mix", "expected_labels", "width_now", "width_next")}
+        )
+        return out
 
     # --------------------------------------------------------------- the Bayesian model
     def model_spec(self):

@@ -1,0 +1,133 @@
+"""Which items to label next, on real judges: labels needed for a 0.10-wide 95% interval,
+active (the judge's uncertainty) against uniform labelling, with coverage.
+
+LLMBar: GPT-4's verdict ("output 1 is better", plain prompt) on the 419 instances of the
+natural and adversarial subsets; uncertainty = the share of its 14 other prompting
+strategies that pick the other output (repeated runs of one judge); the truth is the gold
+label.  HANNA: a judge LLM's mean rating over its four Eval-Prompts on the stories it
+rated, uncertainty = the spread of those four ratings, the truth the three humans' mean
+rating (1-5), on one criterion.
+
+Each draw: a first round of 20% of the budget (at least 30 labels) at random, then the
+rest in one round drawn by ``label_next`` (uncertainty-driven, mixed with uniform at the
+predicted-best share) or uniformly (``mix=1``), both read by ``active_estimate``; beside
+them ppi_py's PPI++ on the same number of uniform labels (its interval is for the process
+mean, so wider).  The
+estimand is the mean over the N items, known here.
+
+    python benchmarks/active_labelling.py [--draws 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import judgebayes as jb
+from judgebayes.datasets import hanna_scores
+from judgebayes.workflows.label_next import design_round
+
+
+def llmbar() -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """GPT-4's plain-prompt verdict; uncertainty = the share of its 14 other prompting
+    strategies (CoT, Swap, Metrics, Reference, Rating, few-shot, ...) that pick the other
+    output: repeated runs of one judge."""
+    d = jb.datasets.load_llmbar_judgments()
+    g = d[d["evaluator"] == "GPT-4"]
+    w = g.pivot_table(index=["subset", "idx"], columns="strategy", values="winner_orig_order")
+    w = w[w["Vanilla"].notna()]
+    gold = g.groupby(["subset", "idx"])["label"].first().loc[w.index]
+    base = w["Vanilla"]
+    others = w.drop(columns=["Vanilla"])
+    differ = others.apply(lambda c: (c != base) & c.notna())
+    u = differ.sum(axis=1) / others.notna().sum(axis=1)
+    f = (base == 1).to_numpy(float)
+    y = (gold == 1).to_numpy(float)
+    return f, y, u.to_numpy(float), f"LLMBar (GPT-4, {len(f)} pairs)"
+
+
+def hanna(judge: str = "Mistral-7B", criterion: str = "CH") -> tuple:
+    cols = [hanna_scores(criterion, (judge,), prompt=p).set_index("story_id") for p in (1, 2, 3, 4)]
+    scores = pd.concat([c[judge] for c in cols], axis=1).dropna()
+    human = cols[0].loc[scores.index, "human_mean"].to_numpy(float)
+    f = scores.mean(axis=1).to_numpy(float)
+    u = scores.std(axis=1).to_numpy(float)
+    return f, human, u, f"HANNA ({judge}, {criterion}, {len(f)} stories, mean rating 1-5)"
+
+
+def one_draw(f, y, u, n, rng, active: bool):
+    N = f.size
+    yy, rd = np.full(N, np.nan), np.full(N, np.nan)
+    first = max(round(0.2 * n), 30)  # MIN_LABELS at random before leaning on u
+    pick = rng.choice(N, first, replace=False)
+    yy[pick], rd[pick] = y[pick], 1
+    r = design_round(f, yy, u if active else None, n - first, mix=None if active else 1.0, rng=rng)
+    yy[r["new"]], rd[r["new"]] = y[r["new"]], 2
+    frame = pd.DataFrame({"f": f, "h": yy, "round": rd, "p1": first / N, "p2": r["prob"]})
+    e = jb.active_estimate(frame, "f", "h", round="round", probs=["p1", "p2"])
+    return e["upper"] - e["lower"], e["lower"] <= y.mean() <= e["upper"], int((rd > 0).sum())
+
+
+def ppi_width(f, y, n, rng):
+    from ppi_py import ppi_mean_ci
+
+    pick = rng.choice(f.size, n, replace=False)
+    rest = np.setdiff1d(np.arange(f.size), pick)
+    lo, hi = ppi_mean_ci(y[pick], f[pick], f[rest], alpha=0.05)
+    return float(np.ravel(hi)[0] - np.ravel(lo)[0])
+
+
+def labels_for(widths: dict[int, float], target: float) -> float:
+    """Budget at which the mean width reaches ``target`` (linear between grid points)."""
+    ns = sorted(widths)
+    for a, b in itertools.pairwise(ns):
+        if widths[a] >= target >= widths[b]:
+            return a + (b - a) * (widths[a] - target) / (widths[a] - widths[b])
+    return float("nan")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--draws", type=int, default=200)
+    args = ap.parse_args()
+    sd = np.sqrt(0.0475 / args.draws)
+    print(f"{args.draws} draws per budget; MC sd of a 95% coverage {sd:.3f}")
+    for f, y, u, name in (llmbar(), hanna()):
+        t0 = time.perf_counter()
+        rng = np.random.default_rng(7)
+        grid = [int(x) for x in np.linspace(0.1, 0.7, 13) * f.size]
+        width = {"active": {}, "uniform": {}, "ppi++ (ppi_py)": {}}
+        cover = {"active": [], "uniform": []}
+        for n in grid:
+            for kind in ("active", "uniform"):
+                out = [one_draw(f, y, u, n, rng, kind == "active") for _ in range(args.draws)]
+                width[kind][n] = float(np.mean([o[0] for o in out]))
+                cover[kind].append(float(np.mean([o[1] for o in out])))
+            ppi = [ppi_width(f, y, n, rng) for _ in range(50)]
+            width["ppi++ (ppi_py)"][n] = float(np.mean(ppi))
+        print(f"\n### {name}  ({time.perf_counter() - t0:.0f} s)")
+        print("| budget | " + " | ".join(f"{n}" for n in grid) + " |")
+        print("|---|" + "---|" * len(grid))
+        for kind, w in width.items():
+            print(f"| width, {kind} | " + " | ".join(f"{w[n]:.3f}" for n in grid) + " |")
+        for kind, c in cover.items():
+            print(f"| coverage, {kind} | " + " | ".join(f"{x:.3f}" for x in c) + " |")
+        need = {k: labels_for(w, 0.10) for k, w in width.items()}
+        print(
+            "\nlabels for a 0.10-wide interval: "
+            + ", ".join(f"{k} {v:.0f}" for k, v in need.items())
+            + f"; active / uniform {need['active'] / need['uniform']:.3f}"
+        )
+        never = all(width["active"][n] <= width["uniform"][n] * 1.01 for n in grid)
+        print(f"active never more than 1% wider than uniform at any budget: {never}")
+
+
+if __name__ == "__main__":
+    main()

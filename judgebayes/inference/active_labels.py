@@ -1,0 +1,170 @@
+r"""Which items to label next: inclusion probabilities from per-item uncertainty, and the
+design-unbiased estimate of a round of labels drawn with them.
+
+Items :math:`i = 1..N`, every one judged (:math:`f_i`: a verdict or a score), a label
+:math:`Y_i` for those sampled.  A round draws item :math:`i` with probability :math:`\pi_i`
+(independently: Poisson sampling; an item already labelled costs nothing when drawn again)
+and estimates the mean of :math:`Y` over the :math:`N` items by the difference (GREG)
+estimator
+
+.. math::
+
+    \hat\theta = \frac1N \sum_i g(f_i) + \frac1N \sum_i \frac{R_i}{\pi_i} (Y_i - g(f_i)),
+    \qquad
+    \widehat{\mathrm{Var}} = \frac{1}{N^2} \sum_i R_i \frac{1 - \pi_i}{\pi_i^2} e_i^2,
+
+with :math:`g` the working model fixed before the round (a least-squares line of :math:`Y`
+on :math:`f` from earlier labels) and :math:`e_i = Y_i - g(f_i)`: unbiased for the rate of
+the :math:`N` items whatever :math:`g` is, its variance
+:math:`\frac{1}{N^2}\sum_i \frac{1 - \pi_i}{\pi_i} e_i^2` smallest for
+:math:`\pi_i \propto |e_i| / \sqrt{c_i}` at a budget :math:`\sum_i \pi_i c_i` (:math:`c_i`
+the cost of labelling item :math:`i`; Neyman for Poisson sampling, capped at 1).  The
+:math:`|e_i|` are unknown before labelling: their root mean square is predicted from the
+labels so far within quantile bins of the item's uncertainty (the judge's probability or
+score, the spread of several judges or runs), shrunk to the overall value, and the
+probabilities are mixed with uniform ones, :math:`\pi = (1 - \tau) \pi^{active} + \tau
+\pi^{uniform}`, at the :math:`\tau \in \{0, 0.1, ..., 1\}` whose predicted variance is
+smallest, so the design is never predicted worse than uniform.  Rounds combine with
+fixed weights (their expected label counts): each round's estimate is unbiased given the
+rounds before it, so the combination is too, and its variance is the weighted sum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+__all__ = [
+    "error_scale",
+    "greg_estimate",
+    "inclusion_probabilities",
+    "line",
+    "mixed_design",
+    "normal_interval",
+    "predicted_variance",
+]
+
+
+def line(f: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> tuple[float, float]:
+    """Intercept and slope of the (weighted) least-squares line of ``y`` on ``f``; the
+    mean alone when ``f`` does not vary.
+    """
+    f, y = np.asarray(f, float), np.asarray(y, float)
+    w = np.ones_like(f) if w is None else np.asarray(w, float)
+    if f.size == 0:
+        return 0.0, 0.0
+    mf, my = np.average(f, weights=w), np.average(y, weights=w)
+    vf = np.average((f - mf) ** 2, weights=w)
+    if vf <= 1e-12:
+        return float(my), 0.0
+    b = np.average((f - mf) * (y - my), weights=w) / vf
+    return float(my - b * mf), float(b)
+
+
+def error_scale(
+    uncertainty: np.ndarray,
+    residual2: np.ndarray,
+    labelled: np.ndarray,
+    *,
+    groups: np.ndarray | None = None,
+    bins: int = 5,
+    prior: float = 5.0,
+) -> np.ndarray:
+    r"""Each item's predicted root mean square residual :math:`\sqrt{E[e^2 \mid u]}`: the
+    labelled items' mean :math:`e^2` within quantile bins of the uncertainty ``u`` (and
+    within ``groups``, e.g. the judge's verdict), each bin's mean shrunk toward the overall
+    one with ``prior`` pseudo-items.
+    """
+    u = np.asarray(uncertainty, float)
+    groups = np.zeros(u.size, np.int64) if groups is None else np.asarray(groups)
+    r2 = np.asarray(residual2, float)
+    overall = float(np.mean(r2[labelled])) if labelled.any() else 0.25
+    out = np.full(u.size, overall)
+    for g in np.unique(groups):
+        sel = groups == g
+        edges = np.unique(np.quantile(u[sel], np.linspace(0, 1, bins + 1)))
+        b = np.clip(np.searchsorted(edges, u, side="right") - 1, 0, max(edges.size - 2, 0))
+        for k in np.unique(b[sel]):
+            cell = sel & (b == k)
+            lab = cell & labelled
+            n = lab.sum()
+            mean = (r2[lab].sum() + prior * overall) / (n + prior)
+            out[cell] = mean
+    return np.sqrt(np.maximum(out, 1e-6))
+
+
+def inclusion_probabilities(scale: np.ndarray, budget: float, cost: np.ndarray) -> np.ndarray:
+    r""":math:`\pi_i \propto s_i / \sqrt{c_i}` with :math:`\sum_i \pi_i c_i` = ``budget``,
+    each at most 1 (the excess of the capped ones spread over the rest).
+    """
+    s = np.asarray(scale, float) / np.sqrt(cost)
+    pi = np.zeros(s.size)
+    free = np.ones(s.size, dtype=bool)
+    left = float(budget)
+    for _ in range(s.size + 1):
+        denom = np.sum(s[free] * cost[free])
+        if denom <= 0 or left <= 0:
+            break
+        trial = s * left / denom
+        over = free & (trial >= 1.0)
+        if not over.any():
+            pi[free] = trial[free]
+            break
+        pi[over] = 1.0
+        left -= float(np.sum(cost[over]))
+        free &= ~over
+    return np.clip(pi, 0.0, 1.0)
+
+
+def predicted_variance(pi: np.ndarray, scale: np.ndarray) -> float:
+    r""":math:`\frac{1}{N^2} \sum_i \frac{1 - \pi_i}{\pi_i} s_i^2` (items with
+    :math:`\pi_i = 0` make it infinite).
+    """
+    with np.errstate(divide="ignore"):
+        terms = np.where(pi > 0, (1 - pi) / pi * scale**2, np.inf)
+    return float(np.sum(terms) / pi.size**2)
+
+
+def mixed_design(
+    scale: np.ndarray, budget: float, cost: np.ndarray, mix: float | None = None
+) -> tuple[np.ndarray, float, float]:
+    r"""The round's probabilities: active (:func:`inclusion_probabilities`) mixed with
+    uniform ones of the same budget at ``mix``, or at the grid value whose
+    :func:`predicted_variance` is smallest (``mix=None``).  Returns (pi, mix, predicted
+    variance).
+    """
+    active = inclusion_probabilities(scale, budget, cost)
+    uniform = inclusion_probabilities(np.ones_like(scale), budget, cost)
+    grid = np.linspace(0.0, 1.0, 11) if mix is None else np.array([mix])
+    best = None
+    for tau in grid:
+        pi = (1 - tau) * active + tau * uniform
+        v = predicted_variance(pi, scale)
+        if best is None or v < best[2] - 1e-15:
+            best = (pi, float(tau), v)
+    return best
+
+
+def greg_estimate(
+    f: np.ndarray,
+    y: np.ndarray,
+    selected: np.ndarray,
+    pi: np.ndarray,
+    coef: tuple[float, float],
+) -> tuple[float, float]:
+    """One round's difference estimate of the mean of ``y`` over all items and its
+    variance estimate (module docstring); ``y`` needs values where ``selected``.
+    """
+    g = coef[0] + coef[1] * np.asarray(f, float)
+    e = np.where(selected, np.asarray(y, float) - g, 0.0)
+    n = f.size
+    est = (g.sum() + np.sum(np.where(selected, e / np.where(selected, pi, 1.0), 0.0))) / n
+    var = np.sum(np.where(selected, (1 - pi) * e**2 / np.where(selected, pi, 1.0) ** 2, 0.0))
+    return float(est), float(var / n**2)
+
+
+def normal_interval(est: float, var: float, alpha: float) -> tuple[float, float]:
+    """``est`` +- z sd."""
+    z = stats.norm.ppf(1 - alpha / 2)
+    sd = np.sqrt(max(var, 0.0))
+    return est - z * sd, est + z * sd

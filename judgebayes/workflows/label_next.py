@@ -1,0 +1,316 @@
+r"""Which items to label next, from how unsure the judge is about each, and the estimate
+that stays unbiased when labels were drawn that way.
+
+:func:`label_next` plans one round: every unlabelled item gets a probability of being sent
+to a human (higher where the judge is unsure, per unit of labelling cost, mixed with
+uniform so the round is never predicted worse than uniform labelling), one Bernoulli draw
+each picks the items, and the predicted width after the round says whether another round
+is worth it.  :func:`active_estimate` reads the rounds back: each round's difference
+estimate is unbiased given the rounds before it (its working model was fixed before it,
+its probabilities are known), so their combination is too (exactly with fixed weights,
+to first order with the default inverse-variance ones).  The mathematics
+is in :mod:`judgebayes.inference.active_labels`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from judgebayes.data.frames import as_pandas, numeric_column, require_column
+from judgebayes.errors import InputError
+from judgebayes.inference import active_labels as al
+from judgebayes.inference.registry import check_seed
+from judgebayes.results import check_alpha
+
+__all__ = ["MIN_LABELS", "active_estimate", "design_round", "label_next"]
+
+#: labels needed before a round leans on the uncertainty: with fewer, the error scales per
+#: bin are noise and a round drawn on them was wider than uniform (0.220 against 0.187 at
+#: 41 labels on LLMBar, benchmarks/active_labelling.py), so it is uniform
+MIN_LABELS = 30
+
+
+def design_round(
+    f: np.ndarray,
+    y: np.ndarray,
+    uncertainty: np.ndarray | None,
+    budget: float,
+    *,
+    cost: np.ndarray | None = None,
+    mix: float | None = None,
+    alpha: float = 0.05,
+    groups: np.ndarray | None = None,
+    rng: np.random.Generator,
+) -> dict:
+    """One round's probabilities and draws (module docstring of
+    :mod:`~judgebayes.inference.active_labels`) for arrays: verdicts or scores ``f``,
+    labels ``y`` (NaN = not yet labelled), per-item ``uncertainty``, a ``budget`` of labels
+    (or of cost units with ``cost``); ``groups`` (default: the verdict when ``f`` is 0/1)
+    are cells whose error scales are learnt apart.  Already-labelled items have
+    probability 1 and cost nothing.
+
+    Returns
+    -------
+    dict
+        ``prob``, ``selected`` (this round's draw; labelled items always), ``new`` (the
+        unlabelled items drawn), ``coef`` (the working line, fixed before the round),
+        ``mix``, ``expected_labels``, ``width_now`` (the estimate's width from the labels so
+        far, as if they had been drawn at random), ``width_next`` (predicted after this
+        round).
+    """
+    labelled = ~np.isnan(y)
+    n = f.size
+    c = np.ones(n) if cost is None else np.asarray(cost, float)
+    coef = al.line(f[labelled], y[labelled]) if labelled.sum() >= 2 else (0.0, 1.0)
+    g = coef[0] + coef[1] * f
+    r2 = np.where(labelled, (np.nan_to_num(y) - g) ** 2, np.nan)
+    if groups is None and bool(np.all(np.isin(f, (0.0, 1.0)))):
+        groups = f  # a verdict: its two values err differently
+    u = np.zeros(n) if uncertainty is None else np.asarray(uncertainty, float)
+    scale = al.error_scale(u, r2, labelled, groups=groups)
+    free = ~labelled
+    if labelled.sum() < MIN_LABELS and mix is None:
+        mix = 1.0  # too few labels to learn where the judge errs: uniform this round
+    pi_free, tau, _ = al.mixed_design(scale[free], budget, c[free], mix)
+    prob = np.ones(n)
+    prob[free] = pi_free
+    draw = rng.random(n) < prob
+    selected = labelled | draw
+    # predicted variance of this round's estimate: only the unlabelled items are sampled
+    v_next = al.predicted_variance(pi_free, scale[free]) * (free.sum() / n) ** 2
+    m = labelled.sum()
+    f_now = m / n
+    v_now = (1 - f_now) / max(m, 1) * float(np.mean(r2[labelled])) if m else np.inf
+    z = 2 * stats.norm.ppf(1 - alpha / 2)
+    return {
+        "prob": prob,
+        "selected": selected,
+        "new": draw & free,
+        "coef": coef,
+        "mix": tau,
+        "expected_labels": float(pi_free.sum()),
+        "width_now": float(z * np.sqrt(v_now)),
+        "width_next": float(z * np.sqrt(v_next)),
+    }
+
+
+def _numbers(df, col: str, what: str, field: str) -> np.ndarray:
+    require_column(df, col, what, field, frame="items")
+    return numeric_column(df[col], col)
+
+
+def label_next(
+    frame,
+    judge: str,
+    human: str,
+    k: float,
+    *,
+    uncertainty: str | None = None,
+    cost: str | None = None,
+    mix: float | None = None,
+    width: float | None = None,
+    alpha: float = 0.05,
+    random_seed: int | None = 0,
+) -> pd.DataFrame:
+    r"""Plan one round of labels: each item's probability of being labelled now, and the
+    draw.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Every judged item, one row each.
+    judge : str
+        The judge's verdict (0/1) or score (numeric).
+    human : str
+        The human label (numeric: 0/1, a Likert level, a number); blank = not yet
+        labelled.  The labels so far train the working model and the error scales; they
+        need not have been drawn at random.
+    k : float
+        The round's budget: expected new labels, or cost units with ``cost``.
+    uncertainty : str, optional
+        A column saying how unsure the judge is about each item (its probability or score
+        near the decision boundary, the spread of several judges or runs, a disagreement
+        between presentation orders): the root mean square error of the working model is
+        predicted within its quantile bins.  Without it, labels are spread by verdict.
+    cost : str, optional
+        Each item's cost of a human label (long items cost more to read): the budget is in
+        these units and probabilities are :math:`\propto` error / :math:`\sqrt{\text{cost}}`.
+    mix : float, optional
+        The share of uniform probabilities mixed in; default: the value on a grid of 0,
+        0.1, ..., 1 whose predicted variance is smallest (1 is uniform, so the round is
+        never predicted worse than uniform), and uniform while fewer than
+        :data:`MIN_LABELS` items are labelled.
+    width : float, optional
+        A target interval width: ``attrs["stop"]`` says whether the labels so far already
+        reach it (the stopping rule) and ``attrs["reached_next"]`` whether this round is
+        predicted to.
+    alpha : float
+        1 - the interval level of the widths.
+    random_seed : int, optional
+        Seed of the draws.
+
+    Returns
+    -------
+    DataFrame
+        Indexed like ``frame``: ``prob`` (1 for items already labelled), ``label_now``
+        (drawn this round, not yet labelled), ``weight`` (1 / prob).  ``attrs``: ``mix``,
+        ``expected_labels``, ``width_now``, ``width_next``, ``coef`` (the working line of
+        human on judge), ``stop``, ``reached_next``.  Keep ``prob`` as the round's column
+        for :func:`active_estimate`.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import judgebayes as jb
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.random(1000)  # the judge's probability that each item passes
+    >>> y = (rng.random(1000) < p).astype(float)
+    >>> frame = pd.DataFrame({"judge": (p > 0.5) * 1.0, "p": p, "human": np.nan})
+    >>> frame.loc[:99, "human"] = y[:100]  # a first round of 100 at random
+    >>> plan = jb.label_next(frame, "judge", "human", 100, uncertainty="p")
+    >>> bool(plan["prob"].iloc[:100].eq(1).all())
+    True
+    """
+    df = as_pandas(frame, "frame")
+    alpha = check_alpha(alpha)
+    f = _numbers(df, judge, "judge verdicts or scores", "judge")
+    y = _numbers(df, human, "human labels", "human")
+    if np.isnan(f).any():
+        raise InputError(
+            f"column {judge!r}: {int(np.isnan(f).sum())} item(s) have no verdict; every item "
+            "of the round must be judged",
+            field=judge,
+            value=None,
+        )
+    u = None if uncertainty is None else _numbers(df, uncertainty, "uncertainty", "uncertainty")
+    if u is not None and np.isnan(u).any():
+        raise InputError(
+            f"column {uncertainty!r}: {int(np.isnan(u).sum())} item(s) have no value",
+            field=uncertainty,
+            value=None,
+        )
+    c = None
+    if cost is not None:
+        c = _numbers(df, cost, "labelling costs", "cost")
+        if not np.all(c > 0):
+            raise InputError(
+                f"column {cost!r}: every cost must be > 0", field=cost, value=float(np.min(c))
+            )
+    if isinstance(k, bool) or not isinstance(k, int | float) or not k > 0:
+        raise InputError(f"k must be a positive number; got {k!r}", field="k", value=k)
+    unl = np.isnan(y)
+    room = float(unl.sum() if c is None else c[unl].sum())
+    if k > room:
+        raise InputError(
+            f"k={k} exceeds what the unlabelled items can take ({room:g})", field="k", value=k
+        )
+    if mix is not None:
+        if isinstance(mix, bool) or not isinstance(mix, int | float) or not 0 <= mix <= 1:
+            raise InputError(f"mix must lie in [0, 1]; got {mix!r}", field="mix", value=mix)
+    rng = np.random.default_rng(check_seed(random_seed))
+    r = design_round(f, y, u, float(k), cost=c, mix=mix, alpha=alpha, rng=rng)
+    out = pd.DataFrame(
+        {"prob": r["prob"], "label_now": r["new"], "weight": 1.0 / r["prob"]}, index=df.index
+    )
+    out.attrs.update(
+        mix=r["mix"],
+        expected_labels=r["expected_labels"],
+        width_now=r["width_now"],
+        width_next=r["width_next"],
+        coef=r["coef"],
+        stop=bool(width is not None and r["width_now"] <= width),
+        reached_next=bool(width is not None and r["width_next"] <= width),
+    )
+    return out
+
+
+def active_estimate(
+    frame,
+    judge: str,
+    human: str,
+    *,
+    round: str,
+    probs: list[str],
+    weights: list[float] | None = None,
+    alpha: float = 0.05,
+) -> pd.Series:
+    r"""The mean human label over all items from rounds of labels drawn with known
+    probabilities (:func:`label_next`).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Every judged item.
+    judge, human : str
+        Verdict or score; human label (blank where never labelled).
+    round : str
+        The round (1, 2, ...) in which each labelled item was drawn (blank = never).
+    probs : list of str
+        One column per round: every item's probability in that round (the ``prob`` of
+        :func:`label_next`; 1 for items labelled in an earlier round).
+    weights : list of float, optional
+        Fixed weights of the rounds (default: the inverse of each round's estimated
+        variance, so a round whose working model was poor, such as a first round that had
+        only the judge's raw score to go on, weighs little; estimated weights make the
+        combination unbiased only asymptotically, fixed ones exactly).
+    alpha : float
+        1 - the interval's level.
+
+    Returns
+    -------
+    Series
+        ``estimate``, ``se``, ``lower``, ``upper``, ``labels``, and each round's
+        ``estimate_r`` / ``se_r``.
+
+    Notes
+    -----
+    Round :math:`r`'s working line is fitted on the labels of earlier rounds (round 1: the
+    judge itself, :math:`g(f) = f`), so it is fixed before the round's draw; its
+    difference estimate is then unbiased given the past, whichever way earlier items were
+    chosen, and the rounds' combination with fixed weights is unbiased with the weighted
+    sum of their variances (with the default estimated weights, to first order).
+    """
+    df = as_pandas(frame, "frame")
+    alpha = check_alpha(alpha)
+    f = _numbers(df, judge, "judge verdicts or scores", "judge")
+    y = _numbers(df, human, "human labels", "human")
+    rd = _numbers(df, round, "the round each item was labelled in", "round")
+    if not isinstance(probs, list | tuple) or not probs:
+        raise InputError("probs must list one probability column per round", field="probs")
+    ests, variances = [], []
+    for r, col in enumerate(probs, start=1):
+        pi = _numbers(df, col, f"round {r}'s probabilities", "probs")
+        before = rd < r
+        now = rd == r
+        bad = (before | now) & ~(pi > 0)
+        if bad.any() or np.isnan(pi).any():
+            raise InputError(
+                f"column {col!r}: every item needs a probability > 0 in round {r}",
+                field=col,
+                value=None,
+            )
+        if np.isnan(y[before | now]).any():
+            raise InputError(
+                f"column {human!r}: an item drawn in round {r} or before has no label",
+                field=human,
+                value=None,
+            )
+        coef = al.line(f[before], y[before]) if before.sum() >= 2 else (0.0, 1.0)
+        est, var = al.greg_estimate(f, y, before | now, pi, coef)
+        ests.append(est)
+        variances.append(var)
+    if weights is None:  # inverse estimated variances: a poor round weighs little
+        v = np.maximum(np.asarray(variances, float), 1e-300)
+        w = 1.0 / v
+    else:
+        w = np.asarray(weights, float)
+    w = w / w.sum()
+    est = float(np.dot(w, ests))
+    se = float(np.sqrt(np.dot(w**2, variances)))
+    lo, hi = al.normal_interval(est, se**2, alpha)
+    out = {"estimate": est, "se": se, "lower": lo, "upper": hi, "labels": int((rd > 0).sum())}
+    for r, (e, v) in enumerate(zip(ests, variances, strict=True), start=1):
+        out[f"estimate_{r}"], out[f"se_{r}"] = e, float(np.sqrt(v))
+    return pd.Series(out)

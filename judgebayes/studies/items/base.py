@@ -414,6 +414,26 @@ class ItemStudy(Study):
         self._refuse_unpaired(method)
         return self.model_spec()
 
+    def _refuse_extras(self, model: str, names: tuple[str, ...], way_out: str) -> None:
+        """Refuse (:class:`MethodRefused`, naming the field) the first of ``names`` the data
+        carry that ``model`` cannot hold: ``"judge"`` (several judges), ``"cluster"``,
+        ``"item"``, ``"covariates"``.
+        """
+        d = self.data
+        given = {
+            "judge": list(d.judges) if d.n_judges > 1 else None,
+            "cluster": d.columns.get("cluster"),
+            "item": d.columns.get("item"),
+            "covariates": list(d.covariate_names) or None,
+        }
+        for field_ in names:
+            if given[field_] is not None:
+                raise MethodRefused(
+                    f"{model}; {field_}={given[field_]!r} was given as well: {way_out}",
+                    field=field_,
+                    value=given[field_],
+                )
+
     def _refuse_unpaired(self, method: str) -> None:
         """Systems that answered the same prompts (``item=``) are compared paired: a
         method that cannot pair them refuses instead of comparing them as independent.

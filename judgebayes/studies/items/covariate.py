@@ -16,7 +16,6 @@ import numpy as np
 from scipy.special import expit, log_expit, logit
 
 from judgebayes.data.items import ItemData
-from judgebayes.errors import MethodRefused
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models import accuracy as ma
@@ -43,21 +42,13 @@ class CovariateItems(ItemStudy):
 
     def model_spec(self) -> ModelSpec:
         """The covariate model (:func:`~judgebayes.models.accuracy.items_covariate_model`)."""
+        self._refuse_extras(
+            "the covariate model takes one judge's verdicts on unclustered, unpaired items",
+            ("judge", "cluster", "item"),
+            "fit without covariates= (the closed form and exact need no model of the judge's "
+            "errors)",
+        )
         d = self.data
-        other = {
-            "judge": list(d.judges) if d.n_judges > 1 else None,
-            "cluster": d.columns.get("cluster"),
-            "item": d.columns.get("item"),
-        }
-        for field_, value in other.items():
-            if value is not None:
-                raise MethodRefused(
-                    f"the covariate model takes one judge's verdicts on unclustered, unpaired "
-                    f"items; {field_}={value!r} was given as well: fit without covariates= "
-                    "(the closed form and exact need no model of the judge's errors)",
-                    field=field_,
-                    value=value,
-                )
         z, _, _ = ma.standardise(d.covariates)
         data = dict(
             item_system=d.system,

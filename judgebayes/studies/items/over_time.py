@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.items import ItemData
-from judgebayes.errors import LaplaceError, MethodRefused
+from judgebayes.errors import LaplaceError
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models import accuracy as ma
@@ -106,22 +106,12 @@ class OverTimeItems(PlainItems):
                 field="time",
                 value=self.data.columns.get("time"),
             )
-        d = self.data
-        other = {
-            "judge": list(d.judges) if d.n_judges > 1 else None,
-            "cluster": d.columns.get("cluster"),
-            "item": d.columns.get("item"),
-            "covariates": list(d.covariate_names) or None,
-        }
-        for field_, value in other.items():
-            if value is not None:
-                raise MethodRefused(
-                    f"the model over time takes one judge's verdicts on unclustered, unpaired "
-                    f"items without covariates; {field_}={value!r} was given as well (the "
-                    "closed form and exact estimate each period without a model of the judge)",
-                    field=field_,
-                    value=value,
-                )
+        self._refuse_extras(
+            "the model over time takes one judge's verdicts on unclustered, unpaired items "
+            "without covariates",
+            ("judge", "cluster", "item", "covariates"),
+            "the closed form and exact estimate each period without a model of the judge",
+        )
         return super()._bayes_spec(method)
 
     def model_spec(self) -> ModelSpec:

@@ -149,6 +149,11 @@ class AccuracyPriors:
         each system's logit rate.  0.5 lets a judge's sensitivity fall from 0.9 to 0.7
         (1.35 logits) within a few periods and keeps a steady judge's periods pooled;
         the first period's logits take ``strata_mu`` (judge) and ``cluster_mu`` (rate).
+    walk_nu : float
+        Degrees of freedom of the walk's standardised steps (Student t): 3 lets one period
+        jump (a judge-version change) without pulling its neighbours toward the jump, as
+        normal steps did (coverage of the sensitivity in the period before a 0.9 -> 0.7
+        change 0.87 of 100 drifts with normal steps).
     """
 
     theta: tuple[float, float] = (1.0, 1.0)
@@ -165,6 +170,7 @@ class AccuracyPriors:
     judge_sigma: float = 1.0
     rater: tuple[float, float] = (2.0, 1.0)
     walk_step: float = 0.5
+    walk_nu: float = 3.0
 
     def __post_init__(self):
         for name in ("theta", "q0", "q1", "theta_cal", "strata_mu", "rater"):
@@ -182,6 +188,7 @@ class AccuracyPriors:
             or self.cluster_mu[1] <= 0
             or self.cluster_sigma <= 0
             or self.walk_step <= 0
+            or self.walk_nu <= 0
             or not self.coef_sd > 0
             or not self.judge_sigma > 0
         ):
@@ -518,17 +525,22 @@ def items_accuracy_model(
     return model
 
 
-def _walk(name: str, start: tuple[float, float], step: float, shape_dims, dims):
-    r"""A Gaussian random walk on the logit scale over the last of ``dims`` (periods),
-    non-centred: :math:`\eta_1 \sim N(\mu, s)`, :math:`\eta_t = \eta_{t-1} + \sigma
-    z_t`, :math:`\sigma \sim \text{HalfNormal}(\text{step})`, :math:`z_t \sim N(0, 1)`.
+def _walk(name: str, start: tuple[float, float], step: float, nu: float, shape_dims, dims):
+    r"""A random walk on the logit scale over the last of ``dims`` (periods), non-centred:
+    :math:`\eta_1 \sim N(\mu, s)`, :math:`\eta_t = \eta_{t-1} + \sigma z_t`,
+    :math:`\sigma \sim \text{HalfNormal}(\text{step})`, :math:`z_t \sim t_\nu(0, 1)`
+    drawn as :math:`n_t \sqrt{v_t}`, :math:`n_t \sim N(0, 1)`,
+    :math:`v_t \sim \text{InvGamma}(\nu / 2, \nu / 2)`.
     """
     import pymc as pm
     import pytensor.tensor as pt
 
     first = pm.Normal(f"{name}_start", start[0], start[1], dims=shape_dims)
     sigma = pm.HalfNormal(f"{name}_step", step)
-    z = pm.Normal(f"{name}_z", 0.0, 1.0, dims=dims)
+    # the t steps as a scale mixture of normals, which NUTS explores better than a t
+    mix = pm.InverseGamma(f"{name}_mix", alpha=nu / 2, beta=nu / 2, dims=dims)
+    n = pm.Normal(f"{name}_n", 0.0, 1.0, dims=dims)
+    z = pm.Deterministic(f"{name}_z", n * pt.sqrt(mix), dims=dims)
     moves = pt.concatenate([pt.zeros_like(z[..., :1]), pt.cumsum(z[..., 1:], axis=-1)], axis=-1)
     if shape_dims is None:
         return first + sigma * moves
@@ -560,9 +572,11 @@ def items_dynamic_model(
 
         \operatorname{logit} \theta_{st} = b_s + \sigma_\theta
         \textstyle\sum_{u=2}^{t} z_{s,u},\qquad
-        z \sim N(0, 1),\ \sigma \sim \text{HalfNormal}(\text{walk\_step}),
+        z \sim t_\nu(0, 1),\ \sigma \sim \text{HalfNormal}(\text{walk\_step}),
 
-    :math:`a \sim N(\text{strata\_mu})`, :math:`b_s \sim N(\text{cluster\_mu})`; one judge
+    :math:`\nu` = ``walk_nu`` (heavy-tailed steps: a period may jump without dragging its
+    neighbours), :math:`a \sim N(\text{strata\_mu})`,
+    :math:`b_s \sim N(\text{cluster\_mu})`; one judge
     for every system (its rates shared across systems within a period), the likelihood
     of :func:`items_accuracy_model` in each (system, period) cell, and
     :math:`\theta_s = \sum_t \pi_{st} \theta_{st}` the rate over all periods.  A period
@@ -584,10 +598,11 @@ def items_dynamic_model(
     with pm.Model(coords=coords) as model:
         d = _count_data(shape, cells, k=k, n=n, tp=tp, m1=m1, tn=tn, m0=m0)
         w = pm.Data("share", np.asarray(share, dtype=float).reshape(shape), dims=cells)
-        eta = _walk("rate", priors.cluster_mu, priors.walk_step, "system", cells)
+        w_ = (priors.walk_step, priors.walk_nu)
+        eta = _walk("rate", priors.cluster_mu, *w_, "system", cells)
         th = pm.Deterministic("theta_stratum", pm.math.sigmoid(eta), dims=cells)
-        e1 = _walk("q1", priors.strata_mu, priors.walk_step, None, "stratum")
-        e0 = _walk("q0", priors.strata_mu, priors.walk_step, None, "stratum")
+        e1 = _walk("q1", priors.strata_mu, *w_, None, "stratum")
+        e0 = _walk("q0", priors.strata_mu, *w_, None, "stratum")
         q1 = pm.Deterministic("q1", pm.math.sigmoid(e1), dims="stratum")
         q0 = pm.Deterministic("q0", pm.math.sigmoid(e0), dims="stratum")
         q0, q1 = q0[None, :], q1[None, :]

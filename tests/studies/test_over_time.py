@@ -4,6 +4,8 @@ judge's rates in every period of a simulated drift."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,7 +13,7 @@ from scipy import stats
 from scipy.special import expit
 
 import judgebayes as jb
-from judgebayes.errors import InputError, LaplaceError
+from judgebayes.errors import ConvergenceWarning, InputError, LaplaceError
 from judgebayes.studies.items import OverTimeItems
 from tests.workflows.test_monitor import stream
 
@@ -65,13 +67,16 @@ def test_dynamic_model_log_density_matches_numpy(drift):
     point = {
         "rate_start": rng.normal(0, 1, S),
         "rate_step_log__": np.log(0.3),
-        "rate_z": rng.normal(0, 1, (S, T)),
+        "rate_mix_log__": rng.normal(0, 0.5, (S, T)),
+        "rate_n": rng.normal(0, 1, (S, T)),
         "q1_start": np.array(1.5),
         "q1_step_log__": np.log(0.2),
-        "q1_z": rng.normal(0, 1, T),
+        "q1_mix_log__": rng.normal(0, 0.5, T),
+        "q1_n": rng.normal(0, 1, T),
         "q0_start": np.array(1.0),
         "q0_step_log__": np.log(0.4),
-        "q0_z": rng.normal(0, 1, T),
+        "q0_mix_log__": rng.normal(0, 0.5, T),
+        "q0_n": rng.normal(0, 1, T),
     }
     logp = model.compile_logp(jacobian=False)(point)
 
@@ -82,16 +87,19 @@ def test_dynamic_model_log_density_matches_numpy(drift):
         moves = np.concatenate([np.zeros((*z.shape[:-1], 1)), np.cumsum(z[..., 1:], -1)], -1)
         return np.asarray(start)[..., None] + step * moves
 
-    th = expit(walk(point["rate_start"], 0.3, point["rate_z"]))
-    q1 = expit(walk(point["q1_start"], 0.2, point["q1_z"]))
-    q0 = expit(walk(point["q0_start"], 0.4, point["q0_z"]))
+    # the t steps are normal draws scaled by sqrt of an inverse-gamma(nu / 2, nu / 2) mix
+    mix = {v: np.exp(point[f"{v}_mix_log__"]) for v in ("rate", "q1", "q0")}
+    z = {v: point[f"{v}_n"] * np.sqrt(mix[v]) for v in mix}
+    th = expit(walk(point["rate_start"], 0.3, z["rate"]))
+    q1 = expit(walk(point["q1_start"], 0.2, z["q1"]))
+    q0 = expit(walk(point["q0_start"], 0.4, z["q0"]))
+    half = pr.walk_nu / 2
     expected = (
         stats.norm(*pr.cluster_mu).logpdf(point["rate_start"]).sum()
         + stats.norm(*pr.strata_mu).logpdf([point["q1_start"], point["q0_start"]]).sum()
         + stats.halfnorm(scale=pr.walk_step).logpdf([0.3, 0.2, 0.4]).sum()
-        + stats.norm.logpdf(point["rate_z"]).sum()
-        + stats.norm.logpdf(point["q1_z"]).sum()
-        + stats.norm.logpdf(point["q0_z"]).sum()
+        + sum(stats.invgamma(half, scale=half).logpdf(m).sum() for m in mix.values())
+        + sum(stats.norm.logpdf(point[f"{v}_n"]).sum() for v in mix)
     )
     c = study.data.cells()
     counts = study.data.model_counts(c)
@@ -101,8 +109,9 @@ def test_dynamic_model_log_density_matches_numpy(drift):
     expected += stats.binom.logpmf(m1, m0 + m1, th).sum()
     expected += stats.binom.logpmf(tp, m1, np.broadcast_to(q1, th.shape)).sum()
     expected += stats.binom.logpmf(tn, m0, np.broadcast_to(q0, th.shape)).sum()
-    # float rounding of the logistic and log-binomial over 64 cells: 1e-9 relative
-    assert logp == pytest.approx(expected, rel=1e-9)
+    # rounding only: PyTensor forms 1 - p and the logistic its own way, which near rates
+    # of 0 or 1 (the walks reach them) differs from scipy's by 1e-9 relative over 64 cells
+    assert logp == pytest.approx(expected, rel=1e-8)
 
 
 def test_judge_drift_check_says_where_the_judge_changed():
@@ -130,7 +139,9 @@ def _period_coverage(sets: int, seed: int):
         study = jb.AccuracyStudy.from_items(
             frame, judge="judge", human="human", time="week", estimand="process"
         )
-        fit = study.fit("nuts", random_seed=r, warn=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)  # counted below
+            fit = study.fit("nuts", random_seed=r)
         if not fit.diagnostics.passed:
             failed += 1
             continue
@@ -146,8 +157,10 @@ def _period_coverage(sets: int, seed: int):
 @pytest.mark.slow
 def test_dynamic_model_covers_the_judges_rate_in_every_period():
     # 100 drifts 0.9 -> 0.7 at week 4 of 8; the Monte-Carlo sd of a 95% coverage over 100
-    # sets is 0.022, so a period below 0.88 (3 sd) is a miss
+    # sets is 0.022, so a period below 0.88 (3 sd) is a miss.  Measured: 7 fits missed the
+    # gate, coverage 0.914-0.989 (sensitivity) and 0.978-1.000 (rate) per period over the
+    # 93 others; Binomial(100, 0.07) sd 2.6: at most 15
     cover, failed = _period_coverage(100, 45)
-    assert failed <= 5
+    assert failed <= 15
     assert cover["q1"].min() >= 0.88, cover["q1"]
     assert cover["theta"].min() >= 0.88, cover["theta"]

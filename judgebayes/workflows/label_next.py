@@ -16,84 +16,15 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from judgebayes.data.frames import as_pandas, numeric_column, require_column
 from judgebayes.errors import InputError
 from judgebayes.inference import active_labels as al
+from judgebayes.inference.active_labels import MIN_LABELS, design_round
 from judgebayes.inference.registry import check_seed
 from judgebayes.results import check_alpha
 
 __all__ = ["MIN_LABELS", "active_estimate", "design_round", "label_next"]
-
-#: labels needed before a round leans on the uncertainty: with fewer, the error scales per
-#: bin are noise and a round drawn on them was wider than uniform (0.220 against 0.187 at
-#: 41 labels on LLMBar, benchmarks/active_labelling.py), so it is uniform
-MIN_LABELS = 30
-
-
-def design_round(
-    f: np.ndarray,
-    y: np.ndarray,
-    uncertainty: np.ndarray | None,
-    budget: float,
-    *,
-    cost: np.ndarray | None = None,
-    mix: float | None = None,
-    alpha: float = 0.05,
-    groups: np.ndarray | None = None,
-    rng: np.random.Generator,
-) -> dict:
-    """One round's probabilities and draws (module docstring of
-    :mod:`~judgebayes.inference.active_labels`) for arrays: verdicts or scores ``f``,
-    labels ``y`` (NaN = not yet labelled), per-item ``uncertainty``, a ``budget`` of labels
-    (or of cost units with ``cost``); ``groups`` (default: the verdict when ``f`` is 0/1)
-    are cells whose error scales are learnt apart.  Already-labelled items have
-    probability 1 and cost nothing.
-
-    Returns
-    -------
-    dict
-        ``prob``, ``selected`` (this round's draw; labelled items always), ``new`` (the
-        unlabelled items drawn), ``coef`` (the working line, fixed before the round),
-        ``mix``, ``expected_labels``, ``width_now`` (the estimate's width from the labels so
-        far, as if they had been drawn at random), ``width_next`` (predicted after this
-        round).
-    """
-    labelled = ~np.isnan(y)
-    n = f.size
-    c = np.ones(n) if cost is None else np.asarray(cost, float)
-    coef = al.line(f[labelled], y[labelled]) if labelled.sum() >= 2 else (0.0, 1.0)
-    g = coef[0] + coef[1] * f
-    r2 = np.where(labelled, (np.nan_to_num(y) - g) ** 2, np.nan)
-    if groups is None and bool(np.all(np.isin(f, (0.0, 1.0)))):
-        groups = f  # a verdict: its two values err differently
-    u = np.zeros(n) if uncertainty is None else np.asarray(uncertainty, float)
-    scale = al.error_scale(u, r2, labelled, groups=groups)
-    free = ~labelled
-    if labelled.sum() < MIN_LABELS and mix is None:
-        mix = 1.0  # too few labels to learn where the judge errs: uniform this round
-    pi_free, tau, _ = al.mixed_design(scale[free], budget, c[free], mix)
-    prob = np.ones(n)
-    prob[free] = pi_free
-    draw = rng.random(n) < prob
-    selected = labelled | draw
-    # predicted variance of this round's estimate: only the unlabelled items are sampled
-    v_next = al.predicted_variance(pi_free, scale[free]) * (free.sum() / n) ** 2
-    m = labelled.sum()
-    f_now = m / n
-    v_now = (1 - f_now) / max(m, 1) * float(np.mean(r2[labelled])) if m else np.inf
-    z = 2 * stats.norm.ppf(1 - alpha / 2)
-    return {
-        "prob": prob,
-        "selected": selected,
-        "new": draw & free,
-        "coef": coef,
-        "mix": tau,
-        "expected_labels": float(pi_free.sum()),
-        "width_now": float(z * np.sqrt(v_now)),
-        "width_next": float(z * np.sqrt(v_next)),
-    }
 
 
 def _numbers(df, col: str, what: str, field: str) -> np.ndarray:

@@ -25,6 +25,12 @@ from tests.plots import check_forest, title
 SMALL = {"draws": 300, "tune": 300, "chains": 2}
 
 
+def _weekly():
+    from tests.workflows.test_monitor import stream
+
+    return stream(np.random.default_rng(3), weeks=4, items=100, labels=20, drift_at=2)[0]
+
+
 def _ranking_with_humans():
     """The controlled benchmark's verdicts, plus simulated judges' verdicts on 600 pairs of
     the same items with a fifth of them human-labelled (for judge_error and ppi).
@@ -94,6 +100,9 @@ EXAMPLES = {
     "items.judges": _judges,
     "items.raters": _raters,
     "items.clustered": lambda: _clustered(),
+    "items.over_time": lambda: jb.AccuracyStudy.from_items(
+        _weekly(), judge="judge", human="human", time="week"
+    ),
     "items.paired": lambda: jb.AccuracyStudy.from_items(
         jb.simulate_paired(400, seed=0)[0], system="system", item="prompt"
     ),

@@ -13,7 +13,7 @@ from scipy import stats
 from scipy.special import expit
 
 import judgebayes as jb
-from judgebayes.errors import ConvergenceWarning, InputError, LaplaceError
+from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
 from judgebayes.studies.items import OverTimeItems
 from tests.workflows.test_monitor import stream
 
@@ -48,8 +48,9 @@ def test_time_refuses_what_it_cannot_combine(drift):
         jb.AccuracyStudy.from_items(frame, judge="judge", human="human", freq="W")
     assert err.value.field == "freq"
     study = jb.AccuracyStudy.from_items(frame, judge="judge", human="human", time="week")
-    with pytest.raises(LaplaceError):
+    with pytest.raises(MethodRefused) as err:
         study.fit("laplace")
+    assert err.value.field == "time"
 
 
 def test_dynamic_model_log_density_matches_numpy(drift):

@@ -340,7 +340,7 @@ class ItemStudy(Study):
         return pd.Index(d.rows[pos])
 
     def _next_by_uncertainty(self, k, random_seed, uncertainty, cost, mix):
-        from judgebayes.workflows.label_next import design_round
+        from judgebayes.inference.active_labels import design_round
 
         d = self.data
         if d.n_judges > 1:

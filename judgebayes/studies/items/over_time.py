@@ -18,7 +18,6 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.items import ItemData
-from judgebayes.errors import LaplaceError
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models import accuracy as ma
@@ -100,13 +99,6 @@ class OverTimeItems(PlainItems):
         return "over time the one judge's rates walk from period to period, shared by the systems"
 
     def _bayes_spec(self, method: str):
-        if method == "laplace":
-            raise LaplaceError(
-                "the Laplace approximation does not fit the model over time (its random "
-                "walks' step scales are funnels); use method='nuts'",
-                field="time",
-                value=self.data.columns.get("time"),
-            )
         self._refuse_extras(
             "the model over time takes one judge's verdicts on unclustered, unpaired items "
             "without covariates",
@@ -128,3 +120,11 @@ class OverTimeItems(PlainItems):
             ("theta", "theta_stratum", "q0", "q1"),
             sampler=self.sampler,
         )
+
+
+OverTimeItems.methods.refuse(
+    "laplace",
+    "the Laplace approximation does not fit the model over time (its random walks' step "
+    "scales are funnels); use 'nuts', or 'closed_form' / 'exact' per period",
+    field="time",
+)

@@ -135,27 +135,6 @@ def _as_set(x: Any) -> set:
     return {_key(v) for v in x}
 
 
-def _numeric_01(values) -> np.ndarray | None:
-    """A bool / integer / float array or Series holding only 0, 1 and NaN as floats, else
-    None (the general reader then names what it cannot read).
-    """
-    dtype = getattr(values, "dtype", None)
-    if dtype is None or not (
-        pd.api.types.is_bool_dtype(dtype)
-        or pd.api.types.is_integer_dtype(dtype)
-        or pd.api.types.is_float_dtype(dtype)
-    ):
-        return None
-    try:
-        x = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        return None
-    if x.ndim != 1:
-        return None
-    ok = np.isnan(x) | (x == 0.0) | (x == 1.0)
-    return x.copy() if ok.all() else None
-
-
 def normalize_labels(
     values: Sequence[Any] | np.ndarray | pd.Series,
     *,
@@ -188,10 +167,6 @@ def normalize_labels(
         For a label outside the vocabulary; names the column, the value and how many
         rows carry it.
     """
-    if positive is None and negative is None:
-        fast = _numeric_01(values)
-        if fast is not None:  # a numeric 0/1 column: no per-value reading needed
-            return NormalizedLabels(values=fast, column=column)
     raw = list(values.tolist() if hasattr(values, "tolist") else values)
     pos = _as_set(positive) if positive is not None else None
     neg = _as_set(negative) if negative is not None else None

@@ -59,7 +59,6 @@ __all__ = [
     "drift_pvalue",
     "mixture_radius",
     "period_estimates",
-    "ppi_lambda",
     "tuning",
 ]
 
@@ -88,24 +87,6 @@ def mixture_radius(V, alpha: float, rho2: float, *, one_sided: bool = False) -> 
     else:
         log = np.log(np.sqrt(s) / alpha)
     return np.sqrt(2.0 * s / rho2 * log)
-
-
-def ppi_lambda(y: np.ndarray, f: np.ndarray) -> float:
-    r"""The power-tuning weight from labelled pairs: the least-squares slope
-    :math:`\widehat{\mathrm{Cov}}(Y, f) / \widehat{\mathrm{Var}}(f)` clipped to [0, 1]
-    (it minimises the residual variance :math:`\mathrm{Var}(Y - \lambda f)`); 1 (plain
-    prediction-powered inference) while there are fewer than two labels or the verdicts
-    do not vary.
-    """
-    y = np.asarray(y, dtype=float)
-    f = np.asarray(f, dtype=float)
-    if y.size < 2:
-        return 1.0
-    vf = float(np.var(f))
-    if vf <= 0.0:
-        return 1.0
-    cov = float(np.mean((f - f.mean()) * (y - y.mean())))
-    return float(np.clip(cov / vf, 0.0, 1.0))
 
 
 def period_estimates(
@@ -141,35 +122,43 @@ def period_estimates(
         two or more labels under random sampling, any number under Bernoulli labelling).
     """
     P = int(period.max()) + 1 if period.size else 0
-    labelled = ~np.isnan(y)
-    total = np.zeros(P)
-    variance = np.zeros(P)
-    lam = np.ones(P)
+    lab = ~np.isnan(y)
+    f = np.asarray(f, dtype=float)
+
+    def per(x, where=lab):  # sums per period
+        return np.bincount(period[where], weights=x, minlength=P)
+
     n = np.bincount(period, minlength=P).astype(float)
-    m = np.bincount(period[labelled], minlength=P).astype(float)
-    valid = np.zeros(P, dtype=bool)
-    seen_y: list[np.ndarray] = []
-    seen_f: list[np.ndarray] = []
-    order = np.argsort(period, kind="stable")
-    bounds = np.searchsorted(period[order], np.arange(P + 1))
-    for t in range(P):
-        idx = order[bounds[t] : bounds[t + 1]]
-        if power_tuning and seen_y:
-            lam[t] = ppi_lambda(np.concatenate(seen_y), np.concatenate(seen_f))
-        ft, yt, lt = f[idx], y[idx], labelled[idx]
-        r = yt[lt] - lam[t] * ft[lt]
-        if prob is None:
-            valid[t] = m[t] >= 2
-            if valid[t]:
-                total[t] = lam[t] * ft.sum() + n[t] / m[t] * r.sum()
-                variance[t] = n[t] ** 2 * (1.0 - m[t] / n[t]) * np.var(r, ddof=1) / m[t]
-        else:
-            pt = prob[idx]
-            valid[t] = True
-            total[t] = lam[t] * ft.sum() + np.sum(r / pt[lt])
-            variance[t] = np.sum((1.0 - pt[lt]) * r**2 / pt[lt] ** 2)
-        seen_y.append(yt[lt])
-        seen_f.append(ft[lt])
+    fl, yl, pl = f[lab], y[lab], period[lab]
+    m = np.bincount(pl, minlength=P).astype(float)
+    # lambda_t: the labelled slope of y on f over periods before t (sums shifted by one),
+    # clipped to [0, 1]; 1 with fewer than two earlier labels or no spread of the verdicts
+    lam = np.ones(P)
+    if power_tuning:
+        sums = [
+            np.concatenate([[0.0], np.cumsum(per(x))[:-1]])
+            for x in (np.ones_like(fl), fl, yl, fl * fl, fl * yl)
+        ]
+        k, sf, sy, sff, sfy = sums
+        with np.errstate(invalid="ignore", divide="ignore"):
+            vf = sff - sf * sf / k
+            slope = (sfy - sf * sy / k) / vf
+        usable = (k >= 2) & (vf > 1e-12 * np.maximum(k, 1))
+        lam = np.where(usable, np.clip(np.nan_to_num(slope), 0.0, 1.0), 1.0)
+    r = yl - lam[pl] * fl
+    judged = lam * np.bincount(period, weights=f, minlength=P)
+    if prob is None:  # a simple random sample of m_t of the period's n_t items
+        valid = m >= 2
+        sr, srr = per(r), per(r * r)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            var_r = (srr - sr * sr / m) / (m - 1)
+            total = np.where(valid, judged + n / m * sr, 0.0)
+            variance = np.where(valid, n**2 * (1.0 - m / n) * var_r / m, 0.0)
+    else:  # Bernoulli labelling with known probabilities (Horvitz-Thompson)
+        p_l = np.asarray(prob, dtype=float)[lab]
+        valid = np.ones(P, dtype=bool)
+        total = judged + per(r / p_l)
+        variance = per((1.0 - p_l) * r * r / p_l**2)
     return {"total": total, "variance": variance, "lam": lam, "n": n, "m": m, "valid": valid}
 
 
@@ -222,12 +211,11 @@ def betting_sequence(
     S_prev = np.concatenate([[0.0], np.cumsum(x)[:-1]])
     # mu[k, i]: the next draw's conditional mean if the population mean were grid[k]
     mu = (N * grid[:, None] - S_prev[None, :]) / (N - (t[None, :] - 1.0))
-    lam_pos = _predmix_bets(x, alpha / 2.0)[None, :]
-    lam_neg = lam_pos
+    bet = _predmix_bets(x, alpha / 2.0)[None, :]  # the same bets both ways, truncated apart
     with np.errstate(divide="ignore", invalid="ignore"):
-        lp = np.minimum(lam_pos, truncation / mu)
+        lp = np.minimum(bet, truncation / mu)
         lp = np.maximum(lp, -truncation / (1.0 - mu))
-        ln = np.minimum(lam_neg, truncation / (1.0 - mu))
+        ln = np.minimum(bet, truncation / (1.0 - mu))
         ln = np.maximum(ln, -truncation / mu)
         dev = x[None, :] - mu
         log_pos = np.cumsum(np.log(np.maximum(1.0 + lp * dev, 0.0)), axis=1)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.accuracy import normalize_labels
 from judgebayes.data.frames import (
     as_pandas,
     group_labels,
@@ -23,6 +22,7 @@ from judgebayes.data.frames import (
     period_codes,
     require_column,
 )
+from judgebayes.data.items import _binary
 from judgebayes.errors import InputError
 from judgebayes.inference import sequences as sq
 from judgebayes.inference.registry import check_count
@@ -31,15 +31,6 @@ from judgebayes.results import check_alpha
 __all__ = ["monitor", "sequential_decision", "without_replacement"]
 
 _METHODS = ("asymptotic",)
-
-
-def _verdicts(df: pd.DataFrame, judge: str, positive) -> np.ndarray:
-    f = normalize_labels(df[judge], column=judge, positive=positive).values
-    return f
-
-
-def _labels(df: pd.DataFrame, human: str, positive) -> np.ndarray:
-    return normalize_labels(df[human], column=human, positive=positive).values
 
 
 def monitor(
@@ -160,8 +151,8 @@ def monitor(
             require_column(df, col, what, field, frame="log")
     if len(df) == 0:
         raise InputError("the frame has no rows", field="frame", value=0)
-    f = _verdicts(df, judge, positive)
-    y = _labels(df, human, positive)
+    f = _binary(df[judge], judge, positive)
+    y = _binary(df[human], human, positive)
     period, labels = period_codes(df[time], time, freq)
     notes: list[str] = []
     missing = np.isnan(f)
@@ -227,7 +218,6 @@ def monitor(
 
 
 def _system_table(period, f, y, prob, labels, alpha, tightest_at, power_tuning, notes, name):
-    P = len(labels)
     est = sq.period_estimates(period, f, y, prob, power_tuning=power_tuning)
     valid = est["valid"] & (est["n"] > 0)
     short = (~est["valid"]) & (est["n"] > 0)
@@ -265,7 +255,7 @@ def _system_table(period, f, y, prob, labels, alpha, tightest_at, power_tuning, 
             "lower": lower,
             "upper": upper,
         }
-    ).iloc[:P]
+    )
 
 
 def _drift(period, f, y, labels, alpha, reference, floors) -> tuple[pd.DataFrame, dict]:
@@ -409,7 +399,7 @@ def without_replacement(
     df = as_pandas(frame, "frame")
     alpha = check_alpha(alpha)
     require_column(df, human, "human labels", "human", frame="items")
-    y = _labels(df, human, positive)
+    y = _binary(df[human], human, positive)
     labelled = ~np.isnan(y)
     if not labelled.any():
         raise InputError(f"column {human!r} has no labels", field=human, value=None)
@@ -442,7 +432,7 @@ def without_replacement(
                 field="population",
                 value=population,
             )
-        f = _verdicts(df, judge, positive)
+        f = _binary(df[judge], judge, positive)
         if np.isnan(f).any():
             raise InputError(
                 f"column {judge!r}: {int(np.isnan(f).sum())} item(s) have no verdict; the "

@@ -32,7 +32,11 @@ rounds before it, so the combination is too, and its variance is the weighted su
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from scipy import stats
+
+from judgebayes.errors import InputError
+from judgebayes.inference.registry import check_seed
 
 __all__ = [
     "MIN_LABELS",
@@ -43,6 +47,7 @@ __all__ = [
     "line",
     "mixed_design",
     "normal_interval",
+    "plan_round",
     "predicted_variance",
 ]
 
@@ -240,3 +245,69 @@ def design_round(
         "width_now": float(z * np.sqrt(v_now)),
         "width_next": float(z * np.sqrt(v_next)),
     }
+
+
+def plan_round(
+    f: np.ndarray,
+    y: np.ndarray,
+    k,
+    index,
+    *,
+    uncertainty: np.ndarray | None = None,
+    cost: np.ndarray | None = None,
+    mix=None,
+    width: float | None = None,
+    alpha: float = 0.05,
+    groups: np.ndarray | None = None,
+    random_seed: int | None = 0,
+    names: dict[str, str] | None = None,
+) -> pd.DataFrame:
+    """Check a round's inputs (each error names its field; ``names`` maps ``uncertainty``
+    and ``cost`` to the caller's names for them, such as its columns), draw it
+    (:func:`design_round`) and return the plan indexed by ``index``: ``prob``,
+    ``label_now``, ``weight``; ``attrs`` ``mix``, ``expected_labels``, ``width_now``,
+    ``width_next``, ``coef``, ``stop`` and ``reached_next`` (against ``width``).
+    """
+    names = {"uncertainty": "uncertainty", "cost": "cost", **(names or {})}
+    for key, x in (("uncertainty", uncertainty), ("cost", cost)):
+        if x is not None and np.isnan(x).any():
+            raise InputError(
+                f"{names[key]!r}: {int(np.isnan(x).sum())} judged item(s) have no value",
+                field=names[key],
+                value=None,
+            )
+    if cost is not None and not np.all(cost > 0):
+        raise InputError(
+            f"{names['cost']!r}: every cost must be > 0",
+            field=names["cost"],
+            value=float(np.min(cost)),
+        )
+    if isinstance(k, bool) or not isinstance(k, int | float) or not k > 0:
+        raise InputError(f"k must be a positive number; got {k!r}", field="k", value=k)
+    unl = np.isnan(y)
+    room = float(unl.sum() if cost is None else cost[unl].sum())
+    if k > room:
+        raise InputError(
+            f"k={k} exceeds what the unlabelled items can take ({room:g})", field="k", value=k
+        )
+    if mix is not None and (
+        isinstance(mix, bool) or not isinstance(mix, int | float) or not 0 <= mix <= 1
+    ):
+        raise InputError(f"mix must lie in [0, 1]; got {mix!r}", field="mix", value=mix)
+    rng = np.random.default_rng(check_seed(random_seed))
+    r = design_round(
+        f, y, uncertainty, float(k), cost=cost, mix=mix, alpha=alpha, groups=groups, rng=rng
+    )
+    out = pd.DataFrame(
+        {"prob": r["prob"], "label_now": r["new"], "weight": 1.0 / r["prob"]}, index=index
+    )
+    out.attrs.update(
+        mix=r["mix"],
+        expected_labels=r["expected_labels"],
+        width_now=r["width_now"],
+        width_next=r["width_next"],
+        coef=r["coef"],
+        stop=bool(width is not None and r["width_now"] <= width),
+        reached_next=bool(width is not None and r["width_next"] <= width),
+    )
+    return out

@@ -21,7 +21,6 @@ from judgebayes.data.frames import as_pandas, numeric_column, require_column
 from judgebayes.errors import InputError
 from judgebayes.inference import active_labels as al
 from judgebayes.inference.active_labels import MIN_LABELS, design_round
-from judgebayes.inference.registry import check_seed
 from judgebayes.results import check_alpha
 
 __all__ = ["MIN_LABELS", "active_estimate", "design_round", "label_next"]
@@ -116,45 +115,20 @@ def label_next(
             value=None,
         )
     u = None if uncertainty is None else _numbers(df, uncertainty, "uncertainty", "uncertainty")
-    if u is not None and np.isnan(u).any():
-        raise InputError(
-            f"column {uncertainty!r}: {int(np.isnan(u).sum())} item(s) have no value",
-            field=uncertainty,
-            value=None,
-        )
-    c = None
-    if cost is not None:
-        c = _numbers(df, cost, "labelling costs", "cost")
-        if not np.all(c > 0):
-            raise InputError(
-                f"column {cost!r}: every cost must be > 0", field=cost, value=float(np.min(c))
-            )
-    if isinstance(k, bool) or not isinstance(k, int | float) or not k > 0:
-        raise InputError(f"k must be a positive number; got {k!r}", field="k", value=k)
-    unl = np.isnan(y)
-    room = float(unl.sum() if c is None else c[unl].sum())
-    if k > room:
-        raise InputError(
-            f"k={k} exceeds what the unlabelled items can take ({room:g})", field="k", value=k
-        )
-    if mix is not None:
-        if isinstance(mix, bool) or not isinstance(mix, int | float) or not 0 <= mix <= 1:
-            raise InputError(f"mix must lie in [0, 1]; got {mix!r}", field="mix", value=mix)
-    rng = np.random.default_rng(check_seed(random_seed))
-    r = design_round(f, y, u, float(k), cost=c, mix=mix, alpha=alpha, rng=rng)
-    out = pd.DataFrame(
-        {"prob": r["prob"], "label_now": r["new"], "weight": 1.0 / r["prob"]}, index=df.index
+    c = None if cost is None else _numbers(df, cost, "labelling costs", "cost")
+    return al.plan_round(
+        f,
+        y,
+        k,
+        df.index,
+        uncertainty=u,
+        cost=c,
+        mix=mix,
+        width=width,
+        alpha=alpha,
+        random_seed=random_seed,
+        names={"uncertainty": uncertainty, "cost": cost},
     )
-    out.attrs.update(
-        mix=r["mix"],
-        expected_labels=r["expected_labels"],
-        width_now=r["width_now"],
-        width_next=r["width_next"],
-        coef=r["coef"],
-        stop=bool(width is not None and r["width_now"] <= width),
-        reached_next=bool(width is not None and r["width_next"] <= width),
-    )
-    return out
 
 
 def active_estimate(

@@ -340,7 +340,7 @@ class ItemStudy(Study):
         return pd.Index(d.rows[pos])
 
     def _next_by_uncertainty(self, k, random_seed, uncertainty, cost, mix):
-        from judgebayes.inference.active_labels import design_round
+        from judgebayes.inference.active_labels import plan_round
 
         d = self.data
         if d.n_judges > 1:
@@ -365,30 +365,19 @@ class ItemStudy(Study):
                         field=name,
                         value=out.shape,
                     )
-            if np.isnan(out).any():
-                raise InputError(
-                    f"{name}: {int(np.isnan(out).sum())} judged item(s) have no value",
-                    field=name,
-                    value=None,
-                )
             return out
 
-        u, c = aligned(uncertainty, "uncertainty"), aligned(cost, "cost")
-        if c is not None and not np.all(c > 0):
-            raise InputError("cost: every cost must be > 0", field="cost", value=float(c.min()))
-        if isinstance(k, bool) or not isinstance(k, int | float) or not k > 0:
-            raise InputError(f"k must be a positive number; got {k!r}", field="k", value=k)
-        rng = np.random.default_rng(check_seed(random_seed))
-        groups = d.system * 2 + d.judge.astype(np.int64)
-        r = design_round(d.judge, d.human, u, float(k), cost=c, mix=mix, groups=groups, rng=rng)
-        out = pd.DataFrame(
-            {"prob": r["prob"], "label_now": r["new"], "weight": 1.0 / r["prob"]},
-            index=pd.Index(d.rows),
+        return plan_round(
+            d.judge,
+            d.human,
+            k,
+            pd.Index(d.rows),
+            uncertainty=aligned(uncertainty, "uncertainty"),
+            cost=aligned(cost, "cost"),
+            mix=mix,
+            groups=d.system * 2 + d.judge.astype(np.int64),
+            random_seed=random_seed,
         )
-        out.attrs.update(
-            {k_: r[k_] for k_ in ("mix", "expected_labels", "width_now", "width_next")}
-        )
-        return out
 
     # --------------------------------------------------------------- the Bayesian model
     def model_spec(self):

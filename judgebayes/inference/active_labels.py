@@ -169,11 +169,10 @@ def greg_estimate(
     variance estimate (module docstring); ``y`` needs values where ``selected``.
     """
     g = coef[0] + coef[1] * np.asarray(f, float)
-    e = np.where(selected, np.asarray(y, float) - g, 0.0)
-    n = f.size
-    est = (g.sum() + np.sum(np.where(selected, e / np.where(selected, pi, 1.0), 0.0))) / n
-    var = np.sum(np.where(selected, (1 - pi) * e**2 / np.where(selected, pi, 1.0) ** 2, 0.0))
-    return float(est), float(var / n**2)
+    s = np.asarray(selected, bool)
+    e, p = np.asarray(y, float)[s] - g[s], np.asarray(pi, float)[s]
+    n = g.size
+    return float((g.sum() + np.sum(e / p)) / n), float(np.sum((1 - p) * e**2 / p**2) / n**2)
 
 
 def normal_interval(est: float, var: float, alpha: float) -> tuple[float, float]:

@@ -62,8 +62,9 @@ def label_next(
     uncertainty : str, optional
         A column saying how unsure the judge is about each item (its probability or score
         near the decision boundary, the spread of several judges or runs, a disagreement
-        between presentation orders): the root mean square error of the working model is
-        predicted within its quantile bins.  Without it, labels are spread by verdict.
+        between presentation orders): it enters the working model (a line in it per
+        verdict) and the root mean square error of the working model is predicted within
+        its quantile bins.  Without it, labels are spread by verdict.
     cost : str, optional
         Each item's cost of a human label (long items cost more to read): the budget is in
         these units and probabilities are :math:`\propto` error / :math:`\sqrt{\text{cost}}`.
@@ -86,9 +87,10 @@ def label_next(
     DataFrame
         Indexed like ``frame``: ``prob`` (1 for items already labelled), ``label_now``
         (drawn this round, not yet labelled), ``weight`` (1 / prob).  ``attrs``: ``mix``,
-        ``expected_labels``, ``width_now``, ``width_next``, ``coef`` (the working line of
-        human on judge), ``stop``, ``reached_next``.  Keep ``prob`` as the round's column
-        for :func:`active_estimate`.
+        ``expected_labels``, ``width_now``, ``width_next``, ``coef`` (the working model's
+        coefficients on 1, judge and, with ``uncertainty``, its standardised value and
+        their product), ``stop``, ``reached_next``.  Keep ``prob`` as the round's column
+        for :func:`active_estimate`, and give it the same ``uncertainty``.
 
     Examples
     --------
@@ -138,6 +140,7 @@ def active_estimate(
     *,
     round: str,
     probs: list[str],
+    uncertainty: str | None = None,
     weights: list[float] | None = None,
     alpha: float = 0.05,
 ) -> pd.Series:
@@ -155,11 +158,18 @@ def active_estimate(
     probs : list of str
         One column per round: every item's probability in that round (the ``prob`` of
         :func:`label_next`; 1 for items labelled in an earlier round).
+    uncertainty : str, optional
+        The column the rounds were planned with (:func:`label_next`): each round's working
+        model is refitted on the labels before it with the same regressors.  Any column
+        gives an unbiased estimate; the one the design used gives the narrow one.
     weights : list of float, optional
-        Fixed weights of the rounds (default: the inverse of each round's estimated
-        variance, so a round whose working model was poor, such as a first round that had
-        only the judge's raw score to go on, weighs little; estimated weights make the
-        combination unbiased only asymptotically, fixed ones exactly).
+        Fixed weights of the rounds (default: the inverse of each round's design variance
+        with error scales learnt from the labels before it, the first round's from the
+        labels after it, so a round whose working model was poor, such as a first round
+        that had only the judge's raw score to go on, weighs little; unbiased to first
+        order, fixed weights exactly).  Weights that follow a round's own residuals are
+        not: a small round whose residuals happen to be near zero takes the weight and the
+        interval is too narrow.
     alpha : float
         1 - the interval's level.
 
@@ -171,11 +181,12 @@ def active_estimate(
 
     Notes
     -----
-    Round :math:`r`'s working line is fitted on the labels of earlier rounds (round 1: the
+    Round :math:`r`'s working model is fitted on the labels of earlier rounds (round 1: the
     judge itself, :math:`g(f) = f`), so it is fixed before the round's draw; its
     difference estimate is then unbiased given the past, whichever way earlier items were
-    chosen, and the rounds' combination with fixed weights is unbiased with the weighted
-    sum of their variances (with the default estimated weights, to first order).
+    chosen, the rounds' errors are uncorrelated, and their combination with fixed weights
+    is unbiased with the weighted sum of their variances (with the default weights,
+    normalised over rounds, to first order).
     """
     df = as_pandas(frame, "frame")
     alpha = check_alpha(alpha)
@@ -184,7 +195,14 @@ def active_estimate(
     rd = _numbers(df, round, "the round each item was labelled in", "round")
     if not isinstance(probs, list | tuple) or not probs:
         raise InputError("probs must list one probability column per round", field="probs")
-    ests, variances = [], []
+    u = None if uncertainty is None else _numbers(df, uncertainty, "uncertainty", "uncertainty")
+    if u is not None and np.isnan(u).any():
+        raise InputError(
+            f"{uncertainty!r}: {int(np.isnan(u).sum())} item(s) have no value",
+            field=uncertainty,
+            value=None,
+        )
+    ests, variances, predicted = [], [], []
     for r, col in enumerate(probs, start=1):
         pi = _numbers(df, col, f"round {r}'s probabilities", "probs")
         before = rd < r
@@ -202,13 +220,17 @@ def active_estimate(
                 field=human,
                 value=None,
             )
-        coef = al.line(f[before], y[before]) if before.sum() >= 2 else (0.0, 1.0)
-        est, var = al.greg_estimate(f, y, before | now, pi, coef)
+        # the round's working model from the labels before it; its error scales, for the
+        # weight only, from the labels before it too (the first round: after it), so no
+        # round's weight follows its own residuals
+        _, g, scale = al.round_model(f, y, before, u, scale_from=before if r > 1 else rd > 1)
+        est, var = al.greg_estimate(g, y, before | now, pi)
         ests.append(est)
         variances.append(var)
-    if weights is None:  # inverse estimated variances: a poor round weighs little
-        v = np.maximum(np.asarray(variances, float), 1e-300)
-        w = 1.0 / v
+        free = ~before
+        predicted.append(al.predicted_variance(pi[free], scale[free]) * free.mean() ** 2)
+    if weights is None:  # inverse design variances: a poor round weighs little
+        w = 1.0 / np.maximum(np.asarray(predicted, float), 1e-300)
     else:
         w = np.asarray(weights, float)
     w = w / w.sum()

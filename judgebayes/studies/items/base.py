@@ -312,8 +312,9 @@ class ItemStudy(Study):
         each picks them (:func:`judgebayes.label_next`); it then returns that function's
         frame, indexed by the judged rows: ``prob`` (1 for the labelled), ``label_now``,
         ``weight``, and ``attrs`` mix, expected labels, predicted widths.  Read the rounds back
-        with :func:`judgebayes.active_estimate`, which keeps the estimate unbiased; the
-        study's own methods assume labels at random within cells and do not apply to it.
+        with :func:`judgebayes.active_estimate` (given the same uncertainty as a column),
+        which keeps the estimate unbiased; the study's own methods assume labels at random
+        within cells and do not apply to it.
         """
         if uncertainty is not None or cost is not None:
             return self._next_by_uncertainty(k, random_seed, uncertainty, cost, mix)

@@ -10,7 +10,8 @@ rating (1-5), on one criterion.
 
 Each draw: a first round of 20% of the budget (at least 30 labels) at random, then the
 rest in one round drawn by ``label_next`` (uncertainty-driven, mixed with uniform at the
-predicted-best share) or uniformly (``mix=1``), both read by ``active_estimate``; beside
+predicted-best share, the uncertainty also in the working model) or uniformly (``mix=1``)
+with the same working model or with the judge alone, all read by ``active_estimate``; beside
 them ppi_py's PPI++ on the same number of uniform labels (its interval is for the process
 mean, so wider).  The
 estimand is the mean over the N items, known here.
@@ -54,6 +55,8 @@ def llmbar() -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
 
 
 def hanna(judge: str = "Mistral-7B", criterion: str = "CH") -> tuple:
+    """A judge's mean rating over its four prompts (the score), their spread (the
+    uncertainty) and the humans' mean rating, on the stories all four prompts rated."""
     cols = [hanna_scores(criterion, (judge,), prompt=p).set_index("story_id") for p in (1, 2, 3, 4)]
     scores = pd.concat([c[judge] for c in cols], axis=1).dropna()
     human = cols[0].loc[scores.index, "human_mean"].to_numpy(float)
@@ -62,16 +65,58 @@ def hanna(judge: str = "Mistral-7B", criterion: str = "CH") -> tuple:
     return f, human, u, f"HANNA ({judge}, {criterion}, {len(f)} stories, mean rating 1-5)"
 
 
-def one_draw(f, y, u, n, rng, active: bool):
+def hanna_bounds() -> None:
+    """The most any design on a judge's scores could save on HANNA: with the working model
+    on the score and its spread fitted on all stories, and each story's error scale known
+    within quintiles of the spread or the score (the oracle), uniform labelling on the
+    score alone needs (line variance) / (model variance) x E[s^2] / E[s]^2 times the
+    labels; shown for every judge and criterion."""
+    from judgebayes.datasets import HANNA_CRITERIA, HANNA_JUDGES
+
+    rows = []
+    for c, j in itertools.product(HANNA_CRITERIA, HANNA_JUDGES):
+        f, y, u, _ = hanna(j, c)
+        line = np.var(y - np.polyval(np.polyfit(f, y, 1), f))
+        z = (u - u.mean()) / u.std()
+        X = np.column_stack([np.ones_like(f), f, z, f * z])
+        e = y - X @ np.linalg.lstsq(X, y, rcond=None)[0]
+        best = 1.0
+        for by in (u, f):
+            q = pd.qcut(by, 5, labels=False, duplicates="drop")
+            s = np.sqrt(pd.Series(e**2).groupby(q).transform("mean").to_numpy())
+            best = max(best, np.mean(s**2) / np.mean(s) ** 2)
+        rows.append((c, j, line / np.var(e) * best))
+    ratio = np.array([r[2] for r in rows])
+    worst = rows[int(np.argmax(ratio))]
+    print(
+        f"\nHANNA, oracle bound over {len(rows)} judge x criterion pairs: uniform / best "
+        f"design {ratio.min():.3f}-{ratio.max():.3f} (largest {worst[1]}, {worst[0]}), "
+        f"i.e. at most {1 - 1 / ratio.max():.1%} fewer labels"
+    )
+
+
+def one_draw(f, y, u, n, rng, kind: str, rounds: int = 2):
+    """One draw of ``kind``: "active" (the uncertainty in the design and the working
+    model), "uniform, same model" (uniform draws, the same working model) or "uniform"
+    (uniform draws, the working model on the judge alone); a first round at random, the
+    rest of the budget ``n`` in ``rounds - 1`` equal rounds, each planned on the labels
+    before it."""
+    active = kind == "active"
+    model_u = None if kind == "uniform" else u
     N = f.size
     yy, rd = np.full(N, np.nan), np.full(N, np.nan)
     first = max(round(0.2 * n), 30)  # MIN_LABELS at random before leaning on u
     pick = rng.choice(N, first, replace=False)
     yy[pick], rd[pick] = y[pick], 1
-    r = design_round(f, yy, u if active else None, n - first, mix=None if active else 1.0, rng=rng)
-    yy[r["new"]], rd[r["new"]] = y[r["new"]], 2
-    frame = pd.DataFrame({"f": f, "h": yy, "round": rd, "p1": first / N, "p2": r["prob"]})
-    e = jb.active_estimate(frame, "f", "h", round="round", probs=["p1", "p2"])
+    frame = pd.DataFrame({"f": f, "p1": first / N, "u": 0.0 if model_u is None else model_u})
+    for k in range(2, rounds + 1):
+        budget = (n - first) / (rounds - 1)
+        r = design_round(f, yy, model_u, budget, mix=None if active else 1.0, rng=rng)
+        yy[r["new"]], rd[r["new"]] = y[r["new"]], k
+        frame[f"p{k}"] = r["prob"]
+    frame["h"], frame["round"] = yy, rd
+    probs = [f"p{k}" for k in range(1, rounds + 1)]
+    e = jb.active_estimate(frame, "f", "h", round="round", probs=probs, uncertainty="u")
     return e["upper"] - e["lower"], e["lower"] <= y.mean() <= e["upper"], int((rd > 0).sum())
 
 
@@ -96,20 +141,26 @@ def labels_for(widths: dict[int, float], target: float) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--draws", type=int, default=200)
+    ap.add_argument("--rounds", type=int, default=2, help="labelling rounds, the first at random")
     args = ap.parse_args()
+    hanna_bounds()
     sd = np.sqrt(0.0475 / args.draws)
     print(f"{args.draws} draws per budget; MC sd of a 95% coverage {sd:.3f}")
     for f, y, u, name in (llmbar(), hanna()):
         t0 = time.perf_counter()
-        rng = np.random.default_rng(7)
         grid = [int(x) for x in np.linspace(0.1, 0.7, 13) * f.size]
-        width = {"active": {}, "uniform": {}, "ppi++ (ppi_py)": {}}
-        cover = {"active": [], "uniform": []}
+        kinds = ("active", "uniform, same model", "uniform")
+        width = {k: {} for k in kinds} | {"ppi++ (ppi_py)": {}}
+        cover = {k: [] for k in kinds}
         for n in grid:
-            for kind in ("active", "uniform"):
-                out = [one_draw(f, y, u, n, rng, kind == "active") for _ in range(args.draws)]
+            for kind in kinds:  # the same seeds for every design: paired draws
+                out = [
+                    one_draw(f, y, u, n, np.random.default_rng((7, n, i)), kind, args.rounds)
+                    for i in range(args.draws)
+                ]
                 width[kind][n] = float(np.mean([o[0] for o in out]))
                 cover[kind].append(float(np.mean([o[1] for o in out])))
+            rng = np.random.default_rng((8, n))
             ppi = [ppi_width(f, y, n, rng) for _ in range(50)]
             width["ppi++ (ppi_py)"][n] = float(np.mean(ppi))
         print(f"\n### {name}  ({time.perf_counter() - t0:.0f} s)")
@@ -122,11 +173,16 @@ def main() -> None:
         need = {k: labels_for(w, 0.10) for k, w in width.items()}
         print(
             "\nlabels for a 0.10-wide interval: "
-            + ", ".join(f"{k} {v:.0f}" for k, v in need.items())
+            + ", ".join(
+                f"{k} {v:.0f}" if np.isfinite(v) else f"{k} not within 70% of the items"
+                for k, v in need.items()
+            )
             + f"; active / uniform {need['active'] / need['uniform']:.3f}"
+            + f"; active / uniform with the same model {need['active'] / need[kinds[1]]:.3f}"
         )
-        never = all(width["active"][n] <= width["uniform"][n] * 1.01 for n in grid)
-        print(f"active never more than 1% wider than uniform at any budget: {never}")
+        for base in kinds[1:]:
+            never = all(width["active"][n] <= width[base][n] * 1.01 for n in grid)
+            print(f"active never more than 1% wider than {base} at any budget: {never}")
 
 
 if __name__ == "__main__":

@@ -67,6 +67,10 @@ def add_parser(sub) -> None:
     a.add_argument("--system", default=None, help="system column")
     a.add_argument("--item", default=None, help="the prompt column (pairs the systems)")
     a.add_argument("--cluster", default=None, help="clusters of correlated rows")
+    a.add_argument(
+        "--time", default=None, help="the period column: calibrated within each period, pooled"
+    )
+    a.add_argument("--freq", default=None, help="with --time timestamps: D, W or M periods")
     a.add_argument("--scale", type=_pair, default=None, help="the judge's scale, e.g. 1,10")
     a.add_argument("--human-scale", type=_pair, default=None, help="the humans' scale, e.g. 1,5")
     a.add_argument(
@@ -123,7 +127,7 @@ def _frame(args):
             item=args.item,
             cluster=args.cluster,
         )
-        return read_csv(args.test, "test"), cols
+        return read_csv(args.test, "test"), cols | _time(args)
     if sources == ["inspect"]:
         df = logs.inspect_items(args.inspect, args.labels, scorer=args.scorer, scores=True)
     else:
@@ -134,7 +138,14 @@ def _frame(args):
     cluster = args.cluster
     if "epoch" in df.columns and df["epoch"].nunique() > 1:
         cluster, item = cluster or "sample_id", None  # epochs of one sample: correlated
-    return df, dict(score="score", human="human", system="system", item=item, cluster=cluster)
+    return df, dict(
+        score="score", human="human", system="system", item=item, cluster=cluster
+    ) | _time(args)
+
+
+def _time(args) -> dict:
+    """``time=`` / ``freq=`` when given (``--freq`` alone is the study's error)."""
+    return {k: getattr(args, k) for k in ("time", "freq") if getattr(args, k) is not None}
 
 
 def run(args) -> tuple[str, int]:
@@ -182,12 +193,25 @@ def run(args) -> tuple[str, int]:
             verdict += "; the model's check " + "; ".join(r.describe() for r in failed)
         print(verdict, file=sys.stderr)
         out["claims"] = table.to_dict("records")
+    if study.data.period is not None:
+        out["periods"] = [
+            {"method": f.method, **r}
+            for f in fits
+            for r in f.periods(args.alpha).to_dict("records")
+        ]
     if args.format == "json":
         out["diagnostics"] = {f.method: diagnostics_json(f) for f in fits}
         from judgebayes.results import to_json
 
         return json.dumps(to_json(out), indent=2), status
     text = render(rows, _COLUMNS, args.format)
+    if out.get("periods"):
+        cols = ("method", "period", "system", "n_items", "n_labelled", "estimate")
+        text += "\n\n" + render(
+            out["periods"],
+            [(c, c) for c in cols] + [("lower", "lower"), ("upper", "upper")],
+            args.format,
+        )
     if args.contrasts and out["contrasts"]:
         text += "\n\n" + render(
             out["contrasts"],

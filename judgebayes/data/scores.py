@@ -11,6 +11,10 @@ Rows without a score from every judge are not evaluated items: they are counted 
 system in ``n_missing`` and reported by every fit, never dropped silently.  A score
 outside the declared ``scale`` (an error code averaged into a grade) is an error that
 names it: blank it, and it is counted as missing.
+
+With ``time=`` (a period or timestamp column, ``freq=`` to bucket timestamps) every
+(system, period) that has rows needs 2 labelled rows or more: the closed form calibrates
+within each period, since a judge's score can mean something else after a version change.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from judgebayes.data.frames import (
     column_names,
     group_labels,
     numeric_column,
+    period_codes,
     require_column,
 )
 from judgebayes.errors import InputError
@@ -47,6 +52,8 @@ class ScoreData:
         Codes into :attr:`systems`.
     item, cluster : ndarray of int, shape (N,), or None
         The prompt each row answers (pairs systems) and clusters of correlated rows.
+    period : ndarray of int, shape (N,), or None
+        Codes into :attr:`periods` (``time=``), in time order.
     systems, judges : tuple of str
     score_scale : ndarray, shape (J, 2)
         Each judge's (low, high): ``scale=`` or the observed range.
@@ -81,6 +88,8 @@ class ScoreData:
     cluster: np.ndarray | None = None
     probabilities: Any = None
     threshold: float | None = None
+    period: np.ndarray | None = None
+    periods: tuple[str, ...] = ()
 
     @property
     def labelled(self) -> np.ndarray:
@@ -194,6 +203,8 @@ def scores_from_frame(
     human_scale: tuple[float, float] | None = None,
     threshold: float | None = None,
     levels: Any = None,
+    time: str | None = None,
+    freq: str | None = None,
 ) -> ScoreData:
     """Validate one scores frame (module docstring) into :class:`ScoreData`.
 
@@ -223,12 +234,16 @@ def scores_from_frame(
         quantity becomes a pass rate.
     levels : sequence of float, optional
         The levels of a probability-vector judge.
+    time, freq : str, optional
+        The period of each row (numbers and timestamps in time order, text sorted);
+        ``freq`` (``"D"``, ``"W"``, ``"M"``) buckets timestamps.  Not with ``item=``.
 
     Raises
     ------
     InputError
         A missing column, a value that is not a number, a score outside ``scale``, a blank
-        group value, a repeated (item, system), or no labelled row.
+        group value, a repeated (item, system), no labelled row, or with ``time=`` a
+        blank period or a (system, period) with rows and fewer than 2 labelled ones.
     """
     df = as_pandas(items, "items")
     if len(df) == 0:
@@ -258,6 +273,7 @@ def scores_from_frame(
     for r in raters:
         _column(df, r, "a human label", "human")
     roles = {"system": system, "item": item, "cluster": cluster}
+    extra_cols = {"time": time} if time is not None else {}
     for role, col in roles.items():
         if col is not None:
             _column(df, col, f"the {role} column", role)
@@ -349,6 +365,7 @@ def scores_from_frame(
                 field="item",
                 value=str(df[item].to_numpy()[keep][i]),
             )
+    period, periods = _periods(df, time, freq, item, keep, lab[keep], sys_codes[keep], systems)
     return ScoreData(
         score=s[keep],
         human=h[keep],
@@ -359,10 +376,46 @@ def scores_from_frame(
         human_scale=(float(hs[0]), float(hs[1])),
         n_missing=n_missing,
         n_raters=n_raters[keep],
-        columns={"score": score, "human": human, **roles},
+        columns={"score": score, "human": human, **roles, **extra_cols},
         rows=df.index.to_numpy()[keep],
         item=codes["item"],
         cluster=codes["cluster"],
         probabilities={k: (lv, p[keep]) for k, (lv, p) in probabilities.items()} or None,
         threshold=None if threshold is None else float(threshold),
+        period=period,
+        periods=periods,
     )
+
+
+def _periods(df, time, freq, item, keep, labelled, system, systems):
+    """Period codes of the kept rows and the periods' names (``time=``), checked."""
+    if time is None:
+        if freq is not None:
+            raise InputError("freq= buckets the time= column; give time=", field="freq", value=freq)
+        return None, ()
+    _column(df, time, "the time column", "time")
+    if item is not None:
+        raise InputError(
+            f"time={time!r} and item={item!r} together: paired contrasts across periods are "
+            "not built; give one of them",
+            field="time",
+            value=time,
+        )
+    codes, names = period_codes(df[time], time, freq)
+    codes = codes[keep]
+    ns = len(systems)
+    cell = codes * ns + system
+    rows = np.bincount(cell, minlength=len(names) * ns)
+    labs = np.bincount(cell[labelled], minlength=len(names) * ns)
+    short = np.flatnonzero((rows > 0) & (labs < 2))
+    if short.size:
+        p, k = divmod(int(short[0]), ns)
+        raise InputError(
+            f"column {time!r}: system {systems[k]!r} has {int(labs[short[0]])} labelled row(s) "
+            f"in period {names[p]!r} ({short.size} such (system, period) cell(s)); the "
+            "calibration is fitted within each period and needs 2 or more: label more rows "
+            "there, or use a coarser freq=",
+            field=time,
+            value=names[p],
+        )
+    return codes, tuple(names)

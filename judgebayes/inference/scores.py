@@ -37,11 +37,21 @@ Welch-Satterthwaite combination of :math:`n - 1` and :math:`N - 1` for ``process
 of systems that answered the same items are paired: the process part is the variance of the per-item
 difference of imputed labels, and labels on both systems of an item enter through the
 Horvitz-Thompson covariance of their residuals.
+
+Over time
+---------
+With periods :math:`p` (``time=``) the calibration is fitted within each period (a judge's
+score can mean something else after a version change) and each system's mean is the
+period means weighted by its rows in them, :math:`\hat\mu = \sum_p (N_p / N)
+\hat\mu_p`, with variance :math:`\sum_p (N_p / N)^2 \widehat{\mathrm{Var}}(\hat\mu_p)`
+(periods calibrated and labelled apart are independent) and Welch-Satterthwaite degrees
+of freedom.  Unlike one calibration and one residual mean for all periods, it stays
+unbiased when the labelling rate changes over time while the judge drifts.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import optimize, stats
@@ -55,6 +65,7 @@ __all__ = [
     "isotonic",
     "labels_only_means",
     "naive_means",
+    "period_means",
     "ppi_means",
 ]
 
@@ -242,6 +253,63 @@ def _fold_jackknife(data: ScoreData, cal: Calibration, n_all, n_lab) -> np.ndarr
         ]
     )
     return (kk - 1) / kk * ((g - g.mean(0)) ** 2).sum(0)
+
+
+def _period_rows(data: ScoreData, rows: np.ndarray) -> ScoreData:
+    """The rows ``rows`` of ``data`` as a design of their own (no periods)."""
+    pick = {k: (lv, p[rows]) for k, (lv, p) in (data.probabilities or {}).items()} or None
+    return replace(
+        data,
+        score=data.score[rows],
+        human=data.human[rows],
+        system=data.system[rows],
+        n_raters=data.n_raters[rows],
+        rows=data.rows[rows],
+        item=None if data.item is None else data.item[rows],
+        cluster=None if data.cluster is None else data.cluster[rows],
+        probabilities=pick,
+        period=None,
+        periods=(),
+    )
+
+
+def period_means(
+    data: ScoreData, estimand: str, random_seed: int | None = 0, k: int = FOLDS
+) -> tuple[ScoreEstimate, list[ScoreEstimate], np.ndarray]:
+    """Each period's augmented means, calibrated within the period (its folds drawn from
+    ``random_seed + p``), and their pooled per-system estimate (module docstring).
+
+    Returns
+    -------
+    (pooled, per_period, rows)
+        ``rows`` (periods, systems): each system's rows in each period.
+    """
+    ns = len(data.systems)
+    seed = 0 if random_seed is None else random_seed
+    per, rows = [], np.zeros((len(data.periods), ns))
+    for p in range(len(data.periods)):
+        sub = _period_rows(data, data.period == p)
+        per.append(augmented_means(sub, calibrate(sub, seed + p, k), estimand))
+        rows[p] = np.bincount(sub.system, minlength=ns)
+    w = rows / rows.sum(0)
+    has = w > 0
+    est = np.stack([np.where(h, e.estimate, 0.0) for e, h in zip(per, has, strict=True)])
+    v = np.stack([np.where(h, e.se**2, 0.0) for e, h in zip(per, has, strict=True)]) * w**2
+    dfs = np.stack([np.where(h, e.df, np.inf) for e, h in zip(per, has, strict=True)])
+    var = v.sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df = var**2 / np.sum(np.where(has, v**2 / dfs, 0.0), axis=0)
+    pooled = ScoreEstimate(
+        (w * est).sum(0),
+        np.sqrt(var),
+        df,
+        data.human_scale,
+        {
+            "n_labelled": np.bincount(data.system[data.labelled], minlength=ns).astype(float),
+            "n_items": rows.sum(0),
+        },
+    )
+    return pooled, per, rows
 
 
 def paired_contrasts(data: ScoreData, est: ScoreEstimate, estimand: str) -> dict:

@@ -21,6 +21,10 @@ Methods (one :class:`ScoreFit` contract):
 * comparators: ``ppi`` and ``ppi_plus_plus`` on the first judge's raw score (as ppi_py),
   ``labels_only``, and ``naive`` (the judge's mean mapped linearly to the human scale,
   uncorrected).  The comparators estimate the process mean and say so.
+
+With ``time=`` the closed form calibrates within each period and pools each system's
+period means by its rows (:meth:`ScoreFit.periods` gives them); the methods that fit one
+calibration across periods are refused.
 """
 
 from __future__ import annotations
@@ -31,13 +35,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from judgebayes.data.scores import ScoreData, scores_from_frame
 from judgebayes.errors import InputError, MethodRefused, route_keywords
 from judgebayes.inference import scores as sc
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
-from judgebayes.results import point_tree
+from judgebayes.results import check_alpha, point_tree
 from judgebayes.studies.accuracy_fit import AccuracyFit
 from judgebayes.studies.base import FitParts, Study, missing_notes, register_bayes
 
@@ -71,6 +76,40 @@ class ScoreFit(AccuracyFit):
 
     family: str = "scores"
     quantity: str = "mu_items"
+
+    def periods(self, alpha: float = 0.05) -> pd.DataFrame:
+        """Each system's mean in each period of ``time=`` (the closed form calibrates
+        within each period): one row per (period, system) with rows, labelled rows,
+        ``estimate`` and its t interval at ``1 - alpha``.
+        """
+        t = self.info.get("periods")
+        if t is None:
+            raise MethodRefused(
+                "periods() needs a closed-form fit of a study made with time=",
+                field="time",
+                value=None,
+            )
+        alpha = check_alpha(alpha)
+        lo, hi = self.info["human_scale"]
+        rows = []
+        for p, name in enumerate(t["periods"]):
+            for k, system in enumerate(t["systems"]):
+                if t["n_items"][p][k] == 0:
+                    continue
+                est, se, df = t["estimate"][p][k], t["se"][p][k], t["df"][p][k]
+                q = stats.t.ppf(1 - alpha / 2, df) if df >= 1 else np.nan
+                rows.append(
+                    {
+                        "period": name,
+                        "system": system,
+                        "n_items": int(t["n_items"][p][k]),
+                        "n_labelled": int(t["n_labelled"][p][k]),
+                        "estimate": est,
+                        "lower": float(np.clip(est - q * se, lo, hi)),
+                        "upper": float(np.clip(est + q * se, lo, hi)),
+                    }
+                )
+        return pd.DataFrame(rows)
 
     def ranks(self, alpha: float = 0.05) -> pd.DataFrame:
         """Each system's rank (1 = highest mean) per draw: mean and equal-tailed interval."""
@@ -234,6 +273,8 @@ class ScoreStudy(Study):
         from judgebayes.models.scores import scores_model
 
         d = self.data
+        if d.period is not None:
+            _refuse_time("nuts", d)
         lv = self.levels()
         if lv.size > MAX_LEVELS:
             raise MethodRefused(
@@ -346,12 +387,16 @@ ScoreStudy.methods.refuse(
 def _closed_form(study: ScoreStudy, *, random_seed=None) -> FitParts:
     d = study.data
     # the folds are drawn from the seed (0 when none is given: the same data, the same fit)
-    cal = sc.calibrate(d, 0 if random_seed is None else random_seed, study.folds)
-    est = sc.augmented_means(d, cal, study.estimand)
+    seed = 0 if random_seed is None else random_seed
     notes = []
     design = "rows labelled at random"
     if d.cluster is not None and study.estimand == "process":
         design = "cluster-robust over clusters"
+    if d.period is None:
+        est = sc.augmented_means(d, sc.calibrate(d, seed, study.folds), study.estimand)
+    else:
+        est, per, rows = sc.period_means(d, study.estimand, seed, study.folds)
+        design += " within each period, calibrated within each period, pooled by rows"
     info: dict[str, Any] = {
         "estimator": "cross-fitted isotonic calibration of the human label on the "
         f"score{'s (least-squares index)' if d.n_judges > 1 else ''}, augmented (AIPW) "
@@ -359,6 +404,16 @@ def _closed_form(study: ScoreStudy, *, random_seed=None) -> FitParts:
         "the human scale",
         "folds": study.folds,
     }
+    if d.period is not None:
+        info["periods"] = {
+            "periods": list(d.periods),
+            "systems": list(study.systems),
+            "n_items": rows.tolist(),
+            "n_labelled": [e.info["n_labelled"].tolist() for e in per],
+            "estimate": [e.estimate.tolist() for e in per],
+            "se": [e.se.tolist() for e in per],
+            "df": [e.df.tolist() for e in per],
+        }
     if len(study.systems) > 1:
         info["contrasts"] = table = sc.paired_contrasts(d, est, study.estimand)
         if d.item is not None:
@@ -373,6 +428,16 @@ def _closed_form(study: ScoreStudy, *, random_seed=None) -> FitParts:
     return study._point(study.quantity, est, info, notes)
 
 
+def _refuse_time(name: str, d) -> None:
+    raise MethodRefused(
+        f"method {name!r} fits one calibration across the periods of "
+        f"time={d.columns.get('time')!r}, biased when the labelling rate changes while the "
+        "judge drifts; use 'closed_form', which calibrates within each period",
+        field="time",
+        value=d.columns.get("time"),
+    )
+
+
 def _comparator(name: str, summary: str):
     def fit(study: ScoreStudy, *, random_seed=None) -> FitParts:
         d = study.data
@@ -383,6 +448,8 @@ def _comparator(name: str, summary: str):
                 field="score",
                 value=list(d.judges),
             )
+        if d.period is not None:
+            _refuse_time(name, d)
         if d.cluster is not None:
             raise MethodRefused(
                 f"method {name!r} treats rows as independent and would ignore cluster="

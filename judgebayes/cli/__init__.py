@@ -98,7 +98,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"judgebayes {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # Ctrl-C: one line, no traceback, no partial result
-        where = f"judgebayes {args.command}" if getattr(args, "command", None) else "judgebayes"
+        # named by the command even when Ctrl-C comes while the parser is still importing
+        # the subcommands (on a loaded machine that takes seconds)
+        words = sys.argv[1:] if argv is None else list(argv)
+        command = getattr(args, "command", None) or next(
+            (w for w in words if w in SUBCOMMANDS), None
+        )
+        where = f"judgebayes {command}" if command else "judgebayes"
         print(f"{where}: interrupted", file=sys.stderr)
         return 130
     print(out)

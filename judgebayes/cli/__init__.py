@@ -29,7 +29,9 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 
 from judgebayes.cli.io import CLIError, Parser
@@ -68,6 +70,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     from judgebayes.errors import JudgeBayesError, MethodRefused
 
     args = None
+    pressed: list[bool] = []
+
+    def on_sigint(signum, frame):  # as Python's own, but remembered: a KeyboardInterrupt
+        pressed.append(True)  # raised inside a garbage-collector callback (JAX's) is
+        raise KeyboardInterrupt  # swallowed there, and the command ran on to exit 0
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, on_sigint)
     try:
         args = build_parser().parse_args(argv)
         if args.version:
@@ -98,17 +109,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"judgebayes {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # Ctrl-C: one line, no traceback, no partial result
-        # named by the command even when Ctrl-C comes while the parser is still importing
-        # the subcommands (on a loaded machine that takes seconds)
-        words = sys.argv[1:] if argv is None else list(argv)
-        command = getattr(args, "command", None) or next(
-            (w for w in words if w in SUBCOMMANDS), None
-        )
-        where = f"judgebayes {command}" if command else "judgebayes"
-        print(f"{where}: interrupted", file=sys.stderr)
-        return 130
+        return _interrupted(args, argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    if pressed:  # interrupted, but the KeyboardInterrupt was swallowed on its way
+        return _interrupted(args, argv)
     print(out)
     return status
+
+
+def _interrupted(args, argv) -> int:
+    """The one line of an interrupted command, named by the command even when Ctrl-C came
+    while the parser was still importing the subcommands (seconds on a loaded machine).
+    """
+    words = sys.argv[1:] if argv is None else list(argv)
+    command = getattr(args, "command", None) or next((w for w in words if w in SUBCOMMANDS), None)
+    print(f"{'judgebayes ' + command if command else 'judgebayes'}: interrupted", file=sys.stderr)
+    return 130
 
 
 def entry() -> None:

@@ -173,6 +173,20 @@ def require_column(df, col, what: str, field: str, frame: str = "items") -> None
         )
 
 
+def time_periods(
+    df, time: str | None, freq: str | None, frame: str = "items"
+) -> tuple[np.ndarray, list] | None:
+    """``time=``'s period codes and labels (:func:`period_codes`), or None without it;
+    ``freq=`` without ``time=`` and a missing time column are :class:`InputError`.
+    """
+    if time is None:
+        if freq is not None:
+            raise InputError("freq= buckets the time= column; give time=", field="freq", value=freq)
+        return None
+    require_column(df, time, "the time column", "time", frame=frame)
+    return period_codes(df[time], time, freq)
+
+
 def period_codes(col: pd.Series, name: str, freq: str | None) -> tuple[np.ndarray, list]:
     """Period codes 0..P-1 in time order and their labels (as text).
 

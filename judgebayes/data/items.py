@@ -42,8 +42,8 @@ from judgebayes.data.frames import (
     group_labels,
     not_scalar,
     numeric_column,
-    period_codes,
     require_column,
+    time_periods,
 )
 from judgebayes.errors import InputError
 
@@ -547,8 +547,8 @@ def items_from_frame(
     n_missing = np.bincount(
         sys_codes[~keep], weights=None if mult is None else mult[~keep], minlength=len(systems)
     ).astype(np.int64)
-    if time is not None:
-        require_column(items, time, "the time column", "time")
+    periods = time_periods(items, time, freq)
+    if periods is not None:
         if stratum is not None or labelled_by is not None:
             given = "stratum" if stratum is not None else "labelled_by"
             raise InputError(
@@ -557,10 +557,7 @@ def items_from_frame(
                 field=given,
                 value=stratum if stratum is not None else labelled_by,
             )
-        codes, labels = period_codes(items[time], time, freq)
-        str_codes, strata = codes, tuple(labels)
-    elif freq is not None:
-        raise InputError("freq= buckets the time= column; give time=", field="freq", value=freq)
+        str_codes, strata = periods[0], tuple(periods[1])
     elif labelled_by is None:
         str_codes, strata = _codes(items, stratum, "stratum")
     else:

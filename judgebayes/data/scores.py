@@ -30,8 +30,8 @@ from judgebayes.data.frames import (
     column_names,
     group_labels,
     numeric_column,
-    period_codes,
     require_column,
+    time_periods,
 )
 from judgebayes.errors import InputError
 
@@ -389,11 +389,9 @@ def scores_from_frame(
 
 def _periods(df, time, freq, item, keep, labelled, system, systems):
     """Period codes of the kept rows and the periods' names (``time=``), checked."""
-    if time is None:
-        if freq is not None:
-            raise InputError("freq= buckets the time= column; give time=", field="freq", value=freq)
+    periods = time_periods(df, time, freq, frame="scores")
+    if periods is None:
         return None, ()
-    _column(df, time, "the time column", "time")
     if item is not None:
         raise InputError(
             f"time={time!r} and item={item!r} together: paired contrasts across periods are "
@@ -401,8 +399,7 @@ def _periods(df, time, freq, item, keep, labelled, system, systems):
             field="time",
             value=time,
         )
-    codes, names = period_codes(df[time], time, freq)
-    codes = codes[keep]
+    codes, names = periods[0][keep], periods[1]
     ns = len(systems)
     cell = codes * ns + system
     rows = np.bincount(cell, minlength=len(names) * ns)

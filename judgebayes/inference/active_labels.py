@@ -34,7 +34,7 @@ weights are the inverses of each round's variance as the design formula gives it
 error scales learnt from the labels before the round (the first round's from the labels
 after it), so no round's weight follows its own residuals.  Weights that do are too
 narrow: each round's own variance estimate let a small round whose few residuals
-happened to be near zero take the weight (coverage 0.838 with six rounds of 15 labels,
+happened to be near zero take the weight (coverage 0.853 with six rounds of 15 labels,
 against 0.955, in the tests), and scales learnt from all labels covered 0.908 with five
 rounds on LLMBar (its estimated se 4% under the true sd).
 """
@@ -117,13 +117,22 @@ def working_model(X: np.ndarray, y: np.ndarray, labelled: np.ndarray) -> np.ndar
         return coef
     full, _, rank_full, _ = np.linalg.lstsq(X[lab], yl, rcond=None)
     rss = [float(np.sum((yl - A @ c) ** 2)) for A, c in ((X[lab, :2], line), (X[lab], full))]
-    df1, df2 = rank_full - rank_line, n - rank_full
+    return full if _f_rejects(*rss, rank_full - rank_line, n - rank_full) else coef
+
+
+def _f_rejects(rss_small: float, rss_big: float, df1: float, df2: float) -> bool:
+    """Whether the F test of a smaller model (residual sum of squares ``rss_small``)
+    against a bigger one (``rss_big``, ``df1`` more parameters, ``df2`` residual degrees
+    of freedom) rejects at :data:`EVIDENCE_LEVEL`; a perfect bigger fit rejects when the
+    smaller one is not perfect too, and no degrees of freedom never reject.
+    """
     if df1 <= 0 or df2 <= 0:
-        return coef
-    if rss[1] <= 0:
-        return full if rss[0] > 0 else coef
-    F = (rss[0] - rss[1]) / df1 / (rss[1] / df2)
-    return full if stats.f.sf(F, df1, df2) <= EVIDENCE_LEVEL else coef
+        return False
+    if rss_big <= 0:
+        return rss_small > 0
+    return bool(
+        stats.f.sf((rss_small - rss_big) / df1 / (rss_big / df2), df1, df2) <= EVIDENCE_LEVEL
+    )
 
 
 def error_scale(
@@ -173,14 +182,10 @@ def _same_scale(samples: list[np.ndarray]) -> bool:
     """One-way F test of equal means across ``samples`` (absolute residuals: Levene's
     test of equal scales): True unless it rejects at :data:`EVIDENCE_LEVEL`.
     """
-    n = np.array([x.size for x in samples], float)
-    grand = np.concatenate(samples).mean()
+    pooled = np.concatenate(samples)
     within = sum(float(np.sum((x - x.mean()) ** 2)) for x in samples)
-    between = sum(x.size * (x.mean() - grand) ** 2 for x in samples)
-    df1, df2 = len(samples) - 1, n.sum() - len(samples)
-    if within <= 0:
-        return between <= 0
-    return bool(stats.f.sf(between / df1 / (within / df2), df1, df2) > EVIDENCE_LEVEL)
+    total = float(np.sum((pooled - pooled.mean()) ** 2))
+    return not _f_rejects(total, within, len(samples) - 1, pooled.size - len(samples))
 
 
 def inclusion_probabilities(scale: np.ndarray, budget: float, cost: np.ndarray) -> np.ndarray:

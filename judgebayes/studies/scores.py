@@ -35,7 +35,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from judgebayes.data.scores import ScoreData, scores_from_frame
 from judgebayes.errors import InputError, MethodRefused, route_keywords
@@ -89,27 +88,23 @@ class ScoreFit(AccuracyFit):
                 field="time",
                 value=None,
             )
-        alpha = check_alpha(alpha)
-        lo, hi = self.info["human_scale"]
-        rows = []
-        for p, name in enumerate(t["periods"]):
-            for k, system in enumerate(t["systems"]):
-                if t["n_items"][p][k] == 0:
-                    continue
-                est, se, df = t["estimate"][p][k], t["se"][p][k], t["df"][p][k]
-                q = stats.t.ppf(1 - alpha / 2, df) if df >= 1 else np.nan
-                rows.append(
-                    {
-                        "period": name,
-                        "system": system,
-                        "n_items": int(t["n_items"][p][k]),
-                        "n_labelled": int(t["n_labelled"][p][k]),
-                        "estimate": est,
-                        "lower": float(np.clip(est - q * se, lo, hi)),
-                        "upper": float(np.clip(est + q * se, lo, hi)),
-                    }
-                )
-        return pd.DataFrame(rows)
+        est = sc.ScoreEstimate(
+            *(np.asarray(t[k], float) for k in ("estimate", "se", "df")),
+            tuple(self.info["human_scale"]),
+        )
+        lower, upper = est.interval(check_alpha(alpha))
+        out = pd.DataFrame(
+            {
+                "period": np.repeat(t["periods"], len(t["systems"])),
+                "system": np.tile(t["systems"], len(t["periods"])),
+                "n_items": np.ravel(t["n_items"]).astype(int),
+                "n_labelled": np.ravel(t["n_labelled"]).astype(int),
+                "estimate": est.estimate.ravel(),
+                "lower": lower.ravel(),
+                "upper": upper.ravel(),
+            }
+        )
+        return out[out["n_items"] > 0].reset_index(drop=True)
 
     def ranks(self, alpha: float = 0.05) -> pd.DataFrame:
         """Each system's rank (1 = highest mean) per draw: mean and equal-tailed interval."""

@@ -60,6 +60,7 @@ __all__ = [
     "plan_round",
     "predicted_variance",
     "regressors",
+    "require_complete",
     "round_model",
     "working_model",
 ]
@@ -349,6 +350,16 @@ def design_round(
     }
 
 
+def require_complete(x: np.ndarray | None, name: str) -> None:
+    """An :class:`InputError` naming ``name`` when the per-item column ``x`` has blanks."""
+    if x is not None and np.isnan(x).any():
+        raise InputError(
+            f"{name!r}: {int(np.isnan(x).sum())} judged item(s) have no value",
+            field=name,
+            value=None,
+        )
+
+
 def plan_round(
     f: np.ndarray,
     y: np.ndarray,
@@ -372,12 +383,7 @@ def plan_round(
     """
     names = {"uncertainty": "uncertainty", "cost": "cost", **(names or {})}
     for key, x in (("uncertainty", uncertainty), ("cost", cost)):
-        if x is not None and np.isnan(x).any():
-            raise InputError(
-                f"{names[key]!r}: {int(np.isnan(x).sum())} judged item(s) have no value",
-                field=names[key],
-                value=None,
-            )
+        require_complete(x, names[key])
     if cost is not None and not np.all(cost > 0):
         raise InputError(
             f"{names['cost']!r}: every cost must be > 0",

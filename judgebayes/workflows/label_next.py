@@ -196,12 +196,7 @@ def active_estimate(
     if not isinstance(probs, list | tuple) or not probs:
         raise InputError("probs must list one probability column per round", field="probs")
     u = None if uncertainty is None else _numbers(df, uncertainty, "uncertainty", "uncertainty")
-    if u is not None and np.isnan(u).any():
-        raise InputError(
-            f"{uncertainty!r}: {int(np.isnan(u).sum())} item(s) have no value",
-            field=uncertainty,
-            value=None,
-        )
+    al.require_complete(u, uncertainty)
     ests, variances, predicted = [], [], []
     for r, col in enumerate(probs, start=1):
         pi = _numbers(df, col, f"round {r}'s probabilities", "probs")

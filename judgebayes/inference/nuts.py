@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import signal
+import threading
 import time
 import warnings
 from collections.abc import Callable
@@ -369,6 +371,41 @@ def check_convergence(idata, var_names, **thresholds) -> Diagnostics:
     return diag
 
 
+_WAIT_SECONDS = 0.1  # the longest a Ctrl-C waits to be seen
+
+
+def _sample_interruptibly(nutpie, compiled, **kwargs):
+    """``nutpie.sample`` that a Ctrl-C always stops, returning the trace so far.
+
+    nutpie's blocking wait aborts when a KeyboardInterrupt reaches it, but Python raises
+    that exception wherever the main thread happens to be; raised inside a garbage
+    collector callback (JAX registers one) it is printed and dropped, and the sampler runs
+    on to the last draw (once in a fresh-clone suite: a 5M-draw fit went on past 120 s).
+    In the main thread the press is therefore only recorded while nutpie samples in the
+    background, and the sampler is aborted when it is seen; elsewhere (an executor's worker
+    thread receives no signals) nutpie's own blocking wait is used.
+    """
+    previous = signal.getsignal(signal.SIGINT)  # None: set outside Python, not restorable
+    if threading.current_thread() is not threading.main_thread() or previous is None:
+        return nutpie.sample(compiled, **kwargs)
+    pressed: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
+    try:
+        sampler = nutpie.sample(compiled, blocking=False, **kwargs)
+        try:
+            while not pressed:
+                try:  # returns the trace as soon as sampling ends
+                    return sampler.wait(timeout=_WAIT_SECONDS)
+                except TimeoutError:  # nutpie's "still sampling"
+                    continue
+        except BaseException:
+            sampler.cancel()
+            raise
+        return sampler.abort()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def sample_nuts(
     spec: ModelSpec,
     *,
@@ -430,7 +467,8 @@ def sample_nuts(
                 return np.ascontiguousarray(_start + jit, dtype=np.float64)
 
             compiled = dataclasses.replace(compiled, initial_point_func=initial_point)
-        idata = nutpie.sample(
+        idata = _sample_interruptibly(
+            nutpie,
             compiled,
             draws=draws,
             tune=tune,

@@ -80,7 +80,10 @@ def label_next(
     alpha : float
         1 - the interval level of the widths.
     random_seed : int, optional
-        Seed of the draws.
+        Seed of the draws.  Each round's stream is keyed by the seed and by which items are
+        labelled already, so rounds planned with one seed draw afresh (the same uniforms
+        in every round would make a round's real probabilities differ from its stated
+        ones) and a round is reproducible from its seed and its input.
 
     Returns
     -------

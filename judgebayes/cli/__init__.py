@@ -9,7 +9,8 @@ on bundled data) and ``gate`` (exit 1 unless stated claims about corrected rates
 :mod:`judgebayes.cli.gate`), ``scores`` (mean human label from a judge's scores) and
 ``agreement`` (agreement between raters, :mod:`judgebayes.cli.agreement`) and ``monitor``
 (the corrected rate after every period of a growing log, :mod:`judgebayes.cli.monitor`;
-``gate --sequential`` reads claims off it).  Bad input
+``gate --sequential`` reads claims off it) and ``label-next`` (which items to label next,
+and the estimate from the rounds so far, :mod:`judgebayes.cli.label`).  Bad input
 prints one line on stderr and exits with status 2.
 
 JSON output (``--format json``)
@@ -50,6 +51,7 @@ SUBCOMMANDS = {
     "scores": "judgebayes.cli.scores",
     "agreement": "judgebayes.cli.agreement",
     "monitor": "judgebayes.cli.monitor",
+    "label-next": "judgebayes.cli.label",
 }
 
 
@@ -89,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             raise CLIError(
                 "judgebayes: choose a command: accuracy, plan, rank, panel, report, demo, "
-                "gate, scores, agreement or monitor (see --help)"
+                "gate, scores, agreement, monitor or label-next (see --help)"
             )
         from judgebayes.inference.progress import progress_switch
 

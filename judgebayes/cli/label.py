@@ -19,7 +19,9 @@ columns ``prob_1``, ``prob_2``, ... or ``--probs``) and prints the mean human la
 all items with its interval; give the ``--uncertainty`` the rounds were planned with.
 
 JSON (``--format json``): planning ``{"round", "out", "budget", "mix", "expected_labels",
-"width_now", "width_next", "stop", "reached_next", "coef", "to_label"}``; estimating
+"width_now", "width_next", "width_after", "stop", "reached_next", "coef",
+"to_label"}`` (``width_after``: the estimate from every round, predicted once this one is
+labelled; ``width_next``: this round's own); estimating
 ``{"estimate", "se", "lower", "upper", "labels", "rounds": [{"round", "estimate", "se"},
 ...]}``.
 """
@@ -121,6 +123,7 @@ def _plan(args, df) -> tuple[str, int]:
         "expected_labels": a["expected_labels"],
         "width_now": a["width_now"],
         "width_next": a["width_next"],
+        "width_after": a["width_after"],
         "stop": a["stop"],
         "reached_next": a["reached_next"],
         "coef": list(a["coef"]),
@@ -134,7 +137,7 @@ def _plan(args, df) -> tuple[str, int]:
         ("expected_labels", "expected"),
         ("mix", "uniform share"),
         ("width_now", "width so far"),
-        ("width_next", "this round's width"),
+        ("width_after", "width after"),
     ]
     if args.width is not None:
         cols += [("stop", "target reached"), ("reached_next", "round reaches it")]

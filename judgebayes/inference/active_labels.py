@@ -318,8 +318,10 @@ def design_round(
         unlabelled items drawn), ``coef`` (the working model's coefficients on
         :func:`regressors`, fixed before the round),
         ``mix``, ``expected_labels``, ``width_now`` (the estimate's width from the labels so
-        far, as if they had been drawn at random), ``width_next`` (predicted after this
-        round).
+        far, as if they had been drawn at random), ``width_next`` (predicted for this
+        round's own estimate, in which the labels so far are known values), ``width_after``
+        (predicted for the estimate from every round once this one is labelled: the
+        inverse-variance combination of the two, as :func:`active_estimate` weighs rounds).
     """
     labelled = ~np.isnan(y)
     n = f.size
@@ -339,6 +341,8 @@ def design_round(
     m = labelled.sum()
     f_now = m / n
     v_now = (1 - f_now) / max(m, 1) * float(np.mean(r2[labelled])) if m else np.inf
+    both = v_now + v_next
+    v_after = v_next if not np.isfinite(v_now) else v_now * v_next / both if both > 0 else 0.0
     z = 2 * stats.norm.ppf(1 - alpha / 2)
     return {
         "prob": prob,
@@ -349,6 +353,7 @@ def design_round(
         "expected_labels": float(pi_free.sum()),
         "width_now": float(z * np.sqrt(v_now)),
         "width_next": float(z * np.sqrt(v_next)),
+        "width_after": float(z * np.sqrt(v_after)),
     }
 
 
@@ -400,7 +405,8 @@ def plan_round(
     and ``cost`` to the caller's names for them, such as its columns), draw it
     (:func:`design_round`) and return the plan indexed by ``index``: ``prob``,
     ``label_now``, ``weight``; ``attrs`` ``mix``, ``expected_labels``, ``width_now``,
-    ``width_next``, ``coef``, ``stop`` and ``reached_next`` (against ``width``).
+    ``width_next``, ``width_after``, ``coef``, ``stop`` and ``reached_next`` (``width_after``
+    against ``width``).
     """
     names = {"uncertainty": "uncertainty", "cost": "cost", **(names or {})}
     for key, x in (("uncertainty", uncertainty), ("cost", cost)):
@@ -435,8 +441,9 @@ def plan_round(
         expected_labels=r["expected_labels"],
         width_now=r["width_now"],
         width_next=r["width_next"],
+        width_after=r["width_after"],
         coef=r["coef"],
         stop=bool(width is not None and r["width_now"] <= width),
-        reached_next=bool(width is not None and r["width_next"] <= width),
+        reached_next=bool(width is not None and r["width_after"] <= width),
     )
     return out

@@ -75,8 +75,8 @@ def label_next(
         :data:`MIN_LABELS` items are labelled.
     width : float, optional
         A target interval width: ``attrs["stop"]`` says whether the labels so far already
-        reach it (the stopping rule) and ``attrs["reached_next"]`` whether this round is
-        predicted to.
+        reach it (the stopping rule) and ``attrs["reached_next"]`` whether the estimate
+        from every round is predicted to once this round is labelled (``width_after``).
     alpha : float
         1 - the interval level of the widths.
     random_seed : int, optional
@@ -90,7 +90,9 @@ def label_next(
     DataFrame
         Indexed like ``frame``: ``prob`` (1 for items already labelled), ``label_now``
         (drawn this round, not yet labelled), ``weight`` (1 / prob).  ``attrs``: ``mix``,
-        ``expected_labels``, ``width_now``, ``width_next``, ``coef`` (the working model's
+        ``expected_labels``, ``width_now`` (from the labels so far), ``width_next`` (this
+        round's own estimate), ``width_after`` (every round's, predicted once this round is
+        labelled), ``coef`` (the working model's
         coefficients on 1, judge and, with ``uncertainty``, its standardised value and
         their product), ``stop``, ``reached_next``.  Keep ``prob`` as the round's column
         for :func:`active_estimate`, and give it the same ``uncertainty``.

@@ -98,6 +98,9 @@ def test_label_next_plans_one_round():
     assert plan["label_now"].iloc[:100].sum() == 0
     assert 0 <= plan.attrs["mix"] <= 1
     assert plan.attrs["width_next"] < plan.attrs["width_now"]
+    # the two estimates combined by their inverse variances
+    now, nxt = plan.attrs["width_now"], plan.attrs["width_next"]
+    assert plan.attrs["width_after"] == pytest.approx(now * nxt / np.hypot(now, nxt))
     # the unsure items get more of the budget than the sure ones of the same cost
     even = frame.index[100:][frame["cost"].iloc[100:] == 1]
     unsure = frame.loc[even, "unsure"] > -0.1

@@ -15,7 +15,8 @@ after every batch keeps the error at most ``1 - --prob``.  A drift alarm is a wa
 stderr: the sequence stays valid when the judge drifts.
 
 JSON (``--format json``): ``{"alpha": float, "periods": [row, ...], "notes": [str, ...],
-"reference_bounds": {rate: [lower, upper]}}`` with the columns of
+"reference_bounds": {rate: [lower, upper]}}`` (with ``--drift-by system``: {system: {rate:
+[lower, upper]}}) with the columns of
 :func:`judgebayes.monitor`; the sequential gate adds ``"claims": [{"claim", "decision"},
 ...]`` and ``"decision"``.
 """
@@ -79,6 +80,13 @@ def add_monitor_options(a) -> None:
         default=4,
         help="periods whose judge rates the drift alarm compares against (default 4)",
     )
+    a.add_argument(
+        "--drift-by",
+        choices=("pooled", "system"),
+        default="pooled",
+        dest="drift_by",
+        help="one drift alarm on every system's labels, or one per system (needs --system)",
+    )
 
 
 def add_parser(sub) -> None:
@@ -111,6 +119,7 @@ def _monitor(args, alpha: float):
         reference=args.reference,
         floors=dict(args.floor) if args.floor else None,
         positive=args.positive,
+        drift_by=args.drift_by,
     )
 
 
@@ -118,12 +127,21 @@ def _report(table, command: str) -> None:
     for note in table.attrs["notes"]:
         print(f"judgebayes {command}: note: {note}", file=sys.stderr)
     if table["alarm"].any():
-        first = table[table["alarm"]].iloc[0]
+        first = table[table["alarm"].astype(bool)].iloc[0]
+        on = f" on system {first['system']}" if table.attrs.get("drift_by") == "system" else ""
         print(
-            f"judgebayes {command}: warning: the judge drifted ({first['drift']}, alarm at "
-            f"period {first['period']}); the rate's bounds stay valid",
+            f"judgebayes {command}: warning: the judge drifted{on} ({first['drift']}, alarm "
+            f"at period {first['period']}); the rate's bounds stay valid",
             file=sys.stderr,
         )
+
+
+def _bounds(bounds: dict) -> dict:
+    """{rate: [lower, upper]}, or {system: {rate: [lower, upper]}} with one alarm per system."""
+    return {
+        str(k): _bounds(v) if isinstance(v, dict) else [float(x) for x in v]
+        for k, v in bounds.items()
+    }
 
 
 def _payload(table) -> dict:
@@ -131,7 +149,7 @@ def _payload(table) -> dict:
         "alpha": table.attrs["alpha"],
         "periods": table.to_dict("records"),
         "notes": table.attrs["notes"],
-        "reference_bounds": {k: list(v) for k, v in table.attrs["reference_bounds"].items()},
+        "reference_bounds": _bounds(table.attrs["reference_bounds"]),
     }
 
 

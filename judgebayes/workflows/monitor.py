@@ -49,6 +49,7 @@ def monitor(
     power_tuning: bool = True,
     positive=None,
     method: str = "asymptotic",
+    drift_by: str = "pooled",
 ) -> pd.DataFrame:
     r"""The corrected rate of all items so far after every period, with an anytime-valid
     confidence sequence, and an alarm when the judge's rates drift.
@@ -67,7 +68,8 @@ def monitor(
         The period (a number, a date, or text that sorts in time order); with ``freq`` a
         timestamp bucketed into periods.
     system : str, optional
-        One sequence per system (each at level ``alpha``; the drift alarm pools them).
+        One sequence per system (each at level ``alpha``; the drift alarm pools them
+        unless ``drift_by="system"``).
     label_prob : str, optional
         Each item's probability of having been sent for labelling (Bernoulli labelling,
         e.g. by an active-labelling rule; every item's probability > 0).  Default: a simple
@@ -93,6 +95,13 @@ def monitor(
         The positive label value where it is not a usual spelling.
     method : {"asymptotic"}
         The prediction-powered Gaussian-mixture sequence (Waudby-Smith et al. 2024).
+    drift_by : {"pooled", "system"}
+        One drift alarm on every system's labels (``"pooled"``), or one per system
+        (``"system"``, needs ``system``): a judge that drifts on one system's answers only
+        (a new version of that system writes differently) is diluted in the pooled alarm.
+        Each system's alarm then has ``alpha / S`` of the false-alarm rate (Bonferroni), so
+        the chance that any of them ever sounds without drift stays at most ``alpha``;
+        ``attrs["reference_bounds"]`` is then keyed by system.
 
     Returns
     -------
@@ -151,6 +160,13 @@ def monitor(
             require_column(df, col, what, field, frame="log")
     if len(df) == 0:
         raise InputError("the frame has no rows", field="frame", value=0)
+    if drift_by not in ("pooled", "system") or (drift_by == "system" and system is None):
+        raise InputError(
+            f"drift_by must be 'pooled' or 'system' (with system=); got {drift_by!r}"
+            + ("" if system is not None else " without system="),
+            field="drift_by",
+            value=drift_by,
+        )
     f = _binary(df[judge], judge, positive)
     y = _binary(df[human], human, positive)
     period, labels = period_codes(df[time], time, freq)
@@ -180,12 +196,17 @@ def monitor(
     )
     reference = check_count(reference, "reference")
     floors = _floors(floors)
-    drift, bounds = _drift(
-        period[~missing], f[~missing], y[~missing], labels, alpha, reference, floors
-    )
-    if not bounds:
-        notes.append(
-            f"the first {reference} period(s) have no labels: the drift alarm has no reference"
+    if drift_by == "pooled":
+        drift, bounds = _drift(
+            period[~missing], f[~missing], y[~missing], labels, alpha, reference, floors
+        )
+        if not bounds:
+            notes.append(
+                f"the first {reference} period(s) have no labels: the drift alarm has no reference"
+            )
+    else:
+        drift, bounds = _drift_by_system(
+            systems, missing, period, f, y, labels, alpha, reference, floors, notes
         )
     rows = []
     for name in pd.unique(systems):
@@ -205,7 +226,8 @@ def monitor(
             )
         )
     table = pd.concat(rows, ignore_index=True)
-    table = table.merge(drift, on="period", how="left")
+    on = ["system", "period"] if drift_by == "system" else "period"
+    table = table.merge(drift, on=on, how="left")
     if system is not None:
         table.insert(0, "system", table.pop("system"))
     else:
@@ -214,6 +236,7 @@ def monitor(
     table.attrs["reference_bounds"] = bounds
     table.attrs["alpha"] = alpha
     table.attrs["method"] = method
+    table.attrs["drift_by"] = drift_by
     return table
 
 
@@ -272,6 +295,27 @@ def _drift(period, f, y, labels, alpha, reference, floors) -> tuple[pd.DataFrame
         }
     )
     return table, d["bounds"]
+
+
+def _drift_by_system(systems, missing, period, f, y, labels, alpha, reference, floors, notes):
+    """One drift alarm per system at ``alpha / S`` (Bonferroni over the systems)."""
+    names = pd.unique(systems)
+    tables, bounds = [], {}
+    for name in names:
+        sel = (systems == name) & ~missing
+        t, b = _drift(period[sel], f[sel], y[sel], labels, alpha / len(names), reference, floors)
+        tables.append(t.assign(system=name))
+        bounds[name] = b
+        if not b:
+            notes.append(
+                f"system {name!r}: the first {reference} period(s) have no labels: its drift "
+                "alarm has no reference"
+            )
+    notes.append(
+        f"one drift alarm per system, each at alpha / {len(names)}: the chance that any of "
+        f"them ever sounds without drift is at most {alpha:g}"
+    )
+    return pd.concat(tables, ignore_index=True), bounds
 
 
 def _floors(floors) -> dict[str, float]:

@@ -61,6 +61,23 @@ def test_monitor_reads_the_llmbar_version_replay(tmp_path):
         assert row["lower"] <= t <= row["upper"]
 
 
+def test_monitor_one_drift_alarm_per_system(tmp_path):
+    from tests.workflows.test_monitor import _two_systems
+
+    path = tmp_path / "two.csv"
+    _two_systems(np.random.default_rng([1, 5]), drift_on_b=True).to_csv(path, index=False)
+    args = ("monitor", path, "--time", "week", "--system", "model", "--drift-by", "system")
+    res = helpers.run(*args, "--format", "json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert set(out["reference_bounds"]) == {"A", "B"}
+    alarmed = {r["system"] for r in out["periods"] if r["alarm"]}
+    assert alarmed == {"B"}, alarmed
+    assert "the judge drifted on system B (sensitivity down" in res.stderr
+    alone = helpers.run("monitor", path, "--time", "week", "--drift-by", "system")
+    assert alone.returncode == 2 and "drift_by" in alone.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

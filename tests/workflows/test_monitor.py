@@ -308,3 +308,51 @@ def test_drift_of_the_judge_costs_width_not_coverage():
     miss, alarm = _trajectory_misses(32, 400, floors={"sensitivity": 0.85}, drift_at=5)
     assert miss <= 0.072
     assert alarm >= 0.95
+
+
+def _two_systems(rng, drift_on_b: bool, weeks=16):
+    """Systems A and B, 300 items and 30 labels a week each; the judge's sensitivity on B's
+    answers falls from 0.9 to 0.6 at week 6 when ``drift_on_b`` (A's stays)."""
+    parts = []
+    for name, drifts in (("A", False), ("B", drift_on_b)):
+        frame, _ = stream(
+            rng, weeks=weeks, items=300, labels=30, drift_at=6 if drifts else None,
+            sens_after=0.6,
+        )  # fmt: skip
+        parts.append(frame.assign(model=name))
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_drift_on_one_system_is_found_by_its_own_alarm():
+    found = {"pooled": 0, "A": 0, "B": 0}
+    for rep in range(40):
+        log = _two_systems(np.random.default_rng([rep, 5]), drift_on_b=True)
+        pooled = jb.monitor(log, "judge", "human", "week", system="model")
+        found["pooled"] += bool(pooled["alarm"].any())
+        by = jb.monitor(log, "judge", "human", "week", system="model", drift_by="system")
+        for name in ("A", "B"):
+            found[name] += bool(by.loc[by["system"] == name, "alarm"].any())
+        assert any("each at alpha / 2" in n for n in by.attrs["notes"])
+        assert set(by.attrs["reference_bounds"]) == {"A", "B"}
+    # B's alarm finds the fall more often than the pooled one, which mixes in A's labels
+    # (measured 28 and 13 of 40; the paired difference's sd is about 4, so 8 is 2 sd under
+    # it); A's own alarm stays quiet (its rate never moved; 0 of 40)
+    assert found["B"] >= 24 and found["B"] - found["pooled"] >= 8 and found["A"] <= 2, found
+
+
+def test_alarms_per_system_keep_the_false_alarm_rate():
+    # no drift: the chance that either system's alarm ever sounds is at most alpha = 0.05;
+    # 150 runs, sd of the rate under 0.05 is 0.018, so more than 0.10 is a real excess
+    alarms = 0
+    for rep in range(150):
+        log = _two_systems(np.random.default_rng([rep, 6]), drift_on_b=False)
+        by = jb.monitor(log, "judge", "human", "week", system="model", drift_by="system")
+        alarms += bool(by["alarm"].any())
+    assert alarms / 150 <= 0.10
+
+
+def test_drift_by_system_needs_systems():
+    log, _ = stream(np.random.default_rng(0), weeks=4)
+    with pytest.raises(jb.errors.InputError, match="drift_by") as e:
+        jb.monitor(log, "judge", "human", "week", drift_by="system")
+    assert e.value.field == "drift_by"

@@ -135,6 +135,15 @@ def seed_arg(text: str) -> int:
     return v
 
 
+def pair_arg(text: str) -> tuple[float, float]:
+    """``--scale 1,10``: a (low, high) pair of numbers."""
+    try:
+        lo, hi = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be LOW,HIGH (e.g. 1,10), got {text!r}") from None
+    return lo, hi
+
+
 def count_arg(text: str) -> int:
     """A count that must be at least 1 (``--draws``, ``--labels``)."""
     return _whole(text, low=1)

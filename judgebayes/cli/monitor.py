@@ -6,7 +6,9 @@ One CSV file, one row per judged item: ``--judge`` the verdict, ``--human`` the 
 the probabilities in ``--label-prob``), ``--time`` the period (``--freq W`` buckets
 timestamps into weeks).  Prints one row per period (and system) with the rate of all items
 so far and its anytime-valid bounds, the judge's sensitivity and specificity that period,
-and the drift alarm.
+and the drift alarm.  With ``--scale 1,10`` the judge gives scores and the sequence is for
+the mean human label (``--human-scale 1,5``); the drift alarm, which reads verdicts, is
+not run.
 
 ``gate --sequential --time COL --claim 'rate > 0.8'`` reads each claim off the last
 period: exit 0 when every claim has passed, 1 when one has failed, 3 when the data do not
@@ -26,7 +28,7 @@ from __future__ import annotations
 import json
 import sys
 
-from judgebayes.cli.io import CLIError, add_common, count_arg, read_csv, render
+from judgebayes.cli.io import CLIError, add_common, count_arg, pair_arg, read_csv, render
 
 __all__ = ["add_parser", "gate_sequential", "run"]
 
@@ -35,7 +37,7 @@ _COLUMNS = [
     ("period", "period"),
     ("n_items", "items"),
     ("n_labelled", "labels"),
-    ("estimate", "rate so far"),
+    ("estimate", "so far"),
     ("lower", "lower"),
     ("upper", "upper"),
     ("sensitivity", "sens"),
@@ -81,6 +83,19 @@ def add_monitor_options(a) -> None:
         help="periods whose judge rates the drift alarm compares against (default 4)",
     )
     a.add_argument(
+        "--scale",
+        type=pair_arg,
+        default=None,
+        help="the judge gives scores on this scale, e.g. 1,10 (the mean human label)",
+    )
+    a.add_argument(
+        "--human-scale",
+        type=pair_arg,
+        default=None,
+        dest="human_scale",
+        help="with --scale: the human label's scale, e.g. 1,5",
+    )
+    a.add_argument(
         "--drift-by",
         choices=("pooled", "system"),
         default="pooled",
@@ -120,13 +135,15 @@ def _monitor(args, alpha: float):
         floors=dict(args.floor) if args.floor else None,
         positive=args.positive,
         drift_by=args.drift_by,
+        scale=args.scale,
+        human_scale=args.human_scale,
     )
 
 
 def _report(table, command: str) -> None:
     for note in table.attrs["notes"]:
         print(f"judgebayes {command}: note: {note}", file=sys.stderr)
-    if table["alarm"].any():
+    if "alarm" in table.columns and table["alarm"].any():
         first = table[table["alarm"].astype(bool)].iloc[0]
         on = f" on system {first['system']}" if table.attrs.get("drift_by") == "system" else ""
         print(

@@ -20,6 +20,7 @@ from judgebayes.cli.io import (
     diagnostics_json,
     fit_methods,
     method_choices,
+    pair_arg,
     read_csv,
     render,
     seed_arg,
@@ -35,16 +36,6 @@ _COLUMNS = [
     ("upper", "upper"),
     ("estimand", "estimand"),
 ]
-
-
-def _pair(text: str) -> tuple[float, float]:
-    import argparse
-
-    try:
-        lo, hi = (float(v) for v in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be LOW,HIGH (e.g. 1,10), got {text!r}") from None
-    return lo, hi
 
 
 def add_parser(sub) -> None:
@@ -71,8 +62,8 @@ def add_parser(sub) -> None:
         "--time", default=None, help="the period column: calibrated within each period, pooled"
     )
     a.add_argument("--freq", default=None, help="with --time timestamps: D, W or M periods")
-    a.add_argument("--scale", type=_pair, default=None, help="the judge's scale, e.g. 1,10")
-    a.add_argument("--human-scale", type=_pair, default=None, help="the humans' scale, e.g. 1,5")
+    a.add_argument("--scale", type=pair_arg, default=None, help="the judge's scale, e.g. 1,10")
+    a.add_argument("--human-scale", type=pair_arg, default=None, help="the humans' scale, e.g. 1,5")
     a.add_argument(
         "--threshold", type=float, default=None, help="human label >= this is a pass (0/1)"
     )

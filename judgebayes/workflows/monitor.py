@@ -23,6 +23,7 @@ from judgebayes.data.frames import (
     require_column,
 )
 from judgebayes.data.items import _binary
+from judgebayes.data.scores import _scale
 from judgebayes.errors import InputError
 from judgebayes.inference import sequences as sq
 from judgebayes.inference.registry import check_count
@@ -50,6 +51,8 @@ def monitor(
     positive=None,
     method: str = "asymptotic",
     drift_by: str = "pooled",
+    scale: tuple[float, float] | None = None,
+    human_scale: tuple[float, float] | None = None,
 ) -> pd.DataFrame:
     r"""The corrected rate of all items so far after every period, with an anytime-valid
     confidence sequence, and an alarm when the judge's rates drift.
@@ -102,6 +105,15 @@ def monitor(
         Each system's alarm then has ``alpha / S`` of the false-alarm rate (Bonferroni), so
         the chance that any of them ever sounds without drift stays at most ``alpha``;
         ``attrs["reference_bounds"]`` is then keyed by system.
+    scale : (low, high), optional
+        The judge gives scores on this scale (e.g. ``(1, 10)``), not verdicts: the
+        sequence is then for the mean human label, with the score as the predictor (the
+        same prediction-powered totals on both columns mapped to [0, 1]).  The drift alarm
+        reads verdicts and is not run (a note says so).
+    human_scale : (low, high), optional
+        With ``scale``: the human label's range (a Likert scale, ``(0, 1)`` for passes);
+        default the labels' observed range.  The bounds are clipped to it, so it must hold
+        every item's label, labelled or not.
 
     Returns
     -------
@@ -167,8 +179,18 @@ def monitor(
             field="drift_by",
             value=drift_by,
         )
-    f = _binary(df[judge], judge, positive)
-    y = _binary(df[human], human, positive)
+    if scale is None:
+        if human_scale is not None:
+            raise InputError(
+                "human_scale is for a judge that gives scores: give scale= too",
+                field="human_scale",
+                value=human_scale,
+            )
+        f = _binary(df[judge], judge, positive)
+        y = _binary(df[human], human, positive)
+        back = None
+    else:
+        f, y, back = _scores(df, judge, human, scale, human_scale, positive)
     period, labels = period_codes(df[time], time, freq)
     notes: list[str] = []
     missing = np.isnan(f)
@@ -196,7 +218,13 @@ def monitor(
     )
     reference = check_count(reference, "reference")
     floors = _floors(floors)
-    if drift_by == "pooled":
+    if back is not None:
+        drift, bounds = None, {}
+        notes.append(
+            "the drift alarm reads verdicts (the judge's sensitivity and specificity): not "
+            "run on scores"
+        )
+    elif drift_by == "pooled":
         drift, bounds = _drift(
             period[~missing], f[~missing], y[~missing], labels, alpha, reference, floors
         )
@@ -226,8 +254,13 @@ def monitor(
             )
         )
     table = pd.concat(rows, ignore_index=True)
-    on = ["system", "period"] if drift_by == "system" else "period"
-    table = table.merge(drift, on=on, how="left")
+    if drift is not None:
+        on = ["system", "period"] if drift_by == "system" else "period"
+        table = table.merge(drift, on=on, how="left")
+    if back is not None:  # from [0, 1] back to the human label's scale
+        lo, hi = back
+        for col in ("period_estimate", "estimate", "lower", "upper"):
+            table[col] = lo + (hi - lo) * table[col]
     if system is not None:
         table.insert(0, "system", table.pop("system"))
     else:
@@ -237,6 +270,7 @@ def monitor(
     table.attrs["alpha"] = alpha
     table.attrs["method"] = method
     table.attrs["drift_by"] = drift_by
+    table.attrs["human_scale"] = back
     return table
 
 
@@ -295,6 +329,46 @@ def _drift(period, f, y, labels, alpha, reference, floors) -> tuple[pd.DataFrame
         }
     )
     return table, d["bounds"]
+
+
+def _scores(df, judge, human, scale, human_scale, positive):
+    """Judge scores and human labels mapped to [0, 1] by their scales, and the human
+    label's (low, high) to map the bounds back.
+    """
+    if positive is not None:
+        raise InputError(
+            "positive= names a verdict's value; with scale= the judge gives scores",
+            field="positive",
+            value=positive,
+        )
+    lo, hi = _scale(scale, "scale")
+    f = numeric_column(df[judge], judge)
+    out = (f < lo) | (f > hi)
+    if out.any():
+        i = int(np.flatnonzero(out)[0])
+        raise InputError(
+            f"column {judge!r}: {f[i]:g} in row {i} is outside scale=({lo:g}, {hi:g})",
+            field=judge,
+            value=float(f[i]),
+        )
+    y = numeric_column(df[human], human)
+    said = y[~np.isnan(y)]
+    hs = _scale(human_scale, "human_scale")
+    if hs is None:
+        if said.size == 0:
+            raise InputError(
+                f"column {human!r} has no label: give human_scale=", field=human, value=None
+            )
+        hs = (float(said.min()), float(said.max()))
+        hs = hs if hs[1] > hs[0] else (hs[0], hs[0] + 1.0)
+    out = (said < hs[0]) | (said > hs[1])
+    if out.any():
+        raise InputError(
+            f"column {human!r}: {said[out][0]:g} is outside human_scale={hs}",
+            field=human,
+            value=float(said[out][0]),
+        )
+    return (f - lo) / (hi - lo), (y - hs[0]) / (hs[1] - hs[0]), hs
 
 
 def _drift_by_system(systems, missing, period, f, y, labels, alpha, reference, floors, notes):

@@ -93,3 +93,19 @@ def test_monitor_bad_input_is_one_line_and_exit_2(log, args, message):
     assert res.returncode == 2
     assert message in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_monitor_reads_judge_scores(tmp_path):
+    from tests.workflows.test_monitor import _score_log
+
+    log, rating = _score_log(np.random.default_rng(2))
+    path = tmp_path / "scores.csv"
+    log.to_csv(path, index=False)
+    args = ("monitor", path, "--judge", "score", "--time", "week", "--scale", "1,10")
+    res = helpers.run(*args, "--human-scale", "1,5", "--format", "json")
+    assert res.returncode == 0, res.stderr
+    last = json.loads(res.stdout)["periods"][-1]
+    assert last["lower"] <= rating.mean() <= last["upper"]
+    assert "not run on scores" in res.stderr
+    bad = helpers.run(*args, "--human-scale", "1")
+    assert bad.returncode == 2 and "--human-scale" in bad.stderr

@@ -356,3 +356,62 @@ def test_drift_by_system_needs_systems():
     with pytest.raises(jb.errors.InputError, match="drift_by") as e:
         jb.monitor(log, "judge", "human", "week", drift_by="system")
     assert e.value.field == "drift_by"
+
+
+def _score_log(rng, weeks=12, items=300, labels=30, shift_at=6):
+    """A 1-10 judge and 1-5 human ratings; the judge turns 2 points kinder from
+    ``shift_at`` on.  Returns the log and every item's rating (labelled or not)."""
+    week = np.repeat(np.arange(weeks), items)
+    quality = rng.normal(0, 1, week.size)
+    rating = np.clip(np.round(3 + 1.1 * quality + rng.normal(0, 0.6, week.size)), 1, 5)
+    kinder = np.where(week >= shift_at, 2.0, 0.0)
+    score = np.clip(np.round(5.5 + 2 * quality + kinder + rng.normal(0, 1, week.size)), 1, 10)
+    human = np.full(week.size, np.nan)
+    for w in range(weeks):
+        pick = rng.choice(np.flatnonzero(week == w), size=labels, replace=False)
+        human[pick] = rating[pick]
+    return pd.DataFrame({"week": week, "score": score, "human": human}), rating
+
+
+def test_scores_sequence_covers_the_running_mean_rating_at_every_look():
+    # 200 logs; misses at some look of 12 are at most alpha = 0.05 (the verdict sequence
+    # missed 0.016); MC sd of a 0.05 rate over 200 logs is 0.015, so 0.09 is 2.5 sd over
+    misses, widths = 0, []
+    for rep in range(200):
+        log, rating = _score_log(np.random.default_rng([rep, 9]))
+        t = jb.monitor(log, "score", "human", "week", scale=(1, 10), human_scale=(1, 5))
+        truth = pd.Series(rating).groupby(log["week"]).sum().cumsum() / (
+            pd.Series(1, index=log.index).groupby(log["week"]).sum().cumsum()
+        )
+        inside = (t["lower"].to_numpy() <= truth.to_numpy()) & (
+            truth.to_numpy() <= t["upper"].to_numpy()
+        )
+        misses += not inside.all()
+        widths.append(t["upper"].iloc[-1] - t["lower"].iloc[-1])
+    assert misses / 200 <= 0.09
+    assert "alarm" not in t.columns and any("not run on scores" in n for n in t.attrs["notes"])
+    assert 1 <= t["lower"].min() and t["upper"].max() <= 5
+
+
+def test_scores_on_a_zero_one_scale_are_the_verdict_sequence():
+    log, _ = stream(np.random.default_rng(4), weeks=6)
+    verdicts = jb.monitor(log, "judge", "human", "week")
+    scores = jb.monitor(log, "judge", "human", "week", scale=(0, 1), human_scale=(0, 1))
+    cols = ["period_estimate", "estimate", "lower", "upper", "lam"]
+    pd.testing.assert_frame_equal(verdicts[cols], scores[cols], rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"human_scale": (1, 5)}, "human_scale"),
+        ({"scale": (1, 5)}, "score"),
+        ({"scale": (1, 10), "positive": 1}, "positive"),
+        ({"scale": (10, 1)}, "scale"),
+    ],
+)
+def test_scores_bad_input_names_the_field(kwargs, field):
+    log, _ = _score_log(np.random.default_rng(0), weeks=2)
+    with pytest.raises(InputError) as e:
+        jb.monitor(log, "score", "human", "week", **kwargs)
+    assert e.value.field == field

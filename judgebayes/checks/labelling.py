@@ -64,12 +64,6 @@ SPLINE = " (spline "
 BY_SYSTEM = " | system "
 
 
-def _cells(data) -> np.ndarray:
-    """One code per (system, stratum, verdict category) cell."""
-    n_cat = data.n_judges + 1
-    return (data.system * len(data.strata) + data.stratum) * n_cat + data.category
-
-
 def columns_of(data, covariates: bool) -> dict[str, np.ndarray]:
     """The columns a check compares: the study's covariates, or the order and the
     ``design_columns`` (name -> values over the items).
@@ -170,11 +164,14 @@ def _linear(x: np.ndarray, lab: np.ndarray, cell: np.ndarray, groups=None) -> di
     positions already, no sort is needed.
     """
     k = int(cell.max()) + 1 if cell.size else 0
-    n = np.bincount(cell, minlength=k).astype(float)
-    m = np.bincount(cell, weights=lab, minlength=k)
-    s1 = np.bincount(cell, weights=x, minlength=k)
+    # one key per (cell, labelled): three passes give the counts and both sums split by
+    # labelled, instead of five over the cells
+    key = 2 * cell + lab
+    c = np.bincount(key, minlength=2 * k).reshape(k, 2).astype(float)
+    sx = np.bincount(key, weights=x, minlength=2 * k).reshape(k, 2)
+    n, m = c.sum(1), c[:, 1]
+    s1, lx = sx.sum(1), sx[:, 1]
     s2 = np.bincount(cell, weights=x * x, minlength=k)
-    lx = np.bincount(cell, weights=x * lab, minlength=k)
     use = (m > 0) & (m < n)
     if not use.any():
         return None
@@ -241,7 +238,7 @@ def _rows(covariates: bool):
         columns = {} if d.weights is not None else columns_of(d, covariates)
         if not columns:
             return []
-        lab, cell = d.labelled, _cells(d)
+        lab, cell = d.labelled, d.cell
         groups = d.item if d.item is not None else d.cluster
         orders = {d.columns.get("order") or ORDER}
         # several systems whose rows may answer the same prompts, unsaid: one row per

@@ -140,6 +140,17 @@ class ItemData:
         return self.judge.astype(np.int64)
 
     @functools.cached_property
+    def cell(self) -> np.ndarray:
+        """Each item's labelling-design cell: (system, stratum, verdict category) as one
+        code, laid out system-major (computed once: the estimators and the labelling check
+        share it).
+        """
+        k = self.n_judges + 1
+        if len(self.systems) * len(self.strata) == 1:
+            return self.category
+        return (self.system * len(self.strata) + self.stratum) * k + self.category
+
+    @functools.cached_property
     def labelled(self) -> np.ndarray:
         """Mask of items with a human label (computed once: the data never change)."""
         return ~np.isnan(self.human)

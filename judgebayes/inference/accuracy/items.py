@@ -214,15 +214,16 @@ def double_sampling_items(
     ns, nt = len(data.systems), len(data.strata)
     k = data.n_judges + 1
     size = ns * nt * k
-    cell = data.category if size == k else (data.system * nt + data.stratum) * k + data.category
+    cell = data.cell
     lab = data.labelled
-    h = np.where(lab, data.human, 0.0)
     item_level = data.weights is not None or data.cluster is not None
     if item_level:  # weights and clusters are per item: every item its own term
+        h = np.where(lab, data.human, 0.0)
         m = np.ones(lab.size)
         w = np.where(lab, data.weights, 0.0) if data.weights is not None else lab * 1.0
     else:  # items of one cell, labelled or not, with one label, have one influence term
-        key = cell * 3 + lab + (h > 0)  # 0 unlabelled, 1 labelled 0, 2 labelled 1
+        # 0 unlabelled, 1 labelled 0, 2 labelled 1 (a blank label is NaN: not > 0)
+        key = cell * 3 + lab + (data.human > 0)
         m = np.bincount(key, minlength=3 * size).astype(float)
         key = np.flatnonzero(m)
         m, cell, lab, h = m[key], key // 3, key % 3 > 0, (key % 3 == 2) * 1.0

@@ -179,9 +179,12 @@ class ItemStudy(Study):
                 stacklevel=3,
             )
         ns = len(data.systems)
-        self._counts = {
-            "n_items": np.bincount(data.system, minlength=ns).tolist(),
-            "n_labelled": np.bincount(data.system[data.labelled], minlength=ns).tolist(),
+        lab = data.labelled
+        self._counts = {  # one system: counts without a pass over its codes
+            "n_items": [lab.size] if ns == 1 else np.bincount(data.system, minlength=ns).tolist(),
+            "n_labelled": [int(np.count_nonzero(lab))]
+            if ns == 1
+            else np.bincount(data.system[lab], minlength=ns).tolist(),
         }
 
     @classmethod

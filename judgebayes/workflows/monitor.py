@@ -429,7 +429,8 @@ def sequential_decision(table: pd.DataFrame, claim: str) -> pd.DataFrame:
     """
     from judgebayes.workflows.gate import parse_claim
 
-    c = parse_claim(claim)
+    # a score judge's table is on the human label's scale (its claims too: "rate > 3.5")
+    c = parse_claim(claim, table.attrs.get("human_scale") or (0.0, 1.0))
     if isinstance(c.rhs, str) or c.kind != "compare":
         raise InputError(
             f"a sequential claim compares one rate with a number ('rate > 0.8'); got {claim!r}",

@@ -109,3 +109,8 @@ def test_monitor_reads_judge_scores(tmp_path):
     assert "not run on scores" in res.stderr
     bad = helpers.run(*args, "--human-scale", "1")
     assert bad.returncode == 2 and "--human-scale" in bad.stderr
+    # the sequential gate reads claims on the human scale
+    gate = ("gate", path, "--sequential", "--judge", "score", "--time", "week", "--scale", "1,10")
+    below = f"rate > {last['lower'] - 0.2:.2f}"
+    ok = helpers.run(*gate, "--human-scale", "1,5", "--claim", below)
+    assert ok.returncode == 0, ok.stderr

@@ -394,11 +394,11 @@ def test_scores_sequence_covers_the_running_mean_rating_at_every_look():
 
 
 def test_sequential_claims_on_a_score_judge_read_the_human_scale():
-    log, rating = _score_log(np.random.default_rng(1))  # mean rating about 3.06
+    log, _ = _score_log(np.random.default_rng(1))  # mean rating about 3.06
     t = jb.monitor(log, "score", "human", "week", scale=(1, 10), human_scale=(1, 5))
     assert jb.sequential_decision(t, "rate > 2.5")["decision"].iloc[-1] == "pass"
     assert jb.sequential_decision(t, "rate > 3.5")["decision"].iloc[-1] == "fail"
-    with pytest.raises(InputError, match="in \\[1.0, 5.0\\]|5"):
+    with pytest.raises(InputError, match=r"a mean must be a number in \[1, 5\]"):
         jb.sequential_decision(t, "rate > 6")
 
 

@@ -4,7 +4,9 @@ an exact sequence for a fixed set of items labelled in random order.
 :func:`monitor` reads a log of judged items with a period column and a few human labels per
 period and returns, after every period, the corrected rate of all items so far with a
 confidence sequence (valid at every look, however often one looks) and an alarm when the
-judge's sensitivity or specificity has changed.  :func:`sequential_decision` reads a claim
+judge's sensitivity or specificity has changed (one alarm for all systems, or one per
+system); a judge that gives scores gets the same sequence for the mean human label.
+:func:`sequential_decision` reads a claim
 off the last look: pass, fail or continue.  :func:`without_replacement` is the sequence for
 the ``items`` estimand of one fixed set.  The mathematics is in
 :mod:`judgebayes.inference.sequences`.
@@ -125,6 +127,8 @@ def monitor(
         ``drift_evidence`` (the largest betting capital against "the judge's rates have not
         moved", as a share of its alarm level: it alarms at 1), ``alarm`` and
         ``drift`` (which rate moved and which way, e.g. ``"sensitivity down"``).
+        With ``scale`` (a score judge) the estimates and bounds are on the human label's
+        scale and the judge's rates and drift columns are left out.
         ``attrs["reference_bounds"]`` holds the reference rates' exact bounds.
         ``attrs["notes"]`` counts what was left out and says why.
 

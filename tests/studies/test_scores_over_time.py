@@ -138,3 +138,20 @@ def test_the_command_line_takes_time(tmp_path, capsys):
     assert main(["scores", str(path), "--freq", "W"]) == 2
     err = capsys.readouterr().err
     assert "freq" in err and "Traceback" not in err
+
+
+def test_labels_that_follow_the_score_within_periods_still_cover():
+    # labelling random within a period is what the items design assumes; a score judge's
+    # calibration conditions on the score, so labels drawn more often on high scores
+    # (5% at score 1 to 50% at 10) leave it valid.  300 streams, 600 intervals: measured
+    # 0.968; MC sd of a 95% coverage over 600 intervals is 0.009 (fast: 300 fits in 6 s)
+    hits = []
+    for rep in range(300):
+        rng = np.random.default_rng([rep, 77])
+        frame = stream(rng, early=1.0, late=1.0)
+        chance = 0.05 + 0.45 * (frame["score"] - 1) / 9
+        frame["human"] = np.where(rng.random(len(frame)) < chance, frame["truth"], np.nan)
+        truth = frame.groupby("system")["truth"].mean()
+        iv = _study(frame, time="week").fit(random_seed=1).interval(0.05)
+        hits += [iv.loc[s, "lower"] <= truth[s] <= iv.loc[s, "upper"] for s in iv.index]
+    assert np.mean(hits) >= 0.93

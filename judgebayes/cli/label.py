@@ -8,10 +8,13 @@ are not part of the estimate).
 
 Planning (the default): ``--budget K`` expected new labels (cost units with ``--cost``),
 optionally ``--uncertainty`` (how unsure the judge is about each item), ``--mix`` and
-``--width`` (a target width: the stopping rule).  Writes the file to ``--out`` with this
-round's column ``prob_R`` (every item's probability of being drawn now; 1 for the items
-already labelled), ``label_now`` (1 for the items to label now) and ``round`` set to R on
-them, where R is one more than the last round in the file; prints the round's summary.
+``--width`` (a target width) or ``--claim 'rate > 0.8'`` (a claim to decide: is it decided
+now, and how likely is this round to decide it), the stopping rules.  From round 2 on the
+widths and the claim come from the estimate over the rounds so far.  Writes the file to
+``--out`` with this round's column ``prob_R`` (every item's probability of being drawn
+now; 1 for the items already labelled), ``label_now`` (1 for the items to label now) and
+``round`` set to R on them, where R is one more than the last round in the file; prints
+the round's summary.
 Label the rows with ``label_now`` 1 and run it again on the written file.
 
 ``--estimate`` reads the rounds back (:func:`judgebayes.active_estimate`, the probability
@@ -20,8 +23,9 @@ all items with its interval; give the ``--uncertainty`` the rounds were planned 
 
 JSON (``--format json``): planning ``{"round", "out", "budget", "mix", "expected_labels",
 "width_now", "width_next", "width_after", "stop", "reached_next", "coef",
-"to_label"}`` (``width_after``: the estimate from every round, predicted once this one is
-labelled; ``width_next``: this round's own); estimating
+"to_label", "estimate_now"}`` (``width_after``: the estimate from every round, predicted
+once this one is labelled; ``width_next``: this round's own), with ``--claim`` also
+``"claim", "decision_now", "decide_next"``; estimating
 ``{"estimate", "se", "lower", "upper", "labels", "rounds": [{"round", "estimate", "se"},
 ...]}``.
 """
@@ -56,6 +60,9 @@ def add_parser(sub) -> None:
     a.add_argument("--cost", default=None, help="column: each item's labelling cost")
     a.add_argument("--mix", type=float, default=None, help="share of uniform probabilities")
     a.add_argument("--width", type=float, default=None, help="target interval width")
+    a.add_argument(
+        "--claim", default=None, help="a claim to decide, e.g. 'rate > 0.8' (stop once decided)"
+    )
     a.add_argument("--seed", type=seed_arg, default=0, help="seed of the round's draw")
     a.add_argument("--out", default=None, help="where to write the planned round (CSV)")
     a.add_argument("--estimate", action="store_true", help="estimate from the rounds so far")
@@ -92,6 +99,15 @@ def _plan(args, df) -> tuple[str, int]:
                 f"judgebayes label-next: {int(waiting)} item(s) drawn in an earlier round "
                 f"have no {args.human!r} label yet: label them before planning round {r}"
             )
+    # the rounds so far: the plan's widths and the claim's outlook then come from the
+    # estimate that weighs their probabilities (active_estimate)
+    earlier = [f"prob_{i}" for i in range(1, r)]
+    missing = [c for c in earlier if c not in df.columns]
+    if missing:
+        raise CLIError(
+            f"judgebayes label-next: round {r} follows rounds 1-{r - 1}, but the file has no "
+            f"column {missing[0]!r} (their probabilities, written when they were planned)"
+        )
     plan = label_next(
         df,
         args.judge,
@@ -103,6 +119,9 @@ def _plan(args, df) -> tuple[str, int]:
         width=args.width,
         alpha=args.alpha,
         random_seed=args.seed,
+        claim=args.claim,
+        round=args.round_col if earlier else None,
+        probs=earlier or None,
     )
     out = df.copy()
     out[f"prob_{r}"] = plan["prob"]
@@ -128,7 +147,11 @@ def _plan(args, df) -> tuple[str, int]:
         "reached_next": a["reached_next"],
         "coef": list(a["coef"]),
         "to_label": int(plan["label_now"].sum()),
+        "estimate_now": a["estimate_now"],
     }
+    if args.claim is not None:
+        row |= {"claim": args.claim, "decision_now": a["decision_now"]}
+        row["decide_next"] = a["decide_next"]
     if args.format == "json":
         return json.dumps(to_json(row), indent=2), 0
     cols = [
@@ -141,6 +164,8 @@ def _plan(args, df) -> tuple[str, int]:
     ]
     if args.width is not None:
         cols += [("stop", "target reached"), ("reached_next", "round reaches it")]
+    if args.claim is not None:
+        cols += [("decision_now", "claim now"), ("decide_next", "P(round decides)")]
     return render([row], cols, args.format), 0
 
 

@@ -321,7 +321,8 @@ def design_round(
         far, as if they had been drawn at random), ``width_next`` (predicted for this
         round's own estimate, in which the labels so far are known values), ``width_after``
         (predicted for the estimate from every round once this one is labelled: the
-        inverse-variance combination of the two, as :func:`active_estimate` weighs rounds).
+        inverse-variance combination of the two, as :func:`active_estimate` weighs rounds),
+        ``estimate_now`` (the difference estimate from the labels so far).
     """
     labelled = ~np.isnan(y)
     n = f.size
@@ -344,7 +345,10 @@ def design_round(
     both = v_now + v_next
     v_after = v_next if not np.isfinite(v_now) else v_now * v_next / both if both > 0 else 0.0
     z = 2 * stats.norm.ppf(1 - alpha / 2)
+    # the difference estimate from the labels so far (as if drawn at random)
+    est_now = float(np.mean(g) + np.mean(y[labelled] - g[labelled])) if m else np.nan
     return {
+        "estimate_now": est_now,
         "prob": prob,
         "selected": selected,
         "new": draw & free,
@@ -355,6 +359,44 @@ def design_round(
         "width_next": float(z * np.sqrt(v_next)),
         "width_after": float(z * np.sqrt(v_after)),
     }
+
+
+def claim_outlook(
+    estimate: float, se_now: float, se_round: float, op: str, value: float, alpha: float
+) -> tuple[str, float, float]:
+    r"""Is the claim ``mean op value`` decided now, and how likely is the next round to
+    decide it?  Returns (``"pass"`` / ``"fail"`` / ``"continue"``, the chance, the
+    standard error after the round).
+
+    Now: the interval :math:`\hat	heta \pm q s_0` (:math:`q = \Phi^{-1}(1 - lpha/2)`).
+    The round's own estimate :math:`\hat	heta_r` (standard error :math:`s_r`) is
+    combined with it by inverse variances, :math:`s_1^{-2} = s_0^{-2} + s_r^{-2}`, as
+    :func:`active_estimate` weighs rounds.  Under a flat prior :math:`	heta \sim
+    N(\hat	heta, s_0^2)` and :math:`\hat	heta_r \sim N(	heta, s_r^2)`, so the combined
+    estimate is :math:`\hat	heta' \sim N(\hat	heta, s_0^2 - s_1^2)` (the preposterior),
+    and the chance that the round decides is
+
+    .. math::
+        \Pr(\hat	heta' - q s_1 > c) + \Pr(\hat	heta' + q s_1 < c).
+
+    It is a probability given the labels so far, not a long-run rate for one fixed truth.
+    """
+    q = stats.norm.ppf(1 - alpha / 2)
+    if not (np.isfinite(estimate) and np.isfinite(se_now)):
+        return "continue", float("nan"), float(se_round)
+    s0, sr = float(se_now), float(se_round)
+    s1 = s0 * sr / np.hypot(s0, sr) if s0 > 0 and sr > 0 else min(s0, sr)
+    above, below = estimate - q * s0 > value, estimate + q * s0 < value
+    now = "continue"
+    if above or below:
+        now = "pass" if (above if op == ">" else below) else "fail"
+    move = np.sqrt(max(s0**2 - s1**2, 0.0))
+    if move == 0:
+        return now, float(abs(estimate - value) > q * s1), s1
+    decide = stats.norm.sf((value + q * s1 - estimate) / move) + stats.norm.cdf(
+        (value - q * s1 - estimate) / move
+    )
+    return now, float(decide), s1
 
 
 def require_complete(x: np.ndarray | None, name: str) -> None:
@@ -445,5 +487,6 @@ def plan_round(
         coef=r["coef"],
         stop=bool(width is not None and r["width_now"] <= width),
         reached_next=bool(width is not None and r["width_after"] <= width),
+        estimate_now=r["estimate_now"],
     )
     return out

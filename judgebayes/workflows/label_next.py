@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from judgebayes.data.frames import as_pandas, numeric_column, require_column
 from judgebayes.errors import InputError
@@ -43,6 +44,9 @@ def label_next(
     width: float | None = None,
     alpha: float = 0.05,
     random_seed: int | None = 0,
+    claim: str | None = None,
+    round: str | None = None,
+    probs: list[str] | None = None,
 ) -> pd.DataFrame:
     r"""Plan one round of labels: each item's probability of being labelled now, and the
     draw.
@@ -85,6 +89,20 @@ def label_next(
         in every round would make a round's real probabilities differ from its stated
         ones) and a round is reproducible from its seed and its input.
 
+    claim : str, optional
+        A claim about the mean to decide, ``"rate > 0.8"`` or ``"rate < 0.3"`` (on the
+        human label's scale): ``attrs["decision_now"]`` says whether the labels so far
+        decide it (``"pass"``, ``"fail"``, ``"continue"``) and ``attrs["decide_next"]`` how
+        likely this round is to (:func:`~judgebayes.inference.active_labels.claim_outlook`):
+        the stopping rule by decision.
+    round, probs : optional
+        The rounds so far, as :func:`active_estimate` reads them (the round column and one
+        probability column per round).  Given, ``estimate_now``, ``width_now``,
+        ``width_after``, ``stop``, ``reached_next`` and the claim's outlook come from
+        :func:`active_estimate`'s interval, which weighs the rounds' unequal probabilities;
+        without them the labels so far are read as if drawn at random (right for a first
+        round after random labels, approximate after active rounds).
+
     Returns
     -------
     DataFrame
@@ -123,7 +141,14 @@ def label_next(
         )
     u = None if uncertainty is None else _numbers(df, uncertainty, "uncertainty", "uncertainty")
     c = None if cost is None else _numbers(df, cost, "labelling costs", "cost")
-    return al.plan_round(
+    if (round is None) != (probs is None):
+        raise InputError(
+            "round= and probs= go together (the rounds so far, as active_estimate reads them)",
+            field="round" if round is None else "probs",
+            value=None,
+        )
+    outlook = None if claim is None else _claim(claim)  # checked before the round is drawn
+    plan = al.plan_round(
         f,
         y,
         k,
@@ -136,6 +161,46 @@ def label_next(
         random_seed=random_seed,
         names={"uncertainty": uncertainty, "cost": cost},
     )
+    a = plan.attrs
+    q2 = 2 * stats.norm.ppf(1 - alpha / 2)  # width / standard error
+    est, se0 = a["estimate_now"], a["width_now"] / q2
+    if round is not None:
+        res = active_estimate(
+            df, judge, human, round=round, probs=probs, uncertainty=uncertainty, alpha=alpha
+        )
+        est, se0 = float(res["estimate"]), float(res["se"])
+    now, decide, se1 = al.claim_outlook(
+        est, se0, a["width_next"] / q2, *(outlook or (">", 0.0)), alpha
+    )
+    if round is not None:
+        a.update(
+            estimate_now=est,
+            width_now=q2 * se0,
+            width_after=q2 * se1,
+            stop=bool(width is not None and q2 * se0 <= width),
+            reached_next=bool(width is not None and q2 * se1 <= width),
+        )
+    if outlook is not None:
+        a.update(decision_now=now, decide_next=decide)
+    return plan
+
+
+def _claim(text) -> tuple[str, float]:
+    """``"rate > 0.8"`` as (">", 0.8): one mean against a number."""
+    from judgebayes.workflows.gate import parse_claim
+
+    if not isinstance(text, str):
+        raise InputError(
+            f"claim must be text such as 'rate > 0.8'; got {text!r}", field="claim", value=text
+        )
+    c = parse_claim(text, (-np.inf, np.inf))
+    if isinstance(c.rhs, str) or c.kind != "compare":
+        raise InputError(
+            f"claim compares the mean with a number ('rate > 0.8'); got {text!r}",
+            field="claim",
+            value=text,
+        )
+    return c.op, float(c.rhs)
 
 
 def active_estimate(

@@ -38,7 +38,7 @@ def test_rounds_written_labelled_and_read_back(tmp_path):
         out = tmp_path / f"round{r}.csv"
         res = helpers.run(
             "label-next", src, "--budget", k, "--uncertainty", "unsure", "--out", out,
-            "--width", 0.05, "--seed", 3, "--format", "json",
+            "--width", 0.05, "--seed", 3, "--claim", "rate > 0.2", "--format", "json",
         )  # fmt: skip
         assert res.returncode == 0, res.stderr
         plan = json.loads(res.stdout)
@@ -48,6 +48,8 @@ def test_rounds_written_labelled_and_read_back(tmp_path):
         # each round draws about its budget: Poisson-binomial, sd at most sqrt(k)
         assert abs(plan["to_label"] - k) < 4 * np.sqrt(k)
         assert d[f"prob_{r}"].between(0, 1).all()
+        # the rate is near 0.5: "rate > 0.2" is open before any label, decided after
+        assert plan["decision_now"] == ("continue" if r == 1 else "pass")
         src = out
     res = helpers.run(
         "label-next", src, "--estimate", "--uncertainty", "unsure", "--format", "json"

@@ -83,3 +83,9 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     assert helpers.run("label-next", log, "--budget", 30, "--out", out).returncode == 0
     res = helpers.run("label-next", out, "--budget", 30, "--out", tmp_path / "r2.csv")
     assert res.returncode == 2 and "label them before planning round 2" in res.stderr
+    # a later round needs the earlier rounds' probabilities, which the file must keep
+    d = pd.read_csv(out)
+    d.loc[d["label_now"] == 1, "human"] = 1.0
+    d.drop(columns="prob_1").to_csv(tmp_path / "lost.csv", index=False)
+    res = helpers.run("label-next", tmp_path / "lost.csv", "--budget", 30, "--out", out)
+    assert res.returncode == 2 and "no column 'prob_1'" in res.stderr

@@ -296,8 +296,8 @@ def bt_counts_design(
 ) -> BTDesign:
     r"""Naive Bradley-Terry on collapsed win counts: one weighted row per ordered pair.
 
-    The likelihood of :math:`w` comparisons of one pair with win share :math:`ar y` is
-    :math:`w[\operatorname{softplus}(\eta) - ar y\eta]` up to a constant, so the mode,
+    The likelihood of :math:`w` comparisons of one pair with win share :math:`\bar y` is
+    :math:`w[\operatorname{softplus}(\eta) - \bar y\eta]` up to a constant, so the mode,
     Hessian and Laplace posterior equal those of the model on every row, at the cost of
     the distinct pairs (at most :math:`n^2`) instead of the comparisons.
     """

@@ -53,6 +53,8 @@ from judgebayes.inference.registry import check_seed
 __all__ = [
     "EVIDENCE_LEVEL",
     "MIN_LABELS",
+    "claim_outlook",
+    "combined_variance",
     "design_round",
     "error_scale",
     "greg_estimate",
@@ -342,8 +344,7 @@ def design_round(
     m = labelled.sum()
     f_now = m / n
     v_now = (1 - f_now) / max(m, 1) * float(np.mean(r2[labelled])) if m else np.inf
-    both = v_now + v_next
-    v_after = v_next if not np.isfinite(v_now) else v_now * v_next / both if both > 0 else 0.0
+    v_after = combined_variance(v_now, v_next)
     z = 2 * stats.norm.ppf(1 - alpha / 2)
     # the difference estimate from the labels so far (as if drawn at random)
     est_now = float(np.mean(g) + np.mean(y[labelled] - g[labelled])) if m else np.nan
@@ -361,42 +362,50 @@ def design_round(
     }
 
 
-def claim_outlook(
-    estimate: float, se_now: float, se_round: float, op: str, value: float, alpha: float
-) -> tuple[str, float, float]:
-    r"""Is the claim ``mean op value`` decided now, and how likely is the next round to
-    decide it?  Returns (``"pass"`` / ``"fail"`` / ``"continue"``, the chance, the
-    standard error after the round).
+def combined_variance(v_before: float, v_round: float) -> float:
+    """The variance of two independent estimates combined by their inverse variances (the
+    rounds so far and the next one, as :func:`active_estimate` weighs rounds); an infinite
+    ``v_before`` (no labels yet) leaves the round's own.
+    """
+    if not np.isfinite(v_before):
+        return float(v_round)
+    both = v_before + v_round
+    return float(v_before * v_round / both) if both > 0 else 0.0
 
-    Now: the interval :math:`\hat	heta \pm q s_0` (:math:`q = \Phi^{-1}(1 - lpha/2)`).
-    The round's own estimate :math:`\hat	heta_r` (standard error :math:`s_r`) is
-    combined with it by inverse variances, :math:`s_1^{-2} = s_0^{-2} + s_r^{-2}`, as
-    :func:`active_estimate` weighs rounds.  Under a flat prior :math:`	heta \sim
-    N(\hat	heta, s_0^2)` and :math:`\hat	heta_r \sim N(	heta, s_r^2)`, so the combined
-    estimate is :math:`\hat	heta' \sim N(\hat	heta, s_0^2 - s_1^2)` (the preposterior),
-    and the chance that the round decides is
+
+def claim_outlook(
+    estimate: float, se_now: float, se_after: float, op: str, value: float, alpha: float
+) -> tuple[str, float]:
+    r"""Is the claim ``mean op value`` decided now (``"pass"`` / ``"fail"`` /
+    ``"continue"``), and how likely is the next round to decide it?
+
+    Now: the interval :math:`\hat\theta \pm q s_0` (:math:`q = \Phi^{-1}(1 - \alpha/2)`).
+    After the round: :math:`\hat\theta' \pm q s_1`, the round's estimate combined with
+    the one now by inverse variances (:func:`combined_variance`).  Under a flat prior
+    :math:`\theta \sim N(\hat\theta, s_0^2)` and the round's estimate is
+    :math:`N(\theta, s_r^2)`, so :math:`\hat\theta' \sim N(\hat\theta, s_0^2 - s_1^2)`
+    (the preposterior), and the chance that the round decides is
 
     .. math::
-        \Pr(\hat	heta' - q s_1 > c) + \Pr(\hat	heta' + q s_1 < c).
+        \Pr(\hat\theta' - q s_1 > c) + \Pr(\hat\theta' + q s_1 < c).
 
     It is a probability given the labels so far, not a long-run rate for one fixed truth.
     """
     q = stats.norm.ppf(1 - alpha / 2)
     if not (np.isfinite(estimate) and np.isfinite(se_now)):
-        return "continue", float("nan"), float(se_round)
-    s0, sr = float(se_now), float(se_round)
-    s1 = s0 * sr / np.hypot(s0, sr) if s0 > 0 and sr > 0 else min(s0, sr)
+        return "continue", float("nan")
+    s0, s1 = float(se_now), float(se_after)
     above, below = estimate - q * s0 > value, estimate + q * s0 < value
     now = "continue"
     if above or below:
         now = "pass" if (above if op == ">" else below) else "fail"
     move = np.sqrt(max(s0**2 - s1**2, 0.0))
     if move == 0:
-        return now, float(abs(estimate - value) > q * s1), s1
+        return now, float(abs(estimate - value) > q * s1)
     decide = stats.norm.sf((value + q * s1 - estimate) / move) + stats.norm.cdf(
         (value - q * s1 - estimate) / move
     )
-    return now, float(decide), s1
+    return now, float(decide)
 
 
 def require_complete(x: np.ndarray | None, name: str) -> None:

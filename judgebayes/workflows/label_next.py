@@ -163,24 +163,23 @@ def label_next(
     )
     a = plan.attrs
     q2 = 2 * stats.norm.ppf(1 - alpha / 2)  # width / standard error
-    est, se0 = a["estimate_now"], a["width_now"] / q2
-    if round is not None:
+    if round is not None:  # the interval over the rounds so far, their probabilities weighed
         res = active_estimate(
             df, judge, human, round=round, probs=probs, uncertainty=uncertainty, alpha=alpha
         )
-        est, se0 = float(res["estimate"]), float(res["se"])
-    now, decide, se1 = al.claim_outlook(
-        est, se0, a["width_next"] / q2, *(outlook or (">", 0.0)), alpha
-    )
-    if round is not None:
+        se_now = float(res["se"])
+        se_after = np.sqrt(al.combined_variance(se_now**2, (a["width_next"] / q2) ** 2))
         a.update(
-            estimate_now=est,
-            width_now=q2 * se0,
-            width_after=q2 * se1,
-            stop=bool(width is not None and q2 * se0 <= width),
-            reached_next=bool(width is not None and q2 * se1 <= width),
+            estimate_now=float(res["estimate"]),
+            width_now=q2 * se_now,
+            width_after=q2 * se_after,
+            stop=bool(width is not None and q2 * se_now <= width),
+            reached_next=bool(width is not None and q2 * se_after <= width),
         )
     if outlook is not None:
+        now, decide = al.claim_outlook(
+            a["estimate_now"], a["width_now"] / q2, a["width_after"] / q2, *outlook, alpha
+        )
         a.update(decision_now=now, decide_next=decide)
     return plan
 

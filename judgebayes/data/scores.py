@@ -144,6 +144,28 @@ def _column(df, col, what: str, field: str) -> None:
     require_column(df, col, what, field, frame="scores")
 
 
+def require_in_scale(x: np.ndarray, scale, name: str, param: str) -> None:
+    """An :class:`InputError` naming the column ``name`` when a value of ``x`` (blanks
+    aside) lies outside ``scale`` (the argument ``param``).
+    """
+    out = ~np.isnan(x) & ((x < scale[0]) | (x > scale[1]))
+    if out.any():
+        i = int(np.flatnonzero(out)[0])
+        raise InputError(
+            f"{name}: {x[i]:g} in row {i} is outside {param}={tuple(scale)}",
+            field=name,
+            value=float(x[i]),
+        )
+
+
+def observed_scale(labels: np.ndarray) -> tuple[float, float]:
+    """The human labels' observed (low, high), widened to include 0 and 1 when they all
+    agree (a scale needs a span).
+    """
+    lo, hi = float(labels.min()), float(labels.max())
+    return (min(lo, 0.0), max(hi, 1.0)) if lo == hi else (lo, hi)
+
+
 def _scale(value, field: str) -> tuple[float, float] | None:
     if value is None:
         return None
@@ -309,14 +331,7 @@ def scores_from_frame(
         h = np.where(np.isnan(h), np.nan, (h >= threshold).astype(float))
         hs = (0.0, 1.0)
     elif hs is not None:
-        out = ~np.isnan(h) & ((h < hs[0]) | (h > hs[1]))
-        if out.any():
-            i = int(np.flatnonzero(out)[0])
-            raise InputError(
-                f"human: {h[i]:g} in row {i} is outside human_scale={hs}",
-                field="human",
-                value=float(h[i]),
-            )
+        require_in_scale(h, hs, "human", "human_scale")
     sys_series = (
         pd.Series(["all"] * len(df), index=df.index)
         if system is None
@@ -337,10 +352,7 @@ def scores_from_frame(
             value=list(raters),
         )
     if hs is None:
-        hl = h[lab]
-        hs = (float(hl.min()), float(hl.max()))
-        if hs[0] == hs[1]:
-            hs = (min(hs[0], 0.0), max(hs[1], 1.0))
+        hs = observed_scale(h[lab])
     if sc is None:
         lo, hi = np.nanmin(s[keep], 0), np.nanmax(s[keep], 0)
         score_scale = np.column_stack([lo, np.where(hi > lo, hi, lo + 1)])

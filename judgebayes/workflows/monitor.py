@@ -25,7 +25,7 @@ from judgebayes.data.frames import (
     require_column,
 )
 from judgebayes.data.items import _binary
-from judgebayes.data.scores import _scale
+from judgebayes.data.scores import _scale, observed_scale, require_in_scale
 from judgebayes.errors import InputError
 from judgebayes.inference import sequences as sq
 from judgebayes.inference.registry import check_count
@@ -347,14 +347,7 @@ def _scores(df, judge, human, scale, human_scale, positive):
         )
     lo, hi = _scale(scale, "scale")
     f = numeric_column(df[judge], judge)
-    out = (f < lo) | (f > hi)
-    if out.any():
-        i = int(np.flatnonzero(out)[0])
-        raise InputError(
-            f"column {judge!r}: {f[i]:g} in row {i} is outside scale=({lo:g}, {hi:g})",
-            field=judge,
-            value=float(f[i]),
-        )
+    require_in_scale(f, (lo, hi), judge, "scale")
     y = numeric_column(df[human], human)
     said = y[~np.isnan(y)]
     hs = _scale(human_scale, "human_scale")
@@ -363,15 +356,8 @@ def _scores(df, judge, human, scale, human_scale, positive):
             raise InputError(
                 f"column {human!r} has no label: give human_scale=", field=human, value=None
             )
-        hs = (float(said.min()), float(said.max()))
-        hs = hs if hs[1] > hs[0] else (hs[0], hs[0] + 1.0)
-    out = (said < hs[0]) | (said > hs[1])
-    if out.any():
-        raise InputError(
-            f"column {human!r}: {said[out][0]:g} is outside human_scale={hs}",
-            field=human,
-            value=float(said[out][0]),
-        )
+        hs = observed_scale(said)
+    require_in_scale(y, hs, human, "human_scale")
     return (f - lo) / (hi - lo), (y - hs[0]) / (hs[1] - hs[0]), hs
 
 

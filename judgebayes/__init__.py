@@ -131,7 +131,7 @@ _EXPORTS: dict[str, str] = {
     "variance_split": "judgebayes.workflows.repeats",
     "RepeatsStudy": "judgebayes.studies.repeats",
     "ScoreStudy": "judgebayes.studies.scores",
-    "ScoreFit": "judgebayes.studies.scores",
+    "ScoreFit": "judgebayes.studies.score_fit",
     "scores_from_frame": "judgebayes.data.scores",
     "plan_repeats": "judgebayes.workflows.repeats",
     "split_protocol": "judgebayes.workflows.split_protocol",

@@ -30,7 +30,6 @@ calibration across periods are refused.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -41,9 +40,9 @@ from judgebayes.errors import InputError, MethodRefused, route_keywords
 from judgebayes.inference import scores as sc
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
-from judgebayes.results import check_alpha, point_tree
-from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.results import point_tree
 from judgebayes.studies.base import FitParts, Study, missing_notes, register_bayes
+from judgebayes.studies.score_fit import ScoreFit
 
 __all__ = ["ScoreFit", "ScoreStudy"]
 
@@ -63,61 +62,6 @@ COMPARATORS = {
     "naive": "the judge's mean score mapped linearly to the human scale, uncorrected "
     "(biased unless the judge's scale is the humans')",
 }
-
-
-@dataclass(frozen=True, eq=False)
-class ScoreFit(AccuracyFit):
-    """:class:`~judgebayes.results.Fit` of the scores family: each system's mean human
-    label (``mu_items`` over the rows, ``mu`` of the process).  ``contrasts`` (paired by
-    item where the study has ``item=``) and, for fits with draws, ``prob_best`` and
-    :meth:`ranks`.
-    """
-
-    family: str = "scores"
-    quantity: str = "mu_items"
-
-    def periods(self, alpha: float = 0.05) -> pd.DataFrame:
-        """Each system's mean in each period of ``time=`` (the closed form calibrates
-        within each period): one row per (period, system) with rows, labelled rows,
-        ``estimate`` and its t interval at ``1 - alpha``.
-        """
-        t = self.info.get("periods")
-        if t is None:
-            raise MethodRefused(
-                "periods() needs a closed-form fit of a study made with time=",
-                field="time",
-                value=None,
-            )
-        est = sc.ScoreEstimate(
-            *(np.asarray(t[k], float) for k in ("estimate", "se", "df")),
-            tuple(self.info["human_scale"]),
-        )
-        lower, upper = est.interval(check_alpha(alpha))
-        out = pd.DataFrame(
-            {
-                "period": np.repeat(t["periods"], len(t["systems"])),
-                "system": np.tile(t["systems"], len(t["periods"])),
-                "n_items": np.ravel(t["n_items"]).astype(int),
-                "n_labelled": np.ravel(t["n_labelled"]).astype(int),
-                "estimate": est.estimate.ravel(),
-                "lower": lower.ravel(),
-                "upper": upper.ravel(),
-            }
-        )
-        return out[out["n_items"] > 0].reset_index(drop=True)
-
-    def ranks(self, alpha: float = 0.05) -> pd.DataFrame:
-        """Each system's rank (1 = highest mean) per draw: mean and equal-tailed interval."""
-        self._require_draws("ranks")
-        d = self.draws()
-        x = d.values
-        r = (-x).argsort(1).argsort(1) + 1
-        names = [str(v) for v in d["system"].values]
-        lo, hi = np.quantile(r, [alpha / 2, 1 - alpha / 2], axis=0)
-        return pd.DataFrame(
-            {"rank": r.mean(0), "lower": lo, "upper": hi},
-            index=pd.Index(names, name="system"),
-        )
 
 
 class ScoreStudy(Study):

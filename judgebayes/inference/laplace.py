@@ -46,7 +46,7 @@ import numpy as np
 from scipy import optimize
 
 from judgebayes.errors import LaplaceError
-from judgebayes.inference.nuts import ModelSpec, _data_values
+from judgebayes.inference.nuts import ModelSpec, _data_values, interpreted, vectorisable
 from judgebayes.results import tree
 
 __all__ = ["K_HAT_MAX", "MIN_IMPORTANCE_ESS", "LaplaceError", "fit_laplace", "hessian"]
@@ -73,16 +73,61 @@ class _LaplaceFns:
     model: Any
     logp: Any
     dlogp: Any
-    expand: Any
+    logp_rows: Any  # the log density of each row of raveled vectors, in one call
+    expand: Any  # the named variables of each row, in one call
     out_names: list[str]
     info: Any
-    block_logp: Any = None  # per-block log density (block mode), compiled on first use
+    block_logp: Any = None  # per-block log density of each row (block mode), on first use
 
 
 _CACHE: dict[tuple, _LaplaceFns] = {}
 
 
+def _by_rows(model, info, outputs):
+    """``outputs`` (graphs of the model's value variables) as one function of an (n, d)
+    array of raveled unconstrained vectors: the graph vectorised over the rows, run
+    interpreted (:func:`~judgebayes.inference.nuts.interpreted`), so a fit calls it once
+    for all its draws and compiles nothing.
+    """
+    import pytensor
+    import pytensor.tensor as pt
+    from pytensor.graph.replace import vectorize_graph
+
+    values = {v.name: v for v in model.value_vars}
+    rows = [pt.tensor(dtype=values[nm].dtype, shape=(None, *shape)) for nm, shape, *_ in info]
+    single = not isinstance(outputs, list | tuple)
+    graphs = [outputs] if single else list(outputs)
+    out = vectorize_graph(
+        vectorisable(graphs), replace={values[e[0]]: r for e, r in zip(info, rows, strict=True)}
+    )
+    # an output that depends on no value variable stays unbatched: one copy per row
+    n = rows[0].shape[0]
+    out = [
+        o if o.ndim > g.ndim else pt.broadcast_to(o, (n, *o.shape))
+        for o, g in zip(out, graphs, strict=True)
+    ]
+    out = out[0] if single else out
+    with interpreted() as kw:
+        fn = pytensor.function(rows, out, on_unused_input="ignore", **kw)
+    ends = np.cumsum([0] + [int(np.prod(shape)) for _, shape, *_ in info])
+
+    def call(u):
+        u = np.asarray(u, dtype=float)
+        return fn(
+            *(
+                u[:, a:b].reshape(len(u), *shape).astype(dtype)
+                for (_, shape, *_, dtype), a, b in zip(info, ends[:-1], ends[1:], strict=True)
+            )
+        )
+
+    return call
+
+
 def _functions(spec: ModelSpec) -> tuple[_LaplaceFns, bool]:
+    """The model's log density and gradient (called per optimiser step), and its log
+    density and named variables by rows of draws, all interpreted: compiling them with the
+    default linker took 5-40 s per model structure, more than the whole fit otherwise.
+    """
     import pymc as pm
     from pymc.blocking import DictToArrayBijection
 
@@ -94,17 +139,22 @@ def _functions(spec: ModelSpec) -> tuple[_LaplaceFns, bool]:
         return fns, True
     model = fresh
 
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), interpreted() as kw:
         warnings.simplefilter("ignore", FutureWarning)
-        logp = model.compile_logp(jacobian=True)
-        dlogp = model.compile_dlogp(jacobian=True)
+        logp = model.compile_logp(jacobian=True, **kw)
+        dlogp = model.compile_dlogp(jacobian=True, **kw)
     keep = {v.name for v in model.free_RVs} | {v.name for v in model.deterministics}
     outs = [v for v in model.unobserved_value_vars if v.name in keep]
-    expand = model.compile_fn(
-        outs, inputs=model.value_vars, on_unused_input="ignore", point_fn=False
-    )
     info = DictToArrayBijection.map(model.initial_point()).point_map_info
-    fns = _LaplaceFns(model, logp, dlogp, expand, [v.name for v in outs], info)
+    fns = _LaplaceFns(
+        model,
+        logp,
+        dlogp,
+        _by_rows(model, info, model.logp(jacobian=True)),
+        _by_rows(model, info, outs),
+        [v.name for v in outs],
+        info,
+    )
     _CACHE[key] = fns
     return fns, False
 
@@ -228,9 +278,7 @@ def fit_laplace(
                 u[:, idx] = np.nan
                 failed.append(r)
         if importance:
-            u, k_hat, ess_is, refused = _block_importance(
-                fns, target.point, u, z, blocks, failed, rng
-            )
+            u, k_hat, ess_is, refused = _block_importance(fns, u, z, blocks, failed, rng)
     post = {nm: np.asarray(v)[None, ...] for nm, v in target.expand(u).items()}
     dims = {nm: target.dims.get(nm, []) for nm in post}
     idata = tree({"posterior": post}, coords=target.coords, dims=dims)
@@ -277,17 +325,11 @@ class _PymcTarget:
         return np.asarray(self.fns.dlogp(self.point(x)), dtype=float)
 
     def logp_rows(self, u):
-        return np.array([float(self.fns.logp(self.point(row))) for row in u])
+        return np.asarray(self.fns.logp_rows(u), dtype=float)
 
     def expand(self, u) -> dict[str, np.ndarray]:
-        fns = self.fns
-        cols: dict[str, list] = {nm: [] for nm in fns.out_names}
-        for row in u:
-            pt_ = self.point(row)
-            vals = fns.expand(*[pt_[v.name] for v in fns.model.value_vars])
-            for nm, v in zip(fns.out_names, vals, strict=True):
-                cols[nm].append(v)
-        return {nm: np.asarray(v) for nm, v in cols.items()}
+        vals = self.fns.expand(u)
+        return {nm: np.asarray(v) for nm, v in zip(self.fns.out_names, vals, strict=True)}
 
 
 class _NumpyTarget:
@@ -392,7 +434,7 @@ def _block_t(z, blocks, rng):
 
 
 def _block_logp(fns):
-    """Compiled per-block log density (the model's log-density terms summed elementwise).
+    """Per-block log density by rows (the model's log-density terms summed elementwise).
 
     Every term of a block model has the block dim last.
     """
@@ -400,16 +442,13 @@ def _block_logp(fns):
         import pytensor.tensor as pt
 
         terms = fns.model.logp(sum=False, jacobian=True)
-        fns.block_logp = fns.model.compile_fn(
-            pt.add(*terms), inputs=fns.model.value_vars, on_unused_input="ignore"
-        )
+        fns.block_logp = _by_rows(fns.model, fns.info, pt.add(*terms))
     return fns.block_logp
 
 
-def _block_importance(fns, point, u, z, blocks, failed, rng):
+def _block_importance(fns, u, z, blocks, failed, rng):
     """:func:`_importance_resample` block by block; refused blocks get NaN draws."""
-    f = _block_logp(fns)
-    logp = np.array([np.asarray(f(point(np.nan_to_num(row))), float) for row in u])
+    logp = np.asarray(_block_logp(fns)(np.nan_to_num(u)), float)
     nb = len(blocks)
     k_hat, ess_is = np.full(nb, np.nan), np.full(nb, np.nan)
     refused: list[int] = []

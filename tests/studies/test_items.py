@@ -20,6 +20,7 @@ from judgebayes.data.items import items_from_frame
 from judgebayes.errors import InputError, MethodRefused
 from judgebayes.inference.accuracy import closed_form as cf
 from judgebayes.inference.accuracy import items as ie
+from judgebayes.inference.nuts import interpreted
 from tests.plots import check_forest, title
 from tests.reference import items_posterior_grid
 
@@ -367,7 +368,9 @@ def test_numpy_log_density_laplace_uses_equals_pymcs_log_density(judge_rates):
     start = DictToArrayBijection.map(model.initial_point())
     # the same start (PyMC computes its logit in float32 here: 0.69314727 for log 2)
     np.testing.assert_allclose(dens.x0, start.data, atol=1e-6)
-    logp, dlogp = model.compile_logp(jacobian=True), model.compile_dlogp(jacobian=True)
+    with interpreted() as kw:  # NumPy per node: the same numbers, nothing compiled
+        logp = model.compile_logp(jacobian=True, **kw)
+        dlogp = model.compile_dlogp(jacobian=True, **kw)
     xs = rng.normal(0.0, 1.5, (4, dens.size))
     ref = []
     for x in xs:
@@ -1017,8 +1020,9 @@ def test_covariate_model_log_density_is_the_items_likelihood_written_out(judge_r
         f, system="system", covariates="length", judge_rates=judge_rates
     )
     model = study.build_model()
-    values = model.compile_fn(model.unobserved_value_vars, inputs=model.value_vars)
-    logp = model.compile_logp(jacobian=False)
+    with interpreted() as kw:  # NumPy per node: the same numbers, nothing compiled
+        values = model.compile_fn(model.unobserved_value_vars, inputs=model.value_vars, **kw)
+        logp = model.compile_logp(jacobian=False, **kw)
     d = study.data
     z = (d.covariates[:, 0] - d.covariates[:, 0].mean()) / d.covariates[:, 0].std()
     rng = np.random.default_rng(3)

@@ -609,8 +609,8 @@ def add_log_likelihood(idata, model, var_names: list[str] | None = None):
 
 def vectorisable(outputs: list) -> list:
     """``outputs`` with the elementwise ops that interpreted PyTensor runs one element at a
-    time in Python (softplus, log1mexp: no NumPy function) written with NumPy's: the same
-    values, a thousand times faster on a vectorised graph of many draws.
+    time in Python (softplus, log1mexp: no NumPy function) written with NumPy's, to the
+    same values (the covariate model's log density over 2,000 draws: 12 s before).
     """
     import pytensor.tensor as pt
     from pytensor.graph.replace import graph_replace
@@ -651,7 +651,7 @@ def _pointwise_log_likelihood(idata, model, var_names: list[str] | None) -> xr.D
     names = list(var_names) if var_names else [v.name for v in umodel.observed_RVs]
     terms = umodel.logp(vars=[umodel[n] for n in names], sum=False)
     post = idata["posterior"].to_dataset()
-    free = [rv for rv in umodel.free_RVs]
+    free = list(umodel.free_RVs)
     batched = [
         pt.tensor(dtype=rv.dtype, shape=(None, *umodel.rvs_to_values[rv].type.shape)) for rv in free
     ]

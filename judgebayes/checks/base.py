@@ -49,6 +49,8 @@ POLICY = "Holm over the check's rows: family-wise error at most alpha"
 def holm(p_raw: Any) -> np.ndarray:
     """Holm's step-down adjusted p-values of ``p_raw`` (NaN stays NaN)."""
     p = np.asarray(p_raw, float)
+    if p.size <= 1:  # one test (or none): nothing to adjust (runs with every items fit)
+        return np.minimum(p, 1.0)
     out = np.full(p.shape, np.nan)
     ok = np.flatnonzero(np.isfinite(p))
     if ok.size:

@@ -243,7 +243,7 @@ def _rows(covariates: bool):
         orders = {d.columns.get("order") or ORDER}
         # several systems whose rows may answer the same prompts, unsaid: one row per
         # system (Holm over them holds whatever the dependence between systems)
-        parts = [(None, np.ones(lab.size, bool))]
+        parts = [(None, None)]  # None: every row
         if groups is None and len(d.systems) > 1:
             parts = [(s, d.system == i) for i, s in enumerate(d.systems)]
         rows = []
@@ -251,9 +251,14 @@ def _rows(covariates: bool):
             x = np.asarray(x)
             numeric = x.dtype.kind in "fiub"
             test = _categorical if not numeric else _linear if name in orders else _numeric
+            # integers are never missing: no mask, no copy (the order column, every fit)
+            given = None if x.dtype.kind in "iub" else np.isfinite(x) if numeric else pd.notna(x)
             for system, part in parts:
-                ok = part & (np.isfinite(x) if numeric else pd.notna(x))
-                res = test(x[ok], lab[ok], cell[ok], None if groups is None else groups[ok])
+                ok = given if part is None else part if given is None else part & given
+                if ok is None or ok.all():
+                    res = test(x, lab, cell, groups)
+                else:
+                    res = test(x[ok], lab[ok], cell[ok], None if groups is None else groups[ok])
                 if res is not None:
                     unit = name if system is None else f"{name}{BY_SYSTEM}{system!r}"
                     rows.append({"unit": unit, "expected": 0.0, **res})

@@ -674,7 +674,9 @@ def _pointwise_log_likelihood(idata, model, var_names: list[str] | None) -> xr.D
     data = {}
     for name, v in zip(names, values, strict=True):
         v = np.asarray(v).reshape(n_chain, n_draw, *np.shape(v)[1:])
-        own = list(dims.get(name) or [f"{name}_dim_{i}" for i in range(v.ndim - 2)])
+        # a multivariate variable's log density has no event dims: its leading dims only
+        own = list(dims.get(name) or ())[: v.ndim - 2]
+        own += [f"{name}_dim_{i}" for i in range(len(own), v.ndim - 2)]
         data[name] = xr.DataArray(
             v,
             dims=("chain", "draw", *own),

@@ -53,8 +53,16 @@ def test_softplus_and_log1mexp_forms_match_numpy_at_the_extremes():
     assert lm[a == 0][0] == -np.inf
 
 
-def test_pointwise_log_likelihood_is_pymcs_draw_by_draw():
-    model = _covariate_study().build_model()
+def _multiclass_study():
+    # a multinomial likelihood: its log density drops the class dim
+    return jb.AccuracyStudy.from_multiclass_counts(
+        [[40, 5, 5], [4, 42, 4], [6, 6, 38]], [[120, 90, 90]], classes=["a", "b", "c"]
+    )
+
+
+@pytest.mark.parametrize("make", [_covariate_study, _multiclass_study], ids=["covariate", "K"])
+def test_pointwise_log_likelihood_is_pymcs_draw_by_draw(make):
+    model = make().build_model()
     idata = _draws_as_posterior(model)
     ours = _pointwise_log_likelihood(idata, model, None)
     with warnings.catch_warnings():

@@ -251,7 +251,8 @@ def _rows(covariates: bool):
             x = np.asarray(x)
             numeric = x.dtype.kind in "fiub"
             test = _categorical if not numeric else _linear if name in orders else _numeric
-            # integers are never missing: no mask, no copy (the order column, every fit)
+            # integers are never missing; with nothing missing the rows are used as they are
+            # (the row order, on every fit: no mask, no copies)
             given = None if x.dtype.kind in "iub" else np.isfinite(x) if numeric else pd.notna(x)
             for system, part in parts:
                 ok = given if part is None else part if given is None else part & given

@@ -17,6 +17,7 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
+from judgebayes.inference.nuts import interpreted
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.simulate import controlled_benchmark, simulate_panel
 from judgebayes.studies import STUDIES
@@ -444,7 +445,8 @@ def test_priors_are_data_given_at_construction_and_recorded():
     # the prior reaches the model: the PyMC graph's mu_tnr prior has the new mean
     spec = panel.model_spec("pooled")
     model = spec.build()
-    assert model["mu_tnr"].owner.inputs[-2].eval() == pytest.approx(1.0)
+    with interpreted() as kw:  # NumPy per node: nothing compiled
+        assert model["mu_tnr"].owner.inputs[-2].eval(**kw) == pytest.approx(1.0)
     with pytest.raises(InputError, match="sigma_g") as e:
         jb.PanelPriors(sigma_g=0)
     assert (e.value.field, e.value.value) == ("priors.sigma_g", 0)

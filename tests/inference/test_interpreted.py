@@ -53,6 +53,23 @@ def test_softplus_and_log1mexp_forms_match_numpy_at_the_extremes():
     assert lm[a == 0][0] == -np.inf
 
 
+def test_ops_with_inner_graphs_are_inlined_to_the_same_values():
+    # logsumexp is an op defined by a graph: vectorised over draws it would loop in Python
+    import pytensor
+    import pytensor.tensor as pt
+    from pytensor.compile.builders import OpFromGraph
+    from pytensor.graph.traversal import ancestors
+    from scipy.special import logsumexp
+
+    x = pt.matrix("x")
+    out = vectorisable([pt.logsumexp(x, axis=1)])
+    assert not any(
+        v.owner is not None and isinstance(v.owner.op, OpFromGraph) for v in ancestors(out)
+    )
+    v = np.random.default_rng(0).normal(0, 30, (5, 4))
+    np.testing.assert_allclose(pytensor.function([x], out[0])(v), logsumexp(v, axis=1), rtol=1e-14)
+
+
 def _multiclass_study():
     # a multinomial likelihood: its log density drops the class dim
     return jb.AccuracyStudy.from_multiclass_counts(

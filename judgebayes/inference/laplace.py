@@ -46,7 +46,7 @@ import numpy as np
 from scipy import optimize
 
 from judgebayes.errors import LaplaceError
-from judgebayes.inference.nuts import ModelSpec, _data_values, interpreted, vectorisable
+from judgebayes.inference.nuts import ModelSpec, _data_values, batched_function, interpreted
 from judgebayes.results import tree
 
 __all__ = ["K_HAT_MAX", "MIN_IMPORTANCE_ESS", "LaplaceError", "fit_laplace", "hessian"]
@@ -71,8 +71,7 @@ r"""Largest Pareto :math:`\hat k` of the importance weights at which Laplace is 
 @dataclass
 class _LaplaceFns:
     model: Any
-    logp: Any
-    dlogp: Any
+    logp_dlogp: Any  # (log density, gradient) at one point
     logp_rows: Any  # the log density of each row of raveled vectors, in one call
     expand: Any  # the named variables of each row, in one call
     out_names: list[str]
@@ -85,46 +84,29 @@ _CACHE: dict[tuple, _LaplaceFns] = {}
 
 def _by_rows(model, info, outputs):
     """``outputs`` (graphs of the model's value variables) as one function of an (n, d)
-    array of raveled unconstrained vectors: the graph vectorised over the rows, run
-    interpreted (:func:`~judgebayes.inference.nuts.interpreted`), so a fit calls it once
-    for all its draws and compiles nothing.
+    array of raveled unconstrained vectors (:func:`~judgebayes.inference.nuts.
+    batched_function`): a fit calls it once for all its draws and compiles nothing.
     """
-    import pytensor
-    import pytensor.tensor as pt
-    from pytensor.graph.replace import vectorize_graph
-
     values = {v.name: v for v in model.value_vars}
-    rows = [pt.tensor(dtype=values[nm].dtype, shape=(None, *shape)) for nm, shape, *_ in info]
     single = not isinstance(outputs, list | tuple)
-    graphs = [outputs] if single else list(outputs)
-    out = vectorize_graph(
-        vectorisable(graphs), replace={values[e[0]]: r for e, r in zip(info, rows, strict=True)}
-    )
-    # an output that depends on no value variable stays unbatched: one copy per row
-    n = rows[0].shape[0]
-    out = [
-        o if o.ndim > g.ndim else pt.broadcast_to(o, (n, *o.shape))
-        for o, g in zip(out, graphs, strict=True)
-    ]
-    out = out[0] if single else out
-    with interpreted() as kw:
-        fn = pytensor.function(rows, out, on_unused_input="ignore", **kw)
+    fn = batched_function([values[nm] for nm, *_ in info], [outputs] if single else list(outputs))
     ends = np.cumsum([0] + [int(np.prod(shape)) for _, shape, *_ in info])
 
     def call(u):
         u = np.asarray(u, dtype=float)
-        return fn(
+        out = fn(
             *(
                 u[:, a:b].reshape(len(u), *shape).astype(dtype)
                 for (_, shape, *_, dtype), a, b in zip(info, ends[:-1], ends[1:], strict=True)
             )
         )
+        return out[0] if single else out
 
     return call
 
 
 def _functions(spec: ModelSpec) -> tuple[_LaplaceFns, bool]:
-    """The model's log density and gradient (called per optimiser step), and its log
+    """The model's log density with its gradient (called per optimiser step), and its log
     density and named variables by rows of draws, all interpreted: compiling them with the
     default linker took 5-40 s per model structure, more than the whole fit otherwise.
     """
@@ -141,15 +123,14 @@ def _functions(spec: ModelSpec) -> tuple[_LaplaceFns, bool]:
 
     with warnings.catch_warnings(), interpreted() as kw:
         warnings.simplefilter("ignore", FutureWarning)
-        logp = model.compile_logp(jacobian=True, **kw)
-        dlogp = model.compile_dlogp(jacobian=True, **kw)
+        # one pass gives both: the optimiser asks for them together at every step
+        logp_dlogp = model.compile_fn([model.logp(jacobian=True), model.dlogp(jacobian=True)], **kw)
     keep = {v.name for v in model.free_RVs} | {v.name for v in model.deterministics}
     outs = [v for v in model.unobserved_value_vars if v.name in keep]
     info = DictToArrayBijection.map(model.initial_point()).point_map_info
     fns = _LaplaceFns(
         model,
-        logp,
-        dlogp,
+        logp_dlogp,
         _by_rows(model, info, model.logp(jacobian=True)),
         _by_rows(model, info, outs),
         [v.name for v in outs],
@@ -319,10 +300,11 @@ class _PymcTarget:
 
     def value_and_grad(self, x):
         pt_ = self.point(x)
-        return float(self.fns.logp(pt_)), np.asarray(self.fns.dlogp(pt_), dtype=float)
+        lp, g = self.fns.logp_dlogp(pt_)
+        return float(lp), np.asarray(g, dtype=float)
 
     def grad(self, x):
-        return np.asarray(self.fns.dlogp(self.point(x)), dtype=float)
+        return np.asarray(self.fns.logp_dlogp(self.point(x))[1], dtype=float)
 
     def logp_rows(self, u):
         return np.asarray(self.fns.logp_rows(u), dtype=float)

@@ -653,6 +653,27 @@ def vectorisable(outputs: list) -> list:
     return list(graph_replace(outputs, swap, strict=False)) if swap else list(outputs)
 
 
+def batched_function(inputs: list, outputs: list):
+    """``outputs`` (graphs of ``inputs``) as one interpreted function of the inputs with a
+    leading batch dim (draws): the graph vectorised (:func:`vectorisable` first), an output
+    that depends on no input broadcast to one copy per row, nothing compiled
+    (:func:`interpreted`).  Called with one array per input, shaped (n, *input shape).
+    """
+    import pytensor
+    import pytensor.tensor as pt
+    from pytensor.graph.replace import vectorize_graph
+
+    batched = [pt.tensor(dtype=v.dtype, shape=(None, *v.type.shape)) for v in inputs]
+    out = vectorize_graph(vectorisable(outputs), replace=dict(zip(inputs, batched, strict=True)))
+    n = batched[0].shape[0]
+    out = [
+        o if o.ndim > g.ndim else pt.broadcast_to(o, (n, *o.shape))
+        for o, g in zip(out, outputs, strict=True)
+    ]
+    with interpreted() as kw:
+        return pytensor.function(batched, out, on_unused_input="ignore", **kw)
+
+
 def _pointwise_log_likelihood(idata, model, var_names: list[str] | None) -> xr.Dataset:
     """Each observed variable's elementwise log density at every posterior draw, in one
     call of one graph vectorised over the draws.
@@ -661,26 +682,15 @@ def _pointwise_log_likelihood(idata, model, var_names: list[str] | None) -> xr.D
     calls a function compiled per model structure (5-10 s), or interpreted (:func:`interpreted`)
     a millisecond per draw; the vectorised graph runs interpreted once, NumPy on whole arrays.
     """
-    import pytensor
-    import pytensor.tensor as pt
     from pymc.backends.arviz import coords_and_dims_for_inferencedata
     from pymc.model.transform.conditioning import remove_value_transforms
-    from pytensor.graph.replace import vectorize_graph
 
     umodel = remove_value_transforms(model)
     names = list(var_names) if var_names else [v.name for v in umodel.observed_RVs]
     terms = umodel.logp(vars=[umodel[n] for n in names], sum=False)
     post = idata["posterior"].to_dataset()
     free = list(umodel.free_RVs)
-    batched = [
-        pt.tensor(dtype=rv.dtype, shape=(None, *umodel.rvs_to_values[rv].type.shape)) for rv in free
-    ]
-    out = vectorize_graph(
-        vectorisable(terms),
-        replace={umodel.rvs_to_values[rv]: b for rv, b in zip(free, batched, strict=True)},
-    )
-    with interpreted() as kw:
-        fn = pytensor.function(batched, out, on_unused_input="ignore", **kw)
+    fn = batched_function([umodel.rvs_to_values[rv] for rv in free], terms)
     n_chain, n_draw = post.sizes["chain"], post.sizes["draw"]
     values = fn(
         *(

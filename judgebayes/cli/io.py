@@ -270,6 +270,14 @@ def fit_options(args, study, methods) -> list[dict[str, Any]]:
             field="variant",
             value=variant,
         )
+    calibration = getattr(args, "calibration", None)
+    if calibration is not None and not any("calibration" in s.options for s in specs):
+        raise InputError(
+            f"--calibration {calibration} applies to the closed form; none of the chosen "
+            f"methods ({', '.join(methods)}) calibrates",
+            field="calibration",
+            value=calibration,
+        )
     out = []
     for m in methods:
         s = spec(m)
@@ -283,6 +291,8 @@ def fit_options(args, study, methods) -> list[dict[str, Any]]:
             o["draws"] = given["draws"]
         if "variant" in s.options and variant is not None:
             o["variant"] = variant
+        if "calibration" in s.options and calibration is not None:
+            o["calibration"] = calibration
         out.append(o)
     return out
 

@@ -79,6 +79,13 @@ def add_parser(sub) -> None:
         help="estimator (default closed_form; all: the study's comparison)",
     )
     a.add_argument("--estimand", choices=("items", "process"), default="items")
+    a.add_argument(
+        "--calibration",
+        choices=("auto", "isotonic", "logistic"),
+        default=None,
+        help="closed form: the calibration fit (default auto: logistic unless isotonic "
+        "predicts held-out labels better)",
+    )
     a.add_argument("--contrasts", action="store_true", help="also print every pair's contrast")
     a.add_argument(
         "--claim",

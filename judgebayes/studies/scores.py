@@ -10,8 +10,9 @@ human label (a pass rate for 0/1 labels), for one of two estimands stated in eve
 
 Methods (one :class:`ScoreFit` contract):
 
-* ``closed_form`` (default): cross-fitted isotonic calibration of the human label on the
-  score(s), the augmented mean and its influence variance, t intervals
+* ``closed_form`` (default): cross-fitted monotone calibration of the human label on the
+  score(s) (logistic or isotonic, whichever predicts held-out labels better:
+  ``calibration=``), the augmented mean and its influence variance, t intervals
   (:mod:`judgebayes.inference.scores`); paired contrasts with ``item=``,
   cluster-robust with ``cluster=``;
 * ``nuts``: the ordinal model of the human level given the scores
@@ -321,9 +322,19 @@ ScoreStudy.methods.refuse(
 
 
 @ScoreStudy.methods.register(
-    "closed_form", engine="closed_form", summary="cross-fitted isotonic calibration, AIPW"
+    "closed_form", engine="closed_form", summary="cross-fitted monotone calibration, AIPW"
 )
-def _closed_form(study: ScoreStudy, *, random_seed=None) -> FitParts:
+def _closed_form(study: ScoreStudy, *, random_seed=None, calibration: str = "auto") -> FitParts:
+    """``calibration``: ``"auto"`` (the logistic or isotonic fit, whichever predicts the
+    held-out labels better), ``"isotonic"`` or ``"logistic"``
+    (:mod:`judgebayes.inference.scores`).
+    """
+    if calibration not in sc.CALIBRATIONS:
+        raise InputError(
+            f"calibration must be one of {sc.CALIBRATIONS}; got {calibration!r}",
+            field="calibration",
+            value=calibration,
+        )
     d = study.data
     # the folds are drawn from the seed (0 when none is given: the same data, the same fit)
     seed = 0 if random_seed is None else random_seed
@@ -332,17 +343,23 @@ def _closed_form(study: ScoreStudy, *, random_seed=None) -> FitParts:
     if d.cluster is not None and study.estimand == "process":
         design = "cluster-robust over clusters"
     if d.period is None:
-        est = sc.augmented_means(d, sc.calibrate(d, seed, study.folds), study.estimand)
+        cal = sc.calibrate(d, seed, study.folds, calibration)
+        est = sc.augmented_means(d, cal, study.estimand)
+        used = cal.kind
     else:
-        est, per, rows = sc.period_means(d, study.estimand, seed, study.folds)
+        est, per, rows = sc.period_means(d, study.estimand, seed, study.folds, calibration)
         design += " within each period, calibrated within each period, pooled by rows"
+        used = calibration if calibration != "auto" else "chosen within each period"
     info: dict[str, Any] = {
-        "estimator": "cross-fitted isotonic calibration of the human label on the "
+        "estimator": f"cross-fitted monotone calibration ({used}) of the human label on the "
         f"score{'s (least-squares index)' if d.n_judges > 1 else ''}, augmented (AIPW) "
         f"mean with its influence variance, {design}; Student-t interval clipped to "
         "the human scale",
         "folds": study.folds,
+        "calibration": used,
     }
+    if d.period is None:
+        info["calibration_oof_mse"] = cal.oof_mse
     if d.period is not None:
         info["periods"] = {
             "periods": list(d.periods),

@@ -71,6 +71,17 @@ def test_every_point_method_and_contrasts(csv, capsys):
         assert out.count(m) >= 2, out
     assert main([*argv, "--contrasts", "--quiet"]) == 0
     assert "paired on 200 items" in capsys.readouterr().out
+    # --calibration reaches the closed form: the same estimates as the call in Python
+    frame = pd.read_csv(csv)
+    study = jb.ScoreStudy.from_items(
+        frame, score="grade", human="human", system="system", item="prompt"
+    )
+    for kind in ("isotonic", "logistic"):
+        assert main([*argv, "--calibration", kind, "--format", "json", "--quiet"]) == 0
+        rows = json.loads(capsys.readouterr().out)["systems"]
+        ref = study.fit(random_seed=0, calibration=kind).interval()
+        for r in rows:
+            assert r["estimate"] == pytest.approx(ref.loc[r["unit"], "estimate"], abs=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -81,6 +92,10 @@ def test_every_point_method_and_contrasts(csv, capsys):
         (["--score", "grade", "--scale", "5"], ["LOW,HIGH"]),
         (["--score", "grade", "--claim", "A > 12"], ["[1, 5]"]),
         (["--score", "grade", "--labels", "x.csv"], ["--labels goes with a log"]),
+        (
+            ["--score", "grade", "--method", "naive", "--calibration", "isotonic"],
+            ["--calibration isotonic applies to the closed form"],
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(csv, capsys, extra, words):

@@ -63,6 +63,52 @@ def test_isotonic_matches_scikit_learn():
     np.testing.assert_allclose(np.interp(new, xs, ys), ref, atol=1e-12)
 
 
+def test_logistic_calibration_matches_statsmodels_fractional_logit():
+    """The two-parameter fit against statsmodels' binomial GLM on the scaled label (a
+    fractional logit for Likert labels, a logistic regression for 0/1 ones)."""
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(5)
+    x = np.round(rng.uniform(1, 10, 300))
+    for y, bounds in (
+        ((rng.random(300) < 1 / (1 + np.exp(-(x - 6)))).astype(float), (0.0, 1.0)),
+        (np.clip(np.round(1 + 4 * (x - 1) / 9 + rng.normal(0, 0.7, 300)), 1, 5), (1.0, 5.0)),
+    ):
+        t = (y - bounds[0]) / (bounds[1] - bounds[0])
+        glm = sm.GLM(t, sm.add_constant(x), family=sm.families.Binomial()).fit(tol=1e-12)
+        new = np.linspace(0, 11, 23)
+        ref = bounds[0] + (bounds[1] - bounds[0]) * glm.predict(sm.add_constant(new))
+        np.testing.assert_allclose(sc.logistic(x, y, bounds)(new), ref, atol=1e-8)
+    # decreasing in the score, or one label only: the constant mean (monotone)
+    np.testing.assert_allclose(sc.logistic(x, (x < 5).astype(float), (0, 1))(x), np.mean(x < 5))
+    np.testing.assert_allclose(sc.logistic(x, np.ones(300), (0, 1))(x), 1.0)
+
+
+def test_auto_calibration_picks_the_fit_that_predicts_held_out_labels():
+    """A logistic-shaped calibration keeps the two-parameter fit; steps at 7 and 9 (a shape
+    no logistic curve traces) pick isotonic; either is one argument away."""
+    rng = np.random.default_rng(6)
+    score = np.round(rng.uniform(1, 10, 600))
+    smooth = (rng.random(600) < 1 / (1 + np.exp(-(score - 5.5) / 1.5))).astype(float)
+    step = np.where(score >= 7, 4.0, 1.0) + np.where(score >= 9, 1.0, 0.0)
+    for human, kind in ((smooth, "logistic"), (step, "isotonic")):
+        frame = pd.DataFrame(
+            {"system": np.repeat(["A", "B"], 300), "score": score,
+             "human": np.where(rng.random(600) < 0.4, human, np.nan)}
+        )  # fmt: skip
+        study = jb.ScoreStudy.from_items(frame, score="score", human="human", system="system")
+        fit = study.fit(random_seed=1)
+        assert fit.info["calibration"] == kind, fit.info["calibration_oof_mse"]
+        if kind == "isotonic":  # chosen by more than the comparison's noise
+            mse = fit.info["calibration_oof_mse"]
+            assert mse["isotonic"] < mse["logistic"]
+        for other in ("isotonic", "logistic"):
+            assert study.fit(random_seed=1, calibration=other).info["calibration"] == other
+    with pytest.raises(InputError, match="calibration") as e:
+        study.fit(calibration="spline")
+    assert e.value.field == "calibration"
+
+
 def test_every_row_labelled_gives_the_exact_mean_and_no_items_variance():
     rng = np.random.default_rng(4)
     frame, truth = simulate(rng, frac=1.0, kind="likert")
@@ -174,7 +220,8 @@ def test_calibrating_several_judges_and_a_probability_judge():
     two = jb.ScoreStudy.from_items(frame, score=["score", "other"], human="human", system="system")
     fit = two.fit()
     assert fit.info["estimator"].startswith(
-        "cross-fitted isotonic calibration of the human label on the scores"
+        f"cross-fitted monotone calibration ({fit.info['calibration']}) of the human label on "
+        "the scores"
     )
     with pytest.raises(MethodRefused, match="one judge's raw score"):
         two.fit("ppi_plus_plus")

@@ -232,6 +232,15 @@ def add_sampler(sp, *, variants: tuple[str, ...] = ()) -> None:
         g.add_argument("--variant", choices=variants, default=None, help="model variant")
 
 
+#: method options with a flag of their own: the flag's dest -> (the option, what it applies
+#: to); ``judgebayes scores --calibration`` is ``calibration_fit`` (``accuracy --calibration``
+#: is a file)
+_METHOD_FLAGS = {
+    "variant": ("variant", "the NUTS cell model"),
+    "calibration_fit": ("calibration", "the closed form"),
+}
+
+
 def fit_options(args, study, methods) -> list[dict[str, Any]]:
     """The keyword options of each method's ``fit`` from the sampler flags.
 
@@ -252,7 +261,6 @@ def fit_options(args, study, methods) -> list[dict[str, Any]]:
     methods = [normalise_method(m) for m in methods]
     given = {k: getattr(args, k, None) for k in _SAMPLER_FLAGS}
     given = {k: v for k, v in given.items() if v is not None}
-    variant = getattr(args, "variant", None)
     for k in given:
         takes = ("sampler", "draws") if k == "draws" else ("sampler",)
         if not any(o in s.options for s in specs for o in takes):
@@ -263,21 +271,18 @@ def fit_options(args, study, methods) -> list[dict[str, Any]]:
                 field=k,
                 value=given[k],
             )
-    if variant is not None and not any("variant" in s.options for s in specs):
-        raise InputError(
-            f"--variant {variant} applies to the NUTS cell model; none of the chosen methods "
-            f"({', '.join(methods)}) has variants",
-            field="variant",
-            value=variant,
-        )
-    calibration = getattr(args, "calibration", None)
-    if calibration is not None and not any("calibration" in s.options for s in specs):
-        raise InputError(
-            f"--calibration {calibration} applies to the closed form; none of the chosen "
-            f"methods ({', '.join(methods)}) calibrates",
-            field="calibration",
-            value=calibration,
-        )
+    # a method's own option, passed to the methods that take it
+    own = {_METHOD_FLAGS[k][0]: getattr(args, k, None) for k in _METHOD_FLAGS}
+    own = {k: v for k, v in own.items() if v is not None}
+    for k, v in own.items():
+        if not any(k in s.options for s in specs):
+            what = dict(_METHOD_FLAGS.values())[k]
+            raise InputError(
+                f"--{k} {v} applies to {what}; none of the chosen methods "
+                f"({', '.join(methods)}) takes it",
+                field=k,
+                value=v,
+            )
     out = []
     for m in methods:
         s = spec(m)
@@ -289,10 +294,7 @@ def fit_options(args, study, methods) -> list[dict[str, Any]]:
             o["sampler"] = dict(given)
         elif "draws" in s.options and "draws" in given:
             o["draws"] = given["draws"]
-        if "variant" in s.options and variant is not None:
-            o["variant"] = variant
-        if "calibration" in s.options and calibration is not None:
-            o["calibration"] = calibration
+        o |= {k: v for k, v in own.items() if k in s.options}
         out.append(o)
     return out
 

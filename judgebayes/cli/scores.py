@@ -81,6 +81,7 @@ def add_parser(sub) -> None:
     a.add_argument("--estimand", choices=("items", "process"), default="items")
     a.add_argument(
         "--calibration",
+        dest="calibration_fit",
         choices=("auto", "isotonic", "logistic"),
         default=None,
         help="closed form: the calibration fit (default auto: logistic unless isotonic "

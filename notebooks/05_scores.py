@@ -82,8 +82,7 @@ study.summary().round(3)
 # %% [markdown]
 # ## 2. The methods side by side
 #
-# `closed_form` calibrates the human label on the score (a logistic curve or isotonic,
-# whichever predicts held-out labels better; cross-fitted) and adds
+# `closed_form` calibrates the human label on the score (isotonic, cross-fitted) and adds
 # each system's mean residual (the augmented estimator); `nuts` is the ordinal model of the
 # human level given the score with an offset per system. The comparators: PPI++ on the
 # raw score (as `ppi_py`), the rated stories' mean, and `naive`, the judge's mean itself
@@ -189,7 +188,7 @@ pd.DataFrame(rows).groupby("method").agg(
 # ## 5. Several judges
 #
 # A list of score columns calibrates one index of all of them (their least-squares
-# combination, then calibrated).
+# combination, then isotonic).
 
 # %%
 two = datasets.hanna_scores("RE", ["Beluga-13B", "ChatGPT"], prompt=1)

@@ -84,8 +84,8 @@ def add_parser(sub) -> None:
         dest="calibration_fit",
         choices=("auto", "isotonic", "logistic"),
         default=None,
-        help="closed form: the calibration fit (default auto: logistic unless isotonic "
-        "predicts held-out labels better)",
+        help="closed form: the calibration fit (default isotonic; auto: logistic unless "
+        "isotonic predicts held-out labels clearly better)",
     )
     a.add_argument("--contrasts", action="store_true", help="also print every pair's contrast")
     a.add_argument(

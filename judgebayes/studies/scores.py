@@ -11,9 +11,8 @@ human label (a pass rate for 0/1 labels), for one of two estimands stated in eve
 Methods (one :class:`ScoreFit` contract):
 
 * ``closed_form`` (default): cross-fitted monotone calibration of the human label on the
-  score(s) (a logistic curve, or isotonic where it predicts held-out labels better by more
-  than one standard error: ``calibration=``), the augmented mean and its influence
-  variance, t intervals
+  score(s) (isotonic; a two-parameter logistic curve, or the better of the two out of
+  fold, with ``calibration=``), the augmented mean and its influence variance, t intervals
   (:mod:`judgebayes.inference.scores`); paired contrasts with ``item=``,
   cluster-robust with ``cluster=``;
 * ``nuts``: the ordinal model of the human level given the scores
@@ -325,10 +324,10 @@ ScoreStudy.methods.refuse(
 @ScoreStudy.methods.register(
     "closed_form", engine="closed_form", summary="cross-fitted monotone calibration, AIPW"
 )
-def _closed_form(study: ScoreStudy, *, random_seed=None, calibration: str = "auto") -> FitParts:
-    """``calibration``: ``"auto"`` (the logistic fit unless isotonic predicts the held-out
-    labels better by more than one standard error), ``"isotonic"`` or ``"logistic"``
-    (:mod:`judgebayes.inference.scores`).
+def _closed_form(study: ScoreStudy, *, random_seed=None, calibration: str = "isotonic") -> FitParts:
+    """``calibration``: ``"isotonic"`` (default), ``"logistic"`` or ``"auto"`` (the logistic
+    fit unless isotonic predicts the held-out labels better by more than one standard
+    error; :mod:`judgebayes.inference.scores`).
     """
     if calibration not in sc.CALIBRATIONS:
         raise InputError(

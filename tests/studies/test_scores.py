@@ -97,13 +97,14 @@ def test_auto_calibration_picks_the_fit_that_predicts_held_out_labels():
              "human": np.where(rng.random(600) < 0.4, human, np.nan)}
         )  # fmt: skip
         study = jb.ScoreStudy.from_items(frame, score="score", human="human", system="system")
-        fit = study.fit(random_seed=1)
+        fit = study.fit(random_seed=1, calibration="auto")
         assert fit.info["calibration"] == kind, fit.info["calibration_oof_mse"]
         if kind == "isotonic":  # chosen by more than the comparison's noise
             mse = fit.info["calibration_oof_mse"]
             assert mse["isotonic"] < mse["logistic"]
         for other in ("isotonic", "logistic"):
             assert study.fit(random_seed=1, calibration=other).info["calibration"] == other
+        assert study.fit(random_seed=1).info["calibration"] == "isotonic"  # the default
     with pytest.raises(InputError, match="calibration") as e:
         study.fit(calibration="spline")
     assert e.value.field == "calibration"

@@ -32,6 +32,7 @@ __all__ = [
     "MethodRefused",
     "MirrorWarning",
     "NotBetterThanChanceWarning",
+    "check_choice",
     "keywords_checked",
     "require_type",
     "route_keywords",
@@ -153,6 +154,14 @@ def require_type(value: Any, expected: type, field: str, hint: str = "") -> Any:
             value=type(value).__name__,
         )
     return value
+
+
+def check_choice(value, choices, field: str, what: str) -> None:
+    """An :class:`InputError` unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise InputError(
+            f"unknown {what} {value!r}; choose one of {list(choices)}", field=field, value=value
+        )
 
 
 @functools.cache

@@ -272,17 +272,19 @@ def fit_options(args, study, methods) -> list[dict[str, Any]]:
                 value=given[k],
             )
     # a method's own option, passed to the methods that take it
-    own = {_METHOD_FLAGS[k][0]: getattr(args, k, None) for k in _METHOD_FLAGS}
-    own = {k: v for k, v in own.items() if v is not None}
-    for k, v in own.items():
-        if not any(k in s.options for s in specs):
-            what = dict(_METHOD_FLAGS.values())[k]
+    own = {}
+    for dest, (option, what) in _METHOD_FLAGS.items():
+        v = getattr(args, dest, None)
+        if v is None:
+            continue
+        if not any(option in s.options for s in specs):
             raise InputError(
-                f"--{k} {v} applies to {what}; none of the chosen methods "
+                f"--{option} {v} applies to {what}; none of the chosen methods "
                 f"({', '.join(methods)}) takes it",
-                field=k,
+                field=option,
                 value=v,
             )
+        own[option] = v
     out = []
     for m in methods:
         s = spec(m)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from judgebayes.errors import DataNotFoundError, InputError
+from judgebayes.errors import DataNotFoundError, check_choice
 
 __all__ = ["ENV", "check_choice", "data_dir", "data_path", "read_csv"]
 
@@ -75,11 +75,3 @@ def read_csv(dataset: str, name: str, data_dir_=None) -> pd.DataFrame:
     """A CSV of the data folder (read once per file and version; a copy each call)."""
     path = data_path(dataset, name, data_dir_)
     return _read_csv(path, path.stat().st_mtime).copy()
-
-
-def check_choice(value, choices, field: str, what: str) -> None:
-    """An :class:`InputError` unless ``value`` is one of ``choices``."""
-    if value not in choices:
-        raise InputError(
-            f"unknown {what} {value!r}; choose one of {list(choices)}", field=field, value=value
-        )

@@ -623,7 +623,7 @@ def vectorisable(outputs: list) -> list:
     # ops defined by a graph of their own (logsumexp): inlined, or vectorising them over the
     # draws would loop over the draws in Python
     outputs = list(outputs)
-    for _ in range(10):
+    while True:  # each pass inlines one level of nesting
         nodes = {
             v.owner
             for v in ancestors(outputs)

@@ -75,6 +75,7 @@ import numpy as np
 from scipy import optimize, stats
 
 from judgebayes.data.scores import ScoreData
+from judgebayes.errors import check_choice
 
 __all__ = [
     "CALIBRATIONS",
@@ -202,8 +203,7 @@ def calibrate(
     data: ScoreData, random_seed: int | None = 0, k: int = FOLDS, kind: str = "isotonic"
 ) -> Calibration:
     """Cross-fitted calibration (module docstring); ``kind`` one of :data:`CALIBRATIONS`."""
-    if kind not in CALIBRATIONS:
-        raise ValueError(f"kind must be one of {CALIBRATIONS}, got {kind!r}")
+    check_choice(kind, CALIBRATIONS, "calibration", "calibration")
     lab = data.labelled
     s, h = data.score, data.human
     sl, hl = s[lab], h[lab]

@@ -329,12 +329,6 @@ def _closed_form(study: ScoreStudy, *, random_seed=None, calibration: str = "iso
     fit unless isotonic predicts the held-out labels better by more than one standard
     error; :mod:`judgebayes.inference.scores`).
     """
-    if calibration not in sc.CALIBRATIONS:
-        raise InputError(
-            f"calibration must be one of {sc.CALIBRATIONS}; got {calibration!r}",
-            field="calibration",
-            value=calibration,
-        )
     d = study.data
     # the folds are drawn from the seed (0 when none is given: the same data, the same fit)
     seed = 0 if random_seed is None else random_seed
@@ -342,24 +336,23 @@ def _closed_form(study: ScoreStudy, *, random_seed=None, calibration: str = "iso
     design = "rows labelled at random"
     if d.cluster is not None and study.estimand == "process":
         design = "cluster-robust over clusters"
+    own: dict[str, Any] = {}  # what the calibration says of itself
     if d.period is None:
         cal = sc.calibrate(d, seed, study.folds, calibration)
         est = sc.augmented_means(d, cal, study.estimand)
-        used = cal.kind
+        own = {"calibration": cal.kind, "calibration_oof_mse": cal.oof_mse}
     else:
         est, per, rows = sc.period_means(d, study.estimand, seed, study.folds, calibration)
         design += " within each period, calibrated within each period, pooled by rows"
-        used = calibration if calibration != "auto" else "chosen within each period"
+        own = {"calibration": calibration if calibration != "auto" else "chosen by period"}
     info: dict[str, Any] = {
-        "estimator": f"cross-fitted monotone calibration ({used}) of the human label on the "
-        f"score{'s (least-squares index)' if d.n_judges > 1 else ''}, augmented (AIPW) "
-        f"mean with its influence variance, {design}; Student-t interval clipped to "
-        "the human scale",
+        "estimator": f"cross-fitted monotone calibration ({own['calibration']}) of the human "
+        f"label on the score{'s (least-squares index)' if d.n_judges > 1 else ''}, "
+        f"augmented (AIPW) mean with its influence variance, {design}; Student-t interval "
+        "clipped to the human scale",
         "folds": study.folds,
-        "calibration": used,
+        **own,
     }
-    if d.period is None:
-        info["calibration_oof_mse"] = cal.oof_mse
     if d.period is not None:
         info["periods"] = {
             "periods": list(d.periods),

@@ -76,6 +76,12 @@ def test_every_point_method_and_contrasts(csv, capsys):
     study = jb.ScoreStudy.from_items(
         frame, score="grade", human="human", system="system", item="prompt"
     )
+    from judgebayes.cli import build_parser
+    from judgebayes.inference.scores import CALIBRATIONS
+
+    sub = build_parser()._subparsers._group_actions[0].choices["scores"]
+    flag = next(a for a in sub._actions if "--calibration" in a.option_strings)
+    assert tuple(flag.choices) == CALIBRATIONS  # the parser's choices are the fits there are
     for kind in ("isotonic", "logistic"):
         assert main([*argv, "--calibration", kind, "--format", "json", "--quiet"]) == 0
         rows = json.loads(capsys.readouterr().out)["systems"]

@@ -110,6 +110,37 @@ def test_auto_calibration_picks_the_fit_that_predicts_held_out_labels():
     assert e.value.field == "calibration"
 
 
+def test_logistic_calibration_covers_where_the_calibration_is_a_step():
+    """The two-parameter curve fitted where E[H | S] is a step (a pass with probability
+    0.2 below score 7 and 0.8 from 7 on), simulated here: the residual term keeps the
+    augmented mean unbiased, so both estimands cover.  Process truths are exact: scores
+    uniform on 1-10 (A) and 3-10 (B) give 0.2 * 6/10 + 0.8 * 4/10 = 0.44 and 0.5.
+    400 intervals an estimand: sd 0.0109, the bound 3 sd below 0.95."""
+    rng = np.random.default_rng(17)
+    reps, hits = 200, {"items": 0, "process": 0}
+    for r in range(reps):
+        score = np.concatenate([rng.integers(1, 11, 300), rng.integers(3, 11, 300)])
+        human = (rng.random(600) < np.where(score >= 7, 0.8, 0.2)).astype(float)
+        frame = pd.DataFrame(
+            {"system": np.repeat(["A", "B"], 300), "score": score.astype(float),
+             "human": np.where(rng.random(600) < 0.3, human, np.nan)}
+        )  # fmt: skip
+        truth = {"items": human.reshape(2, 300).mean(1), "process": np.array([0.44, 0.5])}
+        for estimand in hits:
+            study = jb.ScoreStudy.from_items(
+                frame, score="score", human="human", system="system", estimand=estimand
+            )
+            fit = study.fit(random_seed=r, calibration="logistic")
+            assert fit.info["calibration"] == "logistic"
+            iv = fit.interval()
+            hits[estimand] += int(
+                ((iv["lower"] <= truth[estimand]) & (truth[estimand] <= iv["upper"])).sum()
+            )
+    bound = 0.95 - 3 * np.sqrt(0.95 * 0.05 / (2 * reps))
+    for estimand, h in hits.items():
+        assert h / (2 * reps) >= bound, (estimand, h / (2 * reps))
+
+
 def test_every_row_labelled_gives_the_exact_mean_and_no_items_variance():
     rng = np.random.default_rng(4)
     frame, truth = simulate(rng, frac=1.0, kind="likert")

@@ -33,7 +33,21 @@ import itertools
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["level_probabilities", "scores_model"]
+__all__ = ["PAD", "distinct_lines", "level_probabilities", "scores_model"]
+
+#: the labelled lines are padded to a multiple of this with weight-0 copies, so that label
+#: sets of similar size share one compiled model (a compile costs 10-15 s, a warm fit about 2)
+PAD = 64
+
+
+def distinct_lines(x: np.ndarray, pad: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``x`` and how many times each occurs (the model's weights),
+    with weight-0 copies of the first appended up to a multiple of ``pad``.
+    """
+    u, c = np.unique(x, axis=0, return_counts=True)
+    extra = (-len(u)) % pad
+    weights = np.append(c.astype(float), np.zeros(extra))
+    return np.concatenate([u, np.repeat(u[:1], extra, 0)]), weights
 
 
 def scores_model(

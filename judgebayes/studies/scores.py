@@ -210,7 +210,7 @@ class ScoreStudy(Study):
 
     def model_spec(self) -> ModelSpec:
         """The ordinal model (:func:`~judgebayes.models.scores.scores_model`)."""
-        from judgebayes.models.scores import scores_model
+        from judgebayes.models.scores import PAD, distinct_lines, scores_model
 
         d = self.data
         if d.period is not None:
@@ -234,8 +234,7 @@ class ScoreStudy(Study):
         z = self._standardised()
         lab = d.labelled
         level = np.searchsorted(lv, d.human[lab]).astype(np.int64)
-        lines, w = _lines(np.column_stack([d.system[lab], level, z[lab]]))
-        lines, w = _padded(lines, w)
+        lines, w = distinct_lines(np.column_stack([d.system[lab], level, z[lab]]), pad=PAD)
         data = {
             "score_lab": lines[:, 2:],
             "level_lab": lines[:, 1].astype(np.int64),
@@ -257,7 +256,7 @@ class ScoreStudy(Study):
         """``mu`` (each system's rows' expected level, Bayesian-bootstrap weights) and
         ``mu_items`` (each unlabelled row's level drawn) from the posterior.
         """
-        from judgebayes.models.scores import level_probabilities
+        from judgebayes.models.scores import distinct_lines, level_probabilities
 
         post = parts.idata.posterior
         d = self.data
@@ -273,7 +272,7 @@ class ScoreStudy(Study):
             return v.reshape(ch * dr, *v.shape[2:])
 
         cut, beta, alpha = flat("cutpoints"), flat("beta"), flat("alpha")
-        lines, counts = _lines(np.column_stack([d.system, ~lab, z]))
+        lines, counts = distinct_lines(np.column_stack([d.system, ~lab, z]))
         sys_l, unl_l, z_l = lines[:, 0].astype(np.int64), lines[:, 1] > 0, lines[:, 2:]
         n_l = counts.astype(np.int64)
         onehot = np.eye(len(self.systems))[sys_l]  # lines -> their system's sums, per draw
@@ -434,24 +433,3 @@ for _name, _summary in (
     ("naive", "the judge's mean mapped to the human scale (uncorrected)"),
 ):
     _comparator(_name, _summary)
-
-
-def _lines(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of ``x`` and how many times each occurs."""
-    u, c = np.unique(x, axis=0, return_counts=True)
-    return u, c.astype(float)
-
-
-#: lines are padded to a multiple of this with weight-0 copies, so that label sets of
-#: similar size share one compiled model (a compile costs 10-15 s, a warm fit about 2)
-PAD = 64
-
-
-def _padded(lines: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    extra = (-len(lines)) % PAD
-    if not extra:
-        return lines, w
-    return (
-        np.concatenate([lines, np.repeat(lines[:1], extra, 0)]),
-        np.concatenate([w, np.zeros(extra)]),
-    )

@@ -128,16 +128,6 @@ class AccuracyPriors:
         covariate, of the rate and of the judge's two rates.  1 lets a judge's sensitivity
         move from 0.73 to 0.95 (or 0.27) across two standard deviations of a covariate and
         shrinks what a few labels would otherwise fit to noise.
-    joint_verdicts : (accuracy, share)
-        Several systems on the same items (the paired model): the prior of the judge's
-        joint verdict given the systems' joint truth.  Each row is a Dirichlet of total mass
-        :math:`2^S`, of which ``share`` follows a judge that is right on each answer
-        independently with probability ``accuracy`` and the rest is spread evenly.  The
-        default share 0 is the uniform Dirichlet(1): nothing assumed about the judge.  With
-        three systems it spends 8 pseudo-counts per joint truth evenly over the 8 joint
-        verdicts, and its intervals were 1.02-1.08x the paired closed form's; (0.8, 0.5)
-        gave 0.98-1.03x and covered (BENCHMARKS), but puts concentrations below 1 on rare
-        joint verdicts, where Laplace's importance check then refuses more often.
     rater : (alpha, beta)
         Several human raters with a latent truth: each rater's sensitivity and specificity
         are 1/2 + 1/2 x Beta(alpha, beta), above chance (what makes
@@ -163,7 +153,6 @@ class AccuracyPriors:
     strata_mu: tuple[float, float] = (1.0, 1.5)
     strata_sigma: float = 1.0
     prevalence: float = 1.0
-    joint_verdicts: tuple[float, float] = (0.8, 0.0)
     cluster_mu: tuple[float, float] = (0.0, 1.5)
     cluster_sigma: float = 1.0
     coef_sd: float = 1.0
@@ -196,14 +185,6 @@ class AccuracyPriors:
                 "prior scales and concentrations must be positive",
                 field="priors",
                 value=(self.strata_mu, self.strata_sigma, self.prevalence),
-            )
-        acc, share = self.joint_verdicts
-        if not (0 < acc < 1 and 0 <= share < 1):
-            raise InputError(
-                "prior joint_verdicts is (accuracy in (0, 1), share in [0, 1)); "
-                f"got {self.joint_verdicts}",
-                field="priors.joint_verdicts",
-                value=self.joint_verdicts,
             )
 
 
@@ -1331,18 +1312,6 @@ def pattern_masks(verdict: np.ndarray, human: np.ndarray) -> tuple[np.ndarray, n
     return V, L
 
 
-def joint_verdict_prior(n_systems: int, priors: AccuracyPriors) -> np.ndarray:
-    r"""Dirichlet concentrations (joint truth, joint verdict) of the paired model:
-    :math:`(1 - \lambda) + \lambda 2^S \prod_s \kappa^{[w_s = t_s]}(1 - \kappa)^{[w_s \ne
-    t_s]}`, each row of total mass :math:`2^S` (``priors.joint_verdicts`` = (kappa, lambda)).
-    """
-    acc, share = (float(x) for x in priors.joint_verdicts)
-    states = truth_states(n_systems)
-    agree = states[:, None, :] == states[None, :, :]
-    base = np.where(agree, acc, 1 - acc).prod(-1)
-    return (1 - share) + share * 2.0**n_systems * base
-
-
 def paired_items_model(
     counts: np.ndarray,
     verdict: np.ndarray,
@@ -1351,37 +1320,34 @@ def paired_items_model(
     systems: tuple[str, ...],
     priors: AccuracyPriors | None = None,
 ) -> pm.Model:
-    r"""Several systems answering the same items, one judge: joint truths, joint verdicts.
+    r"""Several systems answering the same items, one judge: joint verdicts, joint truths.
 
-    Each item :math:`i` has a joint truth :math:`t_i \in \{0, 1\}^S` (which systems
-    answered it right) and a joint verdict :math:`w_i \in \{0, 1\}^S` (which answers the
-    judge passed), with
+    Each item :math:`i` has a joint verdict :math:`w_i \in \{0, 1\}^S` (which answers the
+    judge passed) and a joint truth :math:`t_i \in \{0, 1\}^S` (which systems answered it
+    right), with
 
     .. math::
-        t_i \sim \mathrm{Categorical}(\pi),\quad
-        \pi \sim \mathrm{Dirichlet}(\alpha),\quad
-        \alpha_t = (a + b)\prod_s r^{t_s}(1 - r)^{1 - t_s},\ r = a / (a + b),\qquad
-        w_i \mid t_i \sim \mathrm{Categorical}(C_{t_i}),\quad
-        C_{t} \sim \mathrm{Dirichlet}\big((1 - \lambda) + \lambda\, 2^S
-          \textstyle\prod_s \kappa^{[w_s = t_s]}(1 - \kappa)^{[w_s \ne t_s]}\big)_w,
+        w_i \sim \mathrm{Categorical}(s),\quad
+        s \sim \mathrm{Dirichlet}(2^{1-S}),\qquad
+        t_i \mid w_i \sim \mathrm{Categorical}(r_{w_i}),\quad
+        r_w \sim \mathrm{Dirichlet}(\alpha),\quad
+        \alpha_t = (a + b)\prod_s \rho^{t_s}(1 - \rho)^{1 - t_s},\ \rho = a / (a + b),
 
-    with :math:`(\kappa, \lambda)` = ``priors.joint_verdicts`` (:func:`joint_verdict_prior`;
-    :math:`\lambda = 0` by default: the uniform Dirichlet(1)).
-
-    Nothing is assumed about how the systems' truths relate (an item hard for one system
-    may be hard for all: the pairing) or about how the judge errs: on each system
-    differently (self-preference), and on the answers to one prompt together (a grader that
-    compares both answers with the same reference passes or fails them together).  This is
-    the Bayesian counterpart of the closed form's joint verdict categories.  Each rate
-    :math:`\theta_s = \sum_{t: t_s = 1}\pi_t` is then a priori Beta(:math:`\sum_{t_s=1}
-    \alpha_t, \sum_{t_s=0}\alpha_t`) = Beta(:math:`a, b`), the items prior the other
-    engines state (Beta(1/2, 1/2) by default, where :math:`\alpha` is :math:`(a + b)/2^S`
-    in every cell).
-    An item's likelihood sums over the joint truths its labels allow (a label is
-    :math:`t_s`) and the joint verdicts its verdicts allow (a missing verdict or label
-    allows both values): :math:`\sum_t \pi_t L_{it} \sum_w C_{tw} V_{iw}`
-    (:func:`pattern_masks`).  Differences :math:`\theta_a - \theta_b` are paired: both
-    are sums over the same :math:`\pi`.
+    the parametrisation of the exact paired posterior
+    (:mod:`judgebayes.inference.accuracy.paired`) and of the closed form's joint verdict
+    categories: the verdicts' shares and the truths given a verdict.  Nothing is assumed
+    about how the systems' truths relate (an item hard for one system may be hard for all:
+    the pairing) or about how the judge errs: on each system differently (self-preference),
+    or on the answers to one prompt together (a grader that compares the answers with the
+    same reference passes or fails them together).  Each system's human rate within a
+    joint verdict, :math:`\sum_{t: t_s = 1} r_{wt}`, is a priori the items prior
+    Beta(:math:`a, b`) (Beta(1/2, 1/2) by default); the rate
+    :math:`\theta_s = \sum_w s_w \sum_{t: t_s = 1} r_{wt}` has that prior's mean.
+    An item's likelihood sums over the joint verdicts its verdicts allow and the joint
+    truths its labels allow (a missing verdict or label allows both values):
+    :math:`\sum_w V_{iw} s_w \sum_t r_{wt} L_{it}` (:func:`pattern_masks`).  Differences
+    :math:`\theta_a - \theta_b` are paired: both are sums over the same :math:`s` and
+    :math:`r`.
 
     Parameters
     ----------
@@ -1397,7 +1363,7 @@ def paired_items_model(
     Returns
     -------
     pm.Model
-        ``theta`` (system), ``joint`` (state), ``confusion`` (state, verdict), and the
+        ``theta`` (system), ``share`` (verdict), ``given`` (verdict, state), and the
         potential ``loglik``.
     """
     import pymc as pm
@@ -1405,22 +1371,21 @@ def paired_items_model(
 
     priors = priors or AccuracyPriors()
     S = len(systems)
-    states = truth_states(S)  # (T, S)
+    states = truth_states(S)  # (T, S): the joint truths, and the joint verdicts
     names = ["".join(map(str, t)) for t in states]
     V, L = pattern_masks(verdict, human)
     a, b = (float(x) for x in priors.theta)
-    r = a / (a + b)
-    conc = (a + b) * np.prod(np.where(states == 1, r, 1 - r), axis=1)  # (T,)
+    rho = a / (a + b)
+    conc = (a + b) * np.prod(np.where(states == 1, rho, 1 - rho), axis=1)  # (T,)
     with pm.Model(coords={"system": list(systems), "state": names, "verdict": names}) as model:
         c = pm.Data("counts", np.asarray(counts, dtype=float))
-        joint = pm.Dirichlet("joint", a=conc, dims="state")
-        conf = pm.Dirichlet(
-            "confusion", a=joint_verdict_prior(S, priors), dims=("state", "verdict")
-        )
-        m = pt.dot(pt.as_tensor(V), conf.T)  # (P, T): P(verdicts seen | t)
-        lik = (pt.as_tensor(L) * m * joint[None, :]).sum(-1)
+        share = pm.Dirichlet("share", a=np.full(len(states), 2.0 ** (1 - S)), dims="verdict")
+        given = pm.Dirichlet("given", a=np.tile(conc, (len(states), 1)), dims=("verdict", "state"))
+        allowed = pt.dot(pt.as_tensor(L), given.T)  # (P, W): P(labels seen | w)
+        lik = (pt.as_tensor(V) * allowed * share[None, :]).sum(-1)
         pm.Potential("loglik", (c * pt.log(pt.maximum(lik, 1e-300))).sum())
-        pm.Deterministic("theta", pt.dot(joint, pt.as_tensor(states.astype(float))), dims="system")
+        truth = pt.dot(share, given)  # (T,): the joint truths' shares
+        pm.Deterministic("theta", pt.dot(truth, pt.as_tensor(states.astype(float))), dims="system")
     return model
 
 

@@ -849,37 +849,28 @@ def test_labels_only_paired_contrast_is_agresti_min_on_the_pairs_labelled_on_bot
     assert c["estimand"] == f"process, paired on {len(wide)} items"
 
 
-def test_joint_verdict_prior_is_uniform_by_default_and_a_product_form_judge_on_request():
-    from itertools import product
+def test_paired_model_prior_is_the_users_beta_for_each_systems_rate_within_a_joint_verdict():
+    # the prior drawn from the model itself (three systems, Beta(2, 3) asked for): each
+    # system's human rate given each joint verdict is the user's Beta, and the rate keeps its
+    # mean; the reference is scipy's Beta
+    import pymc as pm
+    from scipy import stats
 
-    from judgebayes.models.accuracy import AccuracyPriors, joint_verdict_prior
+    from judgebayes.models.accuracy import AccuracyPriors, paired_items_model, truth_states
 
-    # reference from the definition: for truth t and verdict w over 3 systems,
-    # 0.5 + 0.5 * 8 * 0.8^(agreements) * 0.2^(disagreements)
-    states = list(product((0, 1), repeat=3))
-    ref = np.array(
-        [
-            [
-                0.5
-                + 4
-                * 0.8 ** sum(a == b for a, b in zip(t, w, strict=True))
-                * 0.2 ** sum(a != b for a, b in zip(t, w, strict=True))
-                for w in states
-            ]
-            for t in states
-        ]
+    states = truth_states(3)
+    v = h = np.full((1, 3), -1)
+    model = paired_items_model(
+        [0], v, h, systems=("A", "B", "C"), priors=AccuracyPriors(theta=(2.0, 3.0))
     )
-    got = joint_verdict_prior(3, AccuracyPriors(joint_verdicts=(0.8, 0.5)))
-    np.testing.assert_allclose(got, ref, rtol=1e-12)
-    np.testing.assert_allclose(got.sum(1), 8.0)  # the uniform Dirichlet(1)'s mass per row
-    np.testing.assert_array_equal(
-        joint_verdict_prior(2, AccuracyPriors()),
-        1.0,  # the default
-    )
-    for bad in ((0.8, 1.0), (1.0, 0.5), (0.8, -0.1)):
-        with pytest.raises(InputError) as e:
-            AccuracyPriors(joint_verdicts=bad)
-        assert e.value.field == "priors.joint_verdicts"
+    with interpreted() as kw:
+        given, theta = pm.draw([model["given"], model["theta"]], draws=4000, random_seed=2, **kw)
+    for w in (0, 5):  # two joint verdicts, every system
+        for s in range(3):
+            rate = given[:, w, states[:, s] == 1].sum(-1)
+            assert stats.kstest(rate, stats.beta(2.0, 3.0).cdf).pvalue > 0.01
+    # the rate's mean is the Beta's, 0.4 (Monte-Carlo sd of the mean under 0.005)
+    assert np.abs(theta.mean(0) - 0.4).max() < 0.02
 
 
 def test_paired_nuts_model_pairs_the_systems_by_their_joint_truth():
@@ -910,15 +901,34 @@ def test_paired_nuts_model_pairs_the_systems_by_their_joint_truth():
     cr = items.fit("nuts", random_seed=3).contrasts().set_index(["a", "b"]).loc[("A", "B")]
     assert cr["lower"] <= realised <= cr["upper"]
     assert cr["upper"] - cr["lower"] < c["upper"] - c["lower"]
-    # the stated prior: each system's rate Beta(1/2, 1/2), drawn from the model itself
-    import pymc as pm
-    from scipy import stats
-
-    model = paired.model_spec().build()
-    with interpreted() as kw:  # NumPy per node: the same draws, nothing compiled
-        th = pm.draw(model["theta"], draws=4000, random_seed=1, **kw)
-    assert stats.kstest(th[:, 0], stats.beta(0.5, 0.5).cdf).pvalue > 0.01
     assert truth_states(2).tolist() == [[0, 0], [0, 1], [1, 0], [1, 1]]
+
+
+def test_paired_nuts_is_the_exact_paired_posterior_under_the_same_prior():
+    # the exact paired posterior (conjugate Dirichlets and importance weights, its own code)
+    # has each system's human rate given a joint verdict Beta(1/4, 1/4): asked for that
+    # prior, NUTS samples the same posterior.  Tolerances from Monte-Carlo error: 4 sd of
+    # the difference of two means (NUTS bulk ESS >= 400 by the gate, 4,000 exact draws),
+    # and 15% on an sd (its relative MC sd about 1 / sqrt(2 x 400) = 3.5%)
+    from dataclasses import replace
+
+    from judgebayes.models.accuracy import items_priors
+
+    frame, _, _ = jb.simulate_paired(400, seed=5)
+    prior = replace(items_priors(), theta=(0.25, 0.25))
+    study = jb.AccuracyStudy.from_items(
+        frame, system="system", item="prompt", estimand="process", priors=prior
+    )
+    nuts = study.fit("nuts", random_seed=5)
+    assert nuts.diagnostics.passed
+    exact = study.fit("exact", random_seed=5)
+    for fit in (nuts, exact):
+        d = fit.draws().values
+        fit.d = np.column_stack([d[:, 0], d[:, 1], d[:, 0] - d[:, 1]])
+    sd = exact.d.std(0)
+    mc = np.sqrt(sd**2 / 400 + sd**2 / 4000)
+    assert np.all(np.abs(nuts.d.mean(0) - exact.d.mean(0)) < 4 * mc)
+    np.testing.assert_allclose(nuts.d.std(0), sd, rtol=0.15)
 
 
 @pytest.mark.slow

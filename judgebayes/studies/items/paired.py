@@ -3,12 +3,12 @@ r"""Several systems answering the same prompts (``item=``), one judge: paired co
 :class:`PairedItems`: differences between systems are paired by prompt in every engine.
 The closed form's contrasts are double sampling of the per-prompt difference over joint
 verdict categories (:func:`~judgebayes.inference.accuracy.items.paired_difference`);
-``exact`` is the conjugate posterior of the joint verdicts and joint truths
-(:mod:`judgebayes.inference.accuracy.paired`); ``nuts`` fits each prompt's joint truth and
-the judge's joint verdict given it, Dirichlets over the :math:`2^S` states
-(:func:`~judgebayes.models.accuracy.paired_items_model`), so that a judge that passes or
-fails the answers to one prompt together does not count as two witnesses.  Nothing is
-shared across systems: ``judge_rates`` is ``"per_system"``.
+``exact`` is the conjugate posterior of the joint verdicts and the joint truths given them
+(:mod:`judgebayes.inference.accuracy.paired`); ``nuts`` fits the same parametrisation
+under the items prior (:func:`~judgebayes.models.accuracy.paired_items_model`) and also
+takes prompts that some system did not answer; Laplace is refused.  Neither counts a
+judge that passes or fails the answers to one prompt together as two witnesses.  Nothing
+is shared across systems: ``judge_rates`` is ``"per_system"``.
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ class PairedItems(ItemStudy):
             ma.paired_items_model,
             dict(counts=counts, verdict=v, human=h),
             dict(systems=self.systems, priors=self.priors),
-            ("theta", "joint", "confusion"),
+            ("theta", "share", "given"),
             sampler=self.sampler,
         )
 
@@ -127,9 +127,9 @@ class PairedItems(ItemStudy):
         states = ma.truth_states(v.shape[1])  # (T, S)
         V, L = ma.pattern_masks(v, h)
         T = states.shape[0]
-        joint = post["joint"].values.reshape(-1, T)  # (D, T)
-        conf = post["confusion"].values.reshape(-1, T, T)  # (D, T, W)
-        per = L[None] * np.einsum("pw,dtw->dpt", V, conf) * joint[:, None, :]  # (D, P, T)
+        share = post["share"].values.reshape(-1, T)  # (D, W)
+        given = post["given"].values.reshape(-1, T, T)  # (D, W, T)
+        per = L[None] * np.einsum("pw,dw,dwt->dpt", V, share, given)  # (D, P, T)
         tot = per.sum(-1, keepdims=True)
         per = np.where(tot > 0, per / np.where(tot > 0, tot, 1), 1.0 / T)
         n_t = self._rng(random_seed, 11).multinomial(counts[None, :], per)  # (D, P, T)
@@ -186,3 +186,13 @@ def _exact(study: PairedItems, *, random_seed=None, draws: int = 4000) -> FitPar
             "paired_items": np.full((len(study.systems),) * 2, n).tolist(),
         },
     )
+
+
+PairedItems.methods.refuse(
+    "laplace",
+    "the Laplace approximation does not fit the paired model: its Dirichlets over the 2 ** S "
+    "joint verdicts and truths put mass on the simplex's edges a Gaussian misses; "
+    "method='exact' is the same model's posterior without an approximation, 'nuts' takes "
+    "prompts some system did not answer",
+    field="item",
+)

@@ -78,9 +78,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         pressed.append(True)  # raised inside a garbage-collector callback (JAX's) is
         raise KeyboardInterrupt  # swallowed there, and the command ran on to exit 0
 
-    previous = None
+    def on_unraisable(u, _hook=sys.unraisablehook):
+        # a Ctrl-C that lands in a C callback (numba's compiler calls Python back) cannot
+        # leave it: Python would print "Exception ignored ..." and run on; instead it is
+        # delivered again a moment later, from another thread, once the callback returned
+        if isinstance(u.exc_value, KeyboardInterrupt):
+            main_id = threading.main_thread().ident
+            threading.Timer(0.01, signal.pthread_kill, (main_id, signal.SIGINT)).start()
+        else:
+            _hook(u)
+
+    previous = hook = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGINT, on_sigint)
+        hook, sys.unraisablehook = sys.unraisablehook, on_unraisable
     try:
         args = build_parser().parse_args(argv)
         if args.version:
@@ -115,6 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+            sys.unraisablehook = hook
     if pressed:  # interrupted, but the KeyboardInterrupt was swallowed on its way
         return _interrupted(args, argv)
     print(out)

@@ -55,3 +55,31 @@ def test_cli_ctrl_c_is_one_line_and_exit_130(tmp_path):
     assert proc.returncode == 130, err
     assert err.strip().splitlines() == ["judgebayes accuracy: interrupted"], err
     assert out == ""
+
+
+_SWALLOWED = """
+import ctypes, signal, sys, time
+import judgebayes.cli as cli
+import judgebayes.cli.accuracy as accuracy
+
+def run(args):
+    # Ctrl-C lands while C code has called Python back (numba's compiler does, while a
+    # model compiles on an empty cache): Python cannot raise it out of the callback
+    ctypes.CFUNCTYPE(None)(lambda: signal.raise_signal(signal.SIGINT))()
+    time.sleep(10)  # the command would run on
+    return "ran on"
+
+accuracy.run = run
+sys.exit(cli.main(["accuracy", "t.csv"]))
+"""
+
+
+def test_cli_ctrl_c_inside_a_c_callback_is_still_one_line_and_exit_130():
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-c", _SWALLOWED], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.strip().splitlines() == ["judgebayes accuracy: interrupted"], proc.stderr
+    assert proc.stdout == ""
+    assert time.perf_counter() - t0 < 8  # delivered again at once, not after the command

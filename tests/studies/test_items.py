@@ -849,30 +849,6 @@ def test_labels_only_paired_contrast_is_agresti_min_on_the_pairs_labelled_on_bot
     assert c["estimand"] == f"process, paired on {len(wide)} items"
 
 
-def test_paired_model_prior_is_the_users_beta_for_each_systems_rate_within_a_joint_verdict():
-    # the prior drawn from the model itself (three systems, Beta(2, 3) asked for): each
-    # system's human rate given each joint verdict is the user's Beta, and the rate keeps its
-    # mean; the reference is scipy's Beta
-    import pymc as pm
-    from scipy import stats
-
-    from judgebayes.models.accuracy import AccuracyPriors, paired_items_model, truth_states
-
-    states = truth_states(3)
-    v = h = np.full((1, 3), -1)
-    model = paired_items_model(
-        [0], v, h, systems=("A", "B", "C"), priors=AccuracyPriors(theta=(2.0, 3.0))
-    )
-    with interpreted() as kw:
-        given, theta = pm.draw([model["given"], model["theta"]], draws=4000, random_seed=2, **kw)
-    for w in (0, 5):  # two joint verdicts, every system
-        for s in range(3):
-            rate = given[:, w, states[:, s] == 1].sum(-1)
-            assert stats.kstest(rate, stats.beta(2.0, 3.0).cdf).pvalue > 0.01
-    # the rate's mean is the Beta's, 0.4 (Monte-Carlo sd of the mean under 0.005)
-    assert np.abs(theta.mean(0) - 0.4).max() < 0.02
-
-
 def test_paired_nuts_model_pairs_the_systems_by_their_joint_truth():
     # one fit of the paired model: the contrast says it is paired, is narrower than the
     # independent model's on the same frame (which does not know the systems agree on ~90%

@@ -76,12 +76,13 @@ def test_one_big_cluster_among_twenty_warns_by_its_effective_number():
 
 
 def test_the_paired_model_keeps_the_users_prior_on_each_rate():
-    # the Dirichlet over the joint truths is built so that each system's rate is a priori
-    # the stated Beta(a, b): prior draws against Beta(2, 5)'s mean and sd (20,000 draws:
-    # MC sd of the mean 0.0011, of the sd about 0.0008; tolerances 4 of those)
+    # the Dirichlet over the joint truths given a joint verdict is built so that each
+    # system's rate within a joint verdict is a priori the stated Beta(a, b) (and the rate
+    # keeps its mean): prior draws against Beta(2, 5)'s mean and sd (20,000 draws: MC sd of
+    # the mean 0.0011, of the sd about 0.0008; tolerances 4 of those)
     import pymc as pm
 
-    from judgebayes.models.accuracy import AccuracyPriors
+    from judgebayes.models.accuracy import AccuracyPriors, truth_states
 
     frame, *_ = jb.simulate_paired(60, seed=2)
     three = pd.concat([frame, frame[frame["system"] == "A"].assign(system="C")])
@@ -90,10 +91,14 @@ def test_the_paired_model_keeps_the_users_prior_on_each_rate():
     )
     model = study.build_model()
     with interpreted() as kw:  # NumPy per node: the same draws, nothing compiled
-        draws = pm.draw(model["theta"], draws=20_000, random_seed=1, **kw)
+        given, theta = pm.draw([model["given"], model["theta"]], draws=20_000, random_seed=1, **kw)
+    states = truth_states(3)
     mean, sd = 2 / 7, np.sqrt(2 * 5 / (7**2 * 8))
-    np.testing.assert_allclose(draws.mean(0), mean, atol=0.0045)
-    np.testing.assert_allclose(draws.std(0), sd, atol=0.0035)
+    for w in (0, 3, 7):  # joint verdicts: every answer failed, a mix, every answer passed
+        rate = given[:, w] @ states  # (draws, systems)
+        np.testing.assert_allclose(rate.mean(0), mean, atol=0.0045)
+        np.testing.assert_allclose(rate.std(0), sd, atol=0.0035)
+    np.testing.assert_allclose(theta.mean(0), mean, atol=0.0045)
 
 
 def test_spline_term_spans_the_natural_cubic_splines_and_reaches_the_model():

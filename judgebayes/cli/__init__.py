@@ -82,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # a Ctrl-C that lands in a C callback (numba's compiler calls Python back) cannot
         # leave it: Python would print "Exception ignored ..." and run on; instead it is
         # delivered again a moment later, from another thread, once the callback returned
-        if isinstance(u.exc_value, KeyboardInterrupt):
+        if isinstance(u.exc_value, KeyboardInterrupt) and hasattr(signal, "pthread_kill"):
             main_id = threading.main_thread().ident
             threading.Timer(0.01, signal.pthread_kill, (main_id, signal.SIGINT)).start()
         else:

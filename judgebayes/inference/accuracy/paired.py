@@ -34,7 +34,7 @@ from judgebayes.data.items import ItemData
 from judgebayes.errors import MethodRefused
 from judgebayes.models.accuracy import truth_states
 
-__all__ = ["EXACT_PAIRED_MAX", "exact_paired_draws", "prompt_table"]
+__all__ = ["EXACT_PAIRED_MAX", "exact_paired_draws", "prompt_table", "truths_drawn"]
 
 #: the exact paired posterior's largest number of systems (its arrays are 4 ** S a draw)
 EXACT_PAIRED_MAX = 4
@@ -53,6 +53,18 @@ def prompt_table(data: ItemData) -> tuple[np.ndarray, np.ndarray]:
     v[inv, data.system] = np.rint(data.judge).astype(np.int64)
     h[inv, data.system] = np.where(data.labelled, data.human, -1).astype(np.int64)
     return v, h
+
+
+def truths_drawn(share, given, V, L, counts, rng: np.random.Generator) -> np.ndarray:
+    """Per draw, how many of each pattern's ``counts`` prompts have each joint truth, drawn
+    from their posterior given the pattern: the joint verdicts its verdicts allow (``V``,
+    (P, W)) weighted by ``share`` (D, W), the truths given each (``given``, (D, W, T))
+    restricted to what its labels allow (``L``, (P, T)).  Returns (D, P, T).
+    """
+    per = L[None] * np.einsum("pw,dw,dwt->dpt", V, share, given)
+    tot = per.sum(-1, keepdims=True)
+    per = np.where(tot > 0, per / np.where(tot > 0, tot, 1), 1.0 / per.shape[-1])
+    return rng.multinomial(np.broadcast_to(counts, per.shape[:2]), per)
 
 
 def exact_paired_draws(data: ItemData, draws: int, rng: np.random.Generator) -> dict:
@@ -127,10 +139,7 @@ def exact_paired_draws(data: ItemData, draws: int, rng: np.random.Generator) -> 
     idx = rng.choice(m, size=draws, p=w)
     share, rate = keep_s[idx], keep_r[idx]  # (D, T), (D, T, T)
     theta = np.einsum("dw,dwt,ts->ds", share, rate, states)
-    # each group's prompts' truths: drawn from r restricted to what their labels allow
-    probs = rate[:, gw, :] * gmask  # (D, G, T)
-    probs /= np.maximum(probs.sum(-1, keepdims=True), 1e-300)
-    counts = rng.multinomial(n_g, probs)  # (D, G, T)
+    counts = truths_drawn(share, rate, np.eye(T)[gw], gmask, n_g, rng)  # (D, G, T)
     items = np.einsum("dgt,ts->ds", counts, states) / len(v)
     return {
         "theta": theta,

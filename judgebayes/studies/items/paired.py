@@ -17,7 +17,11 @@ import numpy as np
 
 from judgebayes.data.items import ItemData
 from judgebayes.errors import MethodRefused
-from judgebayes.inference.accuracy.paired import exact_paired_draws, prompt_table
+from judgebayes.inference.accuracy.paired import (
+    exact_paired_draws,
+    prompt_table,
+    truths_drawn,
+)
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models import accuracy as ma
@@ -129,10 +133,7 @@ class PairedItems(ItemStudy):
         T = states.shape[0]
         share = post["share"].values.reshape(-1, T)  # (D, W)
         given = post["given"].values.reshape(-1, T, T)  # (D, W, T)
-        per = L[None] * np.einsum("pw,dw,dwt->dpt", V, share, given)  # (D, P, T)
-        tot = per.sum(-1, keepdims=True)
-        per = np.where(tot > 0, per / np.where(tot > 0, tot, 1), 1.0 / T)
-        n_t = self._rng(random_seed, 11).multinomial(counts[None, :], per)  # (D, P, T)
+        n_t = truths_drawn(share, given, V, L, counts, self._rng(random_seed, 11))  # (D, P, T)
         answered = (v >= 0) | (h >= 0)  # (P, S)
         right = np.einsum("dpt,ts,ps->ds", n_t, states, answered)
         n_s = (counts[:, None] * answered).sum(0)

@@ -29,7 +29,7 @@ def main() -> None:
         s=[5], methods=("validator_mean", "regression", "plug_in", "nuts"), alpha=0.1, truth=truth
     )
     print(cv[cols].round(4).to_string(index=False))
-    for variant in ("pooled", "overdispersed"):
+    for variant in ("pooled", "overdispersed", "leniency"):
         cv = panel.cross_validate(s=[5], methods=("nuts",), alpha=0.1, truth=truth, variant=variant)
         print(f"nuts, variant={variant}:", cv[cols[1:]].round(4).to_dict("records")[0])
     print(f"\n6 held-out generators, {time.perf_counter() - t0:.0f} s")

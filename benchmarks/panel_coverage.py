@@ -13,7 +13,8 @@ held-out estimates; then the totals over all fits and over the fits that passed 
 ``--retry``: a fit that misses the gate is refitted once with twice the draws and the tune
 (what the gate's message tells a user to do), and the refit replaces it; retries are
 counted, and a refit that still fails stays a failed fit.
-Run: python benchmarks/panel_coverage.py [--seeds 25] [--start 0] [--retry]
+``--variant leniency``: the leniency model instead of the cell model.
+Run: python benchmarks/panel_coverage.py [--seeds 25] [--start 0] [--retry] [--variant V]
 """
 
 import argparse
@@ -23,7 +24,6 @@ import warnings
 import numpy as np
 
 from judgebayes.errors import ConvergenceWarning
-from judgebayes.inference.registry import DEFAULT_SAMPLERS
 from judgebayes.simulate import simulate_panel
 from judgebayes.studies.panel import ValidatorPanel
 
@@ -33,8 +33,9 @@ def main():
     ap.add_argument("--seeds", type=int, default=25)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--retry", action="store_true")
+    ap.add_argument("--variant", default="hierarchical", help="the Bayesian panel model")
     a = ap.parse_args()
-    base = DEFAULT_SAMPLERS["panel"]
+    base = ValidatorPanel.sampler
     longer = {"draws": 2 * base.draws, "tune": 2 * base.tune}
     rows = []
     print("seed gate  cover(judged)  cover(g)  MaxAE model  MaxAE validator-mean  seconds")
@@ -45,10 +46,10 @@ def main():
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            fit = panel.fit("nuts", random_seed=seed)
+            fit = panel.fit("nuts", random_seed=seed, variant=a.variant)
             retried = a.retry and not fit.diagnostics.passed
             if retried:
-                fit = panel.fit("nuts", random_seed=seed, sampler=longer)
+                fit = panel.fit("nuts", random_seed=seed, sampler=longer, variant=a.variant)
         sec = time.perf_counter() - t0
         truth = sim.precision[held]
         out = {"seed": seed, "passed": fit.diagnostics.passed, "seconds": sec, "retried": retried}

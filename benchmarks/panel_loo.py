@@ -9,7 +9,8 @@ interval against the realised share), by the validator mean and by the regressio
 
 Printed: per held-out generator the error of each method, the model's interval and
 whether it covers; then the largest error, the coverage count and the mean width.
-Run: python benchmarks/panel_loo.py [--outputs 700] [--seed 11]
+``--variant leniency``: the leniency model instead of the default cell model.
+Run: python benchmarks/panel_loo.py [--outputs 700] [--seed 11] [--variant V]
 """
 
 import argparse
@@ -28,6 +29,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--outputs", type=int, default=700)
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--variant", default="hierarchical", help="the Bayesian panel model")
     a = ap.parse_args()
     sim = simulate_panel(14, 14, n_outputs=a.outputs, rate_shift=0.5, seed=a.seed)
     rows = []
@@ -41,7 +43,7 @@ def main():
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            fit = panel.fit("nuts", random_seed=a.seed)
+            fit = panel.fit("nuts", random_seed=a.seed, variant=a.variant)
         sec = time.perf_counter() - t0
         est, lo, hi = fit.interval(alpha=0.05, var="precision_judged").to_numpy()[g, :3]
         vm = panel.fit("validator_mean").interval().to_numpy()[g, 0]

@@ -236,7 +236,7 @@ def add_sampler(sp, *, variants: tuple[str, ...] = ()) -> None:
 #: to); ``judgebayes scores --calibration`` is ``calibration_fit`` (``accuracy --calibration``
 #: is a file)
 _METHOD_FLAGS = {
-    "variant": ("variant", "the NUTS cell model"),
+    "variant": ("variant", "the NUTS panel model"),
     "calibration_fit": ("calibration", "the closed form"),
 }
 

@@ -67,7 +67,7 @@ def add_parser(sub) -> None:
         help="method(s) to run (repeatable; default: regression)",
     )
     p.add_argument("--seed", type=seed_arg, default=0)
-    add_sampler(p, variants=("pooled", "hierarchical", "overdispersed"))
+    add_sampler(p, variants=("pooled", "hierarchical", "overdispersed", "leniency"))
     add_common(p)
 
 

@@ -63,6 +63,11 @@ in the item model, its difficulty).
 
 Missing verdicts and missing cells need no imputation: they are absent from the counts.
 
+Leniency model (:func:`panel_leniency_model`): a validator's judged rate on a generator's
+outputs is their share valid shifted by the validator's leniency on the logit scale (plus
+generator- and cell-level deviations), with no sensitivity or specificity; read on the
+annotated generators and applied to the others.
+
 Item-level model (:func:`panel_item_model`): the true label of each output
 :math:`c_o \sim \text{Bernoulli}(g_{i(o)})` is summed out (Dawid-Skene), observed where a
 human annotated it; verdict :math:`y_{oj}` has :math:`\Pr(y = 1 \mid c = 1) = v^+_{ij}`
@@ -78,7 +83,13 @@ import numpy as np
 
 from judgebayes.errors import InputError
 
-__all__ = ["PanelPriors", "panel_cell_model", "panel_item_model", "panel_var_names"]
+__all__ = [
+    "PanelPriors",
+    "panel_cell_model",
+    "panel_item_model",
+    "panel_leniency_model",
+    "panel_var_names",
+]
 
 
 #: from this many validators on, their TPR logits are sampled centred (see ``_rates``)
@@ -115,6 +126,11 @@ class PanelPriors:
         Normal sd of a validator's shift on its own model's outputs (1).
     log_phi : (mean, sd)
         Beta-binomial log concentration N(log 50, 1.5) (overdispersed variant).
+    mu_leniency : (mean, sd)
+        Leniency model: mean validator leniency (logit of the judged rate minus logit
+        of the share valid) N(0, 1.5): agreeable validators sit above 0, harsh ones below.
+    sigma_leniency : float
+        Leniency model: half-normal scale of the validators' spread around it (1).
     sigma_difficulty : float
         Half-normal scale of the item difficulty (item model, 1).
     """
@@ -130,9 +146,11 @@ class PanelPriors:
     self_shift: float = 1.0
     log_phi: tuple[float, float] = (float(np.log(50.0)), 1.5)
     sigma_difficulty: float = 1.0
+    mu_leniency: tuple[float, float] = (0.0, 1.5)
+    sigma_leniency: float = 1.0
 
     def __post_init__(self):
-        for name in ("mu_g", "mu_tpr", "mu_tnr", "log_phi"):
+        for name in ("mu_g", "mu_tpr", "mu_tnr", "log_phi", "mu_leniency"):
             v = getattr(self, name)
             if len(v) != 2 or not v[1] > 0:
                 raise InputError(
@@ -141,7 +159,7 @@ class PanelPriors:
                     value=v,
                 )
         for name in ("sigma_g", "sigma_tpr", "sigma_tnr", "tau_generator", "tau_cell",
-                     "self_shift", "sigma_difficulty"):  # fmt: skip
+                     "self_shift", "sigma_difficulty", "sigma_leniency"):  # fmt: skip
             v = getattr(self, name)
             if not v > 0:
                 raise InputError(
@@ -317,6 +335,168 @@ def panel_cell_model(
             pm.Binomial(
                 "cells", n=d["n_rest"], p=p, observed=d["k_rest"], dims=("generator", "validator")
             )
+    return model
+
+
+def panel_leniency_model(
+    n_rest,
+    k_rest,
+    tp,
+    pos,
+    tn,
+    neg,
+    n_annotated,
+    n_valid_human,
+    self_mask,
+    n_outputs_rest=None,
+    *,
+    generators: tuple[str, ...],
+    validators: tuple[str, ...],
+    annotated: tuple[bool, ...],
+    self_shift: bool = False,
+    priors: PanelPriors | None = None,
+):
+    r"""Build the leniency model: validators shift the share valid on the logit scale.
+
+    Instead of a sensitivity and a specificity per validator, each validator :math:`j`
+    judges a generator's outputs valid at a rate shifted from their share valid by its
+    leniency :math:`b_j`, plus a generator-level and a cell-level deviation:
+
+    .. math::
+        \operatorname{logit} g_i &\sim N(\mu_g, s_g^2)\ \text{(independent: no pooling)},
+        \\
+        \operatorname{logit} r_{ij} &= \operatorname{logit} \phi_{ij} + b_j
+            + \omega u_i + e_{ij} + \delta s_{ij},
+        \qquad b_j = \mu_b + \sigma_b a_j,
+
+    with :math:`u, a \sim N(0, 1)` (the :math:`a_j` summing to zero), :math:`e_{ij} \sim
+    N(0, \tau^2)`, :math:`\phi_{ij}` the share valid among the outputs
+    the verdicts are of: the realised share :math:`f_i` of the generator's unannotated
+    outputs (as in the cell model), or, on annotated outputs, their known share
+    :math:`(pos + 1/2) / (pos + neg + 1)`.  Likelihood: :math:`h_i \sim \text{Bin}(n^{ann}_i,
+    g_i)`; the judged-valid counts :math:`tp + fp \sim \text{Bin}(pos + neg, r)` on
+    annotated outputs and :math:`k \sim \text{Bin}(n, r)` on the rest.  The annotated
+    generators teach the leniencies and the spread :math:`\omega` of a generator's
+    deviation from them; an unannotated generator's precision is its verdicts' logit
+    rate minus the leniencies, uncertain by :math:`\omega` (learnt from as few as the
+    annotated generators are: the interval says so).  The generator precisions are not
+    pooled: a hierarchy would pull an unusual generator toward the others by the share
+    :math:`\omega^2 / (\omega^2 + \sigma_g^2)`, which the verdicts cannot undo.
+
+    Sampled so that what the data pin is a coordinate: the offsets :math:`\sigma_b a_j`
+    centred and summing to zero (:math:`\mu_b` is the validators' mean leniency; the
+    verdicts pin the differences); each cell's deviation centred (its hundreds of verdicts
+    pin it); an annotated generator's precision and level :math:`\mu_b + \omega u_i`
+    centred (humans and verdicts pin both); an unannotated one as :math:`c_i =
+    \operatorname{logit} g_i + \mu_b + \omega u_i` (what its verdicts see; flat) and
+    :math:`u_i`, with the prior on :math:`\operatorname{logit} g_i` added as a potential
+    (unit Jacobian).  Which
+    generators are annotated is therefore structure (``annotated``), not data.  Priors
+    (data, :class:`PanelPriors`): :math:`(\mu_g, s_g)` = ``mu_g``; :math:`\mu_b`
+    ``mu_leniency``; :math:`\sigma_b` ``sigma_leniency``; :math:`\omega` ``tau_generator``;
+    :math:`\tau` ``tau_cell``; :math:`\delta` ``self_shift``.  No prior predictive draws
+    (the flat :math:`c`).
+
+    Where validators' judged rates follow the share valid one to one on the logit scale
+    whatever the generator (LLM validators that wave most invalid outputs through, and
+    catch more of a weaker generator's mistakes), this model reads a generator's precision
+    off its verdicts; where their sensitivity and specificity are fixed properties of the
+    validator, the cell model's mixture is the model (BENCHMARKS: the real Beyond
+    Consensus panel and simulated ones).
+
+    Parameters are those of :func:`panel_cell_model` (without ``rate_shift`` and
+    ``overdispersion``), and ``annotated`` (per generator: has human annotations).
+
+    Returns
+    -------
+    pm.Model
+        ``g``, ``precision_judged`` and ``f`` (generator), ``leniency`` (validator),
+        ``omega``, ``tau`` and the observed ``human``, ``annotated_cells``, ``cells``.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    priors = PanelPriors() if priors is None else priors
+    coords = {"generator": list(generators), "validator": list(validators)}
+    if n_outputs_rest is None:
+        n_outputs_rest = np.asarray(n_rest).max(axis=1)
+    with pm.Model(coords=coords) as model:
+        n_out = pm.Data("n_outputs_rest", np.asarray(n_outputs_rest, dtype=float), dims="generator")
+        d = {
+            name: pm.Data(name, np.asarray(val, dtype=np.int64), dims=dims)
+            for name, val, dims in (
+                ("n_rest", n_rest, ("generator", "validator")),
+                ("k_rest", k_rest, ("generator", "validator")),
+                ("tp", tp, ("generator", "validator")),
+                ("pos", pos, ("generator", "validator")),
+                ("tn", tn, ("generator", "validator")),
+                ("neg", neg, ("generator", "validator")),
+                ("n_annotated", n_annotated, "generator"),
+                ("n_valid_human", n_valid_human, "generator"),
+            )
+        }
+        mu_b = pm.Normal("mu_leniency", *priors.mu_leniency)
+        sd_b = pm.HalfNormal("sigma_leniency", priors.sigma_leniency)
+        # the verdicts pin the differences between validators (centred); their mean is mu_b
+        b = pm.ZeroSumNormal("leniency_offset", sd_b, dims="validator")
+        pm.Deterministic("leniency", mu_b + b, dims="validator")
+        omega = pm.HalfNormal("omega", priors.tau_generator)
+        ann = np.asarray(annotated, dtype=bool)
+        ia, iu = np.flatnonzero(ann), np.flatnonzero(~ann)
+        lg_parts, level_parts = [], []
+        if ia.size:  # precision and shift pinned by humans and verdicts: centred
+            lg_parts.append(pm.Normal("g_logit_annotated", *priors.mu_g, shape=ia.size))
+            level_parts.append(pm.Normal("shift_annotated", mu_b, omega, shape=ia.size))
+        if iu.size:  # only their sum is seen: sampled as it (c) and the shift's offset
+            u = pm.Normal("generator_z", 0.0, 1.0, shape=iu.size)
+            c = pm.Flat("judged_logit", shape=iu.size, initval=np.full(iu.size, priors.mu_g[0]))
+            level_u = mu_b + omega * u
+            lg_u = c - level_u
+            pm.Potential("g_prior", pm.logp(pm.Normal.dist(*priors.mu_g), lg_u).sum())
+            lg_parts.append(lg_u)
+            level_parts.append(level_u)
+        order = np.argsort(np.concatenate([ia, iu]))
+        lg = pt.concatenate(lg_parts)[order]
+        level = pt.concatenate(level_parts)[order]
+        g = pm.Deterministic("g", pm.math.sigmoid(lg), dims="generator")
+        tau = pm.HalfNormal("tau", priors.tau_cell)
+        # each cell's verdicts (hundreds) pin its deviation: centred
+        e = pm.Normal("cell_deviation", 0.0, tau, dims=("generator", "validator"))
+        shift = b[None, :] + level[:, None] + e
+        if self_shift:
+            s = pm.Data(
+                "self_mask", np.asarray(self_mask, dtype=float), dims=("generator", "validator")
+            )
+            shift = shift + pm.Normal("self_shift", 0.0, priors.self_shift) * s
+        # the realised share of the unannotated outputs, as in the cell model
+        eta = pm.Normal("f_z", 0.0, 1.0, dims="generator")
+        n_eff = pt.maximum(n_out, 1.0)
+        sd_f = pt.sqrt(1.0 / (n_eff * g + 0.5) + 1.0 / (n_eff * (1 - g) + 0.5))
+        lf = lg + eta * sd_f
+        f = pm.Deterministic("f", pm.math.sigmoid(lf), dims="generator")
+        na = pt.cast(d["n_annotated"], "float64")
+        pm.Deterministic(
+            "precision_judged",
+            (pt.cast(d["n_valid_human"], "float64") + n_out * f) / pt.maximum(na + n_out, 1.0),
+            dims="generator",
+        )
+        pm.Binomial("human", n=d["n_annotated"], p=g, observed=d["n_valid_human"], dims="generator")
+        n_ann_cell = d["pos"] + d["neg"]
+        share = (pt.cast(d["pos"], "float64") + 0.5) / (pt.cast(n_ann_cell, "float64") + 1.0)
+        pm.Binomial(
+            "annotated_cells",
+            n=n_ann_cell,
+            p=pm.math.sigmoid(pm.math.logit(share) + shift),
+            observed=d["tp"] + d["neg"] - d["tn"],
+            dims=("generator", "validator"),
+        )
+        pm.Binomial(
+            "cells",
+            n=d["n_rest"],
+            p=pm.math.sigmoid(lf[:, None] + shift),
+            observed=d["k_rest"],
+            dims=("generator", "validator"),
+        )
     return model
 
 

@@ -15,8 +15,10 @@ Methods (generator precision)
     Jain et al.'s regression (:mod:`judgebayes.inference.panel.regression`).
 ``"nuts"``
     the Bayesian cell model (:mod:`judgebayes.models.panel`), variant chosen by
-    ``variant="pooled" | "hierarchical" | "overdispersed"``; ``"nuts_items"`` the
-    item-level Dawid-Skene model.  Laplace is refused by name
+    ``variant="pooled" | "hierarchical" | "overdispersed"``, or the leniency model
+    (``variant="leniency"``: each validator's judged rate is the share valid shifted on
+    the logit scale; no sensitivity or specificity); ``"nuts_items"`` the item-level
+    Dawid-Skene model.  Laplace is refused by name
     (``ValidatorPanel.methods.refused`` says why).
 
 Checks (:mod:`judgebayes.checks.cells`): ``cells`` (each cell and each annotated
@@ -42,17 +44,29 @@ from judgebayes.errors import (
 )
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
-from judgebayes.models.panel import PanelPriors, panel_cell_model, panel_item_model, panel_var_names
+from judgebayes.models.panel import (
+    PanelPriors,
+    panel_cell_model,
+    panel_item_model,
+    panel_leniency_model,
+    panel_var_names,
+)
 from judgebayes.results import Fit, point_tree, tree
 from judgebayes.studies.base import FitParts, Study
 
 __all__ = ["VARIANTS", "PanelFit", "ValidatorPanel"]
 
+#: the Bayesian panel models by name: each one's builder, the structure it is built with
+#: and the variables the convergence gate checks
 VARIANTS = {
-    "pooled": {"rate_shift": False, "overdispersion": False},
-    "hierarchical": {"rate_shift": True, "overdispersion": False},
-    "overdispersed": {"rate_shift": True, "overdispersion": True},
+    "pooled": (panel_cell_model, {"rate_shift": False, "overdispersion": False}),
+    "hierarchical": (panel_cell_model, {"rate_shift": True, "overdispersion": False}),
+    "overdispersed": (panel_cell_model, {"rate_shift": True, "overdispersion": True}),
+    "leniency": (panel_leniency_model, {}),
 }
+_GATE = {panel_leniency_model: ("g", "leniency", "precision_judged")}
+#: structure a model takes from the data (a different value is a different model)
+_FROM_DATA = {panel_leniency_model: lambda d: {"annotated": tuple(map(bool, d.n_annotated > 0))}}
 
 
 @dataclass(frozen=True, eq=False)
@@ -159,7 +173,9 @@ class ValidatorPanel(Study):
 
     # ------------------------------------------------------------ Bayesian
     def model_spec(self, variant: str = "hierarchical", data: PanelData | None = None, **kw):
-        """:class:`~judgebayes.inference.nuts.ModelSpec` of the cell model."""
+        """:class:`~judgebayes.inference.nuts.ModelSpec` of a Bayesian panel model
+        (``variant``: a key of :data:`VARIANTS`; the cell model unless "leniency").
+        """
         if variant not in VARIANTS:
             raise InputError(
                 f"variant must be one of {tuple(VARIANTS)}, got {variant!r}",
@@ -169,8 +185,9 @@ class ValidatorPanel(Study):
         d = self.data if data is None else data
         ann = d.tp + d.fn + d.tn + d.fp
         self_shift = kw.pop("self_shift", bool(d.self_judge.any()))
+        builder, structure = VARIANTS[variant]
         return ModelSpec(
-            builder=panel_cell_model,
+            builder=builder,
             data={
                 "n_rest": d.n_judged - ann,
                 "k_rest": d.n_valid - d.tp - d.fp,
@@ -187,10 +204,11 @@ class ValidatorPanel(Study):
                 "validators": d.validators,
                 "self_shift": self_shift,
                 "priors": self.priors,
-                **VARIANTS[variant],
+                **structure,
+                **_FROM_DATA.get(builder, lambda _: {})(d),
                 **kw,
             },
-            var_names=panel_var_names(),
+            var_names=_GATE.get(builder, panel_var_names()),
             sampler=self.sampler,
         )
 
@@ -284,7 +302,7 @@ class ValidatorPanel(Study):
         :meth:`predictive`.
         """
         post = fit.idata.posterior
-        if fit.is_point or "f" not in post:
+        if fit.is_point or "tpr_cell" not in post:
             raise InputError(
                 "the cells check needs a NUTS fit of the cell model (draws of f, tpr_cell, "
                 f"tnr_cell); got method {fit.method!r}",

@@ -223,6 +223,51 @@ def _rates(pm, pt, G, V, self_mask, rate_shift, self_shift, pr: PanelPriors):
     return g, lp, ln
 
 
+def _count_data(pm, n_rest, k_rest, tp, pos, tn, neg, n_annotated, n_valid_human, n_outputs_rest):
+    """The cell models' counts as data: (N_i, {name: data})."""
+    if n_outputs_rest is None:
+        n_outputs_rest = np.asarray(n_rest).max(axis=1)
+    n_out = pm.Data("n_outputs_rest", np.asarray(n_outputs_rest, dtype=float), dims="generator")
+    d = {
+        name: pm.Data(name, np.asarray(val, dtype=np.int64), dims=dims)
+        for name, val, dims in (
+            ("n_rest", n_rest, ("generator", "validator")),
+            ("k_rest", k_rest, ("generator", "validator")),
+            ("tp", tp, ("generator", "validator")),
+            ("pos", pos, ("generator", "validator")),
+            ("tn", tn, ("generator", "validator")),
+            ("neg", neg, ("generator", "validator")),
+            ("n_annotated", n_annotated, "generator"),
+            ("n_valid_human", n_valid_human, "generator"),
+        )
+    }
+    return n_out, d
+
+
+def _realised_share(pm, pt, lg, g, n_out, d):
+    """The realised share f of valid outputs among the N_i unannotated outputs, shared by
+    every validator of generator i (non-centred, logit scale), and ``precision_judged``;
+    returns (logit f, f).
+
+    Its logit sd is the empirical-logit one with the Haldane-Anscombe half counts,
+    sqrt(1 / (N g + 1/2) + 1 / (N (1 - g) + 1/2)): the plain delta method's
+    1 / sqrt(N g (1 - g)) grows without bound as g -> 1, and that curvature made NUTS
+    diverge in 12 of 30 small panels (benchmarks/panel_gate.py).
+    """
+    eta = pm.Normal("f_z", 0.0, 1.0, dims="generator")
+    n_eff = pt.maximum(n_out, 1.0)
+    sd_f = pt.sqrt(1.0 / (n_eff * g + 0.5) + 1.0 / (n_eff * (1 - g) + 0.5))
+    lf = lg + eta * sd_f
+    f = pm.Deterministic("f", pm.math.sigmoid(lf), dims="generator")
+    na = pt.cast(d["n_annotated"], "float64")
+    pm.Deterministic(
+        "precision_judged",
+        (pt.cast(d["n_valid_human"], "float64") + n_out * f) / pt.maximum(na + n_out, 1.0),
+        dims="generator",
+    )
+    return lf, f
+
+
 def panel_cell_model(
     n_rest,
     k_rest,
@@ -283,42 +328,14 @@ def panel_cell_model(
     priors = PanelPriors() if priors is None else priors
     G, V = len(generators), len(validators)
     coords = {"generator": list(generators), "validator": list(validators)}
-    if n_outputs_rest is None:
-        n_outputs_rest = np.asarray(n_rest).max(axis=1)
     with pm.Model(coords=coords) as model:
-        n_out = pm.Data("n_outputs_rest", np.asarray(n_outputs_rest, dtype=float), dims="generator")
-        d = {
-            name: pm.Data(name, np.asarray(val, dtype=np.int64), dims=dims)
-            for name, val, dims in (
-                ("n_rest", n_rest, ("generator", "validator")),
-                ("k_rest", k_rest, ("generator", "validator")),
-                ("tp", tp, ("generator", "validator")),
-                ("pos", pos, ("generator", "validator")),
-                ("tn", tn, ("generator", "validator")),
-                ("neg", neg, ("generator", "validator")),
-                ("n_annotated", n_annotated, "generator"),
-                ("n_valid_human", n_valid_human, "generator"),
-            )
-        }
+        n_out, d = _count_data(
+            pm, n_rest, k_rest, tp, pos, tn, neg, n_annotated, n_valid_human, n_outputs_rest
+        )
         g, lp, ln = _rates(pm, pt, G, V, self_mask, rate_shift, self_shift, priors)
         vp = pm.Deterministic("tpr_cell", pm.math.sigmoid(lp), dims=("generator", "validator"))
         vn = pm.Deterministic("tnr_cell", pm.math.sigmoid(ln), dims=("generator", "validator"))
-        # the realised share of valid outputs among the N_i unannotated outputs, shared
-        # by every validator of generator i (non-centred, logit scale).  Its logit sd is
-        # the empirical-logit one with the Haldane-Anscombe half counts,
-        # sqrt(1 / (N g + 1/2) + 1 / (N (1 - g) + 1/2)): the plain delta method's
-        # 1 / sqrt(N g (1 - g)) grows without bound as g -> 1, and that curvature made
-        # NUTS diverge in 12 of 30 small panels (benchmarks/panel_gate.py)
-        eta = pm.Normal("f_z", 0.0, 1.0, dims="generator")
-        n_eff = pt.maximum(n_out, 1.0)
-        sd_f = pt.sqrt(1.0 / (n_eff * g + 0.5) + 1.0 / (n_eff * (1 - g) + 0.5))
-        f = pm.Deterministic("f", pm.math.sigmoid(pm.math.logit(g) + eta * sd_f), dims="generator")
-        na = pt.cast(d["n_annotated"], "float64")
-        pm.Deterministic(
-            "precision_judged",
-            (pt.cast(d["n_valid_human"], "float64") + n_out * f) / pt.maximum(na + n_out, 1.0),
-            dims="generator",
-        )
+        _, f = _realised_share(pm, pt, pm.math.logit(g), g, n_out, d)
         p = f[:, None] * vp + (1 - f[:, None]) * (1 - vn)
         p = pt.clip(p, 1e-9, 1 - 1e-9)
         pm.Binomial("human", n=d["n_annotated"], p=g, observed=d["n_valid_human"], dims="generator")
@@ -418,23 +435,10 @@ def panel_leniency_model(
 
     priors = PanelPriors() if priors is None else priors
     coords = {"generator": list(generators), "validator": list(validators)}
-    if n_outputs_rest is None:
-        n_outputs_rest = np.asarray(n_rest).max(axis=1)
     with pm.Model(coords=coords) as model:
-        n_out = pm.Data("n_outputs_rest", np.asarray(n_outputs_rest, dtype=float), dims="generator")
-        d = {
-            name: pm.Data(name, np.asarray(val, dtype=np.int64), dims=dims)
-            for name, val, dims in (
-                ("n_rest", n_rest, ("generator", "validator")),
-                ("k_rest", k_rest, ("generator", "validator")),
-                ("tp", tp, ("generator", "validator")),
-                ("pos", pos, ("generator", "validator")),
-                ("tn", tn, ("generator", "validator")),
-                ("neg", neg, ("generator", "validator")),
-                ("n_annotated", n_annotated, "generator"),
-                ("n_valid_human", n_valid_human, "generator"),
-            )
-        }
+        n_out, d = _count_data(
+            pm, n_rest, k_rest, tp, pos, tn, neg, n_annotated, n_valid_human, n_outputs_rest
+        )
         mu_b = pm.Normal("mu_leniency", *priors.mu_leniency)
         sd_b = pm.HalfNormal("sigma_leniency", priors.sigma_leniency)
         # the verdicts pin the differences between validators (centred); their mean is mu_b
@@ -469,17 +473,7 @@ def panel_leniency_model(
             )
             shift = shift + pm.Normal("self_shift", 0.0, priors.self_shift) * s
         # the realised share of the unannotated outputs, as in the cell model
-        eta = pm.Normal("f_z", 0.0, 1.0, dims="generator")
-        n_eff = pt.maximum(n_out, 1.0)
-        sd_f = pt.sqrt(1.0 / (n_eff * g + 0.5) + 1.0 / (n_eff * (1 - g) + 0.5))
-        lf = lg + eta * sd_f
-        f = pm.Deterministic("f", pm.math.sigmoid(lf), dims="generator")
-        na = pt.cast(d["n_annotated"], "float64")
-        pm.Deterministic(
-            "precision_judged",
-            (pt.cast(d["n_valid_human"], "float64") + n_out * f) / pt.maximum(na + n_out, 1.0),
-            dims="generator",
-        )
+        lf, _ = _realised_share(pm, pt, lg, g, n_out, d)
         pm.Binomial("human", n=d["n_annotated"], p=g, observed=d["n_valid_human"], dims="generator")
         n_ann_cell = d["pos"] + d["neg"]
         share = (pt.cast(d["pos"], "float64") + 0.5) / (pt.cast(n_ann_cell, "float64") + 1.0)

@@ -56,8 +56,9 @@ from judgebayes.studies.base import FitParts, Study
 
 __all__ = ["VARIANTS", "PanelFit", "ValidatorPanel"]
 
-#: the Bayesian panel models by name: each one's builder, the structure it is built with
-#: and the variables the convergence gate checks
+#: the Bayesian panel models by name: each one's builder and the structure it is built
+#: with; keyed by builder, the variables the convergence gate checks (default:
+#: ``panel_var_names()``) and the structure a builder takes from the data
 VARIANTS = {
     "pooled": (panel_cell_model, {"rate_shift": False, "overdispersion": False}),
     "hierarchical": (panel_cell_model, {"rate_shift": True, "overdispersion": False}),

@@ -469,6 +469,8 @@ def sample_nuts(
     cfg = sampler or SamplerConfig()
     if posterior_predictive:
         _replicable(spec.build())  # refused before any sampling
+    if prior_draws:
+        _prior_drawable(spec.build())  # likewise
     draws, tune, chains = cfg.draws, cfg.tune, cfg.chains
     target_accept, backend = cfg.target_accept, cfg.backend
     seed = None if random_seed is None else int(random_seed)
@@ -731,6 +733,24 @@ def _replicable(model) -> None:
         )
 
 
+def _prior_drawable(model) -> None:
+    """A model whose every free variable has a proper prior, or a refusal naming the
+    option (a flat coordinate, whose prior is a ``pm.Potential`` on a function of it, has
+    no prior to draw from).
+    """
+    from pymc.distributions.continuous import FlatRV, HalfFlatRV
+
+    flat = [v.name for v in model.free_RVs if isinstance(v.owner.op, (FlatRV, HalfFlatRV))]
+    if flat:
+        raise MethodRefused(
+            f"this model samples {flat[0]!r} on a flat prior (the prior it states is a "
+            "potential on a function of it), which has no prior to draw from: fit without "
+            "prior_draws",
+            field="prior_draws",
+            value=flat[0],
+        )
+
+
 def add_posterior_predictive(idata, model, seed: int | None):
     """Add ``posterior_predictive``: one replicate of each observed variable per draw."""
     import pymc as pm
@@ -761,6 +781,7 @@ def add_prior(idata, model, draws: int, seed: int | None):
     import pymc as pm
 
     draws = check_count(draws, "prior_draws")
+    _prior_drawable(model)
     named = {v.name for v in (*model.free_RVs, *model.deterministics)}
     with warnings.catch_warnings(), model, interpreted() as kw:
         warnings.simplefilter("ignore", UserWarning)

@@ -12,7 +12,7 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.datasets.beyond_consensus import beyond_consensus_panel
-from judgebayes.errors import ConvergenceWarning, InputError
+from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
 from judgebayes.inference.nuts import clear_compile_cache
 from judgebayes.studies.panel import ValidatorPanel
 
@@ -68,7 +68,7 @@ def test_which_generators_are_annotated_is_part_of_the_models_key(real):
     ka, kb = a.model_spec("leniency").key(), b.model_spec("leniency").key()
     assert ka != kb
     assert a.model_spec("hierarchical").key() == b.model_spec("hierarchical").key()
-    with pytest.raises(InputError) as e:
+    with pytest.raises(MethodRefused) as e:
         a.fit("nuts", variant="leniency", prior_draws=10)
     assert e.value.field == "prior_draws"
     with pytest.raises(InputError) as e:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from judgebayes.errors import InputError
 from judgebayes.inference.panel import ensembles as ens
 from judgebayes.inference.panel.regression import fit_regression
 from judgebayes.inference.registry import check_count
@@ -116,13 +115,6 @@ def _nuts(
     ``log_likelihood`` stores the unannotated cells' pointwise log-likelihood (for LOO).
     """
     panel._refuse_overlap()
-    if prior_draws and variant == "leniency":
-        raise InputError(
-            "the leniency model has no prior predictive draws (its generators' judged logit "
-            "is flat, the precision's prior a potential); give prior_draws=0",
-            field="prior_draws",
-            value=prior_draws,
-        )
     parts = panel._nuts(
         panel.model_spec(variant),
         sampler,

@@ -4,11 +4,11 @@
 (:class:`~.base.CheckResult`, :class:`~.base.CheckReport`) and how checks are found
 (:func:`~.base.checks_for`).  Each module below registers its check on import:
 ``transfer`` and ``ppc`` (two frames), ``labelling`` (and ``labelling_covariates``),
-``judge_dependence`` and ``self_preference`` (the items design), ``cells`` (panels),
-``pairs`` and ``channel`` (rankings), ``calibration_transport`` (:mod:`~.transport`)
-and ``monotone_calibration`` (:mod:`~.monotone`) (judge scores), ``label_agreement``
-(:mod:`~.raters`: several human raters), ``judge_drift`` (items over time).  A new check
-is one module here, imported below.
+``judge_dependence`` and ``self_preference`` (the items design), ``cells`` and
+``leniency`` (panels), ``pairs`` and ``channel`` (rankings), ``calibration_transport``
+(:mod:`~.transport`) and ``monotone_calibration`` (:mod:`~.monotone`) (judge scores),
+``label_agreement`` (:mod:`~.raters`: several human raters), ``judge_drift`` (items over
+time).  A new check is one module here, imported below.
 """
 
 from judgebayes.checks import (  # noqa: F401  (each module registers its check)
@@ -17,6 +17,7 @@ from judgebayes.checks import (  # noqa: F401  (each module registers its check)
     judge_dependence,
     judge_drift,
     labelling,
+    leniency,
     monotone,
     pairs,
     predictive,

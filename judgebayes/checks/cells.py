@@ -53,6 +53,6 @@ CHECK = register(
         assumption="each validator's rates are the panel's on every generator (the cell "
         "model's rate shifts aside): its cells reproduce the counts",
         needs="draws",
-        accepts=lambda fit: "f" in fit.idata.posterior,
+        accepts=lambda fit: "tpr_cell" in fit.idata.posterior,  # the cell model's fits
     )
 )

@@ -35,15 +35,17 @@ def _held_out(panel, gens, name):
 
 def test_real_panel_hardest_generator_read_off_its_verdicts(real):
     """gpt-4-turbo, the panel's least precise annotated generator (human share 0.871),
-    held out: the leniency model passes the gate and its 90% interval covers the human
-    share, the estimate within 0.026 (the target; the default cell model is 0.061 off on
-    the panel's worst generator, the validator mean 0.027 on its worst)."""
+    held out: the default model is the leniency model (its check passes on the 5 other
+    annotated generators), it passes the gate and its 90% interval covers the human
+    share, the estimate within 0.026 (the target; the cell model is 0.061 off on the
+    panel's worst generator, the validator mean 0.027 on its worst)."""
     panel, gens, truth = real
     p, h = _held_out(panel, gens, "gpt-4-turbo")
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        fit = p.fit("nuts", variant="leniency", random_seed=0)
+        fit = p.fit("nuts", random_seed=0)
     assert fit.info["variant"] == "leniency" and fit.diagnostics.passed
+    assert any(n.startswith("no variant given: the leniency model") for n in fit.notes)
     iv = fit.interval(alpha=0.1).to_numpy()[h]
     t = truth["gpt-4-turbo"]
     assert iv[1] <= t <= iv[2], (iv, t)
@@ -53,9 +55,13 @@ def test_real_panel_hardest_generator_read_off_its_verdicts(real):
     assert len_.mean() > 0 and len_.max() - len_.min() > 0.5, len_
     # the model has no sensitivity or specificity: the fit says so by having none
     assert fit.tpr is None and fit.tnr is None
-    # the cells check reads the cell model's rates: refused by name for this model
+    # its own check runs on it and passes; the cells check reads the cell model's rates,
+    # so it does not run on this fit, and its replicates are refused by name
+    report = p.check(fit)
+    assert {r.check for r in report} == {"leniency"} and report.passed
+    assert report["leniency"].relevant
     with pytest.raises(InputError, match="cell model") as e:
-        p.check(fit)["cells"]
+        p.predictive(fit)
     assert e.value.field == "fit"
 
 
@@ -87,11 +93,56 @@ def test_real_panel_leave_one_annotated_generator_out():
     truth = np.full(len(panel.data.generators), np.nan)
     for g, v in zip(ann["generator"], ann["human_precision"], strict=True):
         truth[panel.data.generators.index(g)] = v
-    cv = panel.cross_validate(s=[5], methods=("nuts",), alpha=0.1, truth=truth, variant="leniency")
+    # the default model: the leniency model's check passes in every fold
+    for h in panel.data.annotated:
+        keep = [a for a in panel.data.annotated if a != h]
+        assert panel.default_variant(panel.data.calibrate_on(keep))[0] == "leniency"
+    cv = panel.cross_validate(s=[5], methods=("nuts",), alpha=0.1, truth=truth)
     row = cv.iloc[0]
     assert row["n_failed"] == 0, row
     assert row["worst_maxae"] <= 0.026, row
     assert row["coverage"] >= 5 / 6, row
+
+
+def test_slope_check_against_an_ordinary_regression_of_the_published_counts(real):
+    """The leniency check's statistic on the real panel, recomputed from the published
+    frames by scipy's least squares (validator cells averaged by pandas, own models'
+    cells left out): the slope, its standard error and the t test's p-value."""
+    from scipy import stats
+
+    from judgebayes.inference.panel.leniency import leniency_slope
+
+    cells, ann = beyond_consensus_panel()
+    c = cells[cells["generator"].isin(ann["generator"]) & ~cells["self"].astype(bool)]
+    k = c["tp"] + c["fp"] + 0.5
+    c = c.assign(y=np.log(k / (c["tp"] + c["fp"] + c["tn"] + c["fn"] + 1 - k)))
+    y = c.groupby("generator")["y"].mean()
+    a = ann.set_index("generator").loc[y.index]
+    v = a["n_valid_human"] + 0.5
+    x = np.log(v / (a["n_annotated"] + 1 - v))
+    ref = stats.linregress(x, y)
+    p_ref = 2 * stats.t.sf(abs((ref.slope - 1) / ref.stderr), len(y) - 2)
+    r = leniency_slope(real[0].data)
+    np.testing.assert_allclose([r.slope, r.se, r.p_value], [ref.slope, ref.stderr, p_ref])
+    assert (r.df, r.n_annotated) == (4, 6)
+
+
+def test_default_model_is_the_cell_model_where_the_leniency_check_fires(real):
+    """On a panel simulated from the cell model's mixture (agreeable validators that keep a
+    sensitivity and a specificity: slope 0.36 against 1) the check flags and the default
+    is the cell model, saying why; with 3 annotated generators the check cannot choose
+    (1 degree of freedom) and the default is the cell model; on the real panel the slope
+    (0.80, se 0.27) is consistent with 1 and the default is the leniency model."""
+    mix = ValidatorPanel(jb.simulate_panel(14, 14, seed=0).panel())
+    res = mix.check(mix.fit("validator_mean"))["leniency"]
+    assert not res.passed and res.table.loc[0, "observed"] < 0.5
+    variant, why = mix.default_variant()
+    assert variant == "hierarchical" and "leniency check flags" in why
+    few = ValidatorPanel(jb.simulate_panel(6, 5, n_annotated=3, seed=0).panel())
+    variant, why = few.default_variant()
+    assert variant == "hierarchical" and "fewer than the 4" in why
+    assert real[0].default_variant()[0] == "leniency"
+    assert real[0].check(real[0].fit("validator_mean"))["leniency"].passed
 
 
 def test_the_command_line_offers_every_panel_model():

@@ -1,7 +1,7 @@
 r"""Generator x validator panels: the user-facing study, its fits and leave-s-out evaluation.
 
 >>> panel = ValidatorPanel.from_items(items)  # or from_frames(cells, annotations)
->>> fit = panel.fit("nuts", random_seed=0)  # hierarchical Bayesian cell model
+>>> fit = panel.fit("nuts", random_seed=0)  # the model panel.default_variant() chooses
 >>> fit.interval(alpha=0.1)  # precision per generator
 >>> panel.cross_validate(s=range(6), methods=("regression", "veto", "nuts"))
 
@@ -17,12 +17,16 @@ Methods (generator precision)
     the Bayesian cell model (:mod:`judgebayes.models.panel`), variant chosen by
     ``variant="pooled" | "hierarchical" | "overdispersed"``, or the leniency model
     (``variant="leniency"``: each validator's judged rate is the share valid shifted on
-    the logit scale; no sensitivity or specificity); ``"nuts_items"`` the item-level
+    the logit scale; no sensitivity or specificity); without ``variant``,
+    :meth:`ValidatorPanel.default_variant` chooses (the leniency model where its check
+    passes on at least 4 annotated generators); ``"nuts_items"`` the item-level
     Dawid-Skene model.  Laplace is refused by name
     (``ValidatorPanel.methods.refused`` says why).
 
-Checks (:mod:`judgebayes.checks.cells`): ``cells`` (each cell and each annotated
-confusion count against a cell-model fit's posterior predictive).  Methods:
+Checks: ``cells`` (:mod:`judgebayes.checks.cells`: each cell and each annotated
+confusion count against a cell-model fit's posterior predictive) and ``leniency``
+(:mod:`judgebayes.checks.leniency`: the leniency model's slope 1 on the annotated
+generators).  Methods:
 :mod:`judgebayes.studies.panel.methods`; leave-s-out: :mod:`judgebayes.studies.panel.crossval`.
 """
 
@@ -68,6 +72,10 @@ VARIANTS = {
 _GATE = {panel_leniency_model: ("g", "leniency", "precision_judged")}
 #: structure a model takes from the data (a different value is a different model)
 _FROM_DATA = {panel_leniency_model: lambda d: {"annotated": tuple(map(bool, d.n_annotated > 0))}}
+#: the default panel model is the leniency model from this many annotated generators on
+#: (its check's slope then has 2 degrees of freedom) when the check passes at this level
+LENIENCY_MIN_ANNOTATED = 4
+LENIENCY_ALPHA = 0.01
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,7 +86,8 @@ class PanelFit(Fit):
     methods (votes, the regression, plug-in) are one-draw posteriors with NaN intervals
     (said in ``notes``); NUTS fits have draws of ``g``, ``tpr`` and ``tnr`` and (cell
     model) ``precision_judged``, the share of valid outputs among the outputs in the panel
-    (``fit.interval(var="precision_judged")``).
+    (``fit.interval(var="precision_judged")``); ``info["variant"]`` names the Bayesian
+    model.
     """
 
     family: str = "panel"
@@ -212,6 +221,29 @@ class ValidatorPanel(Study):
             var_names=_GATE.get(builder, panel_var_names()),
             sampler=self.sampler,
         )
+
+    def default_variant(self, data: PanelData | None = None) -> tuple[str, str]:
+        """The Bayesian panel model ``fit("nuts")`` uses when no ``variant`` is given, and
+        why: the leniency model from :data:`LENIENCY_MIN_ANNOTATED` annotated generators
+        on when its check (:mod:`judgebayes.checks.leniency`) passes at ``alpha`` 0.01,
+        else the hierarchical cell model.
+        """
+        from judgebayes.inference.panel.leniency import leniency_slope
+
+        r = leniency_slope(self.data if data is None else data)
+        if r is None or r.n_annotated < LENIENCY_MIN_ANNOTATED:
+            k = 0 if r is None else r.n_annotated
+            return "hierarchical", (
+                f"the hierarchical cell model: {k} annotated generator(s) with verdicts, "
+                f"fewer than the {LENIENCY_MIN_ANNOTATED} the leniency model's check needs"
+            )
+        said = f"slope {r.slope:.2f} (se {r.se:.2f}, p = {r.p_value:.2g}) over {r.n_annotated}"
+        if r.p_value < LENIENCY_ALPHA:
+            return "hierarchical", (
+                f"the hierarchical cell model: the leniency check flags the validators' "
+                f"judged rates, {said} annotated generators, against the 1 it assumes"
+            )
+        return "leniency", f"the leniency model: its check passes ({said} annotated generators)"
 
     def item_model_spec(self, data: PanelData | None = None, difficulty: bool = False):
         """ModelSpec of the item-level model (needs item-level data)."""

@@ -104,7 +104,7 @@ def _nuts(
     panel: ValidatorPanel,
     *,
     random_seed=None,
-    variant: str = "hierarchical",
+    variant: str | None = None,
     sampler=None,
     log_likelihood: bool = False,
     prior_draws: int = 0,
@@ -112,9 +112,15 @@ def _nuts(
 ) -> FitParts:
     """The cell model (``variant``: "pooled", "hierarchical" or "overdispersed"), or the
     leniency model (``variant="leniency"``, :func:`~judgebayes.models.panel.panel_leniency_model`);
-    ``log_likelihood`` stores the unannotated cells' pointwise log-likelihood (for LOO).
+    None: :meth:`~judgebayes.studies.panel.ValidatorPanel.default_variant` chooses, and a
+    note says which and why.  ``log_likelihood`` stores the unannotated cells' pointwise
+    log-likelihood (for LOO).
     """
     panel._refuse_overlap()
+    notes = ()
+    if variant is None:
+        variant, why = panel.default_variant()
+        notes = (f"no variant given: {why}",)
     parts = panel._nuts(
         panel.model_spec(variant),
         sampler,
@@ -126,6 +132,7 @@ def _nuts(
     parts.info["variant"] = variant
     if variant != "hierarchical":
         parts.info["label"] = f"nuts/{variant}"
+    parts.notes = (*parts.notes, *notes)
     return parts
 
 

@@ -138,9 +138,9 @@ def test_default_model_is_the_cell_model_where_the_leniency_check_fires(real):
     assert not res.passed and res.table.loc[0, "observed"] < 0.5
     variant, why = mix.default_variant()
     assert variant == "hierarchical" and "leniency check flags" in why
-    few = ValidatorPanel(jb.simulate_panel(6, 5, n_annotated=3, seed=0).panel())
+    few = ValidatorPanel(jb.simulate_panel(8, 5, n_annotated=4, seed=0).panel())
     variant, why = few.default_variant()
-    assert variant == "hierarchical" and "fewer than the 4" in why
+    assert variant == "hierarchical" and "fewer than the 5" in why
     assert real[0].default_variant()[0] == "leniency"
     assert real[0].check(real[0].fit("validator_mean"))["leniency"].passed
 
@@ -220,3 +220,48 @@ def test_held_out_coverage_where_the_model_holds():
         covered += list((iv[:, 1] <= truth[held]) & (truth[held] <= iv[:, 2]))
     rule = 0.9 - 2.5 * np.sqrt(0.09 / len(covered))
     assert np.mean(covered) >= rule, (np.mean(covered), len(covered))
+
+
+def _mixture_panel(rng, G=12, V=8, n=400, n_annotated=5):
+    """A panel from the cell model's story, simulated here with its own numpy code: each
+    validator keeps a sensitivity (logit ~ N(3, 0.5)) and a specificity (U(0.1, 0.5)) on
+    every generator, up to a cell deviation (sd 0.3 on the logit scale)."""
+
+    def expit(x):
+        return 1 / (1 + np.exp(-x))
+
+    valid = rng.binomial(n, rng.uniform(0.75, 0.97, G))
+    tpr = expit(rng.normal(3.0, 0.5, V)[None, :] + rng.normal(0, 0.3, (G, V)))
+    tnr = rng.uniform(0.1, 0.5, V)
+    fpr = 1 - expit(np.log(tnr / (1 - tnr))[None, :] + rng.normal(0, 0.3, (G, V)))
+    tp = rng.binomial(valid[:, None].repeat(V, 1), tpr)
+    fp = rng.binomial((n - valid)[:, None].repeat(V, 1), fpr)
+    ann = np.zeros(G, bool)
+    ann[rng.choice(G, n_annotated, replace=False)] = True
+    z = np.zeros((G, V), int)
+    return ValidatorPanel.from_arrays(
+        np.full((G, V), n),
+        tp + fp,
+        n_annotated=np.where(ann, n, 0),
+        n_valid_human=np.where(ann, valid, 0),
+        tp=np.where(ann[:, None], tp, z),
+        fn=np.where(ann[:, None], valid[:, None] - tp, z),
+        tn=np.where(ann[:, None], (n - valid)[:, None] - fp, z),
+        fp=np.where(ann[:, None], fp, z),
+    )
+
+
+def test_leniency_check_tells_the_two_stories_apart():
+    """200 panels of each story (own simulators, 5 annotated generators): the check flags
+    the mixture's (measured 0.79; the rule 0.72 is 2.5 Monte-Carlo sd below it) and few
+    of those that follow the leniency model (measured 0.03 at the nominal 0.01: the
+    judged rates near 1 make some generators' means noisier than others, which the t test
+    does not weigh; the rule 0.06 is 2.5 Monte-Carlo sd above it).  The default model
+    follows the check."""
+    mix = [_mixture_panel(np.random.default_rng(s)) for s in range(200)]
+    own = [_leniency_panel(np.random.default_rng(s))[0] for s in range(200)]
+    flags = {
+        name: np.mean([p.default_variant()[0] == "hierarchical" for p in panels])
+        for name, panels in (("mixture", mix), ("leniency", own))
+    }
+    assert flags["mixture"] >= 0.72 and flags["leniency"] <= 0.06, flags

@@ -45,7 +45,7 @@ def test_real_panel_hardest_generator_read_off_its_verdicts(real):
         warnings.simplefilter("error", ConvergenceWarning)
         fit = p.fit("nuts", random_seed=0)
     assert fit.info["variant"] == "leniency" and fit.diagnostics.passed
-    assert any(n.startswith("no variant given: the leniency model") for n in fit.notes)
+    assert any(n.startswith("no variant given: the leniency model: its check") for n in fit.notes)
     iv = fit.interval(alpha=0.1).to_numpy()[h]
     t = truth["gpt-4-turbo"]
     assert iv[1] <= t <= iv[2], (iv, t)
@@ -137,7 +137,7 @@ def test_default_model_is_the_cell_model_where_the_leniency_check_fires(real):
     res = mix.check(mix.fit("validator_mean"))["leniency"]
     assert not res.passed and res.table.loc[0, "observed"] < 0.5
     variant, why = mix.default_variant()
-    assert variant == "hierarchical" and "leniency check flags" in why
+    assert variant == "hierarchical" and "below 0.05" in why
     few = ValidatorPanel(jb.simulate_panel(8, 5, n_annotated=4, seed=0).panel())
     variant, why = few.default_variant()
     assert variant == "hierarchical" and "fewer than the 5" in why
@@ -185,9 +185,15 @@ def _leniency_panel(rng, G=12, V=8, n=400, n_annotated=5):
     tp = rng.binomial(valid[:, None].repeat(V, 1), tpr)
     fp = rng.binomial((n - valid)[:, None].repeat(V, 1), fpr)
     k = np.where(ann[:, None], tp + fp, rng.binomial(n, rate))
-    z = np.zeros((G, V), int)
-    panel = ValidatorPanel.from_arrays(
-        np.full((G, V), n),
+    return _panel(n, valid, k, tp, fp, ann), share, np.flatnonzero(~ann)
+
+
+def _panel(n, valid, k, tp, fp, ann):
+    """The panel of ``n`` outputs a generator, ``valid`` of them valid, ``k`` judged valid
+    per cell, with the annotated generators' (``ann``) confusion counts."""
+    z = np.zeros_like(k)
+    return ValidatorPanel.from_arrays(
+        np.full(k.shape, n),
         k,
         n_annotated=np.where(ann, n, 0),
         n_valid_human=np.where(ann, valid, 0),
@@ -196,7 +202,6 @@ def _leniency_panel(rng, G=12, V=8, n=400, n_annotated=5):
         tn=np.where(ann[:, None], (n - valid)[:, None] - fp, z),
         fp=np.where(ann[:, None], fp, z),
     )
-    return panel, share, np.flatnonzero(~ann)
 
 
 @pytest.mark.slow
@@ -206,9 +211,9 @@ def test_held_out_coverage_where_the_model_holds():
     least 0.9 - 2.5 Monte-Carlo sd (0.80 for 56 intervals), over every fit (measured 0.857).
     The gate is not held here: on these small panels (8 validators, 400 outputs, cells
     near a rate of 1) most fits miss it on the cell deviations' scale, which the fit says
-    to the user.  On panels simulated from the cell model's mixture the model covers less
-    than nominal and no check fires (BENCHMARKS): it is an option for panels like the
-    real one, not the default."""
+    to the user.  On panels simulated from the cell model's mixture it covers less than
+    nominal; there its check fires on most panels and the default is the cell model
+    (the tests below)."""
     rng = np.random.default_rng(7)
     covered = []
     for i in range(8):
@@ -238,30 +243,43 @@ def _mixture_panel(rng, G=12, V=8, n=400, n_annotated=5):
     fp = rng.binomial((n - valid)[:, None].repeat(V, 1), fpr)
     ann = np.zeros(G, bool)
     ann[rng.choice(G, n_annotated, replace=False)] = True
-    z = np.zeros((G, V), int)
-    return ValidatorPanel.from_arrays(
-        np.full((G, V), n),
-        tp + fp,
-        n_annotated=np.where(ann, n, 0),
-        n_valid_human=np.where(ann, valid, 0),
-        tp=np.where(ann[:, None], tp, z),
-        fn=np.where(ann[:, None], valid[:, None] - tp, z),
-        tn=np.where(ann[:, None], (n - valid)[:, None] - fp, z),
-        fp=np.where(ann[:, None], fp, z),
-    )
+    return _panel(n, valid, tp + fp, tp, fp, ann), valid / n, np.flatnonzero(~ann)
 
 
 def test_leniency_check_tells_the_two_stories_apart():
-    """200 panels of each story (own simulators, 5 annotated generators): the check flags
-    the mixture's (measured 0.79; the rule 0.72 is 2.5 Monte-Carlo sd below it) and few
-    of those that follow the leniency model (measured 0.03 at the nominal 0.01: the
+    """200 panels of each story (own simulators, 5 annotated generators): the default,
+    which takes the cell model where the check's p is below 0.05, takes it for the
+    mixture's (measured 0.935; the rule 0.89 is 2.5 Monte-Carlo sd below it) and for few
+    of those that follow the leniency model (measured 0.105 at the nominal 0.05: the
     judged rates near 1 make some generators' means noisier than others, which the t test
-    does not weigh; the rule 0.06 is 2.5 Monte-Carlo sd above it).  The default model
-    follows the check."""
-    mix = [_mixture_panel(np.random.default_rng(s)) for s in range(200)]
+    does not weigh; the rule 0.16 is 2.5 Monte-Carlo sd above it)."""
+    mix = [_mixture_panel(np.random.default_rng(s))[0] for s in range(200)]
     own = [_leniency_panel(np.random.default_rng(s))[0] for s in range(200)]
     flags = {
         name: np.mean([p.default_variant()[0] == "hierarchical" for p in panels])
         for name, panels in (("mixture", mix), ("leniency", own))
     }
-    assert flags["mixture"] >= 0.72 and flags["leniency"] <= 0.06, flags
+    assert flags["mixture"] >= 0.89 and flags["leniency"] <= 0.16, flags
+
+
+@pytest.mark.slow
+def test_default_model_covers_on_the_mixture_or_its_check_chose_the_cell_model():
+    """The default panel model on panels from the cell model's story (8 panels x 7
+    held-out generators, simulated above): the check sends most to the cell model, and
+    the 90% intervals of whichever model it chose cover the realised share at least
+    0.9 - 2.5 Monte-Carlo sd (0.80 for 56 intervals), over every fit.  Measured 0.821:
+    the check missed 2 of 8 panels (p 0.074 and 0.084), whose leniency fits covered 8 of
+    14; the cell model's 6 covered 37 of 42 (5 of them missed the gate and say so)."""
+    rng = np.random.default_rng(11)
+    covered, chosen = [], []
+    for i in range(8):
+        panel, truth, held = _mixture_panel(rng)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            fit = panel.fit("nuts", random_seed=i)
+        chosen.append(fit.info["variant"])
+        iv = fit.interval(alpha=0.1, var="precision_judged").to_numpy()[held]
+        covered += list((iv[:, 1] <= truth[held]) & (truth[held] <= iv[:, 2]))
+    rule = 0.9 - 2.5 * np.sqrt(0.09 / len(covered))
+    assert chosen.count("hierarchical") >= 4, chosen
+    assert np.mean(covered) >= rule, (np.mean(covered), len(covered), chosen)

@@ -7,8 +7,9 @@ item-level table with ``--items`` (output, generator, validator, verdict [, huma
 JSON output (``--format json``): ``{"alpha", "methods": [...], "generators":
 [{"generator", "human", "n_judged", "n_missing", "<method>", "<method>_lower",
 "<method>_upper", ...}], "validators": [{"validator", "<method>_tpr", "<method>_tnr",
-...}], "diagnostics": {"<method>": GATE}}`` (NaN written as null; interval columns only
-for Bayesian methods), GATE being :func:`judgebayes.cli.io.diagnostics_json`'s
+...}], "variant": {"<method>": "<its Bayesian model>"}, "diagnostics": {"<method>":
+GATE}}`` (NaN written as null; interval columns only for Bayesian methods), GATE being
+:func:`judgebayes.cli.io.diagnostics_json`'s
 ``{"r_hat_max", "ess_bulk_min", "ess_tail_min", "divergences", "bfmi_min",
 "max_depth_share", "passed", "message", "sampler": {"draws", "tune", "chains",
 "target_accept", "backend"}}``.  The validator mean is always reported.
@@ -111,6 +112,8 @@ def run(args) -> str:
                 r[f"{m}_lower"] = float(iv["lower"].iloc[i])
                 r[f"{m}_upper"] = float(iv["upper"].iloc[i])
         rows.append(r)
+    # the Bayesian model each NUTS fit ran (the default is chosen from the data)
+    variants = {m: f.info["variant"] for m, f in fits.items() if f.info.get("variant")}
     vrows = []
     for j, v in enumerate(d.validators):
         r = {"validator": v}
@@ -126,6 +129,7 @@ def run(args) -> str:
                 "methods": methods,
                 "generators": [{k: clean(v) for k, v in r.items()} for r in rows],
                 "validators": [{k: clean(v) for k, v in r.items()} for r in vrows],
+                "variant": variants,
                 "diagnostics": {
                     m: diagnostics_json(f) for m, f in fits.items() if f.diagnostics is not None
                 },
@@ -155,6 +159,8 @@ def run(args) -> str:
             render([dict(r, system=r["validator"]) for r in vrows],
                    [("system", "validator"), *vcols], args.format),
         ]  # fmt: skip
+    for m, v in variants.items():
+        out.append(f"model ({m}): " + fits[m].info.get("variant_chosen", f"variant {v}"))
     if np.all(np.isnan(human)):
         out.append("note: no annotated generator; every estimate rests on the validators alone")
     return "\n".join(out)

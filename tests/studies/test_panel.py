@@ -409,6 +409,7 @@ def test_cli_panel_sampler_flags_reach_the_sampler_and_the_gate_goes_to_stderr(
     cap = capsys.readouterr()
     js = json.loads(cap.out)
     gate = js["diagnostics"]["nuts"]
+    assert js["variant"] == {"nuts": "pooled"}
     assert gate["sampler"] == {"draws": 40, "tune": 60, "chains": 2, "target_accept": 0.9,
                                "backend": "nutpie"}  # fmt: skip
     # 80 draws cannot reach a bulk and tail ESS of 400 each: the gate fails, and says so
@@ -417,6 +418,10 @@ def test_cli_panel_sampler_flags_reach_the_sampler_and_the_gate_goes_to_stderr(
     lines = cap.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("judgebayes panel: warning (nuts): ")
     assert "warning" not in cap.out.replace('"message"', "")
+    # without --variant the model is chosen from the data, and the text output says which
+    assert main(argv[:5] + argv[7:-2]) == 0
+    out = capsys.readouterr().out
+    assert "model (nuts): the hierarchical cell model: the leniency check rejects" in out
 
 
 # ------------------------------------------------------------------ slow tier

@@ -244,17 +244,14 @@ class ValidatorPanel(Study):
                 f"the hierarchical cell model: {k} annotated generator(s) with verdicts, "
                 f"fewer than the {LENIENCY_MIN_ANNOTATED} the leniency model's check needs"
             )
-        said = f"slope {r.slope:.2f} (se {r.se:.2f}, p = {r.p_value:.2g}) over {r.n_annotated}"
+        said = f"slope {r.slope:.2f}, se {r.se:.2f}, p = {r.p_value:.2g}"
+        over = f"{LENIENCY_ALPHA} over {r.n_annotated} annotated generators"
         if r.p_value < LENIENCY_ALPHA:
             return "hierarchical", (
-                f"the hierarchical cell model: the leniency check finds the validators' "
-                f"judged rates, {said} annotated generators, below {LENIENCY_ALPHA} "
-                "against the slope 1 the leniency model assumes"
+                "the hierarchical cell model: the leniency check rejects the slope 1 the "
+                f"leniency model assumes ({said} < {over})"
             )
-        return "leniency", (
-            f"the leniency model: its check passes at {LENIENCY_ALPHA} ({said} annotated "
-            "generators)"
-        )
+        return "leniency", f"the leniency model: its check passes ({said} >= {over})"
 
     def item_model_spec(self, data: PanelData | None = None, difficulty: bool = False):
         """ModelSpec of the item-level model (needs item-level data)."""

@@ -117,10 +117,9 @@ def _nuts(
     log-likelihood (for LOO).
     """
     panel._refuse_overlap()
-    notes = ()
+    why = None
     if variant is None:
         variant, why = panel.default_variant()
-        notes = (f"no variant given: {why}",)
     parts = panel._nuts(
         panel.model_spec(variant),
         sampler,
@@ -132,7 +131,9 @@ def _nuts(
     parts.info["variant"] = variant
     if variant != "hierarchical":
         parts.info["label"] = f"nuts/{variant}"
-    parts.notes = (*parts.notes, *notes)
+    if why is not None:  # the model was chosen from the data: say which and why
+        parts.info["variant_chosen"] = why
+        parts.notes = (*parts.notes, f"no variant given: {why}")
     return parts
 
 

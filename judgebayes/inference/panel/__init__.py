@@ -1,3 +1,4 @@
-"""The panel family's engines: :mod:`~.regression` (Jain et al.'s agreeableness regression)
-and :mod:`~.ensembles` (validator mean, votes, per-validator Rogan-Gladen).
+"""The panel family's engines: :mod:`~.regression` (Jain et al.'s agreeableness regression),
+:mod:`~.ensembles` (validator mean, votes, per-validator Rogan-Gladen) and :mod:`~.leniency`
+(the slope test behind check ``leniency`` and the default Bayesian model).
 """

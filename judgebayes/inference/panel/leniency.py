@@ -9,21 +9,28 @@ annotated generators,
 
     \bar y_i = \frac{1}{|V_i|}\sum_{j \in V_i} \operatorname{logit} \hat r_{ij}
              = a + \beta \operatorname{logit} \hat s_i + u_i + \bar e_i,
-    \qquad \beta = 1,
+    \qquad \beta = 1,\quad u_i \sim N(0, \tau^2),\quad
+    \operatorname{Var} \bar e_i = v_i,
 
-with :math:`\hat r_{ij} = (tp + fp + 1/2) / (tp + fn + tn + fp + 1)` the validator's
-judged rate on the annotated outputs (the cell's :math:`(n_\text{valid} + 1/2) /
-(n_\text{judged} + 1)` where the annotations have no confusion counts), :math:`\hat s_i =
-(n_\text{valid,human} + 1/2) / (n_\text{annotated} + 1)` their share valid, and
-:math:`V_i` the validators with verdicts there, a validator's own model's outputs left
-out (the model shifts those).  A panel whose validators keep a sensitivity and a
-specificity across generators (the cell model's mixture) has
-:math:`\partial \operatorname{logit} r / \partial \operatorname{logit} s =
-(v^+ - (1 - v^-))\, s(1 - s) / (r(1 - r)) < 1`: agreeable validators (TPR 0.96, TNR
-0.1-0.5) give 0.3.  The test is the least-squares slope of :math:`\bar y_i` on
-:math:`\operatorname{logit} \hat s_i` against 1, a t test with :math:`K - 2` degrees of
-freedom over the :math:`K` annotated generators (the generator deviation :math:`u_i` is
-the residual; it is not known, so it is estimated from them).
+with :math:`\hat r_{ij} = (k_{ij} + 1/2) / (n_{ij} + 1)` the validator's judged rate on
+the annotated outputs (:math:`k = tp + fp` of :math:`n = tp + fn + tn + fp`; the cell's
+:math:`n_\text{valid}` of :math:`n_\text{judged}` where the annotations have no confusion
+counts), :math:`\hat s_i = (n_\text{valid,human} + 1/2) / (n_\text{annotated} + 1)` their
+share valid, :math:`V_i` the validators with verdicts there (a validator's own model's
+outputs left out: the model shifts those), and :math:`v_i = |V_i|^{-2} \sum_j (1 /
+(k_{ij} + 1/2) + 1 / (n_{ij} + 1/2 - k_{ij}))` the binomial noise of the logits (delta
+method).  A panel whose validators keep a sensitivity and a specificity across generators
+(the cell model's mixture) has :math:`\partial \operatorname{logit} r / \partial
+\operatorname{logit} s = (v^+ - (1 - v^-))\, s(1 - s) / (r(1 - r)) < 1`: agreeable
+validators (TPR 0.96, TNR 0.1-0.5) give 0.3.
+
+The test is a random-effects meta-regression over the :math:`K` annotated generators:
+:math:`\tau^2` by the method of moments (DerSimonian and Laird's, for a regression),
+weighted least squares with weights :math:`1 / (v_i + \tau^2)`, and the slope against 1 by
+a t test with :math:`K - 2` degrees of freedom on Knapp and Hartung's variance.  The
+binomial noise differs between generators (judged rates near 1 are noisy on the logit
+scale), which an unweighted slope's t test ignores: on panels that follow the leniency
+model it rejected at 0.05 in 0.105 of 200, the weighted one in 0.07, with the same power.
 """
 
 from __future__ import annotations
@@ -44,13 +51,15 @@ class LeniencySlope:
     Attributes
     ----------
     slope, se : float
-        Least-squares slope and its standard error.
+        Weighted least-squares slope and its Knapp-Hartung standard error.
     df : int
         Residual degrees of freedom (annotated generators minus 2).
     p_value : float
         Two-sided t test of slope 1.
     n_annotated : int
         Annotated generators with verdicts (the points of the fit).
+    tau2 : float
+        The method-of-moments variance of the generator deviations.
     """
 
     slope: float
@@ -58,6 +67,17 @@ class LeniencySlope:
     df: int
     p_value: float
     n_annotated: int
+    tau2: float
+
+
+def _wls(x: np.ndarray, y: np.ndarray, w: np.ndarray):
+    """Intercept and slope of ``y`` on ``x`` weighted by ``w``, their inverse normal
+    matrix and the residuals.
+    """
+    X = np.column_stack([np.ones_like(x), x])
+    inv = np.linalg.inv(X.T @ (w[:, None] * X))
+    beta = inv @ (X.T @ (w * y))
+    return beta, inv, y - X @ beta, X
 
 
 def leniency_slope(data: PanelData) -> LeniencySlope | None:
@@ -72,19 +92,26 @@ def leniency_slope(data: PanelData) -> LeniencySlope | None:
     total = np.where(conf > 0, conf, data.n_judged[H])
     use = (total > 0) & ~data.self_judge[H]
     k = judged_valid + 0.5
-    y_cell = np.log(k / np.where(use, total + 1 - k, 1.0))
+    rest = np.where(use, total + 1 - k, 1.0)
     n_use = use.sum(1)
-    y = np.where(use, y_cell, 0.0).sum(1) / np.maximum(n_use, 1)
+    m = np.maximum(n_use, 1)
+    y = np.where(use, np.log(k / rest), 0.0).sum(1) / m
+    v = np.where(use, 1 / k + 1 / rest, 0.0).sum(1) / m**2
     s = data.n_valid_human[H] + 0.5
     x = np.log(s / (data.n_annotated[H] + 1 - s))
-    x, y = x[n_use > 0], y[n_use > 0]
+    x, y, v = x[n_use > 0], y[n_use > 0], v[n_use > 0]
     K = x.size
     if K < 3 or np.ptp(x) == 0:
         return None
-    xc = x - x.mean()
-    slope = float(xc @ (y - y.mean()) / (xc @ xc))
-    resid = y - y.mean() - slope * xc
     df = K - 2
-    se = float(np.sqrt(resid @ resid / df / (xc @ xc)))
+    w = 1 / v
+    _, inv, r, X = _wls(x, y, w)
+    q = float(w @ r**2)
+    tr = w.sum() - np.trace(inv @ (X.T @ ((w**2)[:, None] * X)))
+    tau2 = max(0.0, float((q - df) / tr))
+    w = 1 / (v + tau2)
+    beta, inv, r, _ = _wls(x, y, w)
+    se = float(np.sqrt(float(w @ r**2) / df * inv[1, 1]))
+    slope = float(beta[1])
     t = (slope - 1.0) / se if se > 0 else (0.0 if slope == 1.0 else np.inf)
-    return LeniencySlope(slope, se, df, float(2 * stats.t.sf(abs(t), df)), K)
+    return LeniencySlope(slope, se, df, float(2 * stats.t.sf(abs(t), df)), K, tau2)

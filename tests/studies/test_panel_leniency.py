@@ -281,7 +281,7 @@ def test_default_model_covers_on_the_mixture_or_its_check_chose_the_cell_model()
     held-out generators, simulated above): the check sends most to the cell model, and
     the 90% intervals of whichever model it chose cover the realised share at least
     0.9 - 2.5 Monte-Carlo sd (0.80 for 56 intervals), over every fit.  Measured 0.821:
-    the check missed 2 of 8 panels (p 0.074 and 0.084), whose leniency fits covered 8 of
+    the check missed 2 of 8 panels (p 0.075 and 0.081), whose leniency fits covered 8 of
     14; the cell model's 6 covered 37 of 42 (5 of them missed the gate and say so)."""
     rng = np.random.default_rng(11)
     covered, chosen = [], []

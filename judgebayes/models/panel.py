@@ -419,8 +419,10 @@ def panel_leniency_model(
     catch more of a weaker generator's mistakes), this model reads a generator's precision
     off its verdicts; where their sensitivity and specificity are fixed properties of the
     validator, the cell model's mixture is the model, and there this one's 90% intervals
-    covered 0.86 of held-out generators with no check to say so (BENCHMARKS: the real
-    Beyond Consensus panel and simulated ones).
+    covered 0.86 of held-out generators (BENCHMARKS: the real Beyond Consensus panel and
+    simulated ones).  Check ``leniency`` (:mod:`judgebayes.checks.leniency`) tests the
+    one-to-one slope on the annotated generators, and ``ValidatorPanel.fit("nuts")``
+    without a variant chooses between the two models by it.
 
     Parameters are those of :func:`panel_cell_model` (without ``rate_shift`` and
     ``overdispersion``), and ``annotated`` (per generator: has human annotations).

@@ -9,7 +9,8 @@ interval against the realised share), by the validator mean and by the regressio
 
 Printed: per held-out generator the error of each method, the model's interval and
 whether it covers; then the largest error, the coverage count and the mean width.
-``--variant leniency``: the leniency model instead of the default cell model.
+``--variant V``: that Bayesian model (default: the hierarchical cell model, whichever
+model ``fit("nuts")`` would choose, so the rows stay the cell model's).
 Run: python benchmarks/panel_loo.py [--outputs 700] [--seed 11] [--variant V]
 """
 

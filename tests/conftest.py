@@ -14,9 +14,20 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 os.environ.setdefault("JUDGEBAYES_PROGRESS", "0")
 
 
-# Distribution: ``--dist loadfile`` (pyproject.toml) sends each test file to one worker, so
-# a file's session-scoped fixtures (the compiled and sampled models) are built once.  The
-# suite used ``--dist loadgroup`` with an ``xdist_group`` marker per file; the markers never
-# reached xdist's worker-side grouping, so every file's tests were spread over both workers
-# and each expensive fixture was built twice (measured: the contract fixture 94 s and 87 s,
-# the panel's NUTS fixture 188 s and 152 s).
+# Distribution: each group of tests (tests/groups.py) runs on one worker, so a group's
+# session fixtures and compiled models are built once: a file is a group, and a study's
+# contract cases join its family's file, which compiles the same models.  The scheduler is
+# xdist's file scheduler with that grouping (xdist's own ``xdist_group`` markers do not
+# reach its scheduler under pytest 9, whose node ids are no longer xdist's to rewrite).
+
+
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadFileScheduling
+
+    from tests.groups import group_of
+
+    class GroupScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+    return GroupScheduling(config, log)

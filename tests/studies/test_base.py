@@ -3,8 +3,8 @@
 Each study fits every method its class registers (``Study.methods``), on
 small data, and each result is checked member by member: identity, InferenceData with
 attrs, the interval frame indexed by the unit, draws, diagnostics only for MCMC, rows in
-``jb.compare`` and a forest plot.  Model structures match those of the family tests, so
-the compile cache is shared within the session.
+``jb.compare`` and a forest plot.  A study's cases run on the worker of its family's
+test file (tests/groups.py), whose tests compile the same models: each is built once.
 """
 
 import dataclasses
@@ -33,12 +33,11 @@ def _weekly():
 
 
 def _ranking_with_humans():
-    """The controlled benchmark's verdicts, plus simulated judges' verdicts on 600 pairs of
-    the same items with a fifth of them human-labelled (for judge_error and ppi).
+    """Simulated judges' verdicts on 800 pairs of 6 items, a fifth of them human-labelled:
+    the study of the judge-error recovery test (tests/studies/test_ranking_channel.py), so
+    that its model compiles once.
     """
-    rk = controlled_benchmark(seed=0).ranking()
-    sim = jb.simulate_judged_pairs(rk.data.n_items, 600, items=rk.data.items, seed=0)
-    return jb.PairwiseRanking(rk.data, priors=rk.priors, channel=sim.ranking().channel)
+    return jb.simulate_judged_pairs(6, 800, labelled=0.2, seed=3).ranking()
 
 
 def _items(**kw):
@@ -145,8 +144,15 @@ def test_every_registered_study_class_has_an_example():
     assert sorted(EXAMPLES) == sorted(_concrete())
 
 
+def _grouped(*params):
+    """``pytest.param`` of (key, ...) with the id tests/groups.py reads the study from."""
+    return pytest.param(*params, id="-".join(params))
+
+
 #: (study key, method) of every registered method of every concrete study class
 CASES = [(k, m) for k in EXAMPLES for m in STUDIES[k].methods]
+GROUPED_CASES = [_grouped(k, m) for k, m in CASES]
+GROUPED_KEYS = [_grouped(k) for k in EXAMPLES]
 
 
 def _options(key, method):
@@ -171,15 +177,31 @@ def studies():
         return {k: build() for k, build in EXAMPLES.items()}
 
 
+class _Fits(dict):
+    """Every (study, method) fit, made when a test first asks for it: a study's cases run
+    in its family's worker (tests/groups.py), which compiles each model once.
+    """
+
+    def __init__(self, studies):
+        super().__init__()
+        self.studies = studies
+
+    def __missing__(self, case):
+        key, method = case
+        with warnings.catch_warnings():
+            # small settings: the gate may fail; the contract, not convergence, is tested here
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            fit = self.studies[key].fit(method, random_seed=1, **_options(key, method))
+        self[case] = fit
+        return fit
+
+    def of(self, key):
+        return [self[(key, m)] for m in STUDIES[key].methods]
+
+
 @pytest.fixture(scope="session")
 def all_fits(studies):
-    fits = {}
-    with warnings.catch_warnings():
-        # small settings: the gate may fail; the contract, not convergence, is tested here
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        for key, method in CASES:
-            fits[(key, method)] = studies[key].fit(method, random_seed=1, **_options(key, method))
-    return fits
+    return _Fits(studies)
 
 
 UNITS = {
@@ -208,7 +230,7 @@ def _expected(key, method, fit):
     return QUANTITIES.get(key, UNITS[fit.family])
 
 
-@pytest.mark.parametrize("key,method", CASES, ids=lambda x: str(x))
+@pytest.mark.parametrize("key,method", GROUPED_CASES)
 def test_every_registered_study_and_method_returns_the_contract(all_fits, key, method):
     fit = all_fits[(key, method)]
     assert isinstance(fit, jb.Fit)
@@ -256,31 +278,32 @@ def test_every_registered_study_and_method_returns_the_contract(all_fits, key, m
     assert np.isfinite(fit.seconds) and fit.seconds >= 0
 
 
-def test_compare_and_forest_plot_take_every_study(all_fits):
+@pytest.mark.parametrize("key", GROUPED_KEYS)
+def test_compare_and_forest_plot_take_every_study(all_fits, key):
     import matplotlib.pyplot as plt
 
-    for key in EXAMPLES:
-        fits = [f for (k, _), f in all_fits.items() if k == key]
-        table = jb.compare(fits, alpha=0.1)
-        assert list(table.columns) == list(jb.results.COMPARISON_COLUMNS)
-        assert len(table) == sum(len(f.interval(0.1)) for f in fits)
-        assert set(table["family"]) == {STUDIES[key].family}
-        # R-hat exactly for the MCMC methods of the registry ("nuts/horseshoe" is nuts)
-        mcmc_methods = {m for m, spec in STUDIES[key].methods.items() if spec.mcmc}
-        is_mcmc = table["method"].str.split("/").str[0].isin(mcmc_methods)
-        assert is_mcmc.any() == bool(mcmc_methods)
-        assert table[is_mcmc]["r_hat"].notna().all()
-        assert table[~is_mcmc]["r_hat"].isna().all()
-        if len({(f.quantity, f.unit) for f in fits}) == 1:
-            pc = jb.plot_forest(fits)
-            shown = title(pc).split(":")[0]
-            assert all(shown in f.idata.posterior for f in fits)
-            check_forest(pc, fits)
-            plt.close("all")
+    fits = all_fits.of(key)
+    table = jb.compare(fits, alpha=0.1)
+    assert list(table.columns) == list(jb.results.COMPARISON_COLUMNS)
+    assert len(table) == sum(len(f.interval(0.1)) for f in fits)
+    assert set(table["family"]) == {STUDIES[key].family}
+    # R-hat exactly for the MCMC methods of the registry ("nuts/horseshoe" is nuts)
+    mcmc_methods = {m for m, spec in STUDIES[key].methods.items() if spec.mcmc}
+    is_mcmc = table["method"].str.split("/").str[0].isin(mcmc_methods)
+    assert is_mcmc.any() == bool(mcmc_methods)
+    assert table[is_mcmc]["r_hat"].notna().all()
+    assert table[~is_mcmc]["r_hat"].isna().all()
+    if len({(f.quantity, f.unit) for f in fits}) == 1:
+        pc = jb.plot_forest(fits)
+        shown = title(pc).split(":")[0]
+        assert all(shown in f.idata.posterior for f in fits)
+        check_forest(pc, fits)
+        plt.close("all")
 
 
-def test_family_summaries_work_for_every_method_with_draws(all_fits):
-    for (key, _), fit in all_fits.items():
+@pytest.mark.parametrize("key", GROUPED_KEYS)
+def test_family_summaries_work_for_every_method_with_draws(all_fits, key):
+    for fit in all_fits.of(key):
         if fit.is_point or key in QUANTITIES:
             continue
         if fit.family == "accuracy":
@@ -484,7 +507,7 @@ def test_replicate_fits_mark_an_undefined_replicate():
         EXAMPLES["accuracy.replicates"]().fit("exact")
 
 
-@pytest.mark.parametrize("key,method", CASES, ids=lambda x: str(x))
+@pytest.mark.parametrize("key,method", GROUPED_CASES)
 def test_every_fit_saves_and_loads_back_as_itself(all_fits, key, method, tmp_path):
     fit = all_fits[(key, method)]
     path = tmp_path / ("fit.zarr" if method == "nuts" else "fit.nc")
@@ -550,23 +573,30 @@ def test_nuts_trees_carry_the_groups_arviz_reads(all_fits):
     assert not any("__" in d for d in dims), dims
     loo = az.loo(fit.idata, var_name="k_obs")  # the test counts; tp_obs, tn_obs also there
     assert np.isfinite(loo.elpd)
-    # observed variables give observed_data (and log_likelihood when asked for); the
-    # marginalised latent-class likelihoods (a Potential) keep their data in constant_data
-    potential = {
-        ("panel", "nuts_items"),
-        ("ranking.channel", "judge_error"),
-        ("items.covariates", "nuts"),
-        ("items.judges", "nuts"),
-        ("items.raters", "nuts"),
-        ("items.paired", "nuts"),
-    }
-    for key in [k for k in all_fits if STUDIES[k[0]].methods[k[1]].mcmc]:
-        groups = set(all_fits[key].idata.children)
-        assert {"sample_stats", "constant_data"} <= groups, key
-        if key not in potential:
-            assert "observed_data" in groups, key
-            if "log_likelihood" in STUDIES[key[0]].methods[key[1]].options:
-                assert "log_likelihood" in groups, key
+
+
+#: the marginalised latent-class likelihoods (a Potential): their data are in constant_data
+POTENTIAL = {
+    ("panel", "nuts_items"),
+    ("ranking.channel", "judge_error"),
+    ("items.covariates", "nuts"),
+    ("items.judges", "nuts"),
+    ("items.raters", "nuts"),
+    ("items.paired", "nuts"),
+}
+
+
+@pytest.mark.parametrize(
+    "key,method", [_grouped(k, m) for k, m in CASES if STUDIES[k].methods[m].mcmc]
+)
+def test_every_mcmc_tree_has_its_data_groups(all_fits, key, method):
+    # observed variables give observed_data (and log_likelihood when asked for)
+    groups = set(all_fits[(key, method)].idata.children)
+    assert {"sample_stats", "constant_data"} <= groups
+    if (key, method) not in POTENTIAL:
+        assert "observed_data" in groups
+        if "log_likelihood" in STUDIES[key].methods[method].options:
+            assert "log_likelihood" in groups
 
 
 def test_compare_shows_a_refused_method_as_a_row_and_fits_the_others():
@@ -593,17 +623,22 @@ def test_check_gathers_every_check_that_applies(studies, all_fits):
     assert {r.check for r in binary.check(all_fits[("accuracy.binary", "closed_form")])} == {
         "transfer"
     }
-    pan = studies["panel"].check(all_fits[("panel", "nuts")])
-    assert {r.check for r in pan} == {"cells", "leniency"} and pan.table["flagged"].dtype == bool
-    # the leniency model's check runs on the data; the cell model does not assume it
-    assert pan["cells"].relevant and not pan["leniency"].relevant
     # every registered check applies to some registered study
     keys = {k for c in STUDIES.values() for k in c.keys()}
     for check in jb.checks.registered().values():
         assert set(check.applies_to) <= keys, check.name
 
 
-@pytest.mark.parametrize("key", ["accuracy.binary", "items.plain", "panel", "ranking", "repeats"])
+def test_panel_check_gathers_its_checks(studies, all_fits):
+    pan = studies["panel"].check(all_fits[("panel", "nuts")])
+    assert {r.check for r in pan} == {"cells", "leniency"} and pan.table["flagged"].dtype == bool
+    # the leniency model's check runs on the data; the cell model does not assume it
+    assert pan["cells"].relevant and not pan["leniency"].relevant
+
+
+@pytest.mark.parametrize(
+    "key", [_grouped(k) for k in ("accuracy.binary", "items.plain", "panel", "ranking", "repeats")]
+)
 def test_every_family_gives_arviz_its_posterior_predictive(studies, all_fits, key):
     """A NUTS fit asked for it carries the posterior_predictive group (one replicate of each
     observed variable per draw), which arviz-plots' plot_ppc_* read; a model whose

@@ -17,30 +17,18 @@ os.environ.setdefault("JUDGEBAYES_PROGRESS", "0")
 # Distribution: each group of tests (tests/groups.py) runs on one worker, so a group's
 # session fixtures and compiled models are built once: a file is a group, and a study's
 # contract cases join its family's file, which compiles the same models.  The scheduler is
-# xdist's file scheduler with that grouping, the longest groups first.  (xdist's own
+# xdist's file scheduler with that grouping (in xdist's order: most tests first).  (xdist's own
 # ``xdist_group`` markers do not reach its scheduler under pytest 9, whose node ids are no
 # longer xdist's to rewrite.)
 
 
 def pytest_xdist_make_scheduler(config, log):
-    from collections import OrderedDict
-
     from xdist.scheduler import LoadFileScheduling
 
-    from tests.groups import group_of, longest_first
+    from tests.groups import group_of
 
     class GroupScheduling(LoadFileScheduling):
-        ordered = False
-
         def _split_scope(self, nodeid: str) -> str:
             return group_of(nodeid)
-
-        def _assign_work_unit(self, node):
-            if not self.ordered:  # the queue is complete before the first unit leaves
-                self.workqueue = OrderedDict(
-                    (g, self.workqueue[g]) for g in longest_first(list(self.workqueue))
-                )
-                self.ordered = True
-            super()._assign_work_unit(node)
 
     return GroupScheduling(config, log)

@@ -4,8 +4,6 @@ A group runs on one worker, so its session fixtures and compiled models are buil
 Every test is in its file's group, except the contract tests of ``test_base.py`` (one
 case per registered study): a study's cases run beside its family's tests, which compile
 the same models (:data:`GROUPS`), and a study found nowhere else is a group of its own.
-The groups start longest first (:data:`SECONDS`), so that no long group starts last
-while the other worker idles.
 """
 
 CONTRACT = "tests/studies/test_base.py"
@@ -48,31 +46,3 @@ def group_of(nodeid: str) -> str:
     if name in BY_NAME:
         return study_group(BY_NAME[name])
     return study_group(params.split("-")[0].rstrip("]")) if params else path
-
-
-#: how long the longest groups took (seconds of their tests' setup, call and teardown on one
-#: worker of a 2-core machine, empty compile cache, ``--durations=0``, 2026-11-27); the
-#: rest start after them, in xdist's order
-SECONDS = {
-    "tests/studies/test_ranking_channel.py": 267,
-    "tests/studies/test_panel.py": 255,
-    "tests/studies/test_items.py": 214,
-    "tests/test_readme.py": 176,
-    "tests/studies/test_accuracy.py": 80,
-    "tests/cli/test_cli.py": 65,
-    "tests/inference/test_executors.py": 62,
-    "tests/studies/test_ranking.py": 61,
-    "tests/studies/test_panel_leniency.py": 56,
-    "tests/workflows/test_real_data.py": 50,
-    "tests/workflows/test_repeats.py": 37,
-    "tests/studies/test_base.py": 36,
-    "tests/studies/test_scores.py": 33,
-    "tests/studies/test_base.py[items.over_time]": 33,
-}
-
-
-def longest_first(groups: list[str]) -> list[str]:
-    """The groups, longest first (a stable sort: the groups not in :data:`SECONDS` keep
-    their order after them).
-    """
-    return sorted(groups, key=lambda g: -SECONDS.get(g, 0))

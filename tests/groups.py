@@ -1,9 +1,10 @@
 """Which worker runs which tests: the test groups of pytest-xdist (tests/conftest.py).
 
 A group runs on one worker, so its session fixtures and compiled models are built once.
-Every test is in its file's group, except the contract tests of ``test_base.py`` (one
-case per registered study): a study's cases run beside its family's tests, which compile
-the same models (:data:`GROUPS`), and a study found nowhere else is a group of its own.
+Every test is in its file's group, except the contract tests of ``test_base.py``, whose
+first parameter is a registered study: a study's cases run beside its family's tests,
+which compile the same models (:data:`GROUPS`), and a study found nowhere else is a group
+of its own.
 """
 
 CONTRACT = "tests/studies/test_base.py"
@@ -23,14 +24,6 @@ GROUPS = {
     "scores": "tests/studies/test_scores.py",
 }
 
-#: contract tests without a study parameter that read one study's NUTS fit
-BY_NAME = {
-    "test_nuts_trees_carry_the_groups_arviz_reads": "accuracy.binary",
-    "test_check_gathers_every_check_that_applies": "accuracy.binary",
-    "test_panel_check_gathers_its_checks": "panel",
-    "test_default_panel_model_passes_the_gate_on_a_small_plain_panel": "panel",
-}
-
 
 def study_group(key: str) -> str:
     """The group of a study's contract cases."""
@@ -42,7 +35,5 @@ def group_of(nodeid: str) -> str:
     path, _, rest = nodeid.partition("::")
     if path != CONTRACT:
         return path
-    name, _, params = rest.partition("[")
-    if name in BY_NAME:
-        return study_group(BY_NAME[name])
+    _, _, params = rest.partition("[")
     return study_group(params.split("-")[0].rstrip("]")) if params else path

@@ -145,7 +145,9 @@ def test_every_registered_study_class_has_an_example():
 
 
 def _grouped(*params):
-    """``pytest.param`` of (key, ...) with the id tests/groups.py reads the study from."""
+    """``pytest.param`` of (key, ...) with the id tests/groups.py reads the study from (a
+    test of one study's fits takes that study as its parameter, so it runs beside them).
+    """
     return pytest.param(*params, id="-".join(params))
 
 
@@ -442,15 +444,16 @@ def test_sampler_config_is_validated_and_recorded():
     assert fit.idata.posterior.sizes["draw"] == 500
 
 
-def test_default_panel_model_passes_the_gate_on_a_small_plain_panel(studies, all_fits):
+@pytest.mark.parametrize("key", [_grouped("panel")])
+def test_default_panel_model_passes_the_gate_on_a_small_plain_panel(studies, all_fits, key):
     # the contract's panel: 5 generators x 4 validators, 80 outputs each, constant rates.
     # The default (hierarchical cell model, 4 x 2000, tune 1500, 0.99) must pass the full
     # gate, every free variable included.  Before: R-hat 1.020 and bulk ESS 185 at 4 x 1000
     # on such a panel, and 12 of 30 small panels with divergences from the realised-share
     # layer's unbounded logit sd (benchmarks/panel_gate.py: 28 of 30 pass now, 10 of 10
     # plain ones)
-    assert all_fits[("panel", "nuts")] is not None  # the model is compiled: only sampling here
-    fit = studies["panel"].fit("nuts", random_seed=0)
+    assert all_fits[(key, "nuts")] is not None  # the model is compiled: only sampling here
+    fit = studies[key].fit("nuts", random_seed=0)
     assert fit.diagnostics.passed, fit.diagnostics.message()
     assert fit.idata.posterior.sizes["draw"] == 2000 and fit.info["variant"] == "hierarchical"
 
@@ -556,10 +559,11 @@ def test_method_options_come_from_the_registered_signature():
     assert jb.ValidatorPanel.methods["nuts"].options[:2] == ("variant", "sampler")
 
 
-def test_nuts_trees_carry_the_groups_arviz_reads(all_fits):
+@pytest.mark.parametrize("key", [_grouped("accuracy.binary")])
+def test_nuts_trees_carry_the_groups_arviz_reads(all_fits, key):
     import arviz as az
 
-    fit = all_fits[("accuracy.binary", "nuts")]
+    fit = all_fits[(key, "nuts")]
     assert {"posterior", "sample_stats", "observed_data", "log_likelihood", "prior"} <= set(
         fit.idata.children
     )
@@ -612,25 +616,25 @@ def test_compare_shows_a_refused_method_as_a_row_and_fits_the_others():
     assert np.isnan(refused["estimate"]) and table.loc[0, "note"] == ""
 
 
-def test_check_gathers_every_check_that_applies(studies, all_fits):
-    binary = studies["accuracy.binary"]
-    acc = binary.check(all_fits[("accuracy.binary", "nuts")])
+@pytest.mark.parametrize("key", [_grouped("accuracy.binary")])
+def test_check_gathers_every_check_that_applies(studies, all_fits, key):
+    binary = studies[key]
+    acc = binary.check(all_fits[(key, "nuts")])
     assert {r.check for r in acc} == {"transfer", "ppc"}
     assert list(acc.table.columns[:7]) == list(jb.checks.CHECK_COLUMNS)
     assert all(r.policy == jb.checks.POLICY for r in acc)
     # the data-only check runs without a fit; a point fit adds nothing
     assert {r.check for r in binary.check()} == {"transfer"}
-    assert {r.check for r in binary.check(all_fits[("accuracy.binary", "closed_form")])} == {
-        "transfer"
-    }
+    assert {r.check for r in binary.check(all_fits[(key, "closed_form")])} == {"transfer"}
     # every registered check applies to some registered study
     keys = {k for c in STUDIES.values() for k in c.keys()}
     for check in jb.checks.registered().values():
         assert set(check.applies_to) <= keys, check.name
 
 
-def test_panel_check_gathers_its_checks(studies, all_fits):
-    pan = studies["panel"].check(all_fits[("panel", "nuts")])
+@pytest.mark.parametrize("key", [_grouped("panel")])
+def test_panel_check_gathers_its_checks(studies, all_fits, key):
+    pan = studies[key].check(all_fits[(key, "nuts")])
     assert {r.check for r in pan} == {"cells", "leniency"} and pan.table["flagged"].dtype == bool
     # the leniency model's check runs on the data; the cell model does not assume it
     assert pan["cells"].relevant and not pan["leniency"].relevant

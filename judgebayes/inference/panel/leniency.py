@@ -70,14 +70,13 @@ class LeniencySlope:
     tau2: float
 
 
-def _wls(x: np.ndarray, y: np.ndarray, w: np.ndarray):
-    """Intercept and slope of ``y`` on ``x`` weighted by ``w``, their inverse normal
+def _wls(X: np.ndarray, y: np.ndarray, w: np.ndarray):
+    """Coefficients of ``y`` on the columns of ``X`` weighted by ``w``, the inverse normal
     matrix and the residuals.
     """
-    X = np.column_stack([np.ones_like(x), x])
     inv = np.linalg.inv(X.T @ (w[:, None] * X))
     beta = inv @ (X.T @ (w * y))
-    return beta, inv, y - X @ beta, X
+    return beta, inv, y - X @ beta
 
 
 def leniency_slope(data: PanelData) -> LeniencySlope | None:
@@ -104,13 +103,14 @@ def leniency_slope(data: PanelData) -> LeniencySlope | None:
     if K < 3 or np.ptp(x) == 0:
         return None
     df = K - 2
+    X = np.column_stack([np.ones_like(x), x])
     w = 1 / v
-    _, inv, r, X = _wls(x, y, w)
+    _, inv, r = _wls(X, y, w)
     q = float(w @ r**2)
     tr = w.sum() - np.trace(inv @ (X.T @ ((w**2)[:, None] * X)))
     tau2 = max(0.0, float((q - df) / tr))
     w = 1 / (v + tau2)
-    beta, inv, r, _ = _wls(x, y, w)
+    beta, inv, r = _wls(X, y, w)
     se = float(np.sqrt(float(w @ r**2) / df * inv[1, 1]))
     slope = float(beta[1])
     t = (slope - 1.0) / se if se > 0 else (0.0 if slope == 1.0 else np.inf)

@@ -70,3 +70,24 @@ def test_non_frames_are_one_typed_error(bad):
         jb.PairwiseRanking.from_frames(bad)
     with pytest.raises(InputError, match="must be a DataFrame"):
         jb.ValidatorPanel.from_frames(bad)
+
+
+def test_column_values_are_the_columns_own_arrays():
+    from judgebayes.data.frames import column_values
+
+    df = pd.DataFrame(
+        {
+            "v": [1, 0, 1],
+            "n": pd.array([1, None, 0], dtype="Int64"),
+            "s": ["a", None, "b"],
+        }
+    )
+    v = column_values(df, "v")
+    assert isinstance(v, np.ndarray) and v.tolist() == [1, 0, 1]
+    n = column_values(df, "n")  # a nullable column keeps its missing value
+    assert n.dtype == "Int64" and n.isna().tolist() == [False, True, False]
+    assert list(column_values(df, "s")) == list(df["s"].array)
+    # the items frame reads its judge and human columns this way: the nullable human
+    # column's blank is an unlabelled item
+    study = jb.AccuracyStudy.from_items(df.rename(columns={"v": "judge", "n": "human"}))
+    assert study.data.labelled.tolist() == [True, False, True]

@@ -211,6 +211,13 @@ def double_sampling_items(
     0.9%.  ``smooth=0`` is the textbook variance.
     """
     _check_estimand(estimand)
+    # empty and unlabelled categories divide by zero on purpose (handled below); one
+    # errstate for the whole computation (each costs microseconds, the fit is 0.1 ms)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _double_sampling(data, estimand, smooth)
+
+
+def _double_sampling(data: ItemData, estimand: str, smooth: float) -> ItemEstimate:
     ns, nt = len(data.systems), len(data.strata)
     k = data.n_judges + 1
     size = ns * nt * k
@@ -238,8 +245,7 @@ def double_sampling_items(
     l_c = csum(lab * 1.0)  # labelled items
     w_c = csum(wl)
     hw_c = csum(wl * h)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        a_c = hw_c / w_c
+    a_c = hw_c / w_c
     a_c = np.where(n_c == 0, 0.0, a_c)  # a category nobody fell in is irrelevant
     undefined = np.isnan(a_c)  # items there, but none of them labelled
     # such a category's human rate is only known to lie in [0, 1]: it enters at 1/2 and
@@ -252,13 +258,11 @@ def double_sampling_items(
 
     n_s = per_system(n_c)
     n_st = n_c.reshape(ns * nt, k).sum(1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        inv_w = np.where(w_c > 0, 1 / w_c, 0.0)[cell]
+    inv_w = np.where(w_c > 0, 1 / w_c, 0.0)[cell]
     resid = wl * (h - a_i) * inv_w  # labelled items' residual, per unit of category weight
     if estimand == "process":
         est = per_system(_nz(n_c * a_c)) / n_s
-        with np.errstate(invalid="ignore", divide="ignore"):
-            th_st = (n_c * a_c).reshape(ns * nt, k).sum(1) / n_st
+        th_st = (n_c * a_c).reshape(ns * nt, k).sum(1) / n_st
         e = (a_i - th_st[st]) / n_s[system] + n_c[cell] / n_s[system] * resid
         pred_var = np.zeros(ns)
     else:
@@ -279,16 +283,15 @@ def double_sampling_items(
         # Bernoulli variance (an additive correction, so clusters keep their CR1 part)
         # (pseudo-counts in units of the category's mean design weight)
         unl_c = n_c - l_c
-        with np.errstate(invalid="ignore", divide="ignore"):
-            pseudo = smooth * w_c / np.maximum(l_c, 1)
-            a_sm = (hw_c + pseudo) / (w_c + 2 * pseudo)
-            v_sm = a_sm * (1 - a_sm)
-            w2 = csum(wl**2)
-            emp = csum(wl**2 * (h - a_i) ** 2) / w2
-            gap = _nz(np.maximum(v_sm - emp, 0.0))
-            n_s_c = n_s.repeat(nt * k)
-            coef = (n_c if estimand == "process" else unl_c) / n_s_c
-            extra = _nz(coef**2 * w2 / w_c**2 * gap)
+        pseudo = smooth * w_c / np.maximum(l_c, 1)
+        a_sm = (hw_c + pseudo) / (w_c + 2 * pseudo)
+        v_sm = a_sm * (1 - a_sm)
+        w2 = csum(wl**2)
+        emp = csum(wl**2 * (h - a_i) ** 2) / w2
+        gap = _nz(np.maximum(v_sm - emp, 0.0))
+        n_s_c = n_s.repeat(nt * k)
+        coef = (n_c if estimand == "process" else unl_c) / n_s_c
+        extra = _nz(coef**2 * w2 / w_c**2 * gap)
         if estimand == "items":  # the unlabelled items' own Bernoulli variance, floored too
             gap_u = _nz(np.maximum(v_sm - _nz(a_c * (1 - a_c)), 0.0))
             extra = extra + unl_c * gap_u / n_s_c**2

@@ -67,6 +67,7 @@ import numpy as np
 from scipy.special import betaln, gammaln
 
 from judgebayes.errors import InputError
+from judgebayes.models.simplex import dirichlet
 
 if TYPE_CHECKING:  # pragma: no cover
     import pymc as pm
@@ -1270,8 +1271,8 @@ def multiclass_accuracy_model(
     with pm.Model(coords=coords) as model:
         cal_d = pm.Data("confusion_counts", confusion, dims=("true_class", "judged_class"))
         test_d = pm.Data("test_counts", test, dims=("system", "judged_class"))
-        rates = pm.Dirichlet(
-            "confusion_rates", a=np.ones((kk, kk)), dims=("true_class", "judged_class")
+        rates = dirichlet(
+            pm, "confusion_rates", np.ones((kk, kk)), dims=("true_class", "judged_class")
         )
         pm.Multinomial(
             "confusion_obs",
@@ -1280,9 +1281,10 @@ def multiclass_accuracy_model(
             observed=cal_d,
             dims=("true_class", "judged_class"),
         )
-        prev = pm.Dirichlet(
+        prev = dirichlet(
+            pm,
             "prevalence",
-            a=np.full((len(systems), kk), priors.prevalence),
+            np.full((len(systems), kk), priors.prevalence),
             dims=("system", "true_class"),
         )
         q = pm.Deterministic("judged_rate", pt.dot(prev, rates), dims=("system", "judged_class"))
@@ -1379,8 +1381,8 @@ def paired_items_model(
     conc = (a + b) * np.prod(np.where(states == 1, rho, 1 - rho), axis=1)  # (T,)
     with pm.Model(coords={"system": list(systems), "state": names, "verdict": names}) as model:
         c = pm.Data("counts", np.asarray(counts, dtype=float))
-        share = pm.Dirichlet("share", a=np.full(len(states), 2.0 ** (1 - S)), dims="verdict")
-        given = pm.Dirichlet("given", a=np.tile(conc, (len(states), 1)), dims=("verdict", "state"))
+        share = dirichlet(pm, "share", np.full(len(states), 2.0 ** (1 - S)), dims="verdict")
+        given = dirichlet(pm, "given", np.tile(conc, (len(states), 1)), dims=("verdict", "state"))
         allowed = pt.dot(pt.as_tensor(L), given.T)  # (P, W): P(labels seen | w)
         lik = (pt.as_tensor(V) * allowed * share[None, :]).sum(-1)
         pm.Potential("loglik", (c * pt.log(pt.maximum(lik, 1e-300))).sum())
@@ -1466,7 +1468,7 @@ def repeated_verdicts_model(
         wg = pt.as_tensor(w)
         m_prompt = (grid * wg[None, :]).sum(1)  # E_g p of each prompt
         second = (grid**2 * wg[None, :]).sum(1)  # E_g p^2
-        pi = pm.Dirichlet("prompt_weight", a=np.ones(n_prompts))
+        pi = dirichlet(pm, "prompt_weight", np.ones(n_prompts))
         rate = pm.Deterministic("rate", (pi * m_prompt).sum())
         # the weighted variance's mean is (I - 1)/(I + 1) of the prompts' sample variance
         shrink = (n_prompts + 1) / max(n_prompts - 1, 1)

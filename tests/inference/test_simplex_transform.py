@@ -19,9 +19,9 @@ def test_the_transform_is_pymcs_simplex(shape):
         dirichlet(pm, "x", a)
     with pm.Model() as pymcs:
         pm.Dirichlet("x", a=a)
-    assert [v.name for v in ours.value_vars] == [v.name for v in pymcs.value_vars] == [
-        "x_simplex__"
-    ]
+    assert (
+        [v.name for v in ours.value_vars] == [v.name for v in pymcs.value_vars] == ["x_simplex__"]
+    )
     point = pymcs.initial_point()
     # the forward map: the same unconstrained start from the same support point
     np.testing.assert_allclose(ours.initial_point()["x_simplex__"], point["x_simplex__"])

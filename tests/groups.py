@@ -1,13 +1,17 @@
 """Which worker runs which tests: the test groups of pytest-xdist (tests/conftest.py).
 
 A group runs on one worker, so its session fixtures and compiled models are built once.
-Every test is in its file's group, except the contract tests of ``test_base.py``, whose
+Every test is in its file's group, except the cases of the files in :data:`SPREAD` (each
+its own group) and the contract tests of ``test_base.py``, whose
 first parameter is a registered study: a study's cases run beside its family's tests,
 which compile the same models (:data:`GROUPS`), and a study found nowhere else is a group
 of its own.
 """
 
 CONTRACT = "tests/studies/test_base.py"
+#: files whose parametrised cases are groups of their own (long cases that compile
+#: different models: one group would keep one worker busy while the other idles)
+SPREAD = {"tests/test_readme.py"}
 
 #: the test file beside which a study's contract cases run
 GROUPS = {
@@ -33,7 +37,9 @@ def study_group(key: str) -> str:
 def group_of(nodeid: str) -> str:
     """The group of a test (its node id: ``path::name[param-ids]``)."""
     path, _, rest = nodeid.partition("::")
+    _, _, params = rest.partition("[")
+    if path in SPREAD and params:
+        return f"{path}[{params}"
     if path != CONTRACT:
         return path
-    _, _, params = rest.partition("[")
     return study_group(params.split("-")[0].rstrip("]")) if params else path

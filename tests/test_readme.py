@@ -53,15 +53,58 @@ def _check(value, printed: str) -> None:
         assert round(float(v), digits) == pytest.approx(float(s)), (value, printed)
 
 
-def test_readme_python_blocks_run_and_their_numbers_hold(tmp_path, monkeypatch):
+def _names(block: str) -> tuple[set[str], set[str], list[str]]:
+    """(names a block assigns, names it reads, its import statements)."""
+    tree = ast.parse(block)
+    stored, loaded, imports = set(), set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (stored if isinstance(node.ctx, ast.Store) else loaded).add(node.id)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            stored |= {(a.asname or a.name).split(".")[0] for a in node.names}
+            imports.append(ast.unparse(node))
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            stored.add(node.name)
+    return stored, loaded, imports
+
+
+def _parts(blocks: list[str]) -> list[tuple[list[str], list[str]]]:
+    """``blocks`` as parts that run on their own: (the earlier blocks' imports, the
+    blocks).  A block that reads a name an earlier block computed (not imported) joins that
+    block's part, so every part runs what the README runs before it, in order.
+    """
+    parts: list[tuple[list[str], list[str]]] = []
+    computed: dict[str, int] = {}  # name -> index of the part that assigned it
+    imports: list[str] = []
+    for block in blocks:
+        stored, loaded, own_imports = _names(block)
+        needs = {computed[n] for n in loaded - stored if n in computed}
+        if needs:  # run with every part it reads from: merge them and those between
+            first = min(needs)
+            merged = [b for _, blocks in parts[first:] for b in blocks]
+            parts[first:] = [(parts[first][0], [*merged, block])]
+            computed = {n: min(i, first) for n, i in computed.items()}
+        else:
+            parts.append((list(imports), [block]))
+        imported = {(s.split(" as ")[-1] if " as " in s else s).split()[-1] for s in own_imports}
+        for name in stored - imported:
+            computed[name] = len(parts) - 1
+        imports += own_imports
+    return parts
+
+
+PARTS = _parts(_blocks("python"))
+
+
+@pytest.mark.parametrize("part", range(len(PARTS)), ids=lambda i: f"part{i}")
+def test_readme_python_blocks_run_and_their_numbers_hold(part, tmp_path, monkeypatch):
     import matplotlib
 
     matplotlib.use("Agg")
     monkeypatch.chdir(tmp_path)
-    blocks = _blocks("python")
-    assert len(blocks) >= 5
+    prelude, blocks = PARTS[part]
     ns: dict = {}
-    checked = 0
+    exec("\n".join(prelude), ns)  # what the README imported before this part
     for block in blocks:
         with warnings.catch_warnings():
             # the README shows code as users run it, warnings included (its claims are
@@ -70,8 +113,20 @@ def test_readme_python_blocks_run_and_their_numbers_hold(tmp_path, monkeypatch):
             exec(compile(block, "README.md", "exec"), ns)
         for expr, printed in _claims(block):
             _check(eval(expr, ns), printed)
-            checked += 1
-    assert checked >= 4  # the quick-start numbers are really checked
+
+
+def test_readme_parts_are_every_block_in_order_and_check_numbers():
+    blocks = _blocks("python")
+    assert len(blocks) >= 5 and len(PARTS) > 1  # the parts spread over the test workers
+    assert [b for _, part in PARTS for b in part] == blocks
+    assert sum(len(_claims(b)) for b in blocks) >= 4  # the quick-start numbers are checked
+    # a block joins the part of what it reads, and the blocks between come along
+    parts = _parts(["import numpy as np", "x = np.ones(2)", "y = 3", "z = x + 1", "w = 2"])
+    assert parts == [
+        ([], ["import numpy as np"]),
+        (["import numpy as np"], ["x = np.ones(2)", "y = 3", "z = x + 1"]),
+        (["import numpy as np"], ["w = 2"]),
+    ]
 
 
 def test_readme_claim_checker_can_fail():

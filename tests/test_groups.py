@@ -1,0 +1,21 @@
+"""The test groups (tests/groups.py): which tests share a worker."""
+
+from tests.groups import CONTRACT, GROUPS, group_of
+
+
+def test_a_file_is_a_group_and_a_contract_case_joins_its_family():
+    assert group_of("tests/cli/test_cli.py::test_x[a-b]") == "tests/cli/test_cli.py"
+    assert group_of(f"{CONTRACT}::test_contract[panel-nuts]") == GROUPS["panel"]
+    assert group_of(f"{CONTRACT}::test_contract[items.raters-nuts]") == (
+        f"{CONTRACT}[items.raters]"
+    )
+    assert group_of(f"{CONTRACT}::test_unparametrised") == CONTRACT
+
+
+def test_each_readme_part_is_a_group_of_its_own():
+    a = group_of("tests/test_readme.py::test_readme_python_blocks_run[part0]")
+    b = group_of("tests/test_readme.py::test_readme_python_blocks_run[part1]")
+    assert a != b and a.startswith("tests/test_readme.py[")
+    assert group_of("tests/test_readme.py::test_readme_command_lines_parse") == (
+        "tests/test_readme.py"
+    )

@@ -8,6 +8,7 @@ import pymc as pm
 import pytensor
 import pytest
 
+from judgebayes.inference.nuts import interpreted
 from judgebayes.models.simplex import dirichlet
 
 
@@ -25,12 +26,13 @@ def test_the_transform_is_pymcs_simplex(shape):
     point = pymcs.initial_point()
     # the forward map: the same unconstrained start from the same support point
     np.testing.assert_allclose(ours.initial_point()["x_simplex__"], point["x_simplex__"])
-    logp = [m.compile_logp(jacobian=True) for m in (ours, pymcs)]
-    dlogp = [m.compile_dlogp(jacobian=True) for m in (ours, pymcs)]
-    back = [
-        pytensor.function([m.rvs_to_values[m["x"]]], m.replace_rvs_by_values([m["x"]])[0])
-        for m in (ours, pymcs)
-    ]
+    with interpreted() as kw:  # nothing to compile: the functions run a few times each
+        logp = [m.compile_logp(jacobian=True, **kw) for m in (ours, pymcs)]
+        dlogp = [m.compile_dlogp(jacobian=True, **kw) for m in (ours, pymcs)]
+        back = [
+            pytensor.function([m.rvs_to_values[m["x"]]], m.replace_rvs_by_values([m["x"]])[0], **kw)
+            for m in (ours, pymcs)
+        ]
     for _ in range(5):
         y = {"x_simplex__": rng.normal(0, 2, point["x_simplex__"].shape)}
         # double precision: the two graphs round differently, by a few ulps of the density

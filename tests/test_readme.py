@@ -54,18 +54,17 @@ def _check(value, printed: str) -> None:
 
 
 def _names(block: str) -> tuple[set[str], set[str], list[str]]:
-    """(names a block assigns, names it reads, its import statements)."""
+    """(names a block computes, names it reads, its import statements)."""
     tree = ast.parse(block)
-    stored, loaded, imports = set(), set(), []
+    computed, loaded, imports = set(), set(), []
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
-            (stored if isinstance(node.ctx, ast.Store) else loaded).add(node.id)
+            (computed if isinstance(node.ctx, ast.Store) else loaded).add(node.id)
         elif isinstance(node, ast.Import | ast.ImportFrom):
-            stored |= {(a.asname or a.name).split(".")[0] for a in node.names}
             imports.append(ast.unparse(node))
         elif isinstance(node, ast.FunctionDef | ast.ClassDef):
-            stored.add(node.name)
-    return stored, loaded, imports
+            computed.add(node.name)
+    return computed, loaded, imports
 
 
 def _parts(blocks: list[str]) -> list[tuple[list[str], list[str]]]:
@@ -77,18 +76,16 @@ def _parts(blocks: list[str]) -> list[tuple[list[str], list[str]]]:
     computed: dict[str, int] = {}  # name -> index of the part that assigned it
     imports: list[str] = []
     for block in blocks:
-        stored, loaded, own_imports = _names(block)
-        needs = {computed[n] for n in loaded - stored if n in computed}
+        own, loaded, own_imports = _names(block)
+        needs = {computed[n] for n in loaded - own if n in computed}
         if needs:  # run with every part it reads from: merge them and those between
             first = min(needs)
-            merged = [b for _, blocks in parts[first:] for b in blocks]
+            merged = [b for _, run in parts[first:] for b in run]
             parts[first:] = [(parts[first][0], [*merged, block])]
             computed = {n: min(i, first) for n, i in computed.items()}
         else:
             parts.append((list(imports), [block]))
-        imported = {(s.split(" as ")[-1] if " as " in s else s).split()[-1] for s in own_imports}
-        for name in stored - imported:
-            computed[name] = len(parts) - 1
+        computed |= dict.fromkeys(own, len(parts) - 1)
         imports += own_imports
     return parts
 

@@ -196,10 +196,9 @@ def judge_channel_model(
         # zeros, which adds log 1 = 0 for every human outcome); the judges' terms are then
         # sums and one tensor product, with no gather over the groups (a gather of the
         # (G, J, human, verdict) tensor compiled 3x slower)
-        onehot = pt.eq(v[:, :, None], pt.arange(K)[None, None, :])  # (G, J, verdict)
-        log_conf = pt.log(conf)  # (J, human, verdict)
+        onehot = pt.cast(pt.eq(v[:, :, None], pt.arange(K)), "float64")  # (G, J, verdict)
         # sum over judges and verdicts of log pi_j[h, v_gj]: (G, human)
-        picked = pt.tensordot(pt.cast(onehot, "float64"), log_conf, axes=[[1, 2], [0, 2]])
+        picked = pt.tensordot(onehot, pt.log(conf), axes=[[1, 2], [0, 2]])
         if channel_covariates or favour:
             s = pt.zeros(v.shape, dtype="float64")  # (G, J)
             if channel_covariates:
@@ -214,7 +213,7 @@ def judge_channel_model(
             # each row shifted by s * SHIFT and renormalised: log pi_j[h, v] + s SHIFT[v]
             # - log sum_k pi_j[h, k] exp(s SHIFT[k])
             shift = pt.as_tensor(SHIFT[:K])
-            picked = picked + (s * (pt.cast(onehot, "float64") * shift).sum(-1)).sum(1)[:, None]
+            picked = picked + (s * (onehot * shift).sum(-1)).sum(1)[:, None]
             norm = (conf[None] * pt.exp(s[:, :, None, None] * shift)).sum(-1)  # (G, J, human)
             present = pt.cast(v < K, "float64")  # (G, J): the judge gave a verdict
             picked = picked - (present[:, :, None] * pt.log(norm)).sum(1)

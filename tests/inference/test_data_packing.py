@@ -1,0 +1,124 @@
+"""nutpie compiles a model whose data of one dtype is one vector: the same log density,
+start values and free variables as the model built, and a refit that swaps data in (packed)
+samples what a fresh compile of the same data samples, to the last digit.
+"""
+
+import numpy as np
+import pymc as pm
+import pytest
+
+from judgebayes.inference.nuts import (
+    ModelSpec,
+    _packed,
+    clear_compile_cache,
+    interpreted,
+    sample_nuts,
+)
+from judgebayes.inference.registry import SamplerConfig
+from judgebayes.models.accuracy import binary_accuracy_model
+from judgebayes.models.panel import panel_leniency_model
+
+SMALL = SamplerConfig(draws=500, tune=500, chains=4)
+
+
+def _observed_mean(y, scale):
+    """Data whose packed shape depends on the values, not the inputs' shapes: the labelled
+    entries of ``y`` (NaN: unlabelled) and a weight per labelled entry.
+    """
+    obs = y[~np.isnan(y)]
+    with pm.Model() as model:
+        o = pm.Data("obs", obs)
+        w = pm.Data("w", np.full(obs.size, 1.0 / scale))
+        mu = pm.Normal("mu", 0.0, 10.0)
+        pm.Normal("y", mu=mu, sigma=1.0 / w, observed=o)
+    return model
+
+
+def _models():
+    """A model with int vectors and int scalars, and a model with a start value set in it."""
+    yield binary_accuracy_model([60, 30], [100, 50], 40, 50, 45, 50, systems=("a", "b"))
+    rng = np.random.default_rng(0)
+    g, v = 4, 3
+    n = rng.integers(20, 40, (g, v))
+    yield panel_leniency_model(
+        n_rest=n,
+        k_rest=rng.binomial(n, 0.6),
+        tp=np.full((g, v), 8),
+        pos=np.full((g, v), 10),
+        tn=np.full((g, v), 7),
+        neg=np.full((g, v), 10),
+        n_annotated=np.array([20, 20, 0, 0]),
+        n_valid_human=np.array([12, 9, 0, 0]),
+        self_mask=np.zeros((g, v)),
+        n_outputs_rest=np.array([30, 30, 40, 40]),
+        generators=tuple("abcd"),
+        validators=tuple("xyz"),
+        annotated=(True, True, False, False),
+    )
+
+
+@pytest.mark.parametrize("i", [0, 1])
+def test_the_packed_model_is_the_model(i):
+    model = list(_models())[i]
+    packed, packs = _packed(model)
+    # every dtype with two or more variables is one vector holding them in order
+    dtypes = {}
+    for d in model.data_vars:
+        dtypes.setdefault(str(d.dtype), []).append(d.name)
+    want = {f"_data_{k}": v for k, v in dtypes.items() if len(v) > 1}
+    assert {k: [n for n, _ in v] for k, v in packs.items()} == want and want
+    for kind in ("value_vars", "observed_RVs", "potentials", "deterministics"):
+        # in the model's order: nutpie's parameter vector and the start values follow it
+        assert [v.name for v in getattr(packed, kind)] == [v.name for v in getattr(model, kind)]
+    start = model.initial_point()
+    for k, v in packed.initial_point().items():
+        np.testing.assert_array_equal(v, start[k])  # a start value set in the model kept
+    rng = np.random.default_rng(i)
+    with interpreted() as kw:
+        fns = [(m.compile_logp(**kw), m.compile_dlogp(**kw)) for m in (model, packed)]
+    for _ in range(5):
+        x = {k: v + rng.normal(0, 0.5, np.shape(v)) for k, v in start.items()}
+        # the same graph reading the same numbers: equal to rounding
+        np.testing.assert_allclose(fns[1][0](x), fns[0][0](x), rtol=1e-13)
+        np.testing.assert_allclose(fns[1][1](x), fns[0][1](x), rtol=1e-12, atol=1e-13)
+
+
+def _spec(builder, data, **structure):
+    return ModelSpec(builder, data, structure, var_names=("mu",) if "y" in data else ("theta",))
+
+
+def _theta(spec, seed=3):
+    idata, _, info = sample_nuts(spec, random_seed=seed, sampler=SMALL)
+    post = idata.posterior
+    return post[next(iter(post.data_vars))].values, info
+
+
+def test_a_refit_through_the_packed_data_samples_what_a_fresh_compile_samples():
+    base = {"k": [60, 30], "n": [100, 50], "tp": 40, "m1": 50, "tn": 45, "m0": 50}
+    other = {"k": [20, 45], "n": [90, 60], "tp": 35, "m1": 40, "tn": 30, "m0": 45}
+    structure = {"systems": ("a", "b")}
+    clear_compile_cache()
+    _theta(_spec(binary_accuracy_model, base, **structure))
+    swapped, info = _theta(_spec(binary_accuracy_model, other, **structure))
+    assert info["cache_hit"] is True
+    clear_compile_cache()
+    fresh, info = _theta(_spec(binary_accuracy_model, other, **structure))
+    assert info["cache_hit"] is False
+    np.testing.assert_array_equal(swapped, fresh)
+
+
+def test_data_whose_packed_shape_changes_under_the_same_key_compile_again():
+    y1 = np.array([0.5, np.nan, 1.5, 2.0, np.nan, 1.0])
+    y2 = np.array([0.5, 0.7, 1.5, 2.0, np.nan, 1.0])  # same shape, one more label
+    clear_compile_cache()
+    _theta(_spec(_observed_mean, {"y": y1}, scale=2.0))
+    again, info = _theta(_spec(_observed_mean, {"y": y2}, scale=2.0))
+    assert info["cache_hit"] is False  # the packed vector's layout differs: compiled again
+    clear_compile_cache()
+    fresh, _ = _theta(_spec(_observed_mean, {"y": y2}, scale=2.0))
+    np.testing.assert_array_equal(again, fresh)
+    # and the posterior is the conjugate one: mean of 5 labels with sigma 0.5, prior N(0, 10)
+    prec = 5 / 0.25 + 1 / 100
+    mean = (np.nansum(y2) / 0.25) / prec
+    # Monte-Carlo error: the gate holds the ESS >= 400; 4 standard errors of sd / sqrt(400)
+    assert abs(again.mean() - mean) < 4 * (prec**-0.5) / np.sqrt(400)

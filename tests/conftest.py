@@ -17,8 +17,7 @@ os.environ.setdefault("JUDGEBAYES_PROGRESS", "0")
 # Distribution: each group of tests (tests/groups.py) runs on one worker, so a group's
 # session fixtures and compiled models are built once: a file is a group, and a study's
 # contract cases join its family's file, which compiles the same models.  The scheduler is
-# xdist's file scheduler with that grouping, in xdist's order (most tests first) except that
-# the README's one-test parts go first (tests/groups.py, ``first``).  (xdist's own
+# xdist's file scheduler with that grouping (in xdist's order: most tests first).  (xdist's own
 # ``xdist_group`` markers do not reach its scheduler under pytest 9, whose node ids are no
 # longer xdist's to rewrite.)
 
@@ -26,20 +25,10 @@ os.environ.setdefault("JUDGEBAYES_PROGRESS", "0")
 def pytest_xdist_make_scheduler(config, log):
     from xdist.scheduler import LoadFileScheduling
 
-    from tests.groups import first, group_of
+    from tests.groups import group_of
 
     class GroupScheduling(LoadFileScheduling):
-        _ordered = False
-
         def _split_scope(self, nodeid: str) -> str:
             return group_of(nodeid)
-
-        def _assign_work_unit(self, node) -> None:
-            # the queue is complete when the first group is handed out
-            if not self._ordered:
-                self._ordered = True
-                for group in reversed(first(list(self.workqueue))):
-                    self.workqueue.move_to_end(group, last=False)
-            super()._assign_work_unit(node)
 
     return GroupScheduling(config, log)

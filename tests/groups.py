@@ -29,20 +29,6 @@ GROUPS = {
 }
 
 
-def first(groups: list[str]) -> list[str]:
-    """``groups`` in the order to hand them out: the parts of the :data:`SPREAD` files
-    first, the rest in the order given.
-
-    xdist gives a worker its next group when it has two tests or fewer left, so a worker
-    may hold three one-test groups while the other runs out of work.  With xdist's order
-    (most tests first) the README's parts came last, and one worker ran three of them
-    (67 s) after the other had finished (measured: 39 s of one worker idle at the end of
-    a run); handed out first, the end of a run is the short groups of a few tests.
-    """
-    spread = [g for g in groups if g.partition("[")[0] in SPREAD and g.endswith("]")]
-    return spread + [g for g in groups if g not in spread]
-
-
 def study_group(key: str) -> str:
     """The group of a study's contract cases."""
     return GROUPS.get(key, f"{CONTRACT}[{key}]")

@@ -1,6 +1,6 @@
 """The test groups (tests/groups.py): which tests share a worker."""
 
-from tests.groups import CONTRACT, GROUPS, first, group_of
+from tests.groups import CONTRACT, GROUPS, group_of
 
 
 def test_a_file_is_a_group_and_a_contract_case_joins_its_family():
@@ -19,20 +19,3 @@ def test_each_readme_part_is_a_group_of_its_own():
     assert group_of("tests/test_readme.py::test_readme_command_lines_parse") == (
         "tests/test_readme.py"
     )
-
-
-def test_the_readme_parts_are_handed_out_first_and_the_rest_keep_their_order():
-    groups = [
-        "tests/studies/test_items.py",
-        "tests/test_readme.py[part10]",
-        "tests/cli/test_cli.py",
-        "tests/test_readme.py",
-        "tests/test_readme.py[part2]",
-    ]
-    assert first(groups) == [
-        "tests/test_readme.py[part10]",
-        "tests/test_readme.py[part2]",
-        "tests/studies/test_items.py",
-        "tests/cli/test_cli.py",
-        "tests/test_readme.py",
-    ]

@@ -143,6 +143,11 @@ class _Compiled:
     packs: dict[str, tuple[tuple[str, tuple[int, ...]], ...]]
     known: set[str]
 
+    @property
+    def packed(self) -> set[str]:
+        """The data variables read from a packed vector."""
+        return {n for members in self.packs.values() for n, _ in members}
+
 
 @dataclass(frozen=True)
 class _Facts:
@@ -192,6 +197,7 @@ def _data_values(model, known: set[str] | None = None) -> dict[str, np.ndarray]:
 
 
 def _known_data(compiled, packs) -> set[str]:
+    """The data variables nutpie kept (a packed vector stands for its members)."""
     names = {v.name for v in compiled.shared_var_keys}
     return (names - set(packs)) | {n for p in names & set(packs) for n, _ in packs[p]}
 
@@ -253,8 +259,7 @@ def _with_data(entry: _Compiled, values: dict[str, np.ndarray]):
     """``entry``'s nutpie model reading ``values`` (by data name), or None when a packed
     variable's shape is not the one compiled.
     """
-    packed = {n for members in entry.packs.values() for n, _ in members}
-    out = {k: v for k, v in values.items() if k not in packed}
+    out = {k: v for k, v in values.items() if k not in entry.packed}
     for vec, members in entry.packs.items():
         if not all(n in values for n, _ in members):
             continue  # a vector nutpie compiled away

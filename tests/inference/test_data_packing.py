@@ -34,13 +34,17 @@ def _observed_mean(y, scale):
     return model
 
 
-def _models():
-    """A model with int vectors and int scalars, and a model with a start value set in it."""
-    yield binary_accuracy_model([60, 30], [100, 50], 40, 50, 45, 50, systems=("a", "b"))
+def _binary():
+    """Int vectors and int scalars."""
+    return binary_accuracy_model([60, 30], [100, 50], 40, 50, 45, 50, systems=("a", "b"))
+
+
+def _leniency():
+    """Int and float data, and a start value set in the model."""
     rng = np.random.default_rng(0)
     g, v = 4, 3
     n = rng.integers(20, 40, (g, v))
-    yield panel_leniency_model(
+    return panel_leniency_model(
         n_rest=n,
         k_rest=rng.binomial(n, 0.6),
         tp=np.full((g, v), 8),
@@ -57,9 +61,9 @@ def _models():
     )
 
 
-@pytest.mark.parametrize("i", [0, 1])
-def test_the_packed_model_is_the_model(i):
-    model = list(_models())[i]
+@pytest.mark.parametrize("i, build", enumerate([_binary, _leniency]))
+def test_the_packed_model_is_the_model(i, build):
+    model = build()
     packed, packs = _packed(model)
     # every dtype with two or more variables is one vector holding them in order
     dtypes = {}
@@ -83,8 +87,8 @@ def test_the_packed_model_is_the_model(i):
         np.testing.assert_allclose(fns[1][1](x), fns[0][1](x), rtol=1e-12, atol=1e-13)
 
 
-def _spec(builder, data, **structure):
-    return ModelSpec(builder, data, structure, var_names=("mu",) if "y" in data else ("theta",))
+def _spec(builder, data, name, **structure):
+    return ModelSpec(builder, data, structure, var_names=(name,))
 
 
 def _theta(spec, seed=3):
@@ -98,11 +102,11 @@ def test_a_refit_through_the_packed_data_samples_what_a_fresh_compile_samples():
     other = {"k": [20, 45], "n": [90, 60], "tp": 35, "m1": 40, "tn": 30, "m0": 45}
     structure = {"systems": ("a", "b")}
     clear_compile_cache()
-    _theta(_spec(binary_accuracy_model, base, **structure))
-    swapped, info = _theta(_spec(binary_accuracy_model, other, **structure))
+    _theta(_spec(binary_accuracy_model, base, "theta", **structure))
+    swapped, info = _theta(_spec(binary_accuracy_model, other, "theta", **structure))
     assert info["cache_hit"] is True
     clear_compile_cache()
-    fresh, info = _theta(_spec(binary_accuracy_model, other, **structure))
+    fresh, info = _theta(_spec(binary_accuracy_model, other, "theta", **structure))
     assert info["cache_hit"] is False
     np.testing.assert_array_equal(swapped, fresh)
 
@@ -111,11 +115,11 @@ def test_data_whose_packed_shape_changes_under_the_same_key_compile_again():
     y1 = np.array([0.5, np.nan, 1.5, 2.0, np.nan, 1.0])
     y2 = np.array([0.5, 0.7, 1.5, 2.0, np.nan, 1.0])  # same shape, one more label
     clear_compile_cache()
-    _theta(_spec(_observed_mean, {"y": y1}, scale=2.0))
-    again, info = _theta(_spec(_observed_mean, {"y": y2}, scale=2.0))
+    _theta(_spec(_observed_mean, {"y": y1}, "mu", scale=2.0))
+    again, info = _theta(_spec(_observed_mean, {"y": y2}, "mu", scale=2.0))
     assert info["cache_hit"] is False  # the packed vector's layout differs: compiled again
     clear_compile_cache()
-    fresh, _ = _theta(_spec(_observed_mean, {"y": y2}, scale=2.0))
+    fresh, _ = _theta(_spec(_observed_mean, {"y": y2}, "mu", scale=2.0))
     np.testing.assert_array_equal(again, fresh)
     # and the posterior is the conjugate one: mean of 5 labels with sigma 0.5, prior N(0, 10)
     prec = 5 / 0.25 + 1 / 100

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import json
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any
 
@@ -631,6 +631,12 @@ def compare(fits: Sequence[Fit], alpha: float = 0.05, kind: str = "equal_tailed"
     Works for any family; fits of different quantities are allowed and keep their
     ``family`` and ``quantity`` columns.
     """
+    if isinstance(fits, Fit):
+        fits = [fits]
+    if not isinstance(fits, Iterable) or isinstance(fits, str):
+        hint = " (a study: call its own .compare())" if hasattr(fits, "methods") else ""
+        name = type(fits).__name__
+        raise InputError(f"compare takes Fit objects; got {name}{hint}", field="fits", value=name)
     fits = list(fits)
     bad = [type(f).__name__ for f in fits if not isinstance(f, Fit)]
     if bad:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.frames import as_pandas
+from judgebayes.data.frames import as_pandas, distinct_roles
 from judgebayes.data.ranking import ParsedPairs, _col, outcome_codes, parse_pairs
 from judgebayes.errors import InputError
 
@@ -273,6 +273,10 @@ def channel_from_frames(
         parsed = parse_pairs(df, first=first, second=second, winner=winner, judge=judge)
     av, bv, y = parsed.first, parsed.second, parsed.outcome
     judge = parsed.columns["judge"]
+    distinct_roles(
+        {"winner": parsed.columns["winner"], "human": human},
+        {k: parsed.columns[k] for k in ("first", "second", "judge")} | {"instance": instance},
+    )
     h = outcome_codes(
         _col(df, human, "comparisons"), av, bv, human, blank="missing", tie_words=HUMAN_TIE_WORDS
     )

@@ -188,6 +188,36 @@ def require_column(df, col, what: str, field: str, frame: str = "items") -> None
         )
 
 
+def distinct_roles(measures: dict[str, Any], others: dict[str, Any] | None = None) -> None:
+    """An :class:`InputError` when one column plays two roles: the columns of
+    ``measures`` (role -> a column or several: the judge's verdicts or scores, the human
+    labels) may share none with each other or with a column of ``others`` (the system,
+    item, period... columns; ``None`` = not given).  A judge read as its own human label,
+    or a verdict column taken as the systems, otherwise fits without a word.
+    """
+    seen: dict[Any, str] = {}
+    for role, cols in measures.items():
+        for col in (cols,) if isinstance(cols, str) or cols is None else cols:
+            if col is None:
+                continue
+            if col in seen:
+                both = f"twice in {role}=" if seen[col] == role else f"as both {seen[col]}="
+                raise InputError(
+                    f"column {col!r} is given {both} and {role}=: they must be different columns",
+                    field=role,
+                    value=col,
+                )
+            seen[col] = role
+    for role, col in (others or {}).items():
+        if isinstance(col, str) and col in seen:
+            raise InputError(
+                f"column {col!r} is given as both {seen[col]}= and {role}=: they must be "
+                "different columns",
+                field=role,
+                value=col,
+            )
+
+
 def time_periods(
     df, time: str | None, freq: str | None, frame: str = "items"
 ) -> tuple[np.ndarray, list] | None:
@@ -218,12 +248,21 @@ def period_codes(col: pd.Series, name: str, freq: str | None) -> tuple[np.ndarra
             value=None,
         )
     if freq is not None:
+        if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            raise InputError(
+                f"column {name!r}: freq={freq!r} buckets timestamps, and the column holds "
+                "numbers (periods already): drop freq=",
+                field="freq",
+                value=freq,
+            )
         try:
             stamps = pd.to_datetime(col)
         except (ValueError, TypeError) as err:
             raise InputError(
                 f"column {name!r}: freq={freq!r} needs timestamps; {err}", field=name, value=freq
             ) from None
+        if stamps.dt.tz is not None:  # periods have no time zone: the local calendar's
+            stamps = stamps.dt.tz_localize(None)
         try:
             col = stamps.dt.to_period(freq)
         except ValueError:

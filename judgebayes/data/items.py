@@ -40,6 +40,7 @@ from judgebayes.data.frames import (
     as_pandas,
     column_names,
     column_values,
+    distinct_roles,
     group_labels,
     not_scalar,
     numeric_column,
@@ -533,6 +534,8 @@ def items_from_frame(
     for role, col in roles.items():
         if col is not None:
             require_column(items, col, f"the {role} column", role)
+    others = {k: c for k, c in roles.items() if k not in ("judge", "human")}
+    distinct_roles({"judge": judges, "human": humans}, {**others, "time": time})
     if len(judges) == 1:
         v = _binary(column_values(items, judges[0]), judges[0], positive)
         vmat = v[:, None]
@@ -543,13 +546,6 @@ def items_from_frame(
     if len(humans) == 1:
         h = _binary(column_values(items, humans[0]), humans[0], positive)
     else:
-        both = set(humans) & set(judges)
-        if both:
-            raise InputError(
-                f"column {sorted(both)[0]!r} is named as a judge and as a human rater",
-                field="human",
-                value=sorted(both)[0],
-            )
         rmat = np.column_stack([_binary(items[c], c, positive) for c in humans])
         rated = (~np.isnan(rmat)).sum(1)
         share = np.nansum(rmat, axis=1) / np.maximum(rated, 1)

@@ -45,7 +45,7 @@ from scipy.sparse import coo_matrix, csr_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import lsqr
 
-from judgebayes.data.frames import as_pandas, numeric_column
+from judgebayes.data.frames import as_pandas, distinct_roles, numeric_column
 from judgebayes.errors import IdentifiabilityWarning, InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -481,6 +481,7 @@ def parse_pairs(
     df = as_pandas(comparisons, "comparisons")
     if len(df) == 0:
         raise InputError("comparisons is empty", field="comparisons", value=0)
+    distinct_roles({"first": first, "second": second, "winner": winner}, {"judge": judge})
     cols = [_col(df, name, "comparisons") for name in (first, second)]
     n = len(df)
     codes, uniques = pd.factorize(

@@ -12,6 +12,7 @@ import pandas as pd
 from judgebayes.data.frames import (
     as_pandas,
     column_names,
+    distinct_roles,
     group_labels,
     numeric_column,
     require_column,
@@ -136,11 +137,14 @@ def ratings_from_frame(
             value=raters if raters is not None else rater,
         )
     if long_form:
+        distinct_roles({"value": value}, {"item": item, "rater": rater, "cluster": cluster})
+        distinct_roles({"item": item}, {"rater": rater})
         wide, names = _pivot(df, item, rater, value, cluster)
     else:
         names = column_names(raters, "raters")
         for col in names:
             require_column(df, col, "a rater's ratings", "raters", frame="ratings")
+        distinct_roles({"raters": names}, {"item": item, "cluster": cluster})
         wide = df
     if len(names) < 2:
         raise InputError(
@@ -171,6 +175,19 @@ def ratings_from_frame(
         labels = group_labels(wide[cluster], cluster, "cluster")
         clusters = pd.factorize(labels)[0]
     rated = (codes >= 0).sum(axis=1)
+    if not (rated >= 2).any():
+        raise InputError(
+            "no item has ratings from two raters: agreement is read off items rated at least twice",
+            field="raters" if raters is not None else "rater",
+            value=list(names),
+        )
+    if clusters is not None and np.unique(clusters[rated > 0]).size < 2:
+        raise InputError(
+            f"column {cluster!r}: the rated items lie in one cluster; cluster-robust errors "
+            "need two or more (drop cluster= to treat the items as independent)",
+            field="cluster",
+            value=cluster,
+        )
     notes = []
     if (rated == 0).any():
         notes.append(f"{int((rated == 0).sum())} item(s) without any rating were left out")

@@ -28,6 +28,7 @@ import pandas as pd
 from judgebayes.data.frames import (
     as_pandas,
     column_names,
+    distinct_roles,
     group_labels,
     numeric_column,
     require_column,
@@ -274,8 +275,9 @@ def scores_from_frame(
     if isinstance(score, dict):
         if not score:
             raise InputError("score must name a judge's column(s); got {}", field="score", value={})
-        cols, names = [], []
+        cols, names, score_cols = [], [], []
         for name, pcols in score.items():
+            score_cols += [pcols] if isinstance(pcols, str) else list(pcols)
             if isinstance(pcols, str):
                 _column(df, pcols, f"judge {name!r}'s score", "score")
                 cols.append(numeric_column(df[pcols], pcols))
@@ -287,7 +289,7 @@ def scores_from_frame(
         s = np.column_stack(cols)
         judges = tuple(names)
     else:
-        judges = _names(score, "score")
+        judges = score_cols = _names(score, "score")
         for j in judges:
             _column(df, j, "a judge's score", "score")
         s = np.column_stack([numeric_column(df[j], j) for j in judges])
@@ -299,6 +301,7 @@ def scores_from_frame(
     for role, col in roles.items():
         if col is not None:
             _column(df, col, f"the {role} column", role)
+    distinct_roles({"score": score_cols, "human": raters}, {**roles, "time": time})
     hm = np.column_stack([numeric_column(df[r], r) for r in raters])
     n_raters = (~np.isnan(hm)).sum(1)
     h = np.where(n_raters > 0, np.nansum(hm, 1) / np.maximum(n_raters, 1), np.nan)
@@ -325,6 +328,17 @@ def scores_from_frame(
         if isinstance(threshold, bool) or not isinstance(threshold, int | float):
             raise InputError(
                 f"threshold must be a number; got {threshold!r}",
+                field="threshold",
+                value=threshold,
+            )
+        if hs is not None:
+            require_in_scale(h, hs, "human", "human_scale")
+        span = hs or (observed_scale(h[~np.isnan(h)]) if (~np.isnan(h)).any() else None)
+        if span is not None and not span[0] < threshold <= span[1]:
+            raise InputError(
+                f"threshold={threshold:g} lies outside the human labels' scale {span} "
+                f"({'given' if hs else 'observed'}): every label would be one class. A pass "
+                "is a label >= threshold; give human_scale= if the scale is wider than seen",
                 field="threshold",
                 value=threshold,
             )

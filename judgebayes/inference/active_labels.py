@@ -468,8 +468,9 @@ def plan_round(
             field=names["cost"],
             value=float(np.min(cost)),
         )
-    if isinstance(k, bool) or not isinstance(k, int | float) or not k > 0:
-        raise InputError(f"k must be a positive number; got {k!r}", field="k", value=k)
+    for key, x in (("k", k), ("width", 1.0 if width is None else width)):
+        if isinstance(x, bool) or not isinstance(x, int | float) or not 0 < x < np.inf:
+            raise InputError(f"{key} must be a positive number; got {x!r}", field=key, value=x)
     unl = np.isnan(y)
     room = float(unl.sum() if cost is None else cost[unl].sum())
     if k > room:

@@ -172,7 +172,7 @@ def fleiss_family(
     if chance == "percent":
         return pa
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (pa - pe) / (1 - pe)
+        return (pa - pe) / _room(pe)
 
 
 def _item_parts(counts: np.ndarray, W: np.ndarray):
@@ -204,19 +204,28 @@ def _fleiss_parts(parts, W, chance, c):
     return pa, pe
 
 
+def _room(pe):
+    """1 - chance agreement, NaN where chance agreement is 1 (every rating one category:
+    the chance-corrected coefficients are undefined, not a ratio of rounding errors).
+    """
+    room = 1 - pe
+    return np.where(np.abs(room) < 1e-12, np.nan, room)
+
+
 def fleiss_terms(counts: np.ndarray, W: np.ndarray, chance: str) -> CoefficientEstimate:
     """The estimate and Gwet's linearised item terms for :func:`fleiss_family`."""
     n, q = counts.shape
     parts = _item_parts(counts, W)
-    pa, pe = (float(v[0]) for v in _fleiss_parts(parts, W, chance, np.ones((1, n))))
+    # numpy scalars: every rating one category makes pe 1 and the kappas NaN, not an error
+    pa, pe = (np.float64(v[0]) for v in _fleiss_parts(parts, W, chance, np.ones((1, n))))
     _, ok, pa_i, prop = parts
     n2 = ok.sum()
     if chance == "percent":
         terms = n / n2 * pa_i
         return CoefficientEstimate(pa, pa, 0.0, terms, pa, np.ones(n, bool))
     with np.errstate(invalid="ignore", divide="ignore"):
-        kappa = (pa - pe) / (1 - pe)
-        k_i = n / n2 * (pa_i - pe * ok) / (1 - pe)
+        kappa = (pa - pe) / _room(pe)
+        k_i = n / n2 * (pa_i - pe * ok) / _room(pe)
         p = prop.mean(axis=0)
         if chance == "fleiss":
             pe_i = prop @ ((W @ p + W.T @ p) / 2)
@@ -224,7 +233,7 @@ def fleiss_terms(counts: np.ndarray, W: np.ndarray, chance: str) -> CoefficientE
             pe_i = W.sum() / (q * (q - 1)) * (prop @ (1 - p))
         else:
             pe_i = np.full(n, pe)
-        terms = k_i - 2 * (1 - kappa) * (pe_i - pe) / (1 - pe)
+        terms = k_i - 2 * (1 - kappa) * (pe_i - pe) / _room(pe)
     return CoefficientEstimate(float(kappa), pa, pe, terms, float(kappa), np.ones(n, bool))
 
 
@@ -237,7 +246,7 @@ def krippendorff(
     c = _as_weights(c, len(ok))[:, ok]
     pa, _, pe = _alpha_parts(counts, values, level, c)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (pa - pe) / (1 - pe)
+        return (pa - pe) / _room(pe)
 
 
 def _alpha_parts(counts, values, level, c):
@@ -262,18 +271,18 @@ def krippendorff_terms(counts: np.ndarray, values: np.ndarray, level: str) -> Co
     used = counts.sum(axis=1) >= 2
     k = counts[used]
     n = k.shape[0]
-    pa, pa_prime, pe = (float(v[0]) for v in _alpha_parts(k, values, level, np.ones((1, n))))
+    pa, pa_prime, pe = (np.float64(v[0]) for v in _alpha_parts(k, values, level, np.ones((1, n))))
     W = krippendorff_weights(values, level, k.sum(axis=0))
     r = k.sum(axis=1)
     rbar = r.mean()
     p = k.sum(axis=0) / rbar / n
     with np.errstate(invalid="ignore", divide="ignore"):
-        alpha = (pa - pe) / (1 - pe)
-        alpha_prime = (pa_prime - pe) / (1 - pe)
+        alpha = (pa - pe) / _room(pe)
+        alpha_prime = (pa_prime - pe) / _room(pe)
         pa_i = (_quadratic(k, W) - r) / (rbar * (r - 1)) - pa * (r - rbar) / rbar
-        a_i = (pa_i - pe) / (1 - pe)
+        a_i = (pa_i - pe) / _room(pe)
         pe_i = k @ ((W @ p + W.T @ p) / 2) / rbar - pe * (r - rbar) / rbar
-        terms = a_i - 2 * (1 - alpha_prime) * (pe_i - pe) / (1 - pe)
+        terms = a_i - 2 * (1 - alpha_prime) * (pe_i - pe) / _room(pe)
     return CoefficientEstimate(float(alpha), pa, pe, terms, float(alpha_prime), used)
 
 
@@ -290,7 +299,7 @@ def cohen(x: np.ndarray, y: np.ndarray, W: np.ndarray, c: np.ndarray | None = No
     po = (probs * W).sum(axis=(1, 2))
     pe = np.einsum("bq,qr,br->b", row, W, col)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (po - pe) / (1 - pe)
+        return (po - pe) / _room(pe)
 
 
 def cohen_terms(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> CoefficientEstimate:
@@ -308,14 +317,14 @@ def cohen_terms(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> CoefficientEstim
     probs = np.zeros((q, q))
     np.add.at(probs, (xi, yi), 1.0 / n)
     row, col = probs.sum(axis=1), probs.sum(axis=0)
-    po = float((probs * W).sum())
-    pe = float(row @ W @ col)
+    po = np.float64((probs * W).sum())
+    pe = np.float64(row @ W @ col)  # 1 when both raters use one category: kappa NaN
     with np.errstate(invalid="ignore", divide="ignore"):
-        kappa = (po - pe) / (1 - pe)
+        kappa = (po - pe) / _room(pe)
         w_row = W @ col  # for a first rating k: sum_l w_kl col_l
         w_col = row @ W  # for a second rating l: sum_k row_k w_kl
         a = W[xi, yi] - (w_row[xi] + w_col[yi]) * (1 - kappa)
-        psi = (a - (kappa - pe * (1 - kappa))) / (1 - pe)
+        psi = (a - (kappa - pe * (1 - kappa))) / _room(pe)
     terms = kappa + psi * np.sqrt((n - 1) / n)
     return CoefficientEstimate(float(kappa), po, pe, terms, float(kappa), both)
 

@@ -257,6 +257,14 @@ def augmented_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEs
         e_bar = _sums(sysc, e, ns) / n_lab
         dev = np.where(lab, e - e_bar[sysc], 0.0)
         s2e = _sums(sysc, dev**2, ns) / (n_lab - 1)
+        # labels that all agree leave no residual to measure (a point interval): the
+        # residual variance is floored there at the smoothed Bernoulli variance of their
+        # mean on the [0, 1]-scaled labels, (l m + 1) / (l + 2), as the items closed form
+        lo, hi = data.human_scale
+        h_bar = _sums(sysc, np.where(lab, h, 0.0), ns) / n_lab
+        agree = (n_lab >= 2) & (_sums(sysc, np.where(lab, (h - h_bar[sysc]) ** 2, 0.0), ns) == 0)
+        sm = (n_lab * (h_bar - lo) / (hi - lo) + 1) / (n_lab + 2)
+        s2e = np.where(agree, np.maximum(s2e, sm * (1 - sm) * (hi - lo) ** 2), s2e)
         imputed = np.where(lab, h, pred + e_bar[sysc])
         est = _sums(sysc, imputed, ns) / n_all
         var_items = (1 - n_lab / n_all) * s2e / n_lab
@@ -293,7 +301,6 @@ def augmented_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEs
         else:
             var = var_items
     var = var + _fold_jackknife(data, cal, n_all, n_lab)
-    lo, hi = data.human_scale
     bad = n_lab < 2
     se = np.where(bad, np.nan, np.sqrt(np.maximum(var, 0)))
     return ScoreEstimate(
@@ -309,6 +316,7 @@ def augmented_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEs
             "n_labelled": n_lab,
             "n_items": n_all,
             "var_h": v_h,
+            "labels_agree": agree,
         },
     )
 

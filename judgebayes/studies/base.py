@@ -332,6 +332,18 @@ def missing_notes(systems, n_missing, what: str) -> tuple[str, ...]:
     )
 
 
+def point_interval_notes(systems, se, method: str) -> list[str]:
+    """One note per system whose ``method`` variance is 0 because its labels agree: the
+    peer's formula then gives a point, which the closed form's floored variance does not.
+    """
+    return [
+        f"system {s!r}: {method}'s variance estimate is 0 (the labels do not vary), so its "
+        "interval is a point (the peers' formula; the closed form floors the variance)"
+        for s, x in zip(systems, np.atleast_1d(se), strict=True)
+        if x == 0
+    ]
+
+
 def register_bayes(cls: type[Study]) -> None:
     """Register the generic ``laplace`` and ``nuts`` methods on ``cls``: each fits
     ``study._bayes_spec(engine)`` and hands its parts to ``study._bayes_done``.

@@ -120,6 +120,11 @@ class RepeatsStudy(Study):
             notes.append("one judge run per generation: the judge-run component is not identified")
         if self.n_generations.max() < 2:
             notes.append("one generation per prompt: the generation component is not identified")
+        if k.sum() in (0, runs.sum()):
+            notes.append(
+                f"every judge run gave {int(k.sum() > 0)}: there is no variance to split, and "
+                "the closed form's rate interval is a point (nuts' prior still gives it width)"
+            )
         self._design_notes = tuple(notes)
         self._k = k
 

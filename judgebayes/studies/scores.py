@@ -42,7 +42,13 @@ from judgebayes.inference import scores as sc
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.results import point_tree
-from judgebayes.studies.base import FitParts, Study, missing_notes, register_bayes
+from judgebayes.studies.base import (
+    FitParts,
+    Study,
+    missing_notes,
+    point_interval_notes,
+    register_bayes,
+)
 from judgebayes.studies.score_fit import ScoreFit
 
 __all__ = ["ScoreFit", "ScoreStudy"]
@@ -340,6 +346,12 @@ def _closed_form(study: ScoreStudy, *, random_seed=None, calibration: str = "iso
         cal = sc.calibrate(d, seed, study.folds, calibration)
         est = sc.augmented_means(d, cal, study.estimand)
         own = {"calibration": cal.kind, "calibration_oof_mse": cal.oof_mse}
+        notes += [
+            f"system {s!r}: every labelled row has the same label, so the residual variance "
+            "is floored at a smoothed Bernoulli's (l m + 1)/(l + 2) (label more rows)"
+            for s, a in zip(study.systems, est.info["labels_agree"], strict=True)
+            if a
+        ]
     else:
         est, per, rows = sc.period_means(d, study.estimand, seed, study.folds, calibration)
         design += " within each period, calibrated within each period, pooled by rows"
@@ -414,6 +426,7 @@ def _comparator(name: str, summary: str):
             est, extra = sc.naive_means(d), {}
         info = {"estimator": COMPARATORS[name], "estimand": "process", **extra}
         notes = [f"{name} estimates the process mean (mu), not the N rows' mean"]
+        notes += point_interval_notes(study.systems, est.se, name)
         if name == "naive":
             notes.append(
                 "naive maps the judge's scale linearly onto the humans' and corrects nothing"

@@ -16,6 +16,7 @@ from scipy import stats
 from judgebayes.data.frames import (
     as_pandas,
     column_names,
+    distinct_roles,
     group_labels,
     numeric_column,
     require_column,
@@ -114,6 +115,17 @@ def agreement(
         level=level,
     )
     _check_level(alpha, bootstrap, random_seed)
+    n_items = len(ratings.items)
+    if population is not None and (
+        isinstance(population, bool)
+        or not isinstance(population, int | float)
+        or not population >= n_items
+    ):
+        raise InputError(
+            f"population must be a number at least the {n_items} rated items; got {population!r}",
+            field="population",
+            value=population,
+        )
     names = _coefficients(coefficients, ratings)
     counts = ratings.counts
     W = ag.category_weights(ratings.values, level)
@@ -135,9 +147,9 @@ def agreement(
                 "estimate": est.estimate,
                 "se": se,
                 "lower": est.estimate - half,
-                "upper": min(1.0, est.estimate + half),
+                "upper": float(np.minimum(1.0, est.estimate + half)),  # NaN stays NaN
                 "boot_lower": float(blo),
-                "boot_upper": float(min(1.0, bhi)),
+                "boot_upper": float(np.minimum(1.0, bhi)),
                 "pa": est.pa,
                 "pe": est.pe,
                 "n_items": int(est.used.sum()),
@@ -151,6 +163,12 @@ def agreement(
         notes.append(
             "every rating is one category: the chance-corrected coefficients are undefined (NaN)"
         )
+    notes += [
+        f"{r['name']}: its standard error is 0 (every rated item gives the same term, e.g. "
+        "all agree), so its interval is a point: rate more items"
+        for r in rows
+        if r["se"] == 0 and np.isfinite(r["estimate"])
+    ]
     if bootstrap and ratings.clusters is not None:
         notes.append(f"bootstrap over {len(np.unique(ratings.clusters))} clusters")
     out.attrs["notes"] = notes
@@ -314,13 +332,7 @@ def judge_agreement(
             field="humans",
             value=list(hs),
         )
-    both = set(js) & set(hs)
-    if both:
-        raise InputError(
-            f"{sorted(both)[0]!r} is named as a judge and as a human",
-            field="judges",
-            value=sorted(both)[0],
-        )
+    distinct_roles({"judges": js, "humans": hs}, {"item": item, "cluster": cluster})
     _check_level(alpha, bootstrap, random_seed)
     ratings = ratings_from_frame(
         frame, item, raters=[*hs, *js], cluster=cluster, categories=categories, level=level
@@ -414,6 +426,10 @@ def effective_judges(
     _check_level(alpha, bootstrap, random_seed)
     for c in js:
         require_column(df, c, "a judge's values", "judges", frame="ratings")
+    distinct_roles(
+        {"judges": js, "humans": () if humans is None else column_names(humans, "humans")},
+        {"cluster": cluster},
+    )
     X = np.column_stack([numeric_column(df[c], c) for c in js])
     basis = "values"
     if humans is not None:
@@ -433,6 +449,16 @@ def effective_judges(
             f"{' and a human' if humans is not None else ''}; got {len(X)}",
             field="frame",
             value=len(X),
+        )
+    seen = [x[np.isfinite(x)] for x in X.T]
+    flat = [c for c, v in zip(js, seen, strict=True) if v.size and v.min() == v.max()]
+    if flat:
+        raise InputError(
+            f"judge {flat[0]!r} gives one value on every item"
+            f"{' (given the humans)' if humans is not None else ''}: its correlation with "
+            "the other judges is undefined (leave it out)",
+            field="judges",
+            value=flat[0],
         )
     groups = np.arange(len(X))
     if cluster is not None:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from judgebayes.data.frames import as_pandas, numeric_column, require_column
+from judgebayes.data.frames import as_pandas, distinct_roles, numeric_column, require_column
 from judgebayes.errors import InputError
 from judgebayes.inference import active_labels as al
 from judgebayes.inference.active_labels import MIN_LABELS, design_round
@@ -130,6 +130,10 @@ def label_next(
     """
     df = as_pandas(frame, "frame")
     alpha = check_alpha(alpha)
+    distinct_roles(
+        {"judge": judge, "human": human},
+        {"uncertainty": uncertainty, "cost": cost, "round": round},
+    )
     f = _numbers(df, judge, "judge verdicts or scores", "judge")
     y = _numbers(df, human, "human labels", "human")
     if np.isnan(f).any():
@@ -259,6 +263,7 @@ def active_estimate(
     """
     df = as_pandas(frame, "frame")
     alpha = check_alpha(alpha)
+    distinct_roles({"judge": judge, "human": human}, {"round": round, "uncertainty": uncertainty})
     f = _numbers(df, judge, "judge verdicts or scores", "judge")
     y = _numbers(df, human, "human labels", "human")
     rd = _numbers(df, round, "the round each item was labelled in", "round")

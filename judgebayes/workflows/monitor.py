@@ -19,6 +19,7 @@ import pandas as pd
 
 from judgebayes.data.frames import (
     as_pandas,
+    distinct_roles,
     group_labels,
     numeric_column,
     period_codes,
@@ -174,6 +175,9 @@ def monitor(
     ):
         if col is not None:
             require_column(df, col, what, field, frame="log")
+    distinct_roles(
+        {"judge": judge, "human": human}, {"time": time, "system": system, "label_prob": label_prob}
+    )
     if len(df) == 0:
         raise InputError("the frame has no rows", field="frame", value=0)
     if drift_by not in ("pooled", "system") or (drift_by == "system" and system is None):
@@ -239,6 +243,11 @@ def monitor(
     else:
         drift, bounds = _drift_by_system(
             systems, missing, period, f, y, labels, alpha, reference, floors, notes
+        )
+    if back is None and len(labels) <= reference and len(floors) < 2:
+        notes.append(
+            f"{len(labels)} period(s) so far, the first {reference} the drift alarm's "
+            "reference: it tests the periods after them (or give floors=)"
         )
     rows = []
     for name in pd.unique(systems):
@@ -508,6 +517,7 @@ def without_replacement(
     df = as_pandas(frame, "frame")
     alpha = check_alpha(alpha)
     require_column(df, human, "human labels", "human", frame="items")
+    distinct_roles({"human": human, "judge": judge}, {"order": order})
     y = _binary(df[human], human, positive)
     labelled = ~np.isnan(y)
     if not labelled.any():

@@ -94,7 +94,7 @@ def test_table_format(pairs, capsys):
             "numeric categories",
         ),
         (["--item", "idx", "--rater", "model_1"], "value="),
-        (["--raters", "annot1,annot2", "--judges", "annot1"], "judge and as a human"),
+        (["--raters", "annot1,annot2", "--judges", "annot1"], "given as both judges= and humans="),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(pairs, args, message, capsys):

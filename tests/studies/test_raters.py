@@ -116,7 +116,7 @@ def test_one_label_methods_refuse_and_say_what_to_do():
             latent.fit(name)
     with pytest.raises(InputError, match="truth must be"):
         jb.AccuracyStudy.from_items(df, judge="judge", human=RATERS, truth="mean")
-    with pytest.raises(InputError, match="as a judge and as a human"):
+    with pytest.raises(InputError, match="'judge' is given as both judge= and human="):
         jb.AccuracyStudy.from_items(df, judge="judge", human=["judge", "h0"])
     with pytest.raises(InputError, match="no cluster"):
         jb.AccuracyStudy.from_items(

@@ -372,6 +372,9 @@ def paired_difference(data: ItemData, a: int, b: int, estimand: str = "items") -
     cat = (st * n_cat + ca[both].astype(np.int64)) * n_cat + cb[both].astype(np.int64)
     size = len(data.strata) * n_cat * n_cat
     n = int(both.sum())
+    if n == 0:  # no prompt answered by both: nothing to pair (the caller says so)
+        nan = float("nan")
+        return dict(estimate=nan, se=nan, slack=nan, n_paired=0, n_labelled=0, n_one_sided=0)
     n_c = np.bincount(cat, minlength=size).astype(float)
     rows = {}  # per system: labelled, label, category rate, residual / l, variances, l
 

@@ -20,7 +20,7 @@ from judgebayes.errors import MethodRefused
 from judgebayes.inference.accuracy import closed_form as cf
 from judgebayes.inference.accuracy import items as ie
 from judgebayes.results import tree
-from judgebayes.studies.base import FitParts, register_bayes
+from judgebayes.studies.base import FitParts, point_interval_notes, register_bayes
 from judgebayes.studies.items.base import QUANTITY, ItemStudy
 
 __all__ = ["COMPARATORS"]
@@ -137,13 +137,7 @@ def _comparator(name: str, summary: str):
             est = ie.ppi_items(d, lam=1.0 if name == "ppi" else None)
             point, ifn = est.estimate, est.interval
             extra = {"lam": est.info["lam"].tolist()}
-            notes += [
-                f"system {s!r}: PPI's variance estimate is 0 (the labels do not vary), so "
-                "its interval is a point (ppi_py's formula; the closed form floors the "
-                "variance)"
-                for s, se in zip(study.systems, np.atleast_1d(est.se), strict=True)
-                if se == 0
-            ]
+            notes += point_interval_notes(study.systems, est.se, "PPI")
         elif name == "labels_only":
             est = ie.labels_only_items(d)
             point, ifn = est.estimate, est.interval

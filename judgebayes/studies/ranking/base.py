@@ -335,6 +335,8 @@ class PairwiseRanking(Study):
                 + ("" if ref is None else ", or relative to the reference in its own")
                 + "); differences across components are set by the prior alone",
             )
+        if own:
+            parts.notes += _unbeaten_notes(d)
         parts.info |= {
             "identification": "sum_to_zero" if ref is None else f"reference={reference}",
             "components": n_comp,
@@ -368,3 +370,25 @@ class PairwiseRanking(Study):
                 value=str(ids[r]),
             )
         return inv
+
+
+def _unbeaten_notes(d) -> tuple[str, ...]:
+    """A note naming the items that won, or lost, every comparison they were in: their
+    maximum-likelihood quality is infinite, so the prior alone bounds it.
+    """
+    n = d.n_items
+    wins = np.bincount(d.first, weights=d.y, minlength=n) + np.bincount(
+        d.second, weights=1 - d.y, minlength=n
+    )
+    games = np.bincount(d.first, minlength=n) + np.bincount(d.second, minlength=n)
+    out = []
+    for what, hit in (("won", (games > 0) & (wins == games)), ("lost", (games > 0) & (wins == 0))):
+        if hit.any():
+            names = [d.items[i] for i in np.flatnonzero(hit)]
+            out.append(
+                f"{len(names)} item(s) {what} every comparison they were in ({names[:5]}"
+                f"{' ...' if len(names) > 5 else ''}): their maximum-likelihood qualities are "
+                "infinite, so their estimates and one end of their intervals are set by the "
+                "prior"
+            )
+    return tuple(out)

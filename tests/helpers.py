@@ -1,8 +1,13 @@
-"""Helpers the test modules share: the installed command's runner."""
+"""Helpers the test modules share: the installed command's runner, and the same command
+through its entry point in this process.
+"""
 
+import io
 import shutil
 import subprocess
 import sys
+import warnings
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 
@@ -15,4 +20,35 @@ def _exe() -> list[str]:
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
+    """The installed command in its own process (tests of the process itself: the entry
+    point, its exit status, what reaches the terminal).
+    """
     return subprocess.run([*_exe(), *map(str, args)], capture_output=True, text=True, timeout=300)
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    """The command's arguments through :func:`judgebayes.cli.main` in this process: what
+    the installed command calls, without starting Python and compiling the models again
+    (tests of what a command computes and says; ``run`` tests the process).
+    """
+    from judgebayes.cli import main
+
+    argv = [str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    # a fresh process's warning filters (the suite's turn the package's warnings into
+    # errors), so a warning reaches stderr as it does from the command
+    with redirect_stdout(out), redirect_stderr(err), warnings.catch_warnings():
+        warnings.resetwarnings()
+        warnings.simplefilter("default")
+        for quiet in (
+            DeprecationWarning,
+            PendingDeprecationWarning,
+            ImportWarning,
+            ResourceWarning,
+        ):
+            warnings.simplefilter("ignore", quiet)
+        try:
+            status = main(argv)
+        except SystemExit as e:  # argparse's --help
+            status = e.code
+    return subprocess.CompletedProcess(argv, status, out.getvalue(), err.getvalue())

@@ -7,8 +7,6 @@ labels, labels stratified by the verdict).  Coverage tolerances are 2.5 Monte-Ca
 a 0.95 coverage over the sets run (stated at each assertion).
 """
 
-import subprocess
-import sys
 import types
 import warnings
 
@@ -20,6 +18,7 @@ from scipy import stats
 import judgebayes as jb
 from judgebayes.checks import labelling
 from judgebayes.errors import MethodRefused
+from tests.helpers import cli
 
 SETS = 300
 #: 2.5 Monte-Carlo sd of a 0.95 coverage over SETS sets
@@ -170,22 +169,14 @@ def test_cli_gate_names_the_labelling_check_and_labelled_by_repairs_it(tmp_path)
     df = _frame(0, "length").drop(columns="truth")
     path = tmp_path / "items.csv"
     df.to_csv(path, index=False)
-    base = [sys.executable, "-m", "judgebayes", "gate", str(path), "--claim", "all > 0.3"]
-    out = subprocess.run([*base, "--design-column", "length"], capture_output=True, text=True)
+    base = ["gate", str(path), "--claim", "all > 0.3"]
+    out = cli(*base, "--design-column", "length")
     assert out.returncode == 1 and "labelling" in out.stderr
-    ok = subprocess.run(
-        [*base, "--design-column", "length", "--labelled-by", "length"],
-        capture_output=True,
-        text=True,
-    )
+    ok = cli(*base, "--design-column", "length", "--labelled-by", "length")
     assert ok.returncode == 0, ok.stderr
     cal = tmp_path / "cal.csv"
     df.dropna().to_csv(cal, index=False)
-    bad = subprocess.run(
-        [*base, "--calibration", str(cal), "--labelled-by", "length"],
-        capture_output=True,
-        text=True,
-    )
+    bad = cli(*base, "--calibration", str(cal), "--labelled-by", "length")
     assert bad.returncode == 2 and "--labelled-by" in bad.stderr
 
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import judgebayes as jb
-from tests.helpers import run
+from tests.helpers import cli, run
 
 
 def accuracy(d, *extra: str) -> subprocess.CompletedProcess:
@@ -234,7 +234,7 @@ def test_demo_runs_on_bundled_data(tmp_path):
     # notebook); 20 label draws instead of 200 for the coverage check
     report = tmp_path / "demo" / "report.md"
     argv = ["demo", "--format", "json", "--label-draws", "20", "--report", report]
-    r = run(*argv)
+    r = cli(*argv)  # in this process: the command itself runs at the end
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     # act 1: the headline's judge and bias, recomputed here from the bundled verdicts

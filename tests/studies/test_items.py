@@ -6,10 +6,7 @@ finite-population variance written out below, and Beta moments for the conjugate
 """
 
 import json
-import subprocess
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,6 +18,7 @@ from judgebayes.errors import InputError, MethodRefused
 from judgebayes.inference.accuracy import closed_form as cf
 from judgebayes.inference.accuracy import items as ie
 from judgebayes.inference.nuts import interpreted
+from tests.helpers import cli
 from tests.plots import check_forest, title
 from tests.reference import items_posterior_grid
 
@@ -327,9 +325,8 @@ def test_cli_items_file_with_blanks(tmp_path):
     f["human"] = f["human"].map({1.0: "yes", 0.0: "no"})
     path = tmp_path / "items.csv"
     f.to_csv(path, index=False)
-    exe = Path(sys.executable).parent / "judgebayes"
-    cmd = [str(exe), "accuracy", str(path), "--system", "system", "--method", "closed-form"]
-    out = subprocess.run([*cmd, "--format", "json"], capture_output=True, text=True, timeout=300)
+    cmd = ["accuracy", str(path), "--system", "system", "--method", "closed-form"]
+    out = cli(*cmd, "--format", "json")
     assert out.returncode == 0, out.stderr
     import json
 
@@ -340,7 +337,7 @@ def test_cli_items_file_with_blanks(tmp_path):
     got = {r["system"]: r for r in res["comparison"]}
     for s in ("a", "b"):
         assert got[s]["lower"] == pytest.approx(ref.loc[s, "lower"], abs=1e-12)
-    bad = subprocess.run([*cmd, "--human", "gold"], capture_output=True, text=True, timeout=300)
+    bad = cli(*cmd, "--human", "gold")
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "'gold'" in bad.stderr
 
@@ -1104,10 +1101,9 @@ def test_cli_covariate_reaches_the_model_and_is_refused_where_it_has_no_meaning(
     f, _ = _shifted(6, n=200, n_lab=60)
     path = tmp_path / "items.csv"
     f.to_csv(path, index=False)
-    exe = Path(sys.executable).parent / "judgebayes"
-    cmd = [str(exe), "accuracy", str(path), "--system", "system", "--format", "json"]
+    cmd = ["accuracy", str(path), "--system", "system", "--format", "json"]
     kw = ["--covariate", "length", "--judge-rates", "shared", "--method", "laplace"]
-    out = subprocess.run([*cmd, *kw], capture_output=True, text=True, timeout=300)
+    out = cli(*cmd, *kw)
     assert out.returncode == 0, out.stderr
     got = {r["system"]: r for r in json.loads(out.stdout)["comparison"]}
     study = jb.AccuracyStudy.from_items(
@@ -1124,7 +1120,7 @@ def test_cli_covariate_reaches_the_model_and_is_refused_where_it_has_no_meaning(
         (["--calibration", str(path), "--covariate", "length"], "--covariate belongs"),
         (["--judge-rates", "some"], "--judge-rates"),
     ):
-        bad = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=300)
+        bad = cli(*cmd, *extra)
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
         assert needle in bad.stderr, bad.stderr
 

@@ -16,7 +16,7 @@ from judgebayes.inference.panel import ensembles as ens
 from judgebayes.inference.panel.regression import fit_regression, regression_loss
 from judgebayes.simulate.panel import simulate_panel
 from judgebayes.studies.panel import ValidatorPanel
-from tests.helpers import run
+from tests.helpers import cli, run
 from tests.plots import title
 
 
@@ -379,19 +379,19 @@ def test_cli_panel_items_and_cells(tmp_path, sim):
         ]
     )
     cells.to_csv(tmp_path / "cells.csv", index=False)
-    tab = run("panel", tmp_path / "cells.csv", "--method", "regression")
+    tab = cli("panel", tmp_path / "cells.csv", "--method", "regression")
     assert tab.returncode == 0 and "validator mean" in tab.stdout and "regression" in tab.stdout
     bad = cells.assign(n_valid=cells.n_judged + 1)
     bad.to_csv(tmp_path / "bad.csv", index=False)
-    err = run("panel", tmp_path / "bad.csv")
+    err = cli("panel", tmp_path / "bad.csv")
     assert err.returncode == 2 and "n_valid" in err.stderr
     assert len(err.stderr.strip().splitlines()) == 1
     # one spelling of method names across subcommands: plug_in is plug-in
-    a, b = (run("panel", tmp_path / "items.csv", "--items", "--method", m, "--format", "json")
+    a, b = (cli("panel", tmp_path / "items.csv", "--items", "--method", m, "--format", "json")
             for m in ("plug-in", "plug_in"))  # fmt: skip
     assert a.returncode == 0 and a.stdout == b.stdout and '"plug_in"' in a.stdout
     # a sampler flag that no chosen method uses is refused, not ignored
-    err = run("panel", tmp_path / "cells.csv", "--method", "regression", "--variant", "pooled")
+    err = cli("panel", tmp_path / "cells.csv", "--method", "regression", "--variant", "pooled")
     assert err.returncode == 2 and "--variant pooled" in err.stderr
     assert len(err.stderr.strip().splitlines()) == 1
 

@@ -37,7 +37,7 @@ from judgebayes.models.ranking import RankingPriors
 from judgebayes.simulate.ranking import controlled_benchmark, simulate_bt_judge
 from judgebayes.studies.ranking import PairwiseRanking
 from judgebayes.workflows.active import CallableOracle, MatrixOracle, run_active
-from tests.helpers import run
+from tests.helpers import cli, run
 
 
 def _random_data(N=12, n=600, seed=0, c=0.8, kappa=0.4, ties=0):
@@ -748,10 +748,10 @@ def test_cli_rank_json_and_table(tmp_path):
     assert js["top_k"] == api.top_k_set(5) and js["point_top_k"] == api.point_top_k(5)
     assert js["identification"] == "sum_to_zero"
     assert abs(sum(r["estimate"] for r in js["items"])) < 1e-9
-    tab = run("rank", c, "--items", i, "--covariate", "verbose", "--method", "naive")
+    tab = cli("rank", c, "--items", i, "--covariate", "verbose", "--method", "naive")
     assert tab.returncode == 0 and "top 5 (most expected recall)" in tab.stdout
     assert "qualities sum to zero" in tab.stdout
-    ref = run("rank", c, "--method", "naive", "--reference", "i3", "--format", "json")
+    ref = cli("rank", c, "--method", "naive", "--reference", "i3", "--format", "json")
     assert ref.returncode == 0, ref.stderr
     js = json.loads(ref.stdout)
     assert js["identification"] == "reference=i3"
@@ -768,7 +768,7 @@ def test_cli_rank_json_and_table(tmp_path):
 )
 def test_cli_rank_bad_input(tmp_path, extra, needle):
     c, i = _write_csvs(tmp_path, controlled_benchmark(seed=0))
-    out = run("rank", c, "--items", i, *extra)
+    out = cli("rank", c, "--items", i, *extra)
     assert out.returncode == 2
     assert needle in out.stderr and len(out.stderr.strip().splitlines()) == 1
 

@@ -17,6 +17,7 @@ from judgebayes.datasets import pandalm_comparisons, pandalm_judged
 from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
 from judgebayes.inference.ranking.ppi import ppi_bradley_terry
 from judgebayes.studies.ranking import PairwiseRanking
+from tests.helpers import cli
 
 
 # ------------------------------------------------------------------ data
@@ -267,8 +268,6 @@ def test_contract_members_of_channel_fits(pandalm):
 
 def test_cli_ranks_by_human_preference_with_ppi(tmp_path, pandalm):
     import json
-    import subprocess
-    import sys
 
     _, sub, _ = pandalm
     df = pandalm_judged()
@@ -276,21 +275,15 @@ def test_cli_ranks_by_human_preference_with_ppi(tmp_path, pandalm):
     df["human"] = df["human"].where(df["idx"].astype(str).isin(labelled))
     path = tmp_path / "judged.csv"
     df.to_csv(path, index=False)
-    cmd = [sys.executable, "-m", "judgebayes", "rank", str(path), "--human", "human"]
-    out = subprocess.run(
-        [*cmd, "--instance", "idx", "--method", "ppi", "--format", "json", "--quiet"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    cmd = ["rank", str(path), "--human", "human"]
+    out = cli(*cmd, "--instance", "idx", "--method", "ppi", "--format", "json", "--quiet")
     assert out.returncode == 0, out.stderr
     res = json.loads(out.stdout)
     assert res["method"] == "ppi" and res["channel"]["n_labelled"] == 200
     api = sub.fit("ppi", random_seed=0).interval()
     for row in res["items"]:
         assert row["estimate"] == pytest.approx(api.loc[row["item"], "estimate"], abs=1e-9)
-    bad = subprocess.run(
-        [sys.executable, "-m", "judgebayes", "rank", str(path), "--method", "judge-error"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    bad = cli("rank", str(path), "--method", "judge-error")
     assert bad.returncode == 2 and "--human" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
 

@@ -14,7 +14,7 @@ import pytest
 import judgebayes as jb
 from judgebayes.errors import InputError
 from judgebayes.workflows.gate import check_claims, parse_claim
-from tests.helpers import run
+from tests.helpers import cli, run
 from tests.reference import items_posterior_grid
 
 
@@ -137,7 +137,7 @@ def test_cli_gate_fails_when_the_models_own_check_flags_it(tmp_path):
     pd.DataFrame({"human": h, "judge": np.where(right, h, 1 - h)}).to_csv(
         tmp_path / "c.csv", index=False
     )
-    res = run(
+    res = cli(
         "gate", tmp_path / "t.csv", "--calibration", tmp_path / "c.csv",
         "--claim", "rate > 0.5", "--format", "json",
     )  # fmt: skip
@@ -167,8 +167,8 @@ def test_cli_gate_pairs_systems_by_item(tmp_path):
     path = tmp_path / "paired.csv"
     pd.concat(rows).to_csv(path, index=False)
     args = ["gate", path, "--system", "model", "--method", "closed-form", "--claim", "new > old"]
-    paired = run(*args, "--item", "prompt", "--format", "json")
-    alone = run(*args, "--format", "json")
+    paired = cli(*args, "--item", "prompt", "--format", "json")
+    alone = cli(*args, "--format", "json")
     assert paired.returncode in (0, 1) and alone.returncode in (0, 1), paired.stderr
     p, i = (json.loads(r.stdout)["claims"][0] for r in (paired, alone))
     assert "paired on 400 items" in p["reason"] and "independent" in i["reason"]

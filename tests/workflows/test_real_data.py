@@ -18,7 +18,7 @@ from judgebayes.errors import InputError
 from judgebayes.inference.accuracy import closed_form as cf
 from judgebayes.studies.accuracy import AccuracyStudy
 from judgebayes.workflows.split_protocol import split_masks, split_protocol
-from tests.helpers import run
+from tests.helpers import cli, run
 
 
 # ----------------------------------------------------------------------------- loaders
@@ -440,6 +440,6 @@ def test_report_cli(tmp_path):
     row = out["tables"]["comparison"][0]
     expected = cf.rogan_gladen(60 / 100, 22 / 30, 27 / 30)
     assert row["method"] == "closed_form" and row["estimate"] == pytest.approx(expected)
-    bad = run("report", tmp_path / "t.csv", "--calibration", tmp_path / "nope.csv", "--out", "x.md")
+    bad = cli("report", tmp_path / "t.csv", "--calibration", tmp_path / "nope.csv", "--out", "x.md")
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "nope.csv" in bad.stderr

@@ -170,4 +170,6 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
+    # the public names and the module's dunders: not the helpers it imports for itself
+    own = {n for n in globals() if n.startswith("__") or n in _EXPORTS or n in _SUBMODULES}
+    return sorted(own | set(__all__) | set(_SUBMODULES))

@@ -39,6 +39,9 @@ def test_public_names_from_design_exist():
     ):
         assert callable(getattr(jb, name))
     assert set(jb.__all__) <= set(dir(jb))
+    # tab completion offers the public names, not what the package imports for itself
+    public = {n for n in dir(jb) if not n.startswith("_")}
+    assert public == set(jb.__all__) | set(jb._SUBMODULES), public - set(jb.__all__)
     for name in jb.__all__:
         getattr(jb, name)
 

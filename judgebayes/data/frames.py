@@ -196,26 +196,22 @@ def distinct_roles(measures: dict[str, Any], others: dict[str, Any] | None = Non
     or a verdict column taken as the systems, otherwise fits without a word.
     """
     seen: dict[Any, str] = {}
-    for role, cols in measures.items():
+    given = [(r, c, True) for r, c in measures.items()]
+    given += [(r, c, False) for r, c in (others or {}).items()]
+    for role, cols, measure in given:
         for col in (cols,) if isinstance(cols, str) or cols is None else cols:
             if col is None:
                 continue
             if col in seen:
-                both = f"twice in {role}=" if seen[col] == role else f"as both {seen[col]}="
+                two = f"as both {seen[col]}= and {role}=: they must be different columns"
                 raise InputError(
-                    f"column {col!r} is given {both} and {role}=: they must be different columns",
+                    f"column {col!r} is given "
+                    + (f"twice in {role}=" if seen[col] == role else two),
                     field=role,
                     value=col,
                 )
-            seen[col] = role
-    for role, col in (others or {}).items():
-        if isinstance(col, str) and col in seen:
-            raise InputError(
-                f"column {col!r} is given as both {seen[col]}= and {role}=: they must be "
-                "different columns",
-                field=role,
-                value=col,
-            )
+            if measure:
+                seen[col] = role
 
 
 def time_periods(

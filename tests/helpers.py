@@ -52,3 +52,18 @@ def cli(*args: str) -> subprocess.CompletedProcess:
         except SystemExit as e:  # argparse's --help
             status = e.code
     return subprocess.CompletedProcess(argv, status, out.getvalue(), err.getvalue())
+
+
+def typed_error(call):
+    """The one typed error ``call()`` raises (an :class:`InputError` or a refusal), with
+    numpy's warnings as errors: a bad input never reaches numpy.
+    """
+    import pytest
+
+    from judgebayes.errors import InputError, MethodRefused
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises((InputError, MethodRefused)) as e:
+            call()
+    return e.value

@@ -54,7 +54,7 @@ Problems (:data:`PROBLEMS`):
     several judges on the same items (the latent-class model, judges independent given
     the truth).
 ``items_over_time``
-    the items design over six periods: random walks with t-distributed steps on the judge's
+    the items design over six periods: random walks with heavy-tailed steps on the judge's
     logit sensitivity and specificity and on the logit rate (the dynamic model's own prior).
 ``scores``
     a judge that gives scores: the ordinal model of the human level given the score, with
@@ -567,7 +567,9 @@ def _items_over_time(weeks: int = 6, n: int = 150, labelled: int = 25) -> Callab
         def walk(start, size=None):
             step = abs(rng.normal(0, pr.walk_step))
             first = rng.normal(*start, size=size)
-            z = rng.standard_t(pr.walk_nu, size=(weeks,) if size is None else (size, weeks))
+            shape = (weeks,) if size is None else (size, weeks)
+            share, scale = pr.walk_jump  # a two-normal mixture: a wide step with prob. share
+            z = rng.normal(0, 1, shape) * np.where(rng.random(shape) < share, scale, 1.0)
             z[..., 0] = 0.0
             return expit(np.asarray(first)[..., None] + step * np.cumsum(z, axis=-1)), step
 

@@ -69,16 +69,13 @@ def test_dynamic_model_log_density_matches_numpy(drift):
     point = {
         "rate_start": rng.normal(0, 1, S),
         "rate_step_log__": np.log(0.3),
-        "rate_mix_log__": rng.normal(0, 0.5, (S, T)),
-        "rate_n": rng.normal(0, 1, (S, T)),
+        "rate_z": rng.normal(0, 2, (S, T)),
         "q1_start": np.array(1.5),
         "q1_step_log__": np.log(0.2),
-        "q1_mix_log__": rng.normal(0, 0.5, T),
-        "q1_n": rng.normal(0, 1, T),
+        "q1_z": rng.normal(0, 2, T),
         "q0_start": np.array(1.0),
         "q0_step_log__": np.log(0.4),
-        "q0_mix_log__": rng.normal(0, 0.5, T),
-        "q0_n": rng.normal(0, 1, T),
+        "q0_z": rng.normal(0, 2, T),
     }
     with interpreted() as kw:  # NumPy per node: the same numbers, nothing compiled
         logp = model.compile_logp(jacobian=False, **kw)(point)
@@ -90,19 +87,21 @@ def test_dynamic_model_log_density_matches_numpy(drift):
         moves = np.concatenate([np.zeros((*z.shape[:-1], 1)), np.cumsum(z[..., 1:], -1)], -1)
         return np.asarray(start)[..., None] + step * moves
 
-    # the t steps are normal draws scaled by sqrt of an inverse-gamma(nu / 2, nu / 2) mix
-    mix = {v: np.exp(point[f"{v}_mix_log__"]) for v in ("rate", "q1", "q0")}
-    z = {v: point[f"{v}_n"] * np.sqrt(mix[v]) for v in mix}
+    # the standardised steps: (1 - w) N(0, 1) + w N(0, c^2), the first of each walk unused
+    # by the walk but still drawn from the mixture
+    z = {v: point[f"{v}_z"] for v in ("rate", "q1", "q0")}
+    w, c = pr.walk_jump
     th = expit(walk(point["rate_start"], 0.3, z["rate"]))
     q1 = expit(walk(point["q1_start"], 0.2, z["q1"]))
     q0 = expit(walk(point["q0_start"], 0.4, z["q0"]))
-    half = pr.walk_nu / 2
     expected = (
         stats.norm(*pr.cluster_mu).logpdf(point["rate_start"]).sum()
         + stats.norm(*pr.strata_mu).logpdf([point["q1_start"], point["q0_start"]]).sum()
         + stats.halfnorm(scale=pr.walk_step).logpdf([0.3, 0.2, 0.4]).sum()
-        + sum(stats.invgamma(half, scale=half).logpdf(m).sum() for m in mix.values())
-        + sum(stats.norm.logpdf(point[f"{v}_n"]).sum() for v in mix)
+        + sum(
+            np.log((1 - w) * stats.norm.pdf(x) + w * stats.norm.pdf(x, scale=c)).sum()
+            for x in z.values()
+        )
     )
     c = study.data.cells()
     counts = study.data.model_counts(c)
@@ -160,10 +159,10 @@ def _period_coverage(sets: int, seed: int):
 @pytest.mark.slow
 def test_dynamic_model_covers_the_judges_rate_in_every_period():
     # 100 drifts 0.9 -> 0.7 at week 4 of 8; the Monte-Carlo sd of a 95% coverage over 100
-    # sets is 0.022, so a period below 0.88 (3 sd) is a miss.  Measured: 7 fits missed the
-    # gate, coverage 0.914-0.989 (sensitivity) and 0.978-1.000 (rate) per period over the
-    # 93 others; Binomial(100, 0.07) sd 2.6: at most 15
+    # sets is 0.022, so a period below 0.88 (3 sd) is a miss.  Measured: 2 fits missed the
+    # gate (R-hat 1.010-1.012), coverage 0.918-0.980 (sensitivity) and 0.969-0.990 (rate)
+    # per period over the 98 others; Binomial(100, 0.02) sd 1.4: at most 7 (3 sd)
     cover, failed = _period_coverage(100, 45)
-    assert failed <= 15
+    assert failed <= 7
     assert cover["q1"].min() >= 0.88, cover["q1"]
     assert cover["theta"].min() >= 0.88, cover["theta"]

@@ -132,7 +132,7 @@ def label_next(
     alpha = check_alpha(alpha)
     distinct_roles(
         {"judge": judge, "human": human},
-        {"uncertainty": uncertainty, "cost": cost, "round": round},
+        {"uncertainty": uncertainty, "cost": cost, "round": round, "probs": probs},
     )
     f = _numbers(df, judge, "judge verdicts or scores", "judge")
     y = _numbers(df, human, "human labels", "human")
@@ -263,7 +263,10 @@ def active_estimate(
     """
     df = as_pandas(frame, "frame")
     alpha = check_alpha(alpha)
-    distinct_roles({"judge": judge, "human": human}, {"round": round, "uncertainty": uncertainty})
+    distinct_roles(
+        {"judge": judge, "human": human},
+        {"round": round, "uncertainty": uncertainty, "probs": probs},
+    )
     f = _numbers(df, judge, "judge verdicts or scores", "judge")
     y = _numbers(df, human, "human labels", "human")
     rd = _numbers(df, round, "the round each item was labelled in", "round")

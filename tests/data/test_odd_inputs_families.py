@@ -91,6 +91,11 @@ ERRORS = [
         "uncertainty",
     ),
     (
+        "active_estimate: the verdicts as a round's probabilities",
+        lambda: jb.active_estimate(LOG.assign(r=1.0), "judge", "human", round="r", probs=["judge"]),
+        "probs",
+    ),
+    (
         "without_replacement: the labels as the judge",
         lambda: jb.without_replacement(LOG, "human", judge="human"),
         "judge",

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.accuracy import normalize_labels
-from judgebayes.data.frames import as_pandas, group_labels
+from judgebayes.data.frames import as_pandas, distinct_roles, group_labels
 from judgebayes.errors import CountError, InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -397,6 +397,10 @@ def panel_from_items(
     """
     items = as_pandas(items, "items")
     _require(items, [output, generator, validator, verdict], "items")
+    distinct_roles(
+        {"verdict": verdict, "human": human, "output": output, "generator": generator},
+        {"validator": validator},
+    )
     df = items[[output, generator, validator, verdict]].copy()
     df.columns = ["output", "generator", "validator", "verdict"]
     for col, name in zip(

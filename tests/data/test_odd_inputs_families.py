@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import judgebayes as jb
+from judgebayes.data.panel import panel_from_frames, panel_from_items
 from tests.helpers import typed_error
 
 RNG = np.random.default_rng(0)
@@ -51,6 +52,23 @@ PAIRS = pd.DataFrame(
                    for a, b in zip(_A, _B, strict=True)],
     }
 )  # fmt: skip
+
+
+PANEL = jb.simulate_panel(seed=3, n_outputs=60)
+
+
+def _cells_panel():
+    """The simulated panel as counts per cell only (no output's own verdicts)."""
+    d = PANEL.panel()
+    cells = pd.DataFrame(
+        [
+            {"generator": g, "validator": v, "n_judged": d.n_judged[i, j],
+             "n_valid": d.n_valid[i, j]}
+            for i, g in enumerate(d.generators)
+            for j, v in enumerate(d.validators)
+        ]
+    )  # fmt: skip
+    return jb.ValidatorPanel(panel_from_frames(cells))
 
 
 def _scores(frame=LOG, **kw):
@@ -151,6 +169,12 @@ ERRORS = [
         "human",
     ),
     ("compare: a study, not fits", lambda: jb.compare(_scores()), "fits"),
+    (
+        "panel: the generators as the validators",
+        lambda: panel_from_items(PANEL.items, validator="generator"),
+        "validator",
+    ),
+    ("panel: a vote on a panel of cells", lambda: _cells_panel().fit("veto"), "items"),
 ]
 
 
@@ -226,6 +250,14 @@ def test_an_unbeaten_item_is_named_as_bounded_by_the_prior():
     assert any("won every comparison" in n and "'s0'" in n for n in fit.notes)
     assert not any("every comparison" in n for n in jb.PairwiseRanking.from_frames(PAIRS)
                    .fit("naive").notes)  # fmt: skip
+
+
+def test_a_panel_of_cells_shows_its_vote_methods_as_refused_rows():
+    table = _cells_panel().compare(methods=("validator_mean", "majority", "veto", "nuts_items"))
+    notes = table.groupby("method")["note"].first()
+    for name in ("majority", "veto", "nuts_items"):
+        assert notes[name].startswith("refused") and "panel_from_items" in notes[name]
+    assert not notes["validator_mean"]
 
 
 def test_repeats_of_one_verdict_say_there_is_nothing_to_split():

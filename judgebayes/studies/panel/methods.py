@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from judgebayes.errors import MethodRefused
 from judgebayes.inference.panel import ensembles as ens
 from judgebayes.inference.panel.regression import fit_regression
 from judgebayes.inference.registry import check_count
@@ -42,8 +43,22 @@ def _best_individual(panel: ValidatorPanel, *, random_seed=None) -> FitParts:
     return panel._point(rates[:, j], {"validator": d.validators[j]})
 
 
-def _vote(panel: ValidatorPanel, rule: str, threshold: int | None, default) -> FitParts:
+def _need_items(panel: ValidatorPanel, name: str) -> None:
+    """Refuse ``name`` on a panel built from cells: it reads each output's verdicts."""
+    if panel.data.items is None:
+        raise MethodRefused(
+            f"method {name!r} reads each output's verdicts, and this panel holds counts per "
+            "generator x validator cell only: build it from items (panel_from_items), or use "
+            "'nuts', 'regression' or 'validator_mean'",
+            method=name,
+            field="items",
+            value=None,
+        )
+
+
+def _vote(panel: ValidatorPanel, rule: str, threshold: int | None, default, name: str):
     d = panel.data
+    _need_items(panel, name)
     counts = ens.vote_counts(d)
     H = d.annotated
     if threshold is not None:
@@ -62,13 +77,14 @@ def _majority(panel: ValidatorPanel, *, random_seed=None, threshold: int | None 
     """``threshold`` votes make "valid" (default: chosen on the annotated generators, else
     V // 2 + 1).
     """
-    return _vote(panel, "majority", threshold, None)
+    return _vote(panel, "majority", threshold, None, "majority")
 
 
 @ValidatorPanel.methods.register("super_majority", engine="votes", summary="70% vote")
 def _super_majority(panel: ValidatorPanel, *, random_seed=None, threshold: int | None = None):
     """``threshold`` votes make "valid" (default: at least 70% of the validators)."""
-    return _vote(panel, "majority", threshold, int(np.ceil(0.7 * panel.data.shape[1])))
+    default = int(np.ceil(0.7 * panel.data.shape[1]))
+    return _vote(panel, "majority", threshold, default, "super_majority")
 
 
 @ValidatorPanel.methods.register("veto", engine="votes", summary="minority veto")
@@ -76,7 +92,7 @@ def _veto(panel: ValidatorPanel, *, random_seed=None, threshold: int | None = No
     """``threshold`` "invalid" votes veto (default: chosen on the annotated generators,
     else 4).
     """
-    return _vote(panel, "veto", threshold, None)
+    return _vote(panel, "veto", threshold, None, "veto")
 
 
 @ValidatorPanel.methods.register("plug_in", engine="votes", summary="per-validator Rogan-Gladen")
@@ -149,6 +165,7 @@ def _nuts_items(
     prior_draws: int = 0,
 ) -> FitParts:
     """The item-level model (``difficulty``: an item effect shared by the validators)."""
+    _need_items(panel, "nuts_items")
     panel._refuse_overlap()
     parts = panel._nuts(
         panel.item_model_spec(difficulty=difficulty),

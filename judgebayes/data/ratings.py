@@ -137,8 +137,7 @@ def ratings_from_frame(
             value=raters if raters is not None else rater,
         )
     if long_form:
-        distinct_roles({"value": value}, {"item": item, "rater": rater, "cluster": cluster})
-        distinct_roles({"item": item}, {"rater": rater})
+        distinct_roles({"value": value, "item": item, "rater": rater}, {"cluster": cluster})
         wide, names = _pivot(df, item, rater, value, cluster)
     else:
         names = column_names(raters, "raters")

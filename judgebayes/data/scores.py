@@ -324,6 +324,8 @@ def scores_from_frame(
                 value=float(s[i, k]),
             )
     hs = _scale(human_scale, "human_scale")
+    if hs is not None:
+        require_in_scale(h, hs, "human", "human_scale")
     if threshold is not None:
         if isinstance(threshold, bool) or not isinstance(threshold, int | float):
             raise InputError(
@@ -331,8 +333,6 @@ def scores_from_frame(
                 field="threshold",
                 value=threshold,
             )
-        if hs is not None:
-            require_in_scale(h, hs, "human", "human_scale")
         span = hs or (observed_scale(h[~np.isnan(h)]) if (~np.isnan(h)).any() else None)
         if span is not None and not span[0] < threshold <= span[1]:
             raise InputError(
@@ -344,8 +344,6 @@ def scores_from_frame(
             )
         h = np.where(np.isnan(h), np.nan, (h >= threshold).astype(float))
         hs = (0.0, 1.0)
-    elif hs is not None:
-        require_in_scale(h, hs, "human", "human_scale")
     sys_series = (
         pd.Series(["all"] * len(df), index=df.index)
         if system is None

@@ -49,6 +49,7 @@ from judgebayes.data.ranking import (
 )
 from judgebayes.errors import InputError, require_type, route_keywords
 from judgebayes.inference.nuts import ModelSpec
+from judgebayes.inference.ranking.baselines import win_counts
 from judgebayes.inference.ranking.topk import identify
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models.ranking import PRIORS, RankingPriors, bradley_terry_model, bt_var_names
@@ -376,13 +377,9 @@ def _unbeaten_notes(d) -> tuple[str, ...]:
     """A note naming the items that won, or lost, every comparison they were in: their
     maximum-likelihood quality is infinite, so the prior alone bounds it.
     """
-    n = d.n_items
-    wins = np.bincount(d.first, weights=d.y, minlength=n) + np.bincount(
-        d.second, weights=1 - d.y, minlength=n
-    )
-    games = np.bincount(d.first, minlength=n) + np.bincount(d.second, minlength=n)
+    share = win_counts(d)  # NaN for an item never compared
     out = []
-    for what, hit in (("won", (games > 0) & (wins == games)), ("lost", (games > 0) & (wins == 0))):
+    for what, hit in (("won", share == 1), ("lost", share == 0)):
         if hit.any():
             names = [d.items[i] for i in np.flatnonzero(hit)]
             out.append(

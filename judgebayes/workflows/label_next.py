@@ -215,6 +215,7 @@ def active_estimate(
     probs: list[str],
     uncertainty: str | None = None,
     weights: list[float] | None = None,
+    folds: int = 10,
     alpha: float = 0.05,
 ) -> pd.Series:
     r"""The mean human label over all items from rounds of labels drawn with known
@@ -243,6 +244,13 @@ def active_estimate(
         order, fixed weights exactly).  Weights that follow a round's own residuals are
         not: a small round whose residuals happen to be near zero takes the weight and the
         interval is too narrow.
+    folds : int
+        Cross-fitting folds of each round's working model (default 10): the items of a fold
+        are predicted from the labels before the round and the round's labels outside the
+        fold, so the model learns from nearly every label and each round's estimate stays
+        exactly unbiased given the rounds before it.  1: each round's model from the labels
+        before it alone (on LLMBar with two rounds, 151 labels for a 0.10-wide interval
+        against 125 with 10 folds; ``benchmarks/active_labelling.py``).
     alpha : float
         1 - the interval's level.
 
@@ -254,12 +262,14 @@ def active_estimate(
 
     Notes
     -----
-    Round :math:`r`'s working model is fitted on the labels of earlier rounds (round 1: the
-    judge itself, :math:`g(f) = f`), so it is fixed before the round's draw; its
-    difference estimate is then unbiased given the past, whichever way earlier items were
-    chosen, the rounds' errors are uncorrelated, and their combination with fixed weights
-    is unbiased with the weighted sum of their variances (with the default weights,
-    normalised over rounds, to first order).
+    Round :math:`r`'s working model for the items of fold :math:`k` is fitted on the labels
+    of earlier rounds and on round :math:`r`'s labels outside fold :math:`k` (with neither,
+    the judge itself, :math:`g(f) = f`), so it is fixed given the past and the draws
+    outside the fold; each fold's difference estimate, and the round's, is then unbiased
+    given the past, whichever way earlier items were chosen, the rounds' errors are
+    uncorrelated, and their combination with fixed weights is unbiased with the weighted
+    sum of their variances (with the default weights, normalised over rounds, to first
+    order).
     """
     df = as_pandas(frame, "frame")
     alpha = check_alpha(alpha)
@@ -274,6 +284,11 @@ def active_estimate(
         raise InputError("probs must list one probability column per round", field="probs")
     u = None if uncertainty is None else _numbers(df, uncertainty, "uncertainty", "uncertainty")
     al.require_complete(u, uncertainty)
+    if isinstance(folds, bool) or not isinstance(folds, int | np.integer) or folds < 1:
+        raise InputError(
+            f"folds must be an integer >= 1; got {folds!r}", field="folds", value=folds
+        )
+    X, fold = al.regressors(f, u), al.fold_of(f.size, int(folds))
     ests, variances, predicted = [], [], []
     for r, col in enumerate(probs, start=1):
         pi = _numbers(df, col, f"round {r}'s probabilities", "probs")
@@ -292,10 +307,11 @@ def active_estimate(
                 field=human,
                 value=None,
             )
-        # the round's working model from the labels before it; its error scales, for the
-        # weight only, from the labels before it too (the first round: after it), so no
-        # round's weight follows its own residuals
-        _, g, scale = al.round_model(f, y, before, u, scale_from=before if r > 1 else rd > 1)
+        # the round's working model, cross-fitted; its error scales, for the weight only,
+        # from the labels before it (the first round: after it), so no round's weight
+        # follows its own residuals
+        g = al.crossfit_predictions(X, y, before, now, fold)
+        _, _, scale = al.round_model(f, y, before, u, scale_from=before if r > 1 else rd > 1)
         est, var = al.greg_estimate(g, y, before | now, pi)
         ests.append(est)
         variances.append(var)

@@ -114,6 +114,13 @@ ERRORS = [
         "probs",
     ),
     (
+        "active_estimate: half a cross-fitting fold",
+        lambda: jb.active_estimate(
+            LOG.assign(r=1.0, p=0.5), "judge", "human", round="r", probs=["p"], folds=2.5
+        ),
+        "folds",
+    ),
+    (
         "without_replacement: the labels as the judge",
         lambda: jb.without_replacement(LOG, "human", judge="human"),
         "judge",

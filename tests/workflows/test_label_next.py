@@ -50,6 +50,46 @@ def test_round_estimate_is_unbiased_by_enumeration():
     assert mean_v == pytest.approx(var, abs=1e-12)  # the variance estimate is unbiased too
 
 
+def _line_predictions(f, y, train):
+    """Least squares of y on 1 and f over the ``train`` rows, predicted for every item."""
+    coef = np.linalg.lstsq(np.column_stack([np.ones(train.sum()), f[train]]), y[train])[0]
+    return coef[0] + coef[1] * f
+
+
+def test_cross_fitted_round_estimate_is_unbiased_by_enumeration():
+    # eight items, three labelled before the round, the other five drawn with known
+    # probabilities; each fold's items predicted by a line fitted on the labels before and
+    # the round's labels outside the fold: over all 32 draws the probability-weighted mean
+    # of the round's estimate is the true mean exactly
+    f = np.array([0.9, 0.2, 0.6, 0.1, 0.8, 0.4, 0.7, 0.3])
+    y = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0])
+    pi = np.array([1, 1, 1, 0.3, 0.6, 0.8, 0.5, 0.4])
+    free = pi < 1
+    fold = np.random.default_rng(8).permutation(8) % 2  # the documented rule
+    mean = refit_mean = 0.0
+    for draw in itertools.product((0, 1), repeat=5):
+        r = ~free.copy()
+        r[free] = np.array(draw, dtype=bool)
+        p = np.prod(np.where(r[free], pi[free], 1 - pi[free]))
+        h = np.where(r, y, np.nan)
+        frame = pd.DataFrame({"f": f, "h": h, "round": np.where(free, 2.0, 1.0)})
+        frame.loc[~r, "round"] = np.nan
+        frame["p1"], frame["p2"] = 0.5, pi
+        e = jb.active_estimate(
+            frame, "f", "h", round="round", probs=["p1", "p2"], weights=[0, 1], folds=2
+        )
+        mean += p * e["estimate_2"]
+        # by hand: fold k's items from a line on the other labels
+        g = np.empty(8)
+        for k in (0, 1):
+            g[fold == k] = _line_predictions(f, y, r & ((~free) | (fold != k)))[fold == k]
+        assert e["estimate_2"] == pytest.approx(al.greg_estimate(g, y, r, pi)[0], abs=1e-12)
+        # against the same line fitted on every label of the round: not unbiased
+        refit_mean += p * al.greg_estimate(_line_predictions(f, y, r), y, r, pi)[0]
+    assert mean == pytest.approx(y.mean(), abs=1e-12)
+    assert abs(refit_mean - y.mean()) > 1e-3
+
+
 def test_error_scale_learns_within_bins_and_shrinks():
     u = np.repeat([0.0, 1.0], 50)
     lab = np.zeros(100, bool)
@@ -243,8 +283,9 @@ def test_active_estimate_combines_rounds_as_written():
     human[r["new"]], rd[r["new"]] = y[r["new"]], 2
     frame = pd.DataFrame({"f": f, "h": human, "round": rd, "p1": 0.1, "p2": r["prob"], "u": u})
     e = jb.active_estimate(
-        frame, "f", "h", round="round", probs=["p1", "p2"], uncertainty="u", weights=[1, 3]
-    )
+        frame, "f", "h", round="round", probs=["p1", "p2"], uncertainty="u", weights=[1, 3],
+        folds=1,
+    )  # fmt: skip
     e1 = al.greg_estimate(f, human, rd == 1, np.full(600, 0.1))  # round 1: g = the verdict
     # round 2's working model: least squares on 1, f, z, f z over round 1's 60 labels
     z = (u - u.mean()) / u.std()

@@ -127,10 +127,10 @@ def one_draw(f, y, u, n, rng, kind: str, rounds: int = 2):
     return e["upper"] - e["lower"], e["lower"] <= y.mean() <= e["upper"], int((rd > 0).sum())
 
 
-def coverage_at(f, y, u, n: int, rounds: int, draws: int) -> None:
+def coverage_at(f, y, u, n: int, rounds: int, draws: int, weights=None) -> None:
     """Coverage of the normal interval and the sd of the standardised error at one budget,
-    active and uniform (same model) draws, each read with 10 folds and with one; seeds
-    apart from the table's."""
+    active and uniform (same model) draws, each read with 10 folds and with one (and the
+    rounds' fixed ``weights``, if given); seeds apart from the table's."""
     probs = [f"p{k}" for k in range(1, rounds + 1)]
     for kind in ("active", "uniform, same model"):
         z = {10: [], 1: []}
@@ -149,8 +149,9 @@ def coverage_at(f, y, u, n: int, rounds: int, draws: int) -> None:
             frame["h"], frame["round"] = yy, rd
             for folds, out in z.items():
                 e = jb.active_estimate(
-                    frame, "f", "h", round="round", probs=probs, uncertainty="u", folds=folds
-                )
+                    frame, "f", "h", round="round", probs=probs, uncertainty="u", folds=folds,
+                    weights=weights,
+                )  # fmt: skip
                 out.append((e["estimate"] - y.mean()) / e["se"])
         for folds, out in z.items():
             out = np.asarray(out)
@@ -184,9 +185,11 @@ def main() -> None:
     ap.add_argument("--draws", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=2, help="labelling rounds, the first at random")
     ap.add_argument("--coverage-at", type=int, help="only the coverage study at this budget")
+    ap.add_argument("--weights", help="with --coverage-at: the rounds' fixed weights, 0,1,...")
     args = ap.parse_args()
     if args.coverage_at:
-        coverage_at(*llmbar()[:3], args.coverage_at, args.rounds, args.draws)
+        w = None if args.weights is None else [float(x) for x in args.weights.split(",")]
+        coverage_at(*llmbar()[:3], args.coverage_at, args.rounds, args.draws, w)
         return
     hanna_bounds()
     sd = np.sqrt(0.0475 / args.draws)

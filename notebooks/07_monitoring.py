@@ -203,9 +203,10 @@ pd.DataFrame(rows).pivot(index="labels", columns="design")
 
 # %% [markdown]
 # The gain is as large as the judge's uncertainty is informative, and it comes in two
-# parts: the disagreement in the working model, which `active_estimate` cross-fits on
-# every label (uniform, same model against verdict only), and the design (active against
-# uniform, same model). benchmarks/active_labelling.py measures it over 200 paired draws:
-# 17% fewer labels than the verdict alone for a 0.10-wide interval with two rounds, nearly
-# all of it from the model, and none on HANNA, where the spread of a judge's ratings across
-# prompts says nothing about its error and no design could save more than 5%.
+# parts: the disagreement in the working model, which `active_estimate` also fits on the
+# round's own labels, fold by fold (uniform, same model against verdict only), and the
+# design (active against uniform, same model). benchmarks/active_labelling.py measures it
+# over 200 paired draws: 13% fewer labels than the verdict alone for a 0.10-wide interval
+# with two rounds, nearly all of it from the model, and none on HANNA, where the spread of
+# a judge's ratings across prompts says nothing about its error and no design could save
+# more than 5%.

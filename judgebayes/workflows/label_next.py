@@ -245,12 +245,14 @@ def active_estimate(
         not: a small round whose residuals happen to be near zero takes the weight and the
         interval is too narrow.
     folds : int
-        Cross-fitting folds of each round's working model (default 10): the items of a fold
-        are predicted from the labels before the round and the round's labels outside the
-        fold, so the model learns from nearly every label and each round's estimate stays
-        exactly unbiased given the rounds before it.  1: each round's model from the labels
-        before it alone (on LLMBar with two rounds, 151 labels for a 0.10-wide interval
-        against 125 with 10 folds; ``benchmarks/active_labelling.py``).
+        Cross-fitting folds of each round's working model (default 10): the items of fold
+        :math:`k` are predicted from the labels before the round and the round's labels in
+        folds :math:`1..k-1`, so the model also learns from the round's own labels and each
+        round's estimate and its variance stay exactly unbiased given the rounds before it
+        (in a round with fewer than :data:`MIN_LABELS` labels before it, the folds read
+        those alone).
+        1: each round's model from the labels before it alone (on LLMBar with two rounds,
+        151 labels for a 0.10-wide interval against 133; ``benchmarks/active_labelling.py``).
     alpha : float
         1 - the interval's level.
 
@@ -263,13 +265,13 @@ def active_estimate(
     Notes
     -----
     Round :math:`r`'s working model for the items of fold :math:`k` is fitted on the labels
-    of earlier rounds and on round :math:`r`'s labels outside fold :math:`k` (with neither,
-    the judge itself, :math:`g(f) = f`), so it is fixed given the past and the draws
-    outside the fold; each fold's difference estimate, and the round's, is then unbiased
-    given the past, whichever way earlier items were chosen, the rounds' errors are
-    uncorrelated, and their combination with fixed weights is unbiased with the weighted
-    sum of their variances (with the default weights, normalised over rounds, to first
-    order).
+    of earlier rounds and on round :math:`r`'s labels in folds :math:`1..k-1` (with
+    neither, the judge itself, :math:`g(f) = f`), so it is fixed given the past and the
+    draws in earlier folds; each fold's difference estimate, and the round's, is then
+    unbiased given the past, whichever way earlier items were chosen, the rounds' errors
+    are uncorrelated, and their combination with fixed weights is unbiased with the
+    weighted sum of their variances (with the default weights, normalised over rounds, to
+    first order).
     """
     df = as_pandas(frame, "frame")
     alpha = check_alpha(alpha)

@@ -56,17 +56,22 @@ def _line_predictions(f, y, train):
     return coef[0] + coef[1] * f
 
 
-def test_cross_fitted_round_estimate_is_unbiased_by_enumeration():
+def test_cross_fitted_round_estimate_and_variance_are_unbiased_by_enumeration(monkeypatch):
     # eight items, three labelled before the round, the other five drawn with known
-    # probabilities; each fold's items predicted by a line fitted on the labels before and
-    # the round's labels outside the fold: over all 32 draws the probability-weighted mean
-    # of the round's estimate is the true mean exactly
+    # probabilities; fold k's items predicted by a line fitted on the labels before and the
+    # round's labels in folds before k: over all 32 draws the probability-weighted mean of
+    # the round's estimate is the true mean, and of its variance estimate the true variance.
+    # The round's own labels join the folds' models when MIN_LABELS labels came before
+    # the round: 2 here, so that eight items show it (with 30, every fold reads the three
+    # labels before)
+    monkeypatch.setattr(al, "MIN_LABELS", 2)
     f = np.array([0.9, 0.2, 0.6, 0.1, 0.8, 0.4, 0.7, 0.3])
     y = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0])
     pi = np.array([1, 1, 1, 0.3, 0.6, 0.8, 0.5, 0.4])
     free = pi < 1
-    fold = np.random.default_rng(8).permutation(8) % 2  # the documented rule
-    mean = refit_mean = 0.0
+    fold = np.random.default_rng(8).permutation(8) % 3  # the documented rule
+    mean = var = mean_v = 0.0
+    full = {"mean": 0.0, "var": 0.0, "mean_v": 0.0}  # each fold's line on every other fold
     for draw in itertools.product((0, 1), repeat=5):
         r = ~free.copy()
         r[free] = np.array(draw, dtype=bool)
@@ -76,18 +81,32 @@ def test_cross_fitted_round_estimate_is_unbiased_by_enumeration():
         frame.loc[~r, "round"] = np.nan
         frame["p1"], frame["p2"] = 0.5, pi
         e = jb.active_estimate(
-            frame, "f", "h", round="round", probs=["p1", "p2"], weights=[0, 1], folds=2
+            frame, "f", "h", round="round", probs=["p1", "p2"], weights=[0, 1], folds=3
         )
-        mean += p * e["estimate_2"]
-        # by hand: fold k's items from a line on the other labels
+        with monkeypatch.context() as m:  # below MIN_LABELS: the labels before alone
+            m.setattr(al, "MIN_LABELS", 30)
+            kw = {"round": "round", "probs": ["p1", "p2"], "weights": [0, 1]}
+            few = jb.active_estimate(frame, "f", "h", folds=3, **kw)
+            assert few.equals(jb.active_estimate(frame, "f", "h", folds=1, **kw))
+        # by hand: fold k's items from a line on the labels before and folds before k
         g = np.empty(8)
-        for k in (0, 1):
+        for k in (0, 1, 2):
+            g[fold == k] = _line_predictions(f, y, r & ((~free) | (fold < k)))[fold == k]
+        est, v = al.greg_estimate(g, y, r, pi)
+        assert (e["estimate_2"], e["se_2"] ** 2) == pytest.approx((est, v), abs=1e-12)
+        mean, var, mean_v = mean + p * est, var + p * (est - y.mean()) ** 2, mean_v + p * v
+        for k in (0, 1, 2):
             g[fold == k] = _line_predictions(f, y, r & ((~free) | (fold != k)))[fold == k]
-        assert e["estimate_2"] == pytest.approx(al.greg_estimate(g, y, r, pi)[0], abs=1e-12)
-        # against the same line fitted on every label of the round: not unbiased
-        refit_mean += p * al.greg_estimate(_line_predictions(f, y, r), y, r, pi)[0]
+        est, v = al.greg_estimate(g, y, r, pi)
+        full["mean"] += p * est
+        full["var"] += p * (est - y.mean()) ** 2
+        full["mean_v"] += p * v
     assert mean == pytest.approx(y.mean(), abs=1e-12)
-    assert abs(refit_mean - y.mean()) > 1e-3
+    assert mean_v == pytest.approx(var, abs=1e-12)
+    # each fold on every other fold: still unbiased, but the folds' models lean on each
+    # other's draws and the variance formula misses that covariance
+    assert full["mean"] == pytest.approx(y.mean(), abs=1e-12)
+    assert abs(full["mean_v"] - full["var"]) > 0.01 * full["var"]  # 0.0581 against 0.0596
 
 
 def test_error_scale_learns_within_bins_and_shrinks():

@@ -68,27 +68,34 @@ def hanna(judge: str = "Mistral-7B", criterion: str = "CH") -> tuple:
     return f, human, u, f"HANNA ({judge}, {criterion}, {len(f)} stories, mean rating 1-5)"
 
 
-def hanna_bounds() -> None:
-    """The most any design on a judge's scores could save on HANNA: with the working model
-    on the score and its spread fitted on all stories, and each story's error scale known
-    within quintiles of the spread or the score (the oracle), uniform labelling on the
-    score alone needs (line variance) / (model variance) x E[s^2] / E[s]^2 times the
-    labels; shown for every judge and criterion."""
+def oracle_ratio(f, y, u) -> float:
+    """Uniform labelling on the score alone against the best design (the oracle): the
+    working model on the score and its uncertainty fitted on all items, and each item's
+    error scale known within quintiles of the uncertainty, the score or the model's
+    prediction (the best of the three); uniform needs (line variance) / (model variance) x
+    E[s^2] / E[s]^2 times the best design's labels."""
+    line = np.var(y - np.polyval(np.polyfit(f, y, 1), f))
+    z = (u - u.mean()) / u.std()
+    X = np.column_stack([np.ones_like(f), f, z, f * z])
+    fitted = X @ np.linalg.lstsq(X, y, rcond=None)[0]
+    e = y - fitted
+    best = 1.0
+    for by in (u, f, fitted):
+        q = pd.qcut(by, 5, labels=False, duplicates="drop")
+        s = np.sqrt(pd.Series(e**2).groupby(q).transform("mean").to_numpy())
+        best = max(best, np.mean(s**2) / np.mean(s) ** 2)
+    return float(line / np.var(e) * best)
+
+
+def oracle_bounds() -> None:
+    """The most any design on a judge's scores could save (:func:`oracle_ratio`): for
+    every HANNA judge and criterion, and for LLMBar's GPT-4."""
     from judgebayes.datasets import HANNA_CRITERIA, HANNA_JUDGES
 
-    rows = []
-    for c, j in itertools.product(HANNA_CRITERIA, HANNA_JUDGES):
-        f, y, u, _ = hanna(j, c)
-        line = np.var(y - np.polyval(np.polyfit(f, y, 1), f))
-        z = (u - u.mean()) / u.std()
-        X = np.column_stack([np.ones_like(f), f, z, f * z])
-        e = y - X @ np.linalg.lstsq(X, y, rcond=None)[0]
-        best = 1.0
-        for by in (u, f):
-            q = pd.qcut(by, 5, labels=False, duplicates="drop")
-            s = np.sqrt(pd.Series(e**2).groupby(q).transform("mean").to_numpy())
-            best = max(best, np.mean(s**2) / np.mean(s) ** 2)
-        rows.append((c, j, line / np.var(e) * best))
+    rows = [
+        (c, j, oracle_ratio(*hanna(j, c)[:3]))
+        for c, j in itertools.product(HANNA_CRITERIA, HANNA_JUDGES)
+    ]
     ratio = np.array([r[2] for r in rows])
     worst = rows[int(np.argmax(ratio))]
     print(
@@ -96,6 +103,8 @@ def hanna_bounds() -> None:
         f"design {ratio.min():.3f}-{ratio.max():.3f} (largest {worst[1]}, {worst[0]}), "
         f"i.e. at most {1 - 1 / ratio.max():.1%} fewer labels"
     )
+    r = oracle_ratio(*llmbar()[:3])
+    print(f"LLMBar (GPT-4), oracle bound: uniform / best design {r:.3f}, {1 - 1 / r:.1%} fewer")
 
 
 def one_draw(f, y, u, n, rng, kind: str, rounds: int = 2):
@@ -191,7 +200,7 @@ def main() -> None:
         w = None if args.weights is None else [float(x) for x in args.weights.split(",")]
         coverage_at(*llmbar()[:3], args.coverage_at, args.rounds, args.draws, w)
         return
-    hanna_bounds()
+    oracle_bounds()
     sd = np.sqrt(0.0475 / args.draws)
     print(f"{args.draws} draws per budget; MC sd of a 95% coverage {sd:.3f}")
     for f, y, u, name in (llmbar(), hanna()):

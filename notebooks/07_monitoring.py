@@ -209,4 +209,4 @@ pd.DataFrame(rows).pivot(index="labels", columns="design")
 # over 200 paired draws: 13% fewer labels than the verdict alone for a 0.10-wide interval
 # with two rounds, nearly all of it from the model, and none on HANNA, where the spread of
 # a judge's ratings across prompts says nothing about its error and no design could save
-# more than 5%.
+# more than 5.1%.

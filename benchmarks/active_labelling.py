@@ -107,14 +107,12 @@ def oracle_bounds() -> None:
     print(f"LLMBar (GPT-4), oracle bound: uniform / best design {r:.3f}, {1 - 1 / r:.1%} fewer")
 
 
-def one_draw(f, y, u, n, rng, kind: str, rounds: int = 2):
-    """One draw of ``kind``: "active" (the uncertainty in the design and the working
-    model), "active, one fold" (the same draws, each round's working model from the labels
-    before it alone), "uniform, same model" (uniform draws, the same working model) or
-    "uniform" (uniform draws, the working model on the judge alone); a first round at
-    random, the rest of the budget ``n`` in ``rounds - 1`` equal rounds, each planned on
-    the labels before it."""
-    active = kind.startswith("active")
+def draw_rounds(f, y, u, n, rng, kind: str, rounds: int):
+    """The labels of one draw of ``kind`` as ``active_estimate`` reads them: "active" (the
+    uncertainty in the design and the working model), "uniform, same model" (uniform
+    draws, the same working model) or "uniform" (uniform draws, the working model on the
+    judge alone); a first round at random, the rest of the budget ``n`` in ``rounds - 1``
+    equal rounds, each planned on the labels before it.  Returns (frame, probs)."""
     model_u = None if kind == "uniform" else u
     N = f.size
     yy, rd = np.full(N, np.nan), np.full(N, np.nan)
@@ -124,38 +122,34 @@ def one_draw(f, y, u, n, rng, kind: str, rounds: int = 2):
     frame = pd.DataFrame({"f": f, "p1": first / N, "u": 0.0 if model_u is None else model_u})
     for k in range(2, rounds + 1):
         budget = (n - first) / (rounds - 1)
-        r = design_round(f, yy, model_u, budget, mix=None if active else 1.0, rng=rng)
+        mix = None if kind == "active" else 1.0
+        r = design_round(f, yy, model_u, budget, mix=mix, rng=rng)
         yy[r["new"]], rd[r["new"]] = y[r["new"]], k
         frame[f"p{k}"] = r["prob"]
     frame["h"], frame["round"] = yy, rd
-    probs = [f"p{k}" for k in range(1, rounds + 1)]
+    return frame, [f"p{k}" for k in range(1, rounds + 1)]
+
+
+def one_draw(f, y, u, n, rng, kind: str, rounds: int = 2):
+    """Width, coverage and labels of one draw (:func:`draw_rounds`); "active, one fold"
+    is the active draw read with each round's working model from the labels before it
+    alone."""
     folds = 1 if kind == "active, one fold" else 10
+    frame, probs = draw_rounds(f, y, u, n, rng, kind.removesuffix(", one fold"), rounds)
     e = jb.active_estimate(
         frame, "f", "h", round="round", probs=probs, uncertainty="u", folds=folds
     )
-    return e["upper"] - e["lower"], e["lower"] <= y.mean() <= e["upper"], int((rd > 0).sum())
+    return e["upper"] - e["lower"], e["lower"] <= y.mean() <= e["upper"], int(e["labels"])
 
 
 def coverage_at(f, y, u, n: int, rounds: int, draws: int, weights=None) -> None:
     """Coverage of the normal interval and the sd of the standardised error at one budget,
     active and uniform (same model) draws, each read with 10 folds and with one (and the
     rounds' fixed ``weights``, if given); seeds apart from the table's."""
-    probs = [f"p{k}" for k in range(1, rounds + 1)]
     for kind in ("active", "uniform, same model"):
         z = {10: [], 1: []}
         for i in range(draws):
-            rng = np.random.default_rng((70, n, i))
-            yy, rd = np.full(f.size, np.nan), np.full(f.size, np.nan)
-            first = max(round(0.2 * n), 30)
-            pick = rng.choice(f.size, first, replace=False)
-            yy[pick], rd[pick] = y[pick], 1
-            frame = pd.DataFrame({"f": f, "p1": first / f.size, "u": u})
-            for k in range(2, rounds + 1):
-                mix = None if kind == "active" else 1.0
-                r = design_round(f, yy, u, (n - first) / (rounds - 1), mix=mix, rng=rng)
-                yy[r["new"]], rd[r["new"]] = y[r["new"]], k
-                frame[f"p{k}"] = r["prob"]
-            frame["h"], frame["round"] = yy, rd
+            frame, probs = draw_rounds(f, y, u, n, np.random.default_rng((70, n, i)), kind, rounds)
             for folds, out in z.items():
                 e = jb.active_estimate(
                     frame, "f", "h", round="round", probs=probs, uncertainty="u", folds=folds,

@@ -22,6 +22,7 @@ from judgebayes.data.frames import as_pandas, distinct_roles, numeric_column, re
 from judgebayes.errors import InputError
 from judgebayes.inference import active_labels as al
 from judgebayes.inference.active_labels import MIN_LABELS, design_round
+from judgebayes.inference.registry import check_count
 from judgebayes.results import check_alpha
 
 __all__ = ["MIN_LABELS", "active_estimate", "design_round", "label_next"]
@@ -286,11 +287,7 @@ def active_estimate(
         raise InputError("probs must list one probability column per round", field="probs")
     u = None if uncertainty is None else _numbers(df, uncertainty, "uncertainty", "uncertainty")
     al.require_complete(u, uncertainty)
-    if isinstance(folds, bool) or not isinstance(folds, int | np.integer) or folds < 1:
-        raise InputError(
-            f"folds must be an integer >= 1; got {folds!r}", field="folds", value=folds
-        )
-    X, fold = al.regressors(f, u), al.fold_of(f.size, int(folds))
+    X, fold = al.regressors(f, u), al.fold_of(f.size, check_count(folds, "folds"))
     ests, variances, predicted = [], [], []
     for r, col in enumerate(probs, start=1):
         pi = _numbers(df, col, f"round {r}'s probabilities", "probs")

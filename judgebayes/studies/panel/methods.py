@@ -56,7 +56,7 @@ def _need_items(panel: ValidatorPanel, name: str) -> None:
         )
 
 
-def _vote(panel: ValidatorPanel, rule: str, threshold: int | None, default, name: str):
+def _vote(panel: ValidatorPanel, rule: str, threshold: int | None, default, name: str) -> FitParts:
     d = panel.data
     _need_items(panel, name)
     counts = ens.vote_counts(d)

@@ -63,18 +63,24 @@ def _logistic(
     ``offset`` (n,) on the logit, by Newton at once; returns (fitted probabilities (B, n),
     penalised log likelihoods (B,)).  The first column of ``X`` is the intercept
     (penalised by :data:`RIDGE_INTERCEPT` only).  Newton steps are capped at 5 on the
-    logit scale (near separation).
+    logit scale (near separation); a row stops when its step is below 1e-8.
     """
-    pen = np.full(X.shape[1], RIDGE)
+    k = X.shape[1]
+    pen = np.full(k, RIDGE)
     pen[0] = RIDGE_INTERCEPT
-    beta = np.zeros((Y.shape[0], X.shape[1]))
+    beta = np.zeros((Y.shape[0], k))
+    # each row's Hessian as one product: the weights times the rows' outer products
+    outer = (X[:, :, None] * X[:, None, :]).reshape(len(X), k * k)
+    active = np.arange(Y.shape[0])  # the rows still moving
     for _ in range(iters):
-        mu = expit(beta @ X.T + offset)
-        g = (Y - mu) @ X - pen * beta
-        H = np.einsum("bn,np,nq->bpq", mu * (1 - mu), X, X) + np.diag(pen)
+        b = beta[active]
+        mu = expit(b @ X.T + offset)
+        g = (Y[active] - mu) @ X - pen * b
+        H = ((mu * (1 - mu)) @ outer).reshape(-1, k, k) + np.diag(pen)
         step = np.clip(np.linalg.solve(H, g[..., None])[..., 0], -5.0, 5.0)
-        beta = beta + step
-        if np.max(np.abs(step)) < 1e-8:
+        beta[active] = b + step
+        active = active[np.max(np.abs(step), axis=1) >= 1e-8]
+        if not active.size:
             break
     eta = beta @ X.T + offset
     ll = (Y * log_expit(eta) + (1 - Y) * log_expit(-eta)).sum(1) - 0.5 * (pen * beta**2).sum(1)

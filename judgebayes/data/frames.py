@@ -86,11 +86,15 @@ def numeric_column(col, name: str) -> np.ndarray:
     """A numeric column as floats; a value that is not a number is named, not made NaN
     (blanks stay NaN: the caller decides whether a blank is allowed).
     """
+    if pd.api.types.is_numeric_dtype(col.dtype):  # numbers already (bools read as 0 / 1)
+        return col.to_numpy(dtype=float, na_value=np.nan)
     try:
         x = pd.to_numeric(col, errors="coerce")
     except TypeError:
         raise not_scalar(col, name) from None
-    bad = x.isna() & col.notna() & col.astype(str).str.strip().ne("")
+    bad = x.isna() & col.notna()
+    if bad.any():  # a blank string is a blank; any other text is named
+        bad[bad] = col[bad].astype(str).str.strip().ne("")
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
         raise InputError(

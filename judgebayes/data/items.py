@@ -410,11 +410,11 @@ def _strata_by(items, stratum: str | None, labelled_by, keep: np.ndarray) -> pd.
             part = pd.Series(x, index=items.index).fillna("missing").astype(str)
         else:
             k = int(bins.get(col, LABELLED_BY_BINS))
-            q = pd.Series(np.nan, index=items.index)
+            q = np.full(len(items), k)  # bin k: "missing"
             ok = keep & np.isfinite(x)
             q[ok] = pd.qcut(x[ok], k, labels=False, duplicates="drop")
-            part = q.map(lambda b, k=k: "missing" if np.isnan(b) else f"{int(b) + 1}/{k}")
-            part = col + " " + part.astype(str)
+            names = np.array([f"{col} {b + 1}/{k}" for b in range(k)] + [f"{col} missing"])
+            part = pd.Series(names[q], index=items.index)
         label = part if (label == "").all() else label + " | " + part
     return label
 

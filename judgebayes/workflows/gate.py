@@ -174,7 +174,11 @@ def _holds(c: Claim, x: np.ndarray, value: float) -> np.ndarray:
 def _contrast(fit: Fit, i: int, j: int, alpha: float):
     """The fit's own row for the difference of units ``i`` and ``j`` (its contrasts)."""
     names = list(fit.units)
-    return fit.contrasts(alpha=alpha).set_index(["a", "b"]).loc[(names[i], names[j])]
+    table = fit.contrasts(alpha=alpha)
+    at = (table["a"].to_numpy() == names[i]) & (table["b"].to_numpy() == names[j])
+    if not at.any():
+        raise KeyError((names[i], names[j]))
+    return table.iloc[int(np.argmax(at))]
 
 
 def _bound(fit: Fit, i: int, j: int | None, alpha1: float, side: str) -> float:

@@ -56,7 +56,8 @@ def test_wide_with_judges_and_long_form_agree(pairs, tmp_path):
     )
     path = tmp_path / "long.csv"
     long.to_csv(path, index=False)
-    res = run(
+    res = helpers.cli(
+        "agreement",
         path,
         "--item",
         "idx",

@@ -10,8 +10,9 @@ from tests.helpers import cli, run
 
 
 def accuracy(d, *extra: str) -> subprocess.CompletedProcess:
-    """`judgebayes accuracy` on the fixture's files with its column names."""
-    return run(
+    """`judgebayes accuracy` on the fixture's files with its column names (in this
+    process: the installed command's own process is tested below)."""
+    return cli(
         "accuracy", d / "test.csv", "--calibration", d / "cal.csv",
         "--judge", "verdict", "--human", "gold", *extra,
     )  # fmt: skip
@@ -36,10 +37,7 @@ def files(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def all_methods_json(files):
-    """One ``accuracy --format json`` run with every method (default); two tests read it.
-
-    (Each run is a new process that compiles the Laplace and NUTS models: ~40 s.)
-    """
+    """One ``accuracy --format json`` run with every method (default); two tests read it."""
     d, *_ = files
     # --draws / --tune: 4 chains x 1000 after 700 warm-up draws (the model's default is
     # 1000 + 1000); at 4 x 600 R-hat over 2,400 draws is too noisy for the 1.01 gate on this
@@ -151,14 +149,14 @@ def test_bad_label_is_one_line_exit_2(files, tmp_path):
 
 def test_missing_file_column_and_argument(files):
     d, *_ = files
-    _one_line_error(run("accuracy", d / "nope.csv", "--calibration", d / "cal.csv"), "not found")
+    _one_line_error(cli("accuracy", d / "nope.csv", "--calibration", d / "cal.csv"), "not found")
     _one_line_error(
-        run("accuracy", d / "test.csv", "--calibration", d / "cal.csv", "--judge", "verdict"),
+        cli("accuracy", d / "test.csv", "--calibration", d / "cal.csv", "--judge", "verdict"),
         "'human'",
     )
-    _one_line_error(run("accuracy", d / "test.csv"), "--calibration")
-    _one_line_error(run("plan", "--p", "0.5"), "required")
-    _one_line_error(run(), "choose a command")
+    _one_line_error(cli("accuracy", d / "test.csv"), "--calibration")
+    _one_line_error(cli("plan", "--p", "0.5"), "required")
+    _one_line_error(run(), "choose a command")  # the installed command's own process
 
 
 def test_empty_calibration_class(files, tmp_path):
@@ -166,7 +164,7 @@ def test_empty_calibration_class(files, tmp_path):
     pd.DataFrame({"gold": ["correct"] * 3, "verdict": ["pass", "fail", "pass"]}).to_csv(
         tmp_path / "c.csv", index=False
     )
-    r = run(
+    r = cli(
         "accuracy",
         d / "test.csv",
         "--calibration",
@@ -187,7 +185,7 @@ def test_judge_no_better_than_chance_is_reported_not_crashed(files, tmp_path):
             "verdict": ["fail", "pass", "pass", "fail"],
         }
     ).to_csv(tmp_path / "c.csv", index=False)
-    r = run(
+    r = cli(
         "accuracy",
         d / "test.csv",
         "--calibration",
@@ -207,7 +205,7 @@ def test_judge_no_better_than_chance_is_reported_not_crashed(files, tmp_path):
 
 
 def test_plan_json_matches_library():
-    r = run(
+    r = cli(
         "plan", "--p", "0.6", "--q0", "0.7", "--q1", "0.9", "--width", "0.1", "--format", "json"
     )
     assert r.returncode == 0, r.stderr
@@ -220,12 +218,12 @@ def test_plan_json_matches_library():
             lib.m1,
         )
     assert plans["optimal"]["n"] is None  # infinite test set
-    t = run("plan", "--p", "0.6", "--q0", "0.7", "--q1", "0.9", "--width", "0.1", "--n", "5000")
+    t = cli("plan", "--p", "0.6", "--q0", "0.7", "--q1", "0.9", "--width", "0.1", "--n", "5000")
     assert t.returncode == 0 and "optimal" in t.stdout and "equal" in t.stdout
 
 
 def test_plan_unreachable_width():
-    r = run("plan", "--p", "0.5", "--q0", "0.8", "--q1", "0.8", "--width", "0.05", "--n", "100")
+    r = cli("plan", "--p", "0.5", "--q0", "0.8", "--q1", "0.8", "--width", "0.05", "--n", "100")
     _one_line_error(r, "cannot be reached")
 
 

@@ -1,6 +1,7 @@
-"""``judgebayes label-next``: the installed command plans rounds of labels into a CSV file, a
-simulated human labels the drawn rows, and ``--estimate`` reads the rounds back; bad input
-is one line with exit 2."""
+"""``judgebayes label-next``: the command plans rounds of labels into a CSV file, a simulated
+human labels the drawn rows, and ``--estimate`` reads the rounds back; bad input is one line
+with exit 2 (the first round from the installed command's own process, the rest through its
+entry point in this process)."""
 
 import json
 
@@ -36,7 +37,7 @@ def test_rounds_written_labelled_and_read_back(tmp_path):
     budgets = (60, 60, 90)
     for r, k in enumerate(budgets, start=1):
         out = tmp_path / f"round{r}.csv"
-        res = helpers.run(
+        res = (helpers.run if r == 1 else helpers.cli)(
             "label-next", src, "--budget", k, "--uncertainty", "unsure", "--out", out,
             "--width", 0.05, "--seed", 3, "--claim", "rate > 0.2", "--format", "json",
         )  # fmt: skip
@@ -51,7 +52,7 @@ def test_rounds_written_labelled_and_read_back(tmp_path):
         # the rate is near 0.5: "rate > 0.2" is open before any label, decided after
         assert plan["decision_now"] == ("continue" if r == 1 else "pass")
         src = out
-    res = helpers.run(
+    res = helpers.cli(
         "label-next", src, "--estimate", "--uncertainty", "unsure", "--format", "json"
     )
     assert res.returncode == 0, res.stderr
@@ -61,7 +62,7 @@ def test_rounds_written_labelled_and_read_back(tmp_path):
     assert est["lower"] < est["estimate"] < est["upper"]
     # one set: its 95% interval holds the mean of all 1,500 truths unless a 1-in-20 event
     assert est["lower"] <= truth.mean() <= est["upper"]
-    table = helpers.run("label-next", src, "--estimate", "--uncertainty", "unsure")
+    table = helpers.cli("label-next", src, "--estimate", "--uncertainty", "unsure")
     assert table.returncode == 0 and table.stdout.splitlines()[-1].startswith("all")
 
 
@@ -75,17 +76,17 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
         (("--estimate",), "found no round"),
     ]
     for extra, said in cases:
-        res = helpers.run("label-next", log, *extra)
+        res = helpers.cli("label-next", log, *extra)
         assert res.returncode == 2, (extra, res.stderr)
         assert len(res.stderr.strip().splitlines()) == 1 and said in res.stderr, res.stderr
     # a drawn round not labelled yet is refused before the next round is planned
     out = tmp_path / "r1.csv"
-    assert helpers.run("label-next", log, "--budget", 30, "--out", out).returncode == 0
-    res = helpers.run("label-next", out, "--budget", 30, "--out", tmp_path / "r2.csv")
+    assert helpers.cli("label-next", log, "--budget", 30, "--out", out).returncode == 0
+    res = helpers.cli("label-next", out, "--budget", 30, "--out", tmp_path / "r2.csv")
     assert res.returncode == 2 and "label them before planning round 2" in res.stderr
     # a later round needs the earlier rounds' probabilities, which the file must keep
     d = pd.read_csv(out)
     d.loc[d["label_now"] == 1, "human"] = 1.0
     d.drop(columns="prob_1").to_csv(tmp_path / "lost.csv", index=False)
-    res = helpers.run("label-next", tmp_path / "lost.csv", "--budget", 30, "--out", out)
+    res = helpers.cli("label-next", tmp_path / "lost.csv", "--budget", 30, "--out", out)
     assert res.returncode == 2 and "no column 'prob_1'" in res.stderr

@@ -1,6 +1,7 @@
-"""``judgebayes monitor`` and ``judgebayes gate --sequential``: the installed command on a
-simulated weekly log and on the LLMBar judge-version replay (real verdicts), exit statuses
-pass / fail / continue, and bad input as one line with exit 2."""
+"""``judgebayes monitor`` and ``judgebayes gate --sequential``: the command on a simulated
+weekly log and on the LLMBar judge-version replay (real verdicts), exit statuses pass /
+fail / continue, and bad input as one line with exit 2 (the installed command's own process
+in the first runs, its entry point in this process after them)."""
 
 import json
 
@@ -40,11 +41,11 @@ def test_sequential_gate_exit_statuses(log):
     ok = helpers.run(*base, "--claim", "rate > 0.5")
     assert ok.returncode == 0, ok.stderr
     assert "PASS" in ok.stderr
-    bad = helpers.run(*base, "--claim", "rate > 0.7", "--format", "json")
+    bad = helpers.cli(*base, "--claim", "rate > 0.7", "--format", "json")
     assert bad.returncode == 1, bad.stderr
     assert json.loads(bad.stdout)["decision"] == "fail"
     # 0.6 itself cannot be decided: label more and look again
-    undecided = helpers.run(*base, "--claim", f"rate > {truth[-1]:.3f}")
+    undecided = helpers.cli(*base, "--claim", f"rate > {truth[-1]:.3f}")
     assert undecided.returncode == 3, undecided.stderr
     assert "CONTINUE" in undecided.stderr
 
@@ -53,7 +54,7 @@ def test_monitor_reads_the_llmbar_version_replay(tmp_path):
     frame = llmbar_version_stream(weeks=6, switch=3)
     path = tmp_path / "llmbar.csv"
     frame.to_csv(path, index=False)
-    res = helpers.run("monitor", path, "--time", "week", "--format", "json")
+    res = helpers.cli("monitor", path, "--time", "week", "--format", "json")
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     truth = running_rate(frame, frame["truth"].to_numpy())
@@ -67,14 +68,14 @@ def test_monitor_one_drift_alarm_per_system(tmp_path):
     path = tmp_path / "two.csv"
     _two_systems(np.random.default_rng([1, 5]), drift_on_b=True).to_csv(path, index=False)
     args = ("monitor", path, "--time", "week", "--system", "model", "--drift-by", "system")
-    res = helpers.run(*args, "--format", "json")
+    res = helpers.cli(*args, "--format", "json")
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert set(out["reference_bounds"]) == {"A", "B"}
     alarmed = {r["system"] for r in out["periods"] if r["alarm"]}
     assert alarmed == {"B"}, alarmed
     assert "the judge drifted on system B (sensitivity down" in res.stderr
-    alone = helpers.run("monitor", path, "--time", "week", "--drift-by", "system")
+    alone = helpers.cli("monitor", path, "--time", "week", "--drift-by", "system")
     assert alone.returncode == 2 and "drift_by" in alone.stderr
 
 
@@ -89,7 +90,7 @@ def test_monitor_one_drift_alarm_per_system(tmp_path):
 )
 def test_monitor_bad_input_is_one_line_and_exit_2(log, args, message):
     path, _ = log
-    res = helpers.run("monitor", path, *args)
+    res = helpers.cli("monitor", path, *args)
     assert res.returncode == 2
     assert message in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
@@ -102,15 +103,15 @@ def test_monitor_reads_judge_scores(tmp_path):
     path = tmp_path / "scores.csv"
     log.to_csv(path, index=False)
     args = ("monitor", path, "--judge", "score", "--time", "week", "--scale", "1,10")
-    res = helpers.run(*args, "--human-scale", "1,5", "--format", "json")
+    res = helpers.cli(*args, "--human-scale", "1,5", "--format", "json")
     assert res.returncode == 0, res.stderr
     last = json.loads(res.stdout)["periods"][-1]
     assert last["lower"] <= rating.mean() <= last["upper"]
     assert "not run on scores" in res.stderr
-    bad = helpers.run(*args, "--human-scale", "1")
+    bad = helpers.cli(*args, "--human-scale", "1")
     assert bad.returncode == 2 and "--human-scale" in bad.stderr
     # the sequential gate reads claims on the human scale
     gate = ("gate", path, "--sequential", "--judge", "score", "--time", "week", "--scale", "1,10")
     below = f"rate > {last['lower'] - 0.2:.2f}"
-    ok = helpers.run(*gate, "--human-scale", "1,5", "--claim", below)
+    ok = helpers.cli(*gate, "--human-scale", "1,5", "--claim", below)
     assert ok.returncode == 0, ok.stderr

@@ -169,7 +169,7 @@ def test_gate_refuses_claims_on_labels_the_raters_do_not_agree_on(tmp_path, accu
     df, _ = simulate(np.random.default_rng(7), theta=(0.7, 0.4), n=800, accuracy=(accuracy,) * 3)
     path = tmp_path / "items.csv"
     df.to_csv(path, index=False)
-    res = helpers.run(
+    res = helpers.cli(
         "gate",
         path,
         "--human",

@@ -107,10 +107,10 @@ def test_cli_gate_exit_codes(tmp_path, capsys):
     out = json.loads(ok.stdout)
     assert out["passed"] and [c["supported"] for c in out["claims"]] == [True, True]
     assert ok.stderr.startswith("judgebayes gate: PASS: 2 of 2")
-    fail = run(*base, "--claim", "A > 0.75", "--claim", "B > 0.8")
+    fail = cli(*base, "--claim", "A > 0.75", "--claim", "B > 0.8")
     assert fail.returncode == 1 and "FAIL: 1 of 2" in fail.stderr
     assert "B > 0.8" in fail.stdout
-    # the same entry point in this process (the two runs above are the installed command)
+    # the same entry point in this process (the first run above is the installed command)
     base = [str(a) for a in base]
     for bad, field in (
         (["--claim", "A = 0.8"], "'A = 0.8'"),

@@ -28,9 +28,9 @@ def _covariate_study():
 def _draws_as_posterior(model, draws=40):
     """Prior draws standing in for a posterior (any draws do: the two evaluations are
     compared at the same points)."""
-    with warnings.catch_warnings(), model:
+    with warnings.catch_warnings(), model, interpreted() as kw:
         warnings.simplefilter("ignore")
-        pr = pm.sample_prior_predictive(draws=draws, random_seed=2)
+        pr = pm.sample_prior_predictive(draws=draws, random_seed=2, compile_kwargs=kw)
     post = pr["prior"].to_dataset()
     named = [v.name for v in model.free_RVs]
     return xr.DataTree.from_dict({"posterior": post[named]})
@@ -67,7 +67,9 @@ def test_ops_with_inner_graphs_are_inlined_to_the_same_values():
         v.owner is not None and isinstance(v.owner.op, OpFromGraph) for v in ancestors(out)
     )
     v = np.random.default_rng(0).normal(0, 30, (5, 4))
-    np.testing.assert_allclose(pytensor.function([x], out[0])(v), logsumexp(v, axis=1), rtol=1e-14)
+    with interpreted() as kw:
+        f = pytensor.function([x], out[0], **kw)
+    np.testing.assert_allclose(f(v), logsumexp(v, axis=1), rtol=1e-14)
 
 
 def _multiclass_study():
@@ -82,10 +84,11 @@ def test_pointwise_log_likelihood_is_pymcs_draw_by_draw(make):
     model = make().build_model()
     idata = _draws_as_posterior(model)
     ours = _pointwise_log_likelihood(idata, model, None)
-    with warnings.catch_warnings():
+    # the reference interpreted too: PyMC's own graph, evaluated without compiling it
+    with warnings.catch_warnings(), interpreted() as kw:
         warnings.simplefilter("ignore")
         ref = pm.compute_log_likelihood(
-            idata, model=model, progressbar=False, extend_inferencedata=False
+            idata, model=model, progressbar=False, extend_inferencedata=False, compile_kwargs=kw
         )
     ref = ref["log_likelihood"].to_dataset() if "log_likelihood" in ref else ref
     assert sorted(ours.data_vars) == sorted(ref.data_vars)

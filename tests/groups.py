@@ -2,16 +2,20 @@
 
 A group runs on one worker, so its session fixtures and compiled models are built once.
 Every test is in its file's group, except the cases of the files in :data:`SPREAD` (each
-its own group) and the contract tests of ``test_base.py``, whose
-first parameter is a registered study: a study's cases run beside its family's tests,
-which compile the same models (:data:`GROUPS`), and a study found nowhere else is a group
-of its own.
+its own group, or beside a family's file: :data:`README_BESIDE`) and the contract tests of
+``test_base.py``, whose first parameter is a registered study: a study's cases run beside
+its family's tests, which compile the same models (:data:`GROUPS`), and a study found
+nowhere else is a group of its own.
 """
 
 CONTRACT = "tests/studies/test_base.py"
 #: files whose parametrised cases are groups of their own (long cases that compile
 #: different models: one group would keep one worker busy while the other idles)
 SPREAD = {"tests/test_readme.py"}
+README = "tests/test_readme.py"
+#: a README part whose code holds this text fits a family test's model on the same data:
+#: it runs beside that file's tests, where the model is compiled already
+README_BESIDE = {'.fit("judge_error"': "tests/studies/test_ranking_channel.py"}
 
 #: the test file beside which a study's contract cases run
 GROUPS = {
@@ -38,8 +42,20 @@ def group_of(nodeid: str) -> str:
     """The group of a test (its node id: ``path::name[param-ids]``)."""
     path, _, rest = nodeid.partition("::")
     _, _, params = rest.partition("[")
+    if path == README and params.startswith("part"):
+        beside = _readme_beside(int(params.rstrip("]")[4:]))
+        if beside:
+            return beside
     if path in SPREAD and params:
         return f"{path}[{params}"
     if path != CONTRACT:
         return path
     return study_group(params.split("-")[0].rstrip("]")) if params else path
+
+
+def _readme_beside(part: int) -> str | None:
+    """The family file a README part runs beside (:data:`README_BESIDE`), if any."""
+    from tests.test_readme import PARTS
+
+    code = "\n".join(PARTS[part][1]) if part < len(PARTS) else ""
+    return next((f for text, f in README_BESIDE.items() if text in code), None)

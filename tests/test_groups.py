@@ -1,6 +1,6 @@
 """The test groups (tests/groups.py): which tests share a worker."""
 
-from tests.groups import CONTRACT, GROUPS, group_of
+from tests.groups import CONTRACT, GROUPS, README_BESIDE, group_of
 
 
 def test_a_file_is_a_group_and_a_contract_case_joins_its_family():
@@ -19,3 +19,13 @@ def test_each_readme_part_is_a_group_of_its_own():
     assert group_of("tests/test_readme.py::test_readme_command_lines_parse") == (
         "tests/test_readme.py"
     )
+
+
+def test_a_readme_part_that_fits_a_family_model_runs_beside_its_tests():
+    from tests.test_readme import PARTS
+
+    for text, beside in README_BESIDE.items():
+        parts = [i for i, (_, code) in enumerate(PARTS) if text in "\n".join(code)]
+        assert parts, text  # the README still fits that model
+        for i in parts:
+            assert group_of(f"tests/test_readme.py::test_run[part{i}]") == beside

@@ -549,6 +549,10 @@ def _crowd_items(seed, n=200, judges=8, gold=30):
     return rows, verdict.astype(float), human, tpr, tnr
 
 
+# slow tier: a recovery study against Dawid-Skene (DESIGN: recovery and coverage studies are
+# `slow`); the fast suite samples the item model in test_item_level_dawid_skene_model_samples
+# and in the contract's nuts_items case
+@pytest.mark.slow
 def test_single_generator_item_model_is_as_accurate_as_dawid_skene_em():
     """The item model of one generator (no generator hierarchy, no rate shifts) passes the
     gate with its default sampler and estimates the judges' rates as well as Dawid-Skene's

@@ -40,14 +40,20 @@ def _ranking_with_humans():
     return jb.simulate_judged_pairs(6, 800, labelled=0.2, seed=3).ranking()
 
 
-def _items(**kw):
-    return jb.AccuracyStudy.from_items(jb.simulate_items(400, n_labelled=80, seed=0).frame, **kw)
+def _items():
+    """Two systems whose judge is lenient on long answers (plain and with the covariate):
+    the data of the covariate model's tests in tests/studies/test_items.py, which fit
+    both models, so that each compiles once.
+    """
+    from tests.studies.test_items import _shifted
+
+    return jb.AccuracyStudy.from_items(_shifted(4)[0], system="system", judge_rates="shared")
 
 
 def _covariates():
-    f = jb.simulate_items(300, n_labelled=80, seed=1).frame
-    f["length"] = np.random.default_rng(1).normal(size=len(f))
-    return jb.AccuracyStudy.from_items(f, covariates="length")
+    from tests.studies.test_items import _shifted
+
+    return jb.AccuracyStudy.from_items(_shifted(4)[0], system="system", covariates="length")
 
 
 def _judges():

@@ -93,8 +93,9 @@ EXAMPLES = {
         k=620, n=1000, tn=70, m0=100, tp=90, m1=100
     ),
     "accuracy.strata": _strata,
+    # the classes of the K-class test in tests/studies/test_accuracy.py: one compile
     "accuracy.multiclass": lambda: jb.AccuracyStudy.from_multiclass_counts(
-        [[40, 5, 5], [4, 42, 4], [6, 6, 38]], [[120, 90, 90]], classes=["a", "b", "c"]
+        [[40, 5, 5], [4, 42, 4], [6, 6, 38]], [[120, 90, 90]], classes=["bad", "ok", "good"]
     ),
     "accuracy.replicates": lambda: jb.studies.accuracy.ReplicateStudy(
         k=[60, 55, 0], n=[100, 100, 0], tp=[9, 8, 9], m1=[10] * 3, tn=[7, 8, 7], m0=[10] * 3

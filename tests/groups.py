@@ -25,6 +25,7 @@ GROUPS = {
     "items.plain": "tests/studies/test_items.py",
     "items.covariates": "tests/studies/test_items.py",
     "items.paired": "tests/studies/test_items.py",
+    "items.raters": "tests/studies/test_raters.py",
     "panel": "tests/studies/test_panel.py",
     "ranking": "tests/studies/test_ranking.py",
     "ranking.channel": "tests/studies/test_ranking_channel.py",

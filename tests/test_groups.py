@@ -6,8 +6,8 @@ from tests.groups import CONTRACT, GROUPS, README_BESIDE, group_of
 def test_a_file_is_a_group_and_a_contract_case_joins_its_family():
     assert group_of("tests/cli/test_cli.py::test_x[a-b]") == "tests/cli/test_cli.py"
     assert group_of(f"{CONTRACT}::test_contract[panel-nuts]") == GROUPS["panel"]
-    assert group_of(f"{CONTRACT}::test_contract[items.raters-nuts]") == (
-        f"{CONTRACT}[items.raters]"
+    assert group_of(f"{CONTRACT}::test_contract[items.judges-nuts]") == (
+        f"{CONTRACT}[items.judges]"
     )
     assert group_of(f"{CONTRACT}::test_unparametrised") == CONTRACT
 

@@ -62,16 +62,14 @@ def _judges():
 
 
 def _raters():
-    """Three raters on a third of 300 items, the truth latent."""
-    rng = np.random.default_rng(5)
-    truth = rng.random(300) < 0.6
-    judge = np.where(truth, rng.random(300) < 0.9, rng.random(300) < 0.2).astype(int)
-    frame = pd.DataFrame({"judge": judge})
-    labelled = rng.random(300) < 1 / 3
-    for r in ("h1", "h2", "h3"):
-        said = np.where(rng.random(300) < 0.85, truth, ~truth).astype(float)
-        frame[r] = np.where(labelled, said, np.nan)
-    return jb.AccuracyStudy.from_items(frame, human=["h1", "h2", "h3"])
+    """Two systems, a judge on every item and three raters on 30% of them, the truth
+    latent: the data of tests/studies/test_raters.py, beside which these cases run, so
+    that the model compiles once.
+    """
+    from tests.studies.test_raters import RATERS, simulate
+
+    frame, _ = simulate(np.random.default_rng(5), n=300)
+    return jb.AccuracyStudy.from_items(frame, judge="judge", human=RATERS, system="system")
 
 
 def _strata():

@@ -92,11 +92,11 @@ def numeric_column(col, name: str) -> np.ndarray:
         x = pd.to_numeric(col, errors="coerce")
     except TypeError:
         raise not_scalar(col, name) from None
-    bad = x.isna() & col.notna()
+    bad = (x.isna() & col.notna()).to_numpy(copy=True)
     if bad.any():  # a blank string is a blank; any other text is named
-        bad[bad] = col[bad].astype(str).str.strip().ne("")
+        bad[bad] = col[bad].astype(str).str.strip().ne("").to_numpy()
     if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
+        i = int(np.flatnonzero(bad)[0])
         raise InputError(
             f"column {name!r}: {str(col.iloc[i])!r} in row {i} is not a number "
             f"({int(bad.sum())} such row(s))",

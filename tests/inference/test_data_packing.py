@@ -61,7 +61,7 @@ def _leniency():
     )
 
 
-@pytest.mark.parametrize("i, build", enumerate([_binary, _leniency]))
+@pytest.mark.parametrize("i, build", list(enumerate([_binary, _leniency])))
 def test_the_packed_model_is_the_model(i, build):
     model = build()
     packed, packs = _packed(model)

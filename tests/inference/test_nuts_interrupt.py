@@ -1,6 +1,7 @@
 """Ctrl-C: the interrupt reaches the caller (never a partial posterior reported as a result)
 and the command line says so in one line and exits 130."""
 
+import re
 import signal
 import subprocess
 import sys
@@ -31,14 +32,16 @@ def test_nuts_interrupted_mid_sampling_raises_not_returns():
     proc = subprocess.Popen(
         [sys.executable, "-c", _FIT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    t0 = time.perf_counter()
     assert proc.stdout.readline().strip() == "sampling"
     time.sleep(2.0)  # two seconds into the long fit
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 3, (out, err)
-    assert out.startswith("raised"), out  # "NUTS interrupted after k of 5000000 draws"
-    assert time.perf_counter() - t0 < 90  # it stopped, it did not sample 5M draws
+    # "raised: NUTS interrupted after k of 5000000 draws": it stopped part-way, whatever the
+    # machine's load (no wall-clock limit: a loaded machine only makes k smaller)
+    match = re.search(r"interrupted after (\d+) of 5000000 draws", out)
+    assert out.startswith("raised") and match, out
+    assert int(match.group(1)) < 5_000_000
 
 
 def test_cli_ctrl_c_is_one_line_and_exit_130(tmp_path):
@@ -66,8 +69,9 @@ def run(args):
     # Ctrl-C lands while C code has called Python back (numba's compiler does, while a
     # model compiles on an empty cache): Python cannot raise it out of the callback
     ctypes.CFUNCTYPE(None)(lambda: signal.raise_signal(signal.SIGINT))()
-    time.sleep(10)  # the command would run on
-    return "ran on"
+    time.sleep(10)  # the command would run on, and say so
+    print("ran on", flush=True)
+    return 0
 
 accuracy.run = run
 sys.exit(cli.main(["accuracy", "t.csv"]))
@@ -75,11 +79,10 @@ sys.exit(cli.main(["accuracy", "t.csv"]))
 
 
 def test_cli_ctrl_c_inside_a_c_callback_is_still_one_line_and_exit_130():
-    t0 = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-c", _SWALLOWED], capture_output=True, text=True, timeout=60
     )
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr.strip().splitlines() == ["judgebayes accuracy: interrupted"], proc.stderr
+    # delivered at once, not after the command: the command never reached its print
     assert proc.stdout == ""
-    assert time.perf_counter() - t0 < 8  # delivered again at once, not after the command

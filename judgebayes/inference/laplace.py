@@ -46,7 +46,8 @@ import numpy as np
 from scipy import optimize
 
 from judgebayes.errors import LaplaceError
-from judgebayes.inference.nuts import ModelSpec, _data_values, batched_function, interpreted
+from judgebayes.inference.nuts import ModelSpec, batched_function, interpreted
+from judgebayes.inference.nuts.compile import _data_values
 from judgebayes.results import tree
 
 __all__ = ["K_HAT_MAX", "MIN_IMPORTANCE_ESS", "LaplaceError", "fit_laplace", "hessian"]

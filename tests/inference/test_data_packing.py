@@ -7,13 +7,8 @@ import numpy as np
 import pymc as pm
 import pytest
 
-from judgebayes.inference.nuts import (
-    ModelSpec,
-    _packed,
-    clear_compile_cache,
-    interpreted,
-    sample_nuts,
-)
+from judgebayes.inference.nuts import ModelSpec, clear_compile_cache, interpreted, sample_nuts
+from judgebayes.inference.nuts.compile import _packed
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models.accuracy import binary_accuracy_model
 from judgebayes.models.panel import panel_leniency_model

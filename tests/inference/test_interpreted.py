@@ -13,7 +13,8 @@ import xarray as xr
 
 import judgebayes as jb
 from judgebayes.inference.laplace import _functions
-from judgebayes.inference.nuts import _pointwise_log_likelihood, interpreted, vectorisable
+from judgebayes.inference.nuts import interpreted, vectorisable
+from judgebayes.inference.nuts.predictive import _pointwise_log_likelihood
 
 
 def _covariate_study():

@@ -21,7 +21,7 @@ def forest_intervals(pc, var: str) -> dict[tuple[str, str], tuple[float, float]]
 
 def check_forest(pc, fits, alpha: float = 0.05) -> None:
     """The forest plot drew each fit's own ``1 - alpha`` interval, per unit."""
-    from judgebayes.results import _unique_labels
+    from judgebayes.results.plots import _unique_labels
 
     var = pc.viz["figure"].item()._suptitle.get_text().split(":")[0]
     drawn = forest_intervals(pc, var)

@@ -21,7 +21,8 @@ from typing import Any, Literal
 import numpy as np
 
 from judgebayes.errors import InputError, JudgeNoBetterThanChanceError
-from judgebayes.inference.accuracy.closed_form import _lr_parts, _lr_se, _out, _rate, _size, z_value
+from judgebayes.inference.accuracy.closed_form.binomial import _out, _rate, _size, z_value
+from judgebayes.inference.accuracy.closed_form.lang_reiczigel import _lr_parts, _lr_se
 from judgebayes.inference.registry import check_count
 
 __all__ = [

@@ -12,6 +12,7 @@ from scipy import stats
 import judgebayes as jb
 from judgebayes.errors import CountError, InputError, JudgeNoBetterThanChanceError
 from judgebayes.inference.accuracy import closed_form as cf
+from judgebayes.inference.accuracy.closed_form import lang_reiczigel as lr
 from tests import reference as ref
 from tests.plots import title
 
@@ -100,7 +101,7 @@ def test_boundary_degenerate_is_flagged_and_one_sided():
     assert ci.degenerate is True
     assert ci.lower == 0.0 and ci.upper > 0.0
     z1 = stats.norm.ppf(0.95)
-    assert ci.upper == pytest.approx(z1 * cf._lr_se(*_lr_tilde(*args), 0.0))
+    assert ci.upper == pytest.approx(z1 * lr._lr_se(*_lr_tilde(*args), 0.0))
     # mirror at 1 via label swap
     hi = jb.lang_reiczigel_interval(1.0, 0.9, 0.95, 10_000, 1000, 1000)
     assert hi.degenerate is True and hi.upper == 1.0
@@ -109,7 +110,7 @@ def test_boundary_degenerate_is_flagged_and_one_sided():
 
 def _lr_tilde(p, q0, q1, n, m0, m1):
     z = stats.norm.ppf(0.975)
-    pt, nt, q0t, q1t, m0t, m1t = cf._lr_parts(
+    pt, nt, q0t, q1t, m0t, m1t = lr._lr_parts(
         np.float64(p),
         np.float64(q0),
         np.float64(q1),

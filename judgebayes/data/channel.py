@@ -27,7 +27,8 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.frames import as_pandas, distinct_roles
-from judgebayes.data.ranking import ParsedPairs, _col, outcome_codes, parse_pairs
+from judgebayes.data.ranking import ParsedPairs, outcome_codes, parse_pairs
+from judgebayes.data.ranking.frames import _col
 from judgebayes.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover

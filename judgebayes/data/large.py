@@ -36,7 +36,8 @@ import pathlib
 from typing import Any
 
 from judgebayes.data.items import _binary
-from judgebayes.data.ranking import _TIE_WORDS, _ids
+from judgebayes.data.ranking.frames import _ids
+from judgebayes.data.ranking.pairs import _TIE_WORDS
 from judgebayes.errors import InputError
 
 __all__ = ["reduce_items", "reduce_pairs", "reduce_panel"]

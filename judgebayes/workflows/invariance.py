@@ -27,11 +27,11 @@ import pandas as pd
 from scipy import stats
 
 from judgebayes.data.accuracy import (
-    _require_columns,
     calibration_mask,
     counts_from_calibration_frame,
     normalize_labels,
 )
+from judgebayes.data.accuracy.frames import _require_columns
 from judgebayes.errors import InputError
 from judgebayes.inference.nuts import quiet_engine_warnings
 from judgebayes.results import interval_summary

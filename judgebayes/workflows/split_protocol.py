@@ -33,7 +33,8 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.accuracy import _require_columns, calibration_mask, normalize_labels
+from judgebayes.data.accuracy import calibration_mask, normalize_labels
+from judgebayes.data.accuracy.frames import _require_columns
 from judgebayes.data.frames import as_pandas
 from judgebayes.errors import InputError
 from judgebayes.inference.executors import describe_executor, run_tasks

@@ -1,0 +1,114 @@
+"""Finding and reading the files of an eval log: paths and globs, JSON and JSON-lines
+records, the keys a record must have.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from collections.abc import Iterable
+from typing import Any
+
+from judgebayes.errors import InputError
+
+ITEM_COLUMNS = ("sample_id", "system", "judge", "human")
+
+
+# Inspect AI's grade letters (inspect_ai.scorer: CORRECT, INCORRECT, PARTIAL, NOANSWER);
+# NOANSWER counts as incorrect, as Inspect's own value_to_float scores it.  Every other
+# spelling goes through the package's one label vocabulary (data.accuracy.normalize_labels).
+_INSPECT_GRADES = {"c": 1.0, "i": 0.0, "n": 0.0}
+
+
+def _listlike(x: Any) -> bool:
+    return isinstance(x, Iterable) and not isinstance(x, (str, bytes))
+
+
+def _paths(source: Any, what: str, patterns: tuple[str, ...]) -> list[pathlib.Path]:
+    """Files named by ``source``: a path, a directory (its ``patterns`` files) or a list."""
+    items = list(source) if _listlike(source) else [source]
+    out: list[pathlib.Path] = []
+    for s in items:
+        p = pathlib.Path(s)
+        if p.is_dir():
+            found = sorted(f for pat in patterns for f in p.glob(pat))
+            if not found:
+                raise InputError(
+                    f"{what}: directory {p} has no {' / '.join(patterns)} files",
+                    field=what,
+                    value=str(p),
+                )
+            out.extend(found)
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise InputError(f"{what} file not found: {p}", field=what, value=str(p))
+    if not out:
+        raise InputError(f"{what}: no file given", field=what, value=source)
+    return out
+
+
+def _read_json(path: pathlib.Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(
+            f"{what} file {path} is not valid JSON: {str(exc).splitlines()[0]}",
+            field=what,
+            value=str(path),
+        ) from None
+    except PermissionError:
+        raise InputError(
+            f"{what} file {path} cannot be read (permission denied)", field=what, value=str(path)
+        ) from None
+
+
+def _read_records(path: pathlib.Path, what: str) -> list[dict]:
+    """Records of a JSON list or a JSON-lines file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (UnicodeDecodeError, PermissionError) as exc:
+        raise InputError(
+            f"{what} file {path} cannot be read: {type(exc).__name__}", field=what, value=str(path)
+        ) from None
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        records = _read_json(path, what)
+    else:
+        records = []
+        for i, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise InputError(
+                    f"{what} file {path}, line {i}: not a JSON record ({exc.msg})",
+                    field=what,
+                    value=str(path),
+                ) from None
+    bad = [i for i, r in enumerate(records) if not isinstance(r, dict)]
+    if bad:
+        raise InputError(
+            f"{what} file {path}: record {bad[0]} is not a JSON object",
+            field=what,
+            value=str(path),
+        )
+    if not records:
+        raise InputError(f"{what} file {path} has no records", field=what, value=str(path))
+    return records
+
+
+def _need(record: dict, keys: tuple[str, ...], what: str, path: Any, i: int) -> None:
+    missing = [k for k in keys if k not in record]
+    if missing:
+        raise InputError(
+            f"{what} file {path}, record {i}: no field {missing[0]!r} (fields: {sorted(record)})",
+            field=missing[0],
+            value=None,
+        )
+
+
+def _plain(v: Any) -> Any:
+    """A score as a plain value (booleans are verdicts, not scores: kept as text)."""
+    return str(v) if isinstance(v, bool) else v

@@ -1,0 +1,141 @@
+"""Items from lm-evaluation-harness samples and promptfoo results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judgebayes.data.logs.files import _need, _paths, _read_json, _read_records
+from judgebayes.data.logs.labels import _items_frame
+from judgebayes.errors import InputError
+
+
+# ------------------------------------------------------------------ lm-evaluation-harness
+def lm_eval_items(
+    samples,
+    labels=None,
+    *,
+    metric: str,
+    system: str | None = None,
+    filter: str | None = None,
+    positive: Any = None,
+):
+    """The items frame of lm-evaluation-harness sample logs (``--log_samples``).
+
+    Parameters
+    ----------
+    samples : str, path or list
+        ``samples_<task>_<time>.jsonl`` files, or the model's output directory.
+    labels : DataFrame or CSV path, optional
+        Human labels keyed by ``sample_id`` (the record's ``doc_id``, prefixed by the
+        task name when several tasks are read: ``<task>/<doc_id>``).
+    metric : str
+        The per-sample metric that is the automated verdict (``acc``, ``exact_match``,
+        a judge metric of a custom task); it must be 0/1 (or ``positive=``).
+    system : str, optional
+        The model's name; default: the directory the sample files are in (lm-eval
+        writes them under ``<output_path>/<model name>/``).
+    filter : str, optional
+        Which filter's records to read when a task logs several (``"strict-match"``).
+    positive : scalar or list, optional
+        Metric value(s) meaning correct, when the metric is not 0/1.
+    """
+    rows = []
+    files = _paths(samples, "samples", ("samples_*.jsonl",))
+    tasks = {p: p.name.removeprefix("samples_").rsplit("_", 1)[0] for p in files}
+    several = len(set(tasks.values())) > 1
+    for p in files:
+        sys_name = system or p.parent.name
+        for i, r in enumerate(_read_records(p, "samples")):
+            _need(r, ("doc_id",), "samples", p, i)
+            if filter is not None and r.get("filter") != filter:
+                continue
+            if metric not in r:
+                have = [k for k in r.get("metrics", []) if k in r]
+                raise InputError(
+                    f"samples file {p}, record {i}: no metric {metric!r} (metrics: {have})",
+                    field="metric",
+                    value=metric,
+                )
+            sid = f"{tasks[p]}/{r['doc_id']}" if several else r["doc_id"]
+            rows.append(
+                {
+                    "sample_id": sid,
+                    "system": sys_name,
+                    "judge": r[metric],
+                }
+            )
+    if not rows:
+        raise InputError(f"no sample records with filter {filter!r}", field="filter", value=filter)
+    return _items_frame(rows, labels, verdict=f"metric {metric}", positive=positive)
+
+
+# ------------------------------------------------------------------ promptfoo
+def promptfoo_items(results, labels=None, *, assertion: str | None = None, scores: bool = False):
+    """The items frame of a promptfoo results file (``promptfoo eval --output x.json``).
+
+    Parameters
+    ----------
+    results : str or path
+        The JSON file promptfoo writes.
+    labels : DataFrame or CSV path, optional
+        Human labels keyed by ``sample_id`` (the test's index ``testIdx``; with several
+        prompts ``<promptIdx>/<testIdx>``) and ``system``.
+    assertion : str, optional
+        The assertion type whose pass/fail is the verdict (``"llm-rubric"``,
+        ``"model-graded-closedqa"``, ...); default: the test's overall pass/fail.
+    scores : bool
+        Read the grading result's ``score`` (a number; ``llm-rubric`` gives 0-1) into a
+        ``score`` column for :class:`~judgebayes.ScoreStudy` instead of its pass/fail.
+
+    Notes
+    -----
+    The system is the provider's label (or id); a test whose provider call failed has no
+    grading result and gets ``judge`` NaN.
+    """
+    (path,) = _paths(results, "results", ("*.json",))
+    doc = _read_json(path, "results")
+    block = doc.get("results") if isinstance(doc, dict) else None
+    recs = block.get("results") if isinstance(block, dict) else None
+    if not isinstance(recs, list):
+        raise InputError(
+            f"results file {path} is not promptfoo output: no results.results list",
+            field="results",
+            value=str(path),
+        )
+    prompts = {r.get("promptIdx", 0) for r in recs if isinstance(r, dict)}
+    rows = []
+    for i, r in enumerate(recs):
+        _need(r, ("testIdx", "provider"), "results", path, i)
+        prov = r["provider"]
+        system = prov.get("label") or prov.get("id") if isinstance(prov, dict) else prov
+        grading = r.get("gradingResult")
+        key = "score" if scores else "pass"
+        if grading is None:
+            verdict = None
+        elif assertion is None:
+            verdict = grading.get(key)
+        else:
+            parts = [
+                c
+                for c in grading.get("componentResults") or []
+                if (c.get("assertion") or {}).get("type") == assertion
+            ]
+            if len(parts) > 1:
+                raise InputError(
+                    f"results file {path}, record {i}: {len(parts)} {assertion!r} assertions; "
+                    "judgebayes needs one verdict per output",
+                    field="assertion",
+                    value=assertion,
+                )
+            if not parts:
+                raise InputError(
+                    f"results file {path}, record {i}: no {assertion!r} assertion",
+                    field="assertion",
+                    value=assertion,
+                )
+            verdict = parts[0].get(key)
+        sid = r["testIdx"] if len(prompts) == 1 else f"{r.get('promptIdx', 0)}/{r['testIdx']}"
+        rows.append({"sample_id": sid, "system": system, "judge": verdict})
+    return _items_frame(
+        rows, labels, verdict=f"{assertion or 'gradingResult'}.{key}", scores=scores
+    )

@@ -1,0 +1,129 @@
+"""Items from Inspect AI's eval logs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judgebayes.data.logs.files import _INSPECT_GRADES, _listlike, _paths
+from judgebayes.data.logs.labels import _items_frame
+from judgebayes.errors import InputError
+
+
+# ------------------------------------------------------------------ Inspect AI
+def _inspect_logs(log) -> list:
+    try:
+        from inspect_ai.log import EvalLog, read_eval_log
+    except ImportError:
+        raise InputError(
+            "reading Inspect AI logs needs inspect_ai: pip install 'judgebayes[inspect]'",
+            field="log",
+            value=None,
+        ) from None
+    items = list(log) if _listlike(log) and not isinstance(log, EvalLog) else [log]
+    logs = []
+    for x in items:
+        if isinstance(x, EvalLog):
+            logs.append(x)
+            continue
+        for p in _paths(x, "log", ("*.eval", "*.json")):
+            try:
+                logs.append(read_eval_log(str(p)))
+            except Exception as exc:  # inspect raises its own errors for foreign files
+                raise InputError(
+                    f"log file {p} is not an Inspect AI eval log: {type(exc).__name__}",
+                    field="log",
+                    value=str(p),
+                ) from None
+    return logs
+
+
+def inspect_items(
+    log,
+    labels=None,
+    *,
+    scorer: str | None = None,
+    positive: Any = None,
+    scores: bool = False,
+):
+    """The items frame of one or more Inspect AI eval logs with a model-graded scorer.
+
+    Parameters
+    ----------
+    log : str, path, EvalLog, or a list of them
+        Log files (``.eval`` or ``.json``), directories of logs, or logs read by
+        ``inspect_ai.log.read_eval_log``.  Each log's model is a system.
+    labels : DataFrame or CSV path, optional
+        Human labels (module docstring); without them every item is unlabelled.
+    scorer : str, optional
+        The scorer whose value is the judge's verdict; required when the logs have
+        several scorers.
+    positive : scalar or list, optional
+        Score value(s) meaning correct; every other value is incorrect.  Default: Inspect's
+        grades (``C`` correct; ``I`` and ``N``, no answer, incorrect) and the usual
+        spellings of true/false; a partial grade ``P`` then needs ``positive=``.
+    scores : bool
+        The scorer gives a number (a model-graded scorer with numeric grades, 1-10): keep
+        it in a ``score`` column for :class:`~judgebayes.ScoreStudy` instead of a verdict.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``sample_id``, ``system``, ``judge`` (``score`` with ``scores=True``), ``epoch``,
+        ``human``: one row per sample and epoch.  A sample without the scorer's value (it
+        errored) has ``judge`` NaN, which
+        :meth:`~judgebayes.AccuracyStudy.from_items` counts as missing.
+
+    Notes
+    -----
+    With several epochs the outputs of one sample are correlated; fit with
+    ``cluster="sample_id"`` so the interval accounts for it.
+    """
+    rows = []
+    for lg in _inspect_logs(log):
+        system = str(lg.eval.model)
+        names = [s.name for s in (lg.results.scores if lg.results else [])]
+        if scorer is None:
+            if len(set(names)) > 1:
+                raise InputError(
+                    f"the log of {system} has several scorers {names}; name one with scorer=",
+                    field="scorer",
+                    value=None,
+                )
+            name = names[0] if names else None
+        else:
+            name = scorer
+            if names and scorer not in names:
+                raise InputError(
+                    f"the log of {system} has no scorer {scorer!r}; its scorers are {names}",
+                    field="scorer",
+                    value=scorer,
+                )
+        for s in lg.samples or []:
+            score = (s.scores or {}).get(name) if name else None
+            value = None if score is None else score.value
+            if isinstance(value, dict):
+                raise InputError(
+                    f"scorer {name!r} gives several values per sample ({sorted(value)}); "
+                    "judgebayes needs one verdict per output",
+                    field="scorer",
+                    value=name,
+                )
+            rows.append(
+                {
+                    "sample_id": s.id,
+                    "system": system,
+                    "judge": value,
+                    "epoch": int(s.epoch),
+                }
+            )
+    if not rows:
+        raise InputError("the Inspect logs hold no samples", field="log", value=None)
+    return _items_frame(
+        rows,
+        labels,
+        extra=("epoch",),
+        verdict=f"scorer {scorer or 'value'}",
+        positive=positive,
+        grades=_INSPECT_GRADES,
+        scores=scores,
+    )

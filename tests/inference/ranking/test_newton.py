@@ -8,6 +8,7 @@ import pytest
 
 from judgebayes.data.ranking import pairwise_from_arrays
 from judgebayes.inference.ranking import newton as bt
+from judgebayes.inference.ranking.newton.fit import _gradient_hessian
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +34,8 @@ def test_bincount_hessian_equals_sparse(sim):
     beta = rng.normal(size=des.n_params) * 0.3
     w = rng.integers(1, 5, a.size).astype(float)
     for weights in (None, w):
-        fast = bt._gradient_hessian(replace(des, w=weights), beta)
-        slow = bt._gradient_hessian(replace(des, w=weights, pairs=None, F=None), beta)
+        fast = _gradient_hessian(replace(des, w=weights), beta)
+        slow = _gradient_hessian(replace(des, w=weights, pairs=None, F=None), beta)
         scale = np.abs(slow[1]).max()  # sums of ~1e4 terms: rounding ~1e-12 relative
         np.testing.assert_allclose(fast[0], slow[0], rtol=0, atol=1e-12 * scale)
         np.testing.assert_allclose(fast[1], slow[1], rtol=0, atol=1e-12 * scale)

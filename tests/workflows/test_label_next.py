@@ -64,7 +64,7 @@ def test_cross_fitted_round_estimate_and_variance_are_unbiased_by_enumeration(mo
     # The round's own labels join the folds' models when MIN_LABELS labels came before
     # the round: 2 here, so that eight items show it (with 30, every fold reads the three
     # labels before)
-    monkeypatch.setattr(al, "MIN_LABELS", 2)
+    monkeypatch.setattr(al.working, "MIN_LABELS", 2)
     f = np.array([0.9, 0.2, 0.6, 0.1, 0.8, 0.4, 0.7, 0.3])
     y = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0])
     pi = np.array([1, 1, 1, 0.3, 0.6, 0.8, 0.5, 0.4])
@@ -84,7 +84,7 @@ def test_cross_fitted_round_estimate_and_variance_are_unbiased_by_enumeration(mo
             frame, "f", "h", round="round", probs=["p1", "p2"], weights=[0, 1], folds=3
         )
         with monkeypatch.context() as m:  # below MIN_LABELS: the labels before alone
-            m.setattr(al, "MIN_LABELS", 30)
+            m.setattr(al.working, "MIN_LABELS", 30)
             kw = {"round": "round", "probs": ["p1", "p2"], "weights": [0, 1]}
             few = jb.active_estimate(frame, "f", "h", folds=3, **kw)
             assert few.equals(jb.active_estimate(frame, "f", "h", folds=1, **kw))

@@ -26,7 +26,7 @@ import numpy as np
 from judgebayes.data.ranking import pairwise_from_arrays
 from judgebayes.inference.ranking.newton import MapResult, bt_design, fit_map
 from judgebayes.simulate.ranking import controlled_benchmark
-from judgebayes.workflows import active as active_mod
+from judgebayes.workflows.active import run as active_mod  # run_active fits with its fit_map
 from judgebayes.workflows.active import run_active
 
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 import pathlib
 from typing import Any
 
-from judgebayes.data.items import _binary
+from judgebayes.data.items import binary_labels
 from judgebayes.data.ranking.frames import _ids
 from judgebayes.data.ranking.pairs import _TIE_WORDS
 from judgebayes.errors import InputError
@@ -126,7 +126,7 @@ def _group_counts(source, columns: dict[str, str], *, memory_limit: str, threads
 
 def _normalise(df, role: str, column: str, positive: Any):
 
-    df[role] = _binary(df[role], column, positive)
+    df[role] = binary_labels(df[role], column, positive)
 
 
 def reduce_items(

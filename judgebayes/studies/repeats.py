@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import stats
 
 from judgebayes.data.frames import as_pandas, group_labels
-from judgebayes.data.items import _binary
+from judgebayes.data.items import binary_labels
 from judgebayes.errors import InputError
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
@@ -59,7 +59,7 @@ def repeated_counts(
                 field=col,
                 value=None,
             )
-    y = _binary(df[verdict], verdict, None)
+    y = binary_labels(df[verdict], verdict, None)
     ok = ~np.isnan(y)
     if not ok.any():
         raise InputError(f"column {verdict!r} has no verdict", field=verdict, value=0)

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from judgebayes.data.frames import as_pandas, numeric_column
-from judgebayes.data.items import _binary
+from judgebayes.data.items import binary_labels
 from judgebayes.data.logs.files import ITEM_COLUMNS, _plain
 from judgebayes.errors import InputError
 
@@ -132,7 +132,7 @@ def _items_frame(
     else:
         if grades and positive is None:
             raw = raw.map(lambda v: grades.get(v.strip().lower(), v) if isinstance(v, str) else v)
-        df["judge"] = _binary(raw, verdict, positive)
+        df["judge"] = binary_labels(raw, verdict, positive)
     dup = df.duplicated(["system", "sample_id", *extra])
     if dup.any():
         r = df[dup].iloc[0]

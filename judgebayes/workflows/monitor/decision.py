@@ -13,7 +13,7 @@ from judgebayes.data.frames import (
     numeric_column,
     require_column,
 )
-from judgebayes.data.items import _binary
+from judgebayes.data.items import binary_labels
 from judgebayes.errors import InputError
 from judgebayes.inference import sequences as sq
 from judgebayes.inference.registry import check_count
@@ -126,7 +126,7 @@ def without_replacement(
     alpha = check_alpha(alpha)
     require_column(df, human, "human labels", "human", frame="items")
     distinct_roles({"human": human, "judge": judge}, {"order": order})
-    y = _binary(df[human], human, positive)
+    y = binary_labels(df[human], human, positive)
     labelled = ~np.isnan(y)
     if not labelled.any():
         raise InputError(f"column {human!r} has no labels", field=human, value=None)
@@ -159,7 +159,7 @@ def without_replacement(
                 field="population",
                 value=population,
             )
-        f = _binary(df[judge], judge, positive)
+        f = binary_labels(df[judge], judge, positive)
         if np.isnan(f).any():
             raise InputError(
                 f"column {judge!r}: {int(np.isnan(f).sum())} item(s) have no verdict; the "

@@ -15,7 +15,7 @@ from judgebayes.data.frames import (
     period_codes,
     require_column,
 )
-from judgebayes.data.items import _binary
+from judgebayes.data.items import binary_labels
 from judgebayes.data.scores import _scale, observed_scale, require_in_scale
 from judgebayes.errors import InputError
 from judgebayes.inference import sequences as sq
@@ -182,8 +182,8 @@ def monitor(
                 field="human_scale",
                 value=human_scale,
             )
-        f = _binary(df[judge], judge, positive)
-        y = _binary(df[human], human, positive)
+        f = binary_labels(df[judge], judge, positive)
+        y = binary_labels(df[human], human, positive)
         back = None
     else:
         f, y, back = _scores(df, judge, human, scale, human_scale, positive)

@@ -1,0 +1,194 @@
+"""One reader per role of an items frame beside the judge and the humans: the groups
+(system, stratum, cluster, item), the counts, the weights, the order and the design
+columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgebayes.data.frames import column_names, group_labels, require_column, time_periods
+from judgebayes.errors import InputError
+
+
+def group_codes(df, col: str | None, role: str) -> tuple[np.ndarray, tuple[str, ...]]:
+    """A grouping column as codes and names (one group, ``"all"``, when ``col`` is None)."""
+    if col is None:
+        return np.zeros(len(df), np.int64), ("all",)
+    codes, uniques = pd.factorize(group_labels(df[col], col, role), sort=False)
+    return codes.astype(np.int64), tuple(map(str, uniques))
+
+
+def read_count(series, column: str) -> np.ndarray:
+    """Non-negative integer multiplicities of the ``count`` column."""
+    x = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
+    bad = ~(np.isfinite(x) & (x >= 0) & (x == np.round(x)))
+    if pd.api.types.is_bool_dtype(series.dtype) or bad.any():
+        i = int(np.flatnonzero(bad)[0]) if bad.any() else 0
+        raise InputError(
+            f"column {column!r} (the count column): counts must be whole numbers >= 0; "
+            f"row {i} has {series.iloc[i]!r}",
+            field=column,
+            value=series.iloc[i],
+        )
+    return x.astype(np.int64)
+
+
+#: quantile bins of a numeric ``labelled_by`` column
+LABELLED_BY_BINS = 5
+
+
+def _design_values(series, col: str) -> np.ndarray:
+    """A design column's values: numbers (times as seconds) as float, others as strings."""
+    if pd.api.types.is_datetime64_any_dtype(series.dtype):
+        t = pd.to_datetime(series)
+        return np.where(t.isna(), np.nan, t.astype("int64") / 1e9)
+    if pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_numeric_dtype(series.dtype):
+        return series.to_numpy(dtype=float, na_value=np.nan)
+    text = series.astype("string")
+    return np.where(text.isna(), None, text.to_numpy(dtype=object))
+
+
+def _strata_cols(labelled_by) -> tuple[str, ...]:
+    cols = list(labelled_by) if isinstance(labelled_by, dict) else labelled_by
+    return column_names(cols, "labelled_by")
+
+
+def _strata_by(items, stratum: str | None, labelled_by, keep: np.ndarray) -> pd.Series:
+    """Strata crossed with quantile bins of each ``labelled_by`` column."""
+    bins = labelled_by if isinstance(labelled_by, dict) else {}
+    label = (
+        pd.Series("", index=items.index)
+        if stratum is None
+        else group_labels(items[stratum], stratum, "stratum")
+    )
+    for col in _strata_cols(labelled_by):
+        require_column(items, col, "a labelled_by column", "labelled_by")
+        x = _design_values(items[col], col)
+        if x.dtype == object:
+            part = pd.Series(x, index=items.index).fillna("missing").astype(str)
+        else:
+            k = int(bins.get(col, LABELLED_BY_BINS))
+            q = np.full(len(items), k)  # bin k: "missing"
+            ok = keep & np.isfinite(x)
+            q[ok] = pd.qcut(x[ok], k, labels=False, duplicates="drop")
+            names = np.array([f"{col} {b + 1}/{k}" for b in range(k)] + [f"{col} missing"])
+            part = pd.Series(names[q], index=items.index)
+        label = part if (label == "").all() else label + " | " + part
+    return label
+
+
+@dataclass(frozen=True)
+class Strata:
+    """The stratum role: each row's stratum code, the strata's names, and the columns the
+    strata were built from (``labelled_by=``).
+    """
+
+    codes: np.ndarray
+    names: tuple[str, ...]
+    labelled_by: tuple[str, ...]
+
+
+def read_strata(items, stratum, labelled_by, time, freq, keep: np.ndarray) -> Strata:
+    """The strata: the ``time=`` periods, the ``stratum=`` column, or that column crossed
+    with bins of the ``labelled_by=`` columns (one of time and the other two).
+    """
+    periods = time_periods(items, time, freq)
+    if periods is not None:
+        if stratum is not None or labelled_by is not None:
+            given = "stratum" if stratum is not None else "labelled_by"
+            raise InputError(
+                f"time= and {given}= together: with time= the periods are the strata (labels "
+                "drawn at random within each period); give one of them",
+                field=given,
+                value=stratum if stratum is not None else labelled_by,
+            )
+        return Strata(periods[0], tuple(periods[1]), ())
+    if labelled_by is None:
+        return Strata(*group_codes(items, stratum, "stratum"), ())
+    by = _strata_by(items, stratum, labelled_by, keep)
+    codes, names = group_codes(items.assign(_labelled_by=by), "_labelled_by", "stratum")
+    return Strata(codes, names, tuple(dict.fromkeys(_strata_cols(labelled_by))))
+
+
+def read_design(items, design_columns, taken: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """The ``design_columns=`` the labelling check compares (those not in ``taken``)."""
+    design = {}
+    if design_columns is not None:
+        for col in column_names(design_columns, "design_columns"):
+            require_column(items, col, "a design_columns column", "design_columns")
+            if col not in taken:
+                design[col] = _design_values(items[col], col)
+    return design
+
+
+def read_order(items, order: Any, count: str | None) -> np.ndarray | None:
+    """When each row was judged: its position (``order=True``, not for a reduced frame), a
+    column of numbers or times, or None (``order=False``).
+    """
+    if order is True:
+        return None if count is not None else np.arange(len(items), dtype=float)
+    if order is False or order is None:
+        return None
+    if not isinstance(order, str) or order not in items.columns:
+        raise InputError(
+            f"order must be True, False or a column of the items frame; got {order!r}",
+            field="order",
+            value=order,
+        )
+    pos = _design_values(items[order], order)
+    if pos.dtype == object:
+        raise InputError(
+            f"column {order!r} (the order column) must hold numbers or times",
+            field="order",
+            value=order,
+        )
+    return pos
+
+
+def read_items(items, item, count, system: np.ndarray, systems) -> np.ndarray | None:
+    """The prompt each row answers (``item=``): one row per (item, system)."""
+    if item is None:
+        return None
+    if count is not None:
+        raise InputError(
+            "item= pairs single rows across systems; a reduced frame (count=) has no "
+            "rows per item: give one of them",
+            field="item",
+            value=item,
+        )
+    it, _ = group_codes(items, item, "item")
+    dup = pd.DataFrame({"i": it, "s": system}).duplicated().to_numpy()
+    if dup.any():
+        r = int(np.flatnonzero(dup)[0])
+        raise InputError(
+            f"column {item!r}: item {items[item].iloc[r]!r} appears twice for system "
+            f"{systems[system[r]]!r} ({int(dup.sum())} repeated (item, system) "
+            "row(s)); a paired comparison takes one row per item and system",
+            field=item,
+            value=items[item].iloc[r],
+        )
+    return it
+
+
+def read_weights(items, weights: str | None, human: np.ndarray) -> np.ndarray | None:
+    """Design weights of the labelled rows (>= 1; NaN on unlabelled rows)."""
+    if weights is None:
+        return None
+    w = pd.to_numeric(items[weights], errors="coerce").to_numpy(dtype=float)
+    lab = ~np.isnan(human)
+    bad = lab & ~(np.isfinite(w) & (w >= 1))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"column {weights!r}: a labelled item's design weight (1 / its probability "
+            f"of being labelled) must be a number >= 1; row {i} has "
+            f"{items[weights].iloc[i]!r} ({int(bad.sum())} such row(s))",
+            field=weights,
+            value=items[weights].iloc[i],
+        )
+    return np.where(lab, w, np.nan)

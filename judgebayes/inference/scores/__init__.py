@@ -1,5 +1,4 @@
-r"""Closed forms of the scores design: a judge's scores calibrated to human labels.
-"""
+r"""Closed forms of the scores design: a judge's scores calibrated to human labels."""
 
 from judgebayes.inference.scores.calibration import CALIBRATIONS as CALIBRATIONS
 from judgebayes.inference.scores.calibration import FOLDS as FOLDS

@@ -38,6 +38,7 @@ from judgebayes.inference.ranking.baselines import (
     win_counts,
 )
 from judgebayes.inference.ranking.topk import top_k_set
+from judgebayes.models.ranking import HierarchicalBias, HorseshoeBias, NormalBias
 
 warnings.filterwarnings("ignore", message=".*BLAS.*")
 # every NUTS fit below prints its own gate result (fit.diagnostics.message())
@@ -117,9 +118,9 @@ pd.DataFrame({k: [sim.recall(top_k_set(v, 5))] for k, v in rows.items()}, index=
 # scales is far from Gaussian: its coefficient intervals are visibly wider and shifted.
 
 # %%
-hs = ranking.fit("nuts", "horseshoe", random_seed=1, sampler=SAMPLER, log_likelihood=True)
-gauss = ranking.fit("nuts", "normal", random_seed=1, sampler=SAMPLER, log_likelihood=True)
-lap_hs = ranking.fit("laplace", "horseshoe", random_seed=1)
+hs = ranking.fit("nuts", prior=HorseshoeBias(), random_seed=1, sampler=SAMPLER, log_likelihood=True)
+gauss = ranking.fit("nuts", prior=NormalBias(), random_seed=1, sampler=SAMPLER, log_likelihood=True)
+lap_hs = ranking.fit("laplace", prior=HorseshoeBias(), random_seed=1)
 naive_ll = ranking.fit("naive", random_seed=1, log_likelihood=True)
 print("horseshoe:", hs.diagnostics.message(), "| divergences:", hs.diagnostics.divergences)
 print("normal:   ", gauss.diagnostics.message())
@@ -181,7 +182,7 @@ rc = ctrl.ranking()
 fits = {
     "naive": rc.fit("naive"),
     "laplace/normal": rc.fit("laplace"),
-    "laplace/hierarchical": rc.fit("laplace", "hierarchical"),
+    "laplace/hierarchical": rc.fit("laplace", prior=HierarchicalBias()),
     "nuts/horseshoe": rc.fit(
         "nuts",
         "horseshoe",

@@ -36,6 +36,7 @@ from judgebayes.cli.io import (
     report_gate,
     seed_arg,
 )
+from judgebayes.models.ranking import BIAS_PRIORS
 
 __all__ = ["add_parser", "run"]
 
@@ -79,7 +80,7 @@ def add_parser(sub) -> None:
     )
     r.add_argument(
         "--prior",
-        choices=("normal", "hierarchical", "horseshoe"),
+        choices=[name for name, p in BIAS_PRIORS.items() if p.has_bias],
         default=None,
         help="bias prior (default: normal for laplace, horseshoe for nuts)",
     )
@@ -151,7 +152,9 @@ def run(args) -> str:
     if args.reference is not None:
         options["reference"] = args.reference
     with quiet_engine_warnings():  # a failed gate is said once, on stderr
-        fit = ranking.fit(args.method, args.prior, random_seed=args.seed, warn=False, **options)
+        if args.prior is not None:
+            options["prior"] = args.prior
+        fit = ranking.fit(args.method, random_seed=args.seed, warn=False, **options)
     report_gate("rank", [fit])
     ri = fit.rank_intervals(args.alpha)
     iv = fit.interval(args.alpha)

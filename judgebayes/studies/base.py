@@ -101,7 +101,21 @@ class Study:
     methods: ClassVar[Methods]
     default_method: ClassVar[str] = "nuts"
     default_methods: ClassVar[tuple[str, ...]] = ()
+    #: a family's door (or a class between it and its variants): constructing it, or
+    #: calling its factories, returns the variant :meth:`variant_for` picks from the data
+    abstract: ClassVar[bool] = False
+    #: the order in which :meth:`variant_for` asks a family's variants (the lowest first)
+    priority: ClassVar[int] = 100
     priors: Any = None
+
+    def __new__(cls, *args: Any, **kwargs: Any):
+        """The variant the data call for (:meth:`variant_for`): a family's door returns one
+        of its variants, and a variant returns itself or a variant below it (unpickling,
+        which passes no data, keeps the class it is given).
+        """
+        if cls.__dict__.get("abstract", False) or ((args or kwargs) and cls.variants()):
+            cls = cls.variant_for(cls._variant_data(*args, **kwargs))
+        return super().__new__(cls)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -112,6 +126,52 @@ class Study:
             if cls.key in STUDIES and STUDIES[cls.key].__qualname__ != cls.__qualname__:
                 raise TypeError(f"study key {cls.key!r} is taken by {STUDIES[cls.key]}")
             STUDIES[cls.key] = cls
+
+    # ----------------------------------------------------------------- variants
+    @classmethod
+    def matches(cls, data: Any) -> bool:
+        """Whether ``data`` (what :meth:`_variant_data` returns) call for this variant.
+
+        :meth:`variant_for` asks the variants that define it, by :attr:`priority`; a
+        variant that does not is reached by its class alone (``PooledPanel.from_frames``).
+        """
+        return False
+
+    @classmethod
+    def _variant_data(cls, data: Any = None, *args: Any, **kwargs: Any) -> Any:
+        """What the constructor's arguments give :meth:`matches` (default: the data)."""
+        return data
+
+    @classmethod
+    def variants(cls) -> tuple[type[Study], ...]:
+        """The registered variants below this class (itself included) that
+        :meth:`variant_for` asks (those that define :meth:`matches`), in the order it asks
+        them.
+        """
+        found = [
+            s
+            for s in STUDIES.values()
+            if issubclass(s, cls) and not s.__dict__.get("abstract") and "matches" in s.__dict__
+        ]
+        return tuple(sorted(found, key=lambda s: s.priority))
+
+    @classmethod
+    def variant_for(cls, data: Any) -> type[Study]:
+        """The first of :meth:`variants` whose :meth:`matches` holds for ``data``; when
+        none does, this class itself (a variant asked for by its class), or an
+        :class:`~judgebayes.errors.InputError` for a family's door.
+        """
+        for variant in cls.variants():
+            if variant.matches(data):
+                return variant
+        if not cls.__dict__.get("abstract", False):
+            return cls
+        raise InputError(
+            f"no {cls.__name__} variant takes these data ({type(data).__name__}); the "
+            f"variants: {[v.__name__ for v in cls.variants()]}",
+            field="data",
+            value=type(data).__name__,
+        )
 
     @classmethod
     def keys(cls) -> tuple[str, ...]:

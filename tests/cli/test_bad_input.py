@@ -137,7 +137,7 @@ def test_ranking_laplace_draws_are_checked():
     rk = jb.PairwiseRanking.from_arrays([0, 1, 2, 0], [1, 2, 0, 2], [1, 1, 0, 1])
     for draws in (0, -1, 2.5):
         with pytest.raises(InputError, match="draws"):
-            rk.fit("laplace", "normal", draws=draws)
+            rk.fit("laplace", prior="normal", draws=draws)
 
 
 def test_counts_beyond_exact_floats_are_refused():

@@ -462,7 +462,7 @@ def test_hierarchical_empirical_bayes_shrinks_unbiased_judge_more():
     taus = {}
     for c in (0.0, 1.5):
         sim = simulate_bt_judge(seed=11, c=c, kappa=c / 2, covariate="normal")
-        f = sim.ranking().fit("laplace", "hierarchical")
+        f = sim.ranking().fit("laplace", prior="hierarchical")
         taus[c] = f.info["tau_b"]
     assert taus[0.0] < taus[1.5]
 
@@ -781,9 +781,9 @@ def horseshoe_fits():
     nuts = {"draws": 1000, "chains": 4, "tune": 600}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # read from hs.diagnostics
-        hs = r.fit("nuts", "horseshoe", random_seed=1, sampler=nuts, log_likelihood=True)
+        hs = r.fit("nuts", prior="horseshoe", random_seed=1, sampler=nuts, log_likelihood=True)
     naive = r.fit("naive", random_seed=1, log_likelihood=True)
-    lap = r.fit("laplace", "horseshoe", random_seed=1)
+    lap = r.fit("laplace", prior="horseshoe", random_seed=1)
     return sim, r, hs, naive, lap
 
 
@@ -837,7 +837,7 @@ def test_nuts_matches_laplace_on_large_well_identified_problem():
     r = PairwiseRanking.from_arrays(a, b, y, n_items=N)
     assert r.data.ties == "davidson" and r.data.n_ties > 500
     lap = r.fit("naive", draws=4000, random_seed=0)
-    nuts = r.fit("nuts", "none", random_seed=0, sampler={"draws": 1000, "tune": 500})
+    nuts = r.fit("nuts", prior="none", random_seed=0, sampler={"draws": 1000, "tune": 500})
     assert nuts.diagnostics.passed
     import arviz as az
 
@@ -863,7 +863,7 @@ def test_slow_horseshoe_recovery_across_pools():
     for seed in range(6):
         sim = controlled_benchmark(seed=100 + seed)
         r = sim.ranking()
-        f = r.fit("nuts", "horseshoe", random_seed=seed, sampler={"draws": 1000})
+        f = r.fit("nuts", prior="horseshoe", random_seed=seed, sampler={"draws": 1000})
         div += f.diagnostics.divergences
         bt = f.bias_table().set_index("coefficient")
         cover += (bt.loc["x", "lower"] <= sim.c <= bt.loc["x", "upper"]) and (

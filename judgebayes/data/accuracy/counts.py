@@ -170,6 +170,9 @@ class CalibrationCounts:
     strata : tuple of str
     dim : str
         Name of the grouping ("stratum" or "source").
+    by : str, optional
+        The column the counts were split by (a frame's ``stratum=``): the study is then
+        the pooled-strata model, however many strata the column holds.
     """
 
     tp: np.ndarray
@@ -180,6 +183,7 @@ class CalibrationCounts:
     strata: tuple[str, ...] = (ALL,)
     dim: str = "stratum"
     allow_empty_classes: bool = False
+    by: str | None = None
 
     def __post_init__(self):
         arrs = {}

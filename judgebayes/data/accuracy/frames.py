@@ -143,6 +143,7 @@ def counts_from_calibration_frame(
         strata=strata,
         dim=stratum or "stratum",
         allow_empty_classes=allow_empty_classes,
+        by=stratum,
     )
 
 

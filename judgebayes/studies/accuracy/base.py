@@ -11,6 +11,7 @@ variant's :meth:`model_spec`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -29,7 +30,7 @@ from judgebayes.errors import InputError, route_keywords
 from judgebayes.models import accuracy as ma
 from judgebayes.results import point_tree
 from judgebayes.studies.accuracy_fit import AccuracyFit
-from judgebayes.studies.base import STUDIES, FitParts, Study, register_bayes
+from judgebayes.studies.base import FitParts, Study, register_bayes
 from judgebayes.studies.items import ItemStudy
 
 __all__ = ["AccuracyStudy"]
@@ -37,15 +38,15 @@ __all__ = ["AccuracyStudy"]
 _DESIGNS = ("stratified", "random", "shifted")
 
 
-def _kind(test, calibration, multiclass, kind) -> str:
-    """The variant the constructor's arguments describe."""
-    if multiclass is not None:
-        return "multiclass"
-    if kind is not None:
-        return kind
-    if calibration is not None and len(getattr(calibration, "strata", ())) > 1:
-        return "strata"
-    return "binary"
+@dataclass(frozen=True)
+class TwoFrames:
+    """What the two-frame variants are chosen from: the test and calibration counts, or a
+    K-class judge's counts (:meth:`AccuracyStudy.matches` of each variant).
+    """
+
+    test: TestCounts | None = None
+    calibration: CalibrationCounts | None = None
+    multiclass: MulticlassCounts | None = None
 
 
 class AccuracyStudy(Study):
@@ -75,18 +76,10 @@ class AccuracyStudy(Study):
     #: the variant's name ("binary", "strata", "multiclass")
     kind: ClassVar[str] = ""
 
-    def __new__(cls, test=None, calibration=None, *, multiclass=None, kind=None, **_):
-        """The variant the data call for, when the base class is asked for."""
-        if cls is AccuracyStudy:
-            choice = _kind(test, calibration, multiclass, kind)
-            if f"accuracy.{choice}" not in STUDIES or choice == "replicates":
-                raise InputError(
-                    f"kind must be one of ('binary', 'strata', 'multiclass'); got {choice!r}",
-                    field="kind",
-                    value=choice,
-                )
-            cls = STUDIES[f"accuracy.{choice}"]
-        return super().__new__(cls)
+    @classmethod
+    def _variant_data(cls, test=None, calibration=None, *, multiclass=None, **_) -> TwoFrames:
+        """The counts the variants are chosen from."""
+        return TwoFrames(test, calibration, multiclass)
 
     def __init__(
         self,
@@ -94,15 +87,10 @@ class AccuracyStudy(Study):
         calibration: CalibrationCounts | None = None,
         *,
         multiclass: MulticlassCounts | None = None,
-        kind: str | None = None,
         design: str = "stratified",
         priors: ma.AccuracyPriors | None = None,
         better_than_chance: bool = True,
     ):
-        if kind is not None and kind != self.kind:
-            raise InputError(
-                f"kind={kind!r} does not fit these data ({self.kind!r})", field="kind", value=kind
-            )
         if design not in _DESIGNS:
             raise InputError(
                 f"design must be stratified, random or shifted; got {design!r}",
@@ -186,7 +174,6 @@ class AccuracyStudy(Study):
         )
         if stratum is not None:
             test = _align_strata(test, cal, stratum)
-            kwargs.setdefault("kind", "strata")
         return AccuracyStudy(test, cal, **kwargs)
 
     @classmethod

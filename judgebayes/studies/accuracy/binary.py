@@ -29,7 +29,7 @@ from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig, check_count
 from judgebayes.models import accuracy as ma
 from judgebayes.results import tree
-from judgebayes.studies.accuracy.base import AccuracyStudy
+from judgebayes.studies.accuracy.base import AccuracyStudy, TwoFrames
 from judgebayes.studies.base import FitParts
 
 __all__ = ["NOT_BETTER_THAN_CHANCE", "BinaryAccuracy", "accuracy_table", "better_than_chance_mass"]
@@ -46,6 +46,12 @@ class BinaryAccuracy(AccuracyStudy):
     #: diverged in 5 of 8 seeds (1-2 divergences each, the CLI test's data); at 0.9 in none,
     #: for the same time per fit (0.36 s)
     sampler = SamplerConfig(target_accept=0.9)
+    priority = 30  # asked last: the counts the other variants do not claim
+
+    @classmethod
+    def matches(cls, data: TwoFrames) -> bool:
+        """Binary counts: no K-class counts (and no strata: asked after them)."""
+        return data.multiclass is None
 
     def _validate(self) -> None:
         if self.test is None or self.calibration is None:

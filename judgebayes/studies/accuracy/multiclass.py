@@ -16,7 +16,7 @@ from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models import accuracy as ma
 from judgebayes.results import tree
-from judgebayes.studies.accuracy.base import AccuracyStudy
+from judgebayes.studies.accuracy.base import AccuracyStudy, TwoFrames
 from judgebayes.studies.base import FitParts
 
 __all__ = ["MulticlassAccuracy"]
@@ -29,6 +29,12 @@ class MulticlassAccuracy(AccuracyStudy):
     kind = "multiclass"
     #: low-dimensional Dirichlets shared by every system, as the binary model (0.9)
     sampler = SamplerConfig(target_accept=0.9)
+    priority = 10
+
+    @classmethod
+    def matches(cls, data: TwoFrames) -> bool:
+        """A K-class judge's counts."""
+        return data.multiclass is not None
 
     def _validate(self) -> None:
         if self.multiclass is None:

@@ -19,7 +19,7 @@ from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models import accuracy as ma
 from judgebayes.results import tree
-from judgebayes.studies.accuracy.base import AccuracyStudy
+from judgebayes.studies.accuracy.base import AccuracyStudy, TwoFrames
 from judgebayes.studies.base import FitParts
 
 __all__ = ["STRATA_LAPLACE", "StrataAccuracy"]
@@ -42,6 +42,17 @@ class StrataAccuracy(AccuracyStudy):
     #: a funnel in the spread of the judge's logit rates; with few strata 0.95 still left
     #: divergences (17 in 2 fits on LLMBar), 0.99 none
     sampler = SamplerConfig(target_accept=0.99)
+    priority = 20
+
+    @classmethod
+    def matches(cls, data: TwoFrames) -> bool:
+        """Calibration counts split by a stratum column (or in several strata)."""
+        cal = data.calibration
+        return (
+            data.multiclass is None
+            and cal is not None
+            and (cal.by is not None or len(cal.strata) > 1)
+        )
 
     def _validate(self) -> None:
         super()._validate()

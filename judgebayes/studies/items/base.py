@@ -55,7 +55,7 @@ class ItemStudy(LabelPlanning, Study):
     r"""One item frame of the items design (module docstring); fits by any method.
 
     ``ItemStudy(data, ...)`` and ``AccuracyStudy.from_items`` return the variant the data
-    call for (the first of :attr:`variants` whose ``matches(data)`` holds).
+    call for (the first of :meth:`variants` whose ``matches(data)`` holds).
 
     Parameters
     ----------
@@ -96,40 +96,19 @@ class ItemStudy(LabelPlanning, Study):
     fit_type = AccuracyFit
     default_method = "nuts"
     default_methods = ("closed_form", "ppi_plus_plus", "labels_only", "exact", "nuts")
-    #: the variants ``from_frame`` chooses among (each class's ``matches``), by ``priority``
-    variants: ClassVar[list[type[ItemStudy]]] = []
-    #: the order in which the variants are asked (the lowest first)
-    priority: ClassVar[int] = 0
     #: the judge_rates this variant's Bayesian model has
     judge_rates_offered: ClassVar[tuple[str, ...]] = ("shared", "per_system")
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        if "matches" in cls.__dict__:
-            ItemStudy.variants.append(cls)
-            ItemStudy.variants.sort(key=lambda v: v.priority)
-
     @classmethod
-    def matches(cls, data: ItemData) -> bool:
-        """Whether ``data`` call for this variant (checked in :attr:`variants` order)."""
-        return False
-
-    @classmethod
-    def variant_for(cls, data: ItemData) -> type[ItemStudy]:
-        """The variant class of ``data``."""
-        return next(v for v in cls.variants if v.matches(data))
-
-    def __new__(cls, data=None, **_):
-        """The variant ``data`` call for, when the base class is asked for."""
-        if cls is ItemStudy:
-            if not isinstance(data, ItemData):
-                raise InputError(
-                    "data must be ItemData (use AccuracyStudy.from_items)",
-                    field="data",
-                    value=type(data).__name__,
-                )
-            cls = ItemStudy.variant_for(data)
-        return super().__new__(cls)
+    def _variant_data(cls, data: Any = None, *args: Any, **kwargs: Any) -> ItemData:
+        """The item data the variants are chosen from (checked)."""
+        if not isinstance(data, ItemData):
+            raise InputError(
+                "data must be ItemData (use AccuracyStudy.from_items)",
+                field="data",
+                value=type(data).__name__,
+            )
+        return data
 
     def __init__(
         self,

@@ -1,7 +1,7 @@
 r"""Bias-aware Bradley-Terry: pairwise verdicts of one or several judges, ranked.
 
 >>> ranking = PairwiseRanking.from_frames(comparisons, items, covariates=["length"])
->>> fit = ranking.fit(method="nuts", prior="horseshoe", random_seed=0)
+>>> fit = ranking.fit("nuts", prior=HorseshoeBias(), random_seed=0)  # or prior="horseshoe"
 >>> fit.top_k(5)  # P(item in top 5) per item
 >>> fit.rank_intervals()  # rank median and 95% rank interval per item
 >>> fit.bias_table()  # length and position coefficients with intervals
@@ -11,9 +11,11 @@ Methods
 ``"naive"``
     Bradley-Terry without covariates or position (MAP + Laplace, analytic Newton).
 ``"laplace"``
-    MAP + Laplace of the bias-aware model.  With ``prior="normal"`` (the paper's fixed
-    precision) or ``"hierarchical"`` (empirical-Bayes tau) the analytic Newton engine
-    of :mod:`judgebayes.inference.ranking.newton`; with ``"horseshoe"`` the generic
+    MAP + Laplace of the bias-aware model.  With a Gaussian bias prior
+    (:class:`~judgebayes.models.ranking.NormalBias`, the paper's fixed precision, or
+    :class:`~judgebayes.models.ranking.HierarchicalBias`, empirical-Bayes tau) the
+    analytic Newton engine of :mod:`judgebayes.inference.ranking.newton`; with
+    :class:`~judgebayes.models.ranking.HorseshoeBias` the generic
     Laplace of :mod:`judgebayes.inference.laplace` in PyMC's unconstrained space (a
     Gaussian there, so it cannot represent the horseshoe's spike-and-tail shape: use it
     to see where the approximation fails, not to report).
@@ -31,7 +33,8 @@ sum-to-zero within each connected component, or relative to a ``reference`` item
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -52,12 +55,29 @@ from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.ranking.baselines import win_counts
 from judgebayes.inference.ranking.topk import identify
 from judgebayes.inference.registry import SamplerConfig
-from judgebayes.models.ranking import PRIORS, RankingPriors, bradley_terry_model, bt_var_names
+from judgebayes.models.ranking import (
+    BiasPrior,
+    RankingPriors,
+    bias_prior,
+    bradley_terry_model,
+    bt_var_names,
+)
 from judgebayes.results import LazyTree
-from judgebayes.studies.base import STUDIES, FitParts, Study
+from judgebayes.studies.base import FitParts, Study
 from judgebayes.studies.ranking.fit import RankingFit
 
-__all__ = ["PairwiseRanking"]
+__all__ = ["PairwiseRanking", "RankingInputs"]
+
+
+@dataclass(frozen=True)
+class RankingInputs:
+    """What the ranking variants are chosen from: the judges' verdicts and the human
+    preferences (a :class:`~judgebayes.data.channel.ChannelData`, or the column holding
+    them), if any.
+    """
+
+    data: PairwiseData | None
+    channel: Any = None
 
 
 class PairwiseRanking(Study):
@@ -82,27 +102,24 @@ class PairwiseRanking(Study):
     fit_type = RankingFit
     default_method = "laplace"
     default_methods = ("naive", "laplace", "nuts")
-    #: Bradley-Terry with a normal bias prior
+    #: Bradley-Terry with a normal bias prior (a bias prior that needs other settings
+    #: states them: :attr:`BiasPrior.sampler <judgebayes.models.ranking.BiasPrior.sampler>`)
     sampler = SamplerConfig(target_accept=0.95)
-    #: per bias prior: the regularized horseshoe's spike needs small steps (Piironen &
-    #: Vehtari 2017); the hierarchical prior's scale over two coefficients is a funnel
-    #: when the true biases are near 0: on 20 SBC data sets (6 items, 300 comparisons) 7
-    #: fits failed the gate at 0.95 (1-3 divergences each), 1 at 0.99 (R-hat 1.015 on tau_b)
-    sampler_by_prior: ClassVar[dict[str, SamplerConfig]] = {
-        "horseshoe": SamplerConfig(target_accept=0.99),
-        "hierarchical": SamplerConfig(target_accept=0.99),
-    }
     #: the instance effect's scale mixes slowly; on ChatGPT's LLMBar verdicts (normal
     #: prior) 4 x 1000 left R-hat 1.008-1.011 on instance_sd and bulk ESS 470-610 over seeds
     #: 0-3, at the gate's edge; 4 x 2000 gave R-hat <= 1.008 and bulk ESS >= 980 (18 s a fit
     #: instead of 12 s)
     sampler_instance = SamplerConfig(draws=2000, target_accept=0.95)
 
-    def __new__(cls, data=None, *, priors=None, channel=None, instance=None):
-        """The judge-error variant when human preferences (``channel``) are given."""
-        if cls is PairwiseRanking and channel is not None:
-            cls = STUDIES["ranking.channel"]
-        return super().__new__(cls)
+    @classmethod
+    def _variant_data(cls, data=None, *, channel=None, **_) -> RankingInputs:
+        """The verdicts and the human preferences the variants are chosen from."""
+        return RankingInputs(data, channel)
+
+    @classmethod
+    def matches(cls, data: RankingInputs) -> bool:
+        """Verdicts without human preferences (the judge-error variant takes those)."""
+        return data.channel is None
 
     def __init__(
         self,
@@ -152,11 +169,16 @@ class PairwiseRanking(Study):
         data = pairwise_from_frames(
             comparisons, items, covariates=covariates, ties=ties, parsed=parsed, **columns
         )
-        if human is not None:
-            from_human = STUDIES["ranking.channel"].with_humans
-            return from_human(
-                comparisons, data, parsed, human=human, instance=instance, priors=priors
-            )
+        variant = cls.variant_for(RankingInputs(data, human))
+        return variant._from_parsed(
+            comparisons, data, parsed, human=human, instance=instance, priors=priors
+        )
+
+    @classmethod
+    def _from_parsed(cls, comparisons, data, parsed, *, human, instance, priors):
+        """The study of ``comparisons``, already read into ``data`` and ``parsed``
+        (``instance``: the column that ties one comparison's rows together).
+        """
         ids = None
         if instance is not None:
             if instance not in as_pandas(comparisons, "comparisons").columns:
@@ -186,15 +208,15 @@ class PairwiseRanking(Study):
         return identifiability_report(self.data)
 
     # fitting -----------------------------------------------------------
-    def learns_spread(self, prior: str) -> bool:
+    def learns_spread(self, prior: BiasPrior | str) -> bool:
         """Whether the default fit learns the qualities' spread: when the bias-aware model
         has an item-level covariate (its coefficient is identified through the spread).
         """
-        return prior != "none" and any(v[2] == "item" for v in self.data.scales.values())
+        return bias_prior(prior).has_bias and any(v[2] == "item" for v in self.data.scales.values())
 
     def model_spec(
         self,
-        prior: str = "horseshoe",
+        prior: BiasPrior | str = "horseshoe",
         *,
         position: bool = True,
         theta: str = "prior",
@@ -204,14 +226,15 @@ class PairwiseRanking(Study):
         """The :class:`~judgebayes.inference.nuts.ModelSpec` of a PyMC model
         (``instance``: an index 0..I-1 per comparison for the instance effect).
         """
-        d = self.data if prior != "none" else self.data.without_covariates()
+        prior = bias_prior(prior)
+        d = self.data if prior.has_bias else self.data.without_covariates()
         data = {"first": d.first, "second": d.second, "y": d.y, "X": d.X, "judge": d.judge}
         n_inst = 0
-        sampler = self.sampler_by_prior.get(prior, self.sampler)
+        sampler = prior.sampler or self.sampler
         if instance is not None:
             data["instance"] = np.asarray(instance, dtype=np.int64)
             n_inst = int(data["instance"].max()) + 1
-            if prior not in self.sampler_by_prior:
+            if prior.sampler is None:
                 sampler = self.sampler_instance
         davidson = d.has_ties and d.ties == "davidson"
         learn = self.learns_spread(prior) if learn_spread is None else bool(learn_spread)
@@ -235,39 +258,9 @@ class PairwiseRanking(Study):
             sampler=sampler,
         )
 
-    def build_model(self, prior: str = "horseshoe", **kwargs: Any):
+    def build_model(self, prior: BiasPrior | str = "horseshoe", **kwargs: Any):
         """The PyMC model (not sampled)."""
         return self.model_spec(prior, **kwargs).build()
-
-    def fit(
-        self,
-        method: str | None = None,
-        prior: str | None = None,
-        *,
-        random_seed: int | None = None,
-        **options: Any,
-    ) -> RankingFit:
-        """Fit one model (:meth:`Study.fit <judgebayes.studies.base.Study.fit>`).
-
-        ``prior`` may come second, positionally (``ranking.fit("nuts", "normal")``): the
-        bias prior of the ``laplace`` and ``nuts`` methods (default ``"normal"`` for
-        Laplace, the paper's lambda_b = 0.1, and ``"horseshoe"`` for NUTS), whose settings
-        are the study's :class:`~judgebayes.models.ranking.RankingPriors`.  The
-        methods without bias terms (``naive``, ``judge_error``, ``ppi``) take no prior.
-        ``ranking.methods.describe()`` lists every method's keywords.
-        """
-        name = self.methods.resolve(self.default_method if method is None else method).name
-        if prior is not None:
-            if "prior" in self.methods[name].options:
-                options["prior"] = prior
-            elif prior != "none":
-                raise InputError(
-                    f"method {name!r} has no bias terms, so no bias prior; got "
-                    f"prior={prior!r} (use method='laplace' or 'nuts' for a bias-aware fit)",
-                    field="prior",
-                    value=prior,
-                )
-        return super().fit(name, random_seed=random_seed, **options)
 
     def _attrs(self, method, parts: FitParts) -> dict:
         return {
@@ -280,16 +273,13 @@ class PairwiseRanking(Study):
         return True
 
     def _checked(
-        self, prior: str, *, warn: bool, position: bool, reference, spread=None
-    ) -> tuple[str, bool]:
+        self, prior: BiasPrior | str, *, warn: bool, position: bool, reference, spread=None
+    ) -> tuple[BiasPrior, bool]:
         """The checks common to the Bradley-Terry methods: the prior and the reference are
         known, there is something to fit, identifiability is reported; returns (prior,
         learn the qualities' spread).
         """
-        if prior not in PRIORS:
-            raise InputError(
-                f"prior must be one of {PRIORS}, got {prior!r}", field="prior", value=prior
-            )
+        prior = bias_prior(prior)
         if self.data.n == 0:
             raise InputError("there are no comparisons to fit", field="comparisons", value=0)
         self._check_reference(reference)
@@ -301,8 +291,8 @@ class PairwiseRanking(Study):
             )
         if warn:
             warn_identifiability(
-                self.data if prior != "none" else self.data.without_covariates(),
-                position=prior != "none" and position,
+                self.data if prior.has_bias else self.data.without_covariates(),
+                position=prior.has_bias and position,
             )
         return prior, self.learns_spread(prior) if spread is None else spread == "learned"
 

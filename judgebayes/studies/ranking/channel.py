@@ -36,7 +36,7 @@ from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models.channel import channel_var_names, judge_channel_model
 from judgebayes.results import tree
 from judgebayes.studies.base import FitParts
-from judgebayes.studies.ranking.base import PairwiseRanking
+from judgebayes.studies.ranking.base import PairwiseRanking, RankingInputs
 
 __all__ = ["CHANNEL_METHODS", "JudgeErrorRanking"]
 
@@ -84,8 +84,15 @@ class JudgeErrorRanking(PairwiseRanking):
             channel = channel.with_items(self.data.items)
         self.channel = channel
 
+    priority = 10
+
     @classmethod
-    def with_humans(cls, comparisons, data, parsed, *, human, instance, priors):
+    def matches(cls, data: RankingInputs) -> bool:
+        """Verdicts with human preferences on some comparisons."""
+        return data.channel is not None
+
+    @classmethod
+    def _from_parsed(cls, comparisons, data, parsed, *, human, instance, priors):
         """The study of ``comparisons`` (already read into ``data`` and ``parsed``) with
         the human preferences of column ``human`` (:func:`channel_from_frames`).
         """

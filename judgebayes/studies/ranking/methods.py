@@ -15,6 +15,7 @@ from judgebayes.inference.ranking.newton import (
     laplace_draws,
     log_likelihood,
 )
+from judgebayes.models.ranking import BiasPrior, HorseshoeBias, NoBias, NormalBias
 from judgebayes.results import lazy_tree
 from judgebayes.studies.base import FitParts
 from judgebayes.studies.ranking.base import PairwiseRanking
@@ -41,8 +42,8 @@ def _naive(
     """Bradley-Terry without covariates or position: Newton MAP, ``draws`` Laplace draws;
     ``reference`` reports qualities relative to that item (default: sum to zero).
     """
-    ranking._checked("none", warn=warn, position=False, reference=reference)
-    parts = _newton(ranking, "none", False, draws, random_seed, log_likelihood, False)
+    prior, _ = ranking._checked(NoBias(), warn=warn, position=False, reference=reference)
+    parts = _newton(ranking, prior, False, draws, random_seed, log_likelihood, False)
     return ranking._identified(parts, reference, (ranking.data.first, ranking.data.second))
 
 
@@ -53,7 +54,7 @@ def _laplace(
     ranking: PairwiseRanking,
     *,
     random_seed=None,
-    prior: str = "normal",
+    prior: BiasPrior | str = NormalBias(),
     draws: int = 1500,
     position: bool = True,
     log_likelihood: bool = False,
@@ -63,15 +64,15 @@ def _laplace(
     theta_spread: str | None = None,
 ) -> FitParts:
     """The bias-aware model at its mode with ``draws`` Laplace draws: Newton's method with
-    the exact Hessian for the ``normal`` and ``hierarchical`` priors, PyMC's unconstrained
-    space for the ``horseshoe`` (to see where a Gaussian fails, not to report).
+    the exact Hessian for a Gaussian ``prior`` (normal, hierarchical), PyMC's unconstrained
+    space for the others (the horseshoe: to see where a Gaussian fails, not to report).
     ``theta_spread``: learn the qualities' spread (default: when an item-level covariate
     is in the model) or keep it fixed.
     """
     prior, learn = ranking._checked(
         prior, warn=warn, position=position, reference=reference, spread=theta_spread
     )
-    if prior in ("normal", "hierarchical"):
+    if prior.newton:
         parts = _newton(ranking, prior, position, draws, random_seed, log_likelihood, learn)
     else:
         spec = ranking.model_spec(prior, position=position, theta=theta, learn_spread=learn)
@@ -80,7 +81,7 @@ def _laplace(
         parts = ranking._laplace(spec, random_seed, draws=draws, importance=False)
         # the mode of theta: draws are symmetric around it in the unconstrained space
         parts.point = np.asarray(parts.idata.posterior["theta"].median(("chain", "draw")).values)
-        parts.extra = {"prior": prior}
+        parts.extra = {"prior": prior.name}
     parts.info["position"] = position
     return ranking._identified(parts, reference, (ranking.data.first, ranking.data.second))
 
@@ -91,16 +92,14 @@ def _newton(ranking, prior, position, draws, seed, loglik, learn_spread) -> FitP
     pr = ranking.priors
     design = bt_design(
         d,
-        bias=prior != "none",
+        bias=prior.has_bias,
         position=position,
         lam=pr.lam,
         lam_b=pr.lam_b,
         lam_judge=pr.lam_judge,
         lam_nu=pr.lam_nu,
     )
-    res = fit_map_empirical_bayes(
-        design, learn_bias=prior == "hierarchical", learn_theta=learn_spread
-    )
+    res = fit_map_empirical_bayes(design, learn_bias=prior.learns_scale, learn_theta=learn_spread)
     beta = laplace_draws(res, draws, np.random.default_rng(seed))
     N = d.n_items
     post: dict[str, np.ndarray] = {"theta": beta[None, :, :N]}
@@ -130,7 +129,7 @@ def _newton(ranking, prior, position, draws, seed, loglik, learn_spread) -> FitP
         coords["comparison"] = list(range(d.n))
         dims["y"] = ["comparison"]
     info = {"iterations": res.iterations, "objective": res.objective, "draws": draws}
-    if prior == "hierarchical" and res.lam_b is not None:
+    if prior.learns_scale and res.lam_b is not None:
         info["lam_b"] = res.lam_b
         info["tau_b"] = float(1 / np.sqrt(res.lam_b))
     if res.lam_theta is not None:
@@ -139,7 +138,7 @@ def _newton(ranking, prior, position, draws, seed, loglik, learn_spread) -> FitP
         lazy_tree(groups, "item", d.items, answer="theta", coords=coords, dims=dims),
         info=info,
         point=res.theta.copy(),
-        extra={"prior": prior, "map_result": res},
+        extra={"prior": prior.name, "map_result": res},
     )
 
 
@@ -148,7 +147,7 @@ def _nuts(
     ranking: PairwiseRanking,
     *,
     random_seed=None,
-    prior: str = "horseshoe",
+    prior: BiasPrior | str = HorseshoeBias(),
     sampler=None,
     position: bool = True,
     log_likelihood: bool = False,
@@ -160,8 +159,9 @@ def _nuts(
     prior_draws: int = 0,
     posterior_predictive: bool = False,
 ) -> FitParts:
-    """NUTS on the bias-aware model with any ``prior`` (the regularized horseshoe by
-    default).  ``instance`` (one id per kept comparison): the comparisons of one id (the
+    """NUTS on the bias-aware model with any ``prior`` (a
+    :class:`~judgebayes.models.ranking.BiasPrior` or its name; the regularized horseshoe
+    by default).  ``instance`` (one id per kept comparison): the comparisons of one id (the
     two presentation orders of a pair) share an instance effect, a deviation of that pair's
     quality difference with a learned sd (``instance_sd``); default: the study's
     ``instance``, when it has one.
@@ -187,5 +187,5 @@ def _nuts(
             "orders of a pair share one deviation of its quality difference",
         )
     parts.info["position"] = position
-    parts.extra = {"prior": prior, "instance": inst}
+    parts.extra = {"prior": prior.name, "instance": inst}
     return ranking._identified(parts, reference, (ranking.data.first, ranking.data.second))

@@ -14,7 +14,7 @@ from scipy.special import expit, log_expit, logsumexp
 from judgebayes.data.ranking import log_length
 from judgebayes.errors import InputError
 from judgebayes.inference.nuts import quiet_engine_warnings
-from judgebayes.models.ranking import RankingPriors
+from judgebayes.models.ranking import NormalBias, RankingPriors
 from judgebayes.workflows.judge_bias.fit import _ranking, _roles, bias_comparisons, instance_ids
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -175,13 +175,13 @@ def cross_validated_agreement(
         if instance_effect:
             with quiet_engine_warnings():
                 fit = rk.fit(
-                    "nuts", "normal", warn=False, instance=instance_ids(comp),
+                    "nuts", prior=NormalBias(), warn=False, instance=instance_ids(comp),
                     random_seed=random_seed,
                 )  # fmt: skip
             u_sd = float(fit.idata.posterior["instance_sd"].mean())
             bias = fit.bias_draws().mean(axis=0)
         else:
-            fit = rk.fit("laplace", "normal", warn=False, draws=100)
+            fit = rk.fit("laplace", prior=NormalBias(), warn=False, draws=100)
             bias = fit.map_result.bias
         pos = {it: i for i, it in enumerate(fit.data.items)}
         gold, other = _roles(t.loc[test, "subset"], by_subset)

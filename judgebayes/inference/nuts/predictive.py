@@ -125,7 +125,14 @@ def _pointwise_log_likelihood(idata, model, var_names: list[str] | None) -> xr.D
     from pymc.backends.arviz import coords_and_dims_for_inferencedata
     from pymc.model.transform.conditioning import remove_value_transforms
 
-    umodel = remove_value_transforms(model)
+    # a start value (``initval=``) is no part of the density, and the graph rewrite of
+    # remove_value_transforms refuses a model that has one: set aside while it runs
+    starts = dict(model.rvs_to_initial_values)
+    model.rvs_to_initial_values.update(dict.fromkeys(starts))
+    try:
+        umodel = remove_value_transforms(model)
+    finally:
+        model.rvs_to_initial_values.update(starts)
     names = list(var_names) if var_names else [v.name for v in umodel.observed_RVs]
     terms = umodel.logp(vars=[umodel[n] for n in names], sum=False)
     post = idata["posterior"].to_dataset()

@@ -12,6 +12,7 @@ import numpy as np
 
 import judgebayes as jb
 from judgebayes.datasets.beyond_consensus import beyond_consensus_panel
+from judgebayes.studies.panel import LeniencyPanel, OverdispersedPanel, PooledPanel
 
 
 def main() -> None:
@@ -29,9 +30,9 @@ def main() -> None:
         s=[5], methods=("validator_mean", "regression", "plug_in", "nuts"), alpha=0.1, truth=truth
     )
     print(cv[cols].round(4).to_string(index=False))
-    for variant in ("pooled", "overdispersed", "leniency"):
-        cv = panel.cross_validate(s=[5], methods=("nuts",), alpha=0.1, truth=truth, variant=variant)
-        print(f"nuts, variant={variant}:", cv[cols[1:]].round(4).to_dict("records")[0])
+    for model in (PooledPanel, OverdispersedPanel, LeniencyPanel):
+        cv = model(panel.data).cross_validate(s=[5], methods=("nuts",), alpha=0.1, truth=truth)
+        print(f"nuts, variant={model.model_name}:", cv[cols[1:]].round(4).to_dict("records")[0])
     print(f"\n6 held-out generators, {time.perf_counter() - t0:.0f} s")
 
 

@@ -34,7 +34,10 @@ def main():
     ap.add_argument("--seeds", type=int, default=25)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--retry", action="store_true")
-    ap.add_argument("--variant", default=None, help="the Bayesian panel model (default: chosen)")
+    models = {c.model_name: c for c in ValidatorPanel.models()}
+    ap.add_argument(
+        "--variant", choices=models, default=None, help="the Bayesian panel model (default: chosen)"
+    )
     a = ap.parse_args()
     base = ValidatorPanel.sampler
     longer = {"draws": 2 * base.draws, "tune": 2 * base.tune}
@@ -42,15 +45,15 @@ def main():
     print("seed gate  cover(judged)  cover(g)  MaxAE model  MaxAE validator-mean  seconds  model")
     for seed in range(a.start, a.start + a.seeds):
         sim = simulate_panel(14, 14, seed=seed)
-        panel = ValidatorPanel(sim.panel())
+        panel = (ValidatorPanel if a.variant is None else models[a.variant])(sim.panel())
         held = np.setdiff1d(np.arange(14), sim.annotated)
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            fit = panel.fit("nuts", random_seed=seed, variant=a.variant)
+            fit = panel.fit("nuts", random_seed=seed)
             retried = a.retry and not fit.diagnostics.passed
             if retried:
-                fit = panel.fit("nuts", random_seed=seed, sampler=longer, variant=a.variant)
+                fit = panel.fit("nuts", random_seed=seed, sampler=longer)
         sec = time.perf_counter() - t0
         truth = sim.precision[held]
         out = {"seed": seed, "passed": fit.diagnostics.passed, "seconds": sec, "retried": retried}

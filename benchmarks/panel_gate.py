@@ -27,7 +27,8 @@ SHAPES = [  # (generators, validators, outputs per generator, annotated, rate_sh
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=10)
-    ap.add_argument("--variant", default="hierarchical")
+    models = {c.model_name: c for c in jb.ValidatorPanel.models()}
+    ap.add_argument("--variant", choices=models, default="hierarchical")
     ap.add_argument("--target-accept", type=float, default=None, help="default: the model's")
     ap.add_argument("--draws", type=int, default=None, help="default: the model's")
     a = ap.parse_args()
@@ -37,11 +38,11 @@ def main():
     for G, V, n, ann, shift in SHAPES:
         for seed in range(a.seeds):
             sim = jb.simulate_panel(G, V, n_outputs=n, n_annotated=ann, seed=seed, rate_shift=shift)
-            panel = jb.ValidatorPanel(sim.panel())
+            panel = models[a.variant](sim.panel())
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)  # read from diagnostics
-                fit = panel.fit("nuts", variant=a.variant, random_seed=seed, sampler=sampler)
+                fit = panel.fit("nuts", random_seed=seed, sampler=sampler)
             s = time.perf_counter() - t0
             d = fit.diagnostics
             total += 1

@@ -30,7 +30,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--outputs", type=int, default=700)
     ap.add_argument("--seed", type=int, default=11)
-    ap.add_argument("--variant", default="hierarchical", help="the Bayesian panel model")
+    models = {c.model_name: c for c in ValidatorPanel.models()}
+    ap.add_argument(
+        "--variant", choices=models, default="hierarchical", help="the Bayesian panel model"
+    )
     a = ap.parse_args()
     sim = simulate_panel(14, 14, n_outputs=a.outputs, rate_shift=0.5, seed=a.seed)
     rows = []
@@ -39,12 +42,12 @@ def main():
         items = sim.items.copy()
         gen_names = panel_from_items(sim.items).generators
         items.loc[items["generator"] == gen_names[g], "human"] = None
-        panel = ValidatorPanel(panel_from_items(items))
+        panel = models[a.variant](panel_from_items(items))
         truth = sim.precision[g]
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            fit = panel.fit("nuts", random_seed=a.seed, variant=a.variant)
+            fit = panel.fit("nuts", random_seed=a.seed)
         sec = time.perf_counter() - t0
         est, lo, hi = fit.interval(alpha=0.05, var="precision_judged").to_numpy()[g, :3]
         vm = panel.fit("validator_mean").interval().to_numpy()[g, 0]

@@ -34,7 +34,12 @@ import numpy as np
 import pandas as pd
 
 import judgebayes as jb
-from judgebayes.studies.panel import ValidatorPanel
+from judgebayes.studies.panel import (
+    HierarchicalPanel,
+    OverdispersedPanel,
+    PooledPanel,
+    ValidatorPanel,
+)
 
 warnings.filterwarnings("ignore", message=".*BLAS.*")
 # every NUTS fit below prints its own gate result (fit.diagnostics.message())
@@ -116,16 +121,18 @@ plt.show()
 
 # %%
 rows = []
-for variant in ("pooled", "hierarchical"):
-    c = panel.cross_validate(
+for model in (PooledPanel, HierarchicalPanel):
+    c = model(panel.data).cross_validate(
         s=[d.annotated.size - 1],
         methods=("nuts",),
         truth=sim.precision,
-        variant=variant,
         sampler=SAMPLER,
     )
     rows.append(
-        {"variant": variant, **c.iloc[0][["mean_maxae", "coverage", "mean_width"]].to_dict()}
+        {
+            "variant": model.model_name,
+            **c.iloc[0][["mean_maxae", "coverage", "mean_width"]].to_dict(),
+        }
     )
 pd.DataFrame(rows).round(4)
 
@@ -137,8 +144,8 @@ pd.DataFrame(rows).round(4)
 
 # %%
 fits = {
-    v: panel.fit("nuts", variant=v, random_seed=0, sampler=SAMPLER, log_likelihood=True)
-    for v in ("pooled", "hierarchical", "overdispersed")
+    m.model_name: m(panel.data).fit("nuts", random_seed=0, sampler=SAMPLER, log_likelihood=True)
+    for m in (PooledPanel, HierarchicalPanel, OverdispersedPanel)
 }
 for v, f in fits.items():
     print(f"{v:>13}:", f.diagnostics.message())

@@ -6,7 +6,7 @@ r"""Each panel cell against the cell model's posterior predictive.
 * ``count="tpr"`` / ``"tnr"`` (annotated cells): the confusion counts against the
   validator's panel-level rate :math:`\text{Bin}(tp + fn, v^+_j)`: a small p-value says
   this generator shifts the validator's rate, what the constant-rate assumption of the
-  regression and of ``variant="pooled"`` denies.
+  regression and of the pooled cell model (:class:`~judgebayes.studies.panel.PooledPanel`) deny.
 
 Two-sided predictive p-values.  The same replicates, as a DataTree for ArviZ, are
 ``panel.predictive(fit)`` (plot them with :func:`judgebayes.results.plot_check`).

@@ -107,15 +107,24 @@ class Study:
     #: the order in which :meth:`variant_for` asks a family's variants (the lowest first)
     priority: ClassVar[int] = 100
     priors: Any = None
+    #: why the variant was chosen from the data (None: asked for by its class)
+    chosen: str | None = None
 
     def __new__(cls, *args: Any, **kwargs: Any):
         """The variant the data call for (:meth:`variant_for`): a family's door returns one
         of its variants, and a variant returns itself or a variant below it (unpickling,
         which passes no data, keeps the class it is given).
         """
+        chosen = None
         if cls.__dict__.get("abstract", False) or ((args or kwargs) and cls.variants()):
-            cls = cls.variant_for(cls._variant_data(*args, **kwargs))
-        return super().__new__(cls)
+            data = cls._variant_data(*args, **kwargs)
+            variant = cls.variant_for(data)
+            if variant is not cls:
+                chosen = variant.why(data)
+            cls = variant
+        study = super().__new__(cls)
+        study.chosen = chosen
+        return study
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -136,6 +145,13 @@ class Study:
         variant that does not is reached by its class alone (``PooledPanel.from_frames``).
         """
         return False
+
+    @classmethod
+    def why(cls, data: Any) -> str:
+        """Why :meth:`variant_for` chose this variant for ``data`` (kept as
+        :attr:`chosen`; the panel's fits say it in a note).
+        """
+        return f"{cls.__name__}, the variant these data call for"
 
     @classmethod
     def _variant_data(cls, data: Any = None, *args: Any, **kwargs: Any) -> Any:

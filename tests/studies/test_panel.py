@@ -15,7 +15,7 @@ from judgebayes.errors import ConvergenceWarning, CountError, InputError, Method
 from judgebayes.inference.panel import ensembles as ens
 from judgebayes.inference.panel.regression import fit_regression, regression_loss
 from judgebayes.simulate.panel import simulate_panel
-from judgebayes.studies.panel import ValidatorPanel
+from judgebayes.studies.panel import HierarchicalPanel, PooledPanel, ValidatorPanel
 from tests.helpers import cli, run
 from tests.plots import title
 
@@ -255,16 +255,12 @@ def test_cross_validate_counts_fits_that_miss_the_gate(shifted):
     """A sweep of NUTS fits too short to converge (2 chains x 30 draws): every fit is
     counted as failed, the summaries over passed fits are empty, and the ones over all
     fits are still shown beside them; no warning per fit (the count is the report)."""
-    p = ValidatorPanel(shifted.panel())
+    # one compiled model, the one bayes_fits compiles (the door would choose per subset)
+    p = HierarchicalPanel(shifted.panel())
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         cv = p.cross_validate(
-            s=[4],
-            methods=("nuts",),
-            sampler={"draws": 30, "tune": 30, "chains": 2},
-            # one compiled model, the one bayes_fits compiles (the default would choose
-            # per subset)
-            variant="hierarchical",
+            s=[4], methods=("nuts",), sampler={"draws": 30, "tune": 30, "chains": 2}
         )
     row = cv.iloc[0]
     assert row["n_failed"] == row["n_subsets"] == 5  # 4 of the 5 annotated generators
@@ -310,8 +306,8 @@ def bayes_fits(shifted):
         "random_seed": 0,
         "log_likelihood": True,
     }
-    pooled = p.with_data(d).fit("nuts", variant="pooled", **kw)
-    hier = p.with_data(d).fit("nuts", variant="hierarchical", **kw)
+    pooled = PooledPanel(d).fit("nuts", **kw)
+    hier = HierarchicalPanel(d).fit("nuts", **kw)
     return s, p, A[0], pooled, hier
 
 
@@ -441,17 +437,18 @@ def test_slow_constant_rate_model_undercovers_where_full_model_covers():
 
     from judgebayes.errors import ConvergenceWarning
 
+    models = {"pooled": PooledPanel, "hierarchical": HierarchicalPanel}
     cover = {"pooled": [], "hierarchical": []}
     width = {"pooled": [], "hierarchical": []}
     for seed in range(3):
         s = simulate_panel(seed=seed, rate_shift=0.6, n_outputs=1000)
-        p = ValidatorPanel(s.panel())
         for variant in cover:
+            p = models[variant](s.panel())
             with warnings.catch_warnings():
                 # a coverage study: a fit that misses the gate still counts (and is rare)
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 cv = p.cross_validate(
-                    s=[5], methods=("nuts",), truth=s.precision, variant=variant,
+                    s=[5], methods=("nuts",), truth=s.precision,
                     sampler={"draws": 1000, "chains": 2, "tune": 800},
                 )  # fmt: skip
             cover[variant].append(cv["coverage"].iloc[0])
@@ -498,12 +495,12 @@ def test_cell_model_counts_each_output_once_however_many_validators():
     n = np.full((G, V), N)
     k = np.repeat(valid[:, None], V, axis=1)
     pr = jb.PanelPriors(mu_tpr=(6.0, 0.1), mu_tnr=(6.0, 0.1), sigma_tpr=0.05, sigma_tnr=0.05)
-    panel = ValidatorPanel(panel_from_arrays(n, k), priors=pr)
+    panel = PooledPanel(panel_from_arrays(n, k), priors=pr)
     # near-degenerate validator priors make a narrow ridge (small steps, 0.99), and data
     # this strong make the non-centred g hierarchy mix slowly in mu_g (R-hat 1.023 at
     # 4 x 1000): 4 x 2000
     smp = {"target_accept": 0.99, "draws": 2000, "tune": 1500}
-    fit = panel.fit("nuts", variant="pooled", random_seed=0, sampler=smp)
+    fit = panel.fit("nuts", random_seed=0, sampler=smp)
     assert fit.diagnostics.passed, fit.diagnostics.message()
     g = valid / N
     binomial_sd = np.sqrt(g * (1 - g) / N)

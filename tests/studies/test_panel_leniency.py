@@ -14,7 +14,7 @@ import judgebayes as jb
 from judgebayes.datasets.beyond_consensus import beyond_consensus_panel
 from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
 from judgebayes.inference.nuts import clear_compile_cache
-from judgebayes.studies.panel import ValidatorPanel
+from judgebayes.studies.panel import HierarchicalPanel, LeniencyPanel, ValidatorPanel
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,8 @@ def test_real_panel_hardest_generator_read_off_its_verdicts(real):
         fit = p.fit("nuts", random_seed=0)
     assert fit.info["variant"] == "leniency" and fit.diagnostics.passed
     assert fit.info["variant_chosen"].startswith("the leniency model: its check passes")
-    assert f"no variant given: {fit.info['variant_chosen']}" in fit.notes
+    assert isinstance(p, LeniencyPanel) and p.chosen == fit.info["variant_chosen"]
+    assert f"model chosen from the data: {fit.info['variant_chosen']}" in fit.notes
     iv = fit.interval(alpha=0.1).to_numpy()[h]
     t = truth["gpt-4-turbo"]
     assert iv[1] <= t <= iv[2], (iv, t)
@@ -72,15 +73,17 @@ def test_which_generators_are_annotated_is_part_of_the_models_key(real):
     panel, gens, _ = real
     a, _ = _held_out(panel, gens, "gpt-4o")
     b, _ = _held_out(panel, gens, "claude_3_opus")
-    ka, kb = a.model_spec("leniency").key(), b.model_spec("leniency").key()
+    ka, kb = LeniencyPanel(a.data).model_spec().key(), LeniencyPanel(b.data).model_spec().key()
     assert ka != kb
-    assert a.model_spec("hierarchical").key() == b.model_spec("hierarchical").key()
+    hier_a, hier_b = HierarchicalPanel(a.data), HierarchicalPanel(b.data)
+    assert hier_a.model_spec().key() == hier_b.model_spec().key()
     with pytest.raises(MethodRefused) as e:
-        a.fit("nuts", variant="leniency", prior_draws=10)
+        LeniencyPanel(a.data).fit("nuts", prior_draws=10)
     assert e.value.field == "prior_draws"
+    # a model is a class: the method takes no model name
     with pytest.raises(InputError) as e:
-        a.model_spec("lenient")
-    assert e.value.field == "variant" and "leniency" in str(e.value)
+        a.fit("nuts", variant="leniency")
+    assert e.value.field == "variant"
 
 
 @pytest.mark.slow
@@ -92,7 +95,7 @@ def test_real_panel_leave_one_annotated_generator_out(real):
     truth = np.array([truth_of.get(g, np.nan) for g in gens])
     # the default model: the leniency model's check passes in every fold
     for name in truth_of:
-        assert _held_out(panel, gens, name)[0].default_variant()[0] == "leniency"
+        assert isinstance(_held_out(panel, gens, name)[0], LeniencyPanel)
     cv = panel.cross_validate(s=[5], methods=("nuts",), alpha=0.1, truth=truth)
     row = cv.iloc[0]
     assert row["n_failed"] == 0, row
@@ -145,12 +148,10 @@ def test_default_model_is_the_cell_model_where_the_leniency_check_fires(real):
     mix = ValidatorPanel(jb.simulate_panel(14, 14, seed=0).panel())
     res = mix.check(mix.fit("validator_mean"))["leniency"]
     assert not res.passed and res.table.loc[0, "observed"] < 0.5
-    variant, why = mix.default_variant()
-    assert variant == "hierarchical" and "check rejects the slope 1" in why, why
+    assert isinstance(mix, HierarchicalPanel) and "check rejects the slope 1" in mix.chosen
     few = ValidatorPanel(jb.simulate_panel(8, 5, n_annotated=4, seed=0).panel())
-    variant, why = few.default_variant()
-    assert variant == "hierarchical" and "fewer than the 5" in why
-    assert real[0].default_variant()[0] == "leniency"
+    assert isinstance(few, HierarchicalPanel) and "fewer than the 5" in few.chosen
+    assert isinstance(real[0], LeniencyPanel)
     assert real[0].check(real[0].fit("validator_mean"))["leniency"].passed
 
 
@@ -159,13 +160,13 @@ def test_the_command_line_offers_every_panel_model():
     import argparse
 
     from judgebayes.cli import build_parser
-    from judgebayes.studies.panel import VARIANTS
 
     sub = next(
         a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)
     ).choices["panel"]
     (variant,) = [a for a in sub._actions if a.dest == "variant"]
-    assert tuple(variant.choices) == tuple(VARIANTS)
+    assert tuple(variant.choices) == tuple(c.model_name for c in ValidatorPanel.models())
+    assert set(variant.choices) == {"pooled", "hierarchical", "overdispersed", "leniency"}
 
 
 def _leniency_panel(rng, G=12, V=8, n=400, n_annotated=5):
@@ -229,7 +230,7 @@ def test_held_out_coverage_where_the_model_holds():
         panel, truth, held = _leniency_panel(rng)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            fit = panel.fit("nuts", variant="leniency", random_seed=i)
+            fit = LeniencyPanel(panel.data).fit("nuts", random_seed=i)
         iv = fit.interval(alpha=0.1, var="precision_judged").to_numpy()[held]
         covered += list((iv[:, 1] <= truth[held]) & (truth[held] <= iv[:, 2]))
     rule = 0.9 - 2.5 * np.sqrt(0.09 / len(covered))
@@ -264,7 +265,7 @@ def test_leniency_check_tells_the_two_stories_apart():
     mix = [_mixture_panel(np.random.default_rng(s))[0] for s in range(200)]
     own = [_leniency_panel(np.random.default_rng(s))[0] for s in range(200)]
     flags = {
-        name: np.mean([p.default_variant()[0] == "hierarchical" for p in panels])
+        name: np.mean([isinstance(p, HierarchicalPanel) for p in panels])
         for name, panels in (("mixture", mix), ("leniency", own))
     }
     assert flags["mixture"] >= 0.89 and flags["leniency"] <= 0.12, flags

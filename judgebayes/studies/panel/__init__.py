@@ -1,8 +1,18 @@
-"""Generator x validator panels: :mod:`~.base` (the study and its fit), :mod:`~.methods`
-(votes, the regression, the Bayesian models) and :mod:`~.crossval` (leave-s-out).
+"""Generator x validator panels: :mod:`~.base` (the study's door and its fit), one module
+per Bayesian model (:mod:`~.cells`, :mod:`~.leniency`), :mod:`~.methods` (votes, the
+regression, NUTS) and :mod:`~.crossval` (leave-s-out).
 """
 
 from judgebayes.studies.panel import crossval, methods  # noqa: F401  (register on the study)
-from judgebayes.studies.panel.base import VARIANTS, PanelFit, ValidatorPanel
+from judgebayes.studies.panel.base import PanelFit, ValidatorPanel
+from judgebayes.studies.panel.cells import HierarchicalPanel, OverdispersedPanel, PooledPanel
+from judgebayes.studies.panel.leniency import LeniencyPanel
 
-__all__ = ["VARIANTS", "PanelFit", "ValidatorPanel"]
+__all__ = [
+    "HierarchicalPanel",
+    "LeniencyPanel",
+    "OverdispersedPanel",
+    "PanelFit",
+    "PooledPanel",
+    "ValidatorPanel",
+]

@@ -1,7 +1,8 @@
 r"""Generator x validator panels: the user-facing study, its fits and leave-s-out evaluation.
 
 >>> panel = ValidatorPanel.from_items(items)  # or from_frames(cells, annotations)
->>> fit = panel.fit("nuts", random_seed=0)  # the model panel.default_variant() chooses
+>>> fit = panel.fit("nuts", random_seed=0)  # the model the data call for (panel.chosen)
+>>> PooledPanel.from_items(items).fit("nuts", random_seed=0)  # a model by its class
 >>> fit.interval(alpha=0.1)  # precision per generator
 >>> panel.cross_validate(s=range(6), methods=("regression", "veto", "nuts"))
 
@@ -14,26 +15,28 @@ Methods (generator precision)
 ``"regression"``
     Jain et al.'s regression (:mod:`judgebayes.inference.panel.regression`).
 ``"nuts"``
-    the Bayesian cell model (:mod:`judgebayes.models.panel`), variant chosen by
-    ``variant="pooled" | "hierarchical" | "overdispersed"``, or the leniency model
-    (``variant="leniency"``: each validator's judged rate is the share valid shifted on
-    the logit scale; no sensitivity or specificity); without ``variant``,
-    :meth:`ValidatorPanel.default_variant` chooses (the leniency model where its check
-    passes on at least 5 annotated generators); ``"nuts_items"`` the item-level
-    Dawid-Skene model.  Laplace is refused by name
+    the panel's Bayesian model (:mod:`judgebayes.models.panel`), one class per model:
+    the cell model's :class:`~.cells.PooledPanel`, :class:`~.cells.HierarchicalPanel`
+    and :class:`~.cells.OverdispersedPanel`, and the leniency model
+    :class:`~.leniency.LeniencyPanel` (each validator's judged rate is the share valid
+    shifted on the logit scale; no sensitivity or specificity).  ``ValidatorPanel``'s
+    factories choose from the data (the leniency model where its check passes on at
+    least 5 annotated generators, else the hierarchical cell model; ``panel.chosen``
+    says why); a variant's own factories give that model.  ``"nuts_items"``: the
+    item-level Dawid-Skene model.  Laplace is refused by name
     (``ValidatorPanel.methods.refused`` says why).
 
 Checks: ``cells`` (:mod:`judgebayes.checks.cells`: each cell and each annotated
 confusion count against a cell-model fit's posterior predictive) and ``leniency``
 (:mod:`judgebayes.checks.leniency`: the leniency model's slope 1 on the annotated
-generators).  Methods:
-:mod:`judgebayes.studies.panel.methods`; leave-s-out: :mod:`judgebayes.studies.panel.crossval`.
+generators).  Methods: :mod:`judgebayes.studies.panel.methods`; the models:
+:mod:`~.cells`, :mod:`~.leniency`; leave-s-out: :mod:`judgebayes.studies.panel.crossval`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -48,41 +51,11 @@ from judgebayes.errors import (
 )
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
-from judgebayes.models.panel import (
-    PanelPriors,
-    panel_cell_model,
-    panel_item_model,
-    panel_leniency_model,
-    panel_var_names,
-)
+from judgebayes.models.panel import PanelPriors, panel_item_model, panel_var_names
 from judgebayes.results import Fit, point_tree, tree
 from judgebayes.studies.base import FitParts, Study
 
-__all__ = ["VARIANTS", "PanelFit", "ValidatorPanel"]
-
-#: the Bayesian panel models by name: each one's builder and the structure it is built
-#: with; keyed by builder, the variables the convergence gate checks (default:
-#: ``panel_var_names()``) and the structure a builder takes from the data
-VARIANTS = {
-    "pooled": (panel_cell_model, {"rate_shift": False, "overdispersion": False}),
-    "hierarchical": (panel_cell_model, {"rate_shift": True, "overdispersion": False}),
-    "overdispersed": (panel_cell_model, {"rate_shift": True, "overdispersion": True}),
-    "leniency": (panel_leniency_model, {}),
-}
-_GATE = {panel_leniency_model: ("g", "leniency", "precision_judged")}
-#: structure a model takes from the data (a different value is a different model)
-_FROM_DATA = {panel_leniency_model: lambda d: {"annotated": tuple(map(bool, d.n_annotated > 0))}}
-#: the default panel model is the leniency model from this many annotated generators on
-#: when its check's p-value is at least this level.  The level asks more of the check
-#: than ``panel.check(fit)``'s 0.01: a mixture panel read by the leniency model
-#: undercovers (0.71-0.84 at 90%), a leniency panel read by the cell model costs
-#: accuracy.  On panels simulated from the cell model's mixture
-#: (tests/studies/test_panel_leniency.py's simulator, 300 each) p < 0.05 in 0.82 with 4
-#: annotated generators, 0.95 with 5, 0.99 with 6 (at 0.01: 0.38 / 0.77 / 0.91); on
-#: panels that follow the leniency model in 0.06-0.09 (a false alarm sends them to the
-#: cell model)
-LENIENCY_MIN_ANNOTATED = 5
-LENIENCY_ALPHA = 0.05
+__all__ = ["PanelFit", "ValidatorPanel"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,7 +67,7 @@ class PanelFit(Fit):
     (said in ``notes``); NUTS fits have draws of ``g``, ``tpr`` and ``tnr`` and (cell
     model) ``precision_judged``, the share of valid outputs among the outputs in the panel
     (``fit.interval(var="precision_judged")``); ``info["variant"]`` names the Bayesian
-    model.
+    model (the study class's :attr:`~ValidatorPanel.model_name`).
     """
 
     family: str = "panel"
@@ -123,11 +96,21 @@ class PanelFit(Fit):
 
 
 class ValidatorPanel(Study):
-    """A generator x validator panel ready to fit (see the module docstring)."""
+    """A generator x validator panel ready to fit (see the module docstring): the family's
+    door, whose constructor and factories return the model the data call for.
+    """
 
     family = "panel"
     key = "panel"
+    abstract = True
     fit_type = PanelFit
+    #: the Bayesian model's name (``fit.info["variant"]``, the CLI's ``--variant``)
+    model_name: ClassVar[str] = ""
+    #: the builder of the Bayesian model, the structure it is built with, and the
+    #: variables the convergence gate checks (None: ``panel_var_names()``)
+    builder: ClassVar[Any] = None
+    structure: ClassVar[dict[str, Any]] = {}
+    gate_vars: ClassVar[tuple[str, ...] | None] = None
     #: the cell model: logit-normal hierarchies over validators.  With the gate on every
     #: free variable, the validator population mean mu_tpr had R-hat 1.026 at 4 x 1000
     #: (tune 800, 0.9) on a 10 x 8 simulated panel; tune 1500 at 0.95 passes there.  On 30
@@ -184,27 +167,41 @@ class ValidatorPanel(Study):
         (kwargs,) = route_keywords("ValidatorPanel.from_arrays", kwargs, panel_from_arrays)
         return cls(panel_from_arrays(n_judged, n_valid, **kwargs), priors=priors)
 
+    @classmethod
+    def _variant_data(cls, data: Any = None, *args: Any, **kwargs: Any) -> PanelData:
+        """The panel data the models are chosen from (checked)."""
+        return require_type(data, PanelData, "data", "use from_frames / from_items / from_arrays")
+
     def with_data(self, data: PanelData) -> ValidatorPanel:
-        """The same study (priors) on other panel data, e.g. ``data.calibrate_on(subset)``."""
-        return ValidatorPanel(require_type(data, PanelData, "data"), priors=self.priors)
+        """The same study (priors) on other panel data, e.g. ``data.calibrate_on(subset)``:
+        the same model when it was asked for by its class, else the model these data call
+        for.
+        """
+        door = ValidatorPanel if self.chosen is not None else type(self)
+        return door(require_type(data, PanelData, "data"), priors=self.priors)
+
+    @classmethod
+    def models(cls) -> tuple[type[ValidatorPanel], ...]:
+        """Every registered panel model (a concrete class), by its model name's order."""
+        from judgebayes.studies.base import STUDIES
+
+        found = [c for c in STUDIES.values() if issubclass(c, cls) and c.model_name]
+        return tuple(sorted(found, key=lambda c: c.priority))
 
     # ------------------------------------------------------------ Bayesian
-    def model_spec(self, variant: str = "hierarchical", data: PanelData | None = None, **kw):
-        """:class:`~judgebayes.inference.nuts.ModelSpec` of a Bayesian panel model
-        (``variant``: a key of :data:`VARIANTS`; the cell model unless "leniency").
+    def _data_structure(self, d: PanelData) -> dict[str, Any]:
+        """Structure this model takes from the data (another value: another model)."""
+        return {}
+
+    def model_spec(self, data: PanelData | None = None, **kw):
+        """:class:`~judgebayes.inference.nuts.ModelSpec` of this panel's Bayesian model
+        (``kw``: structure to change, e.g. ``self_shift``).
         """
-        if variant not in VARIANTS:
-            raise InputError(
-                f"variant must be one of {tuple(VARIANTS)}, got {variant!r}",
-                field="variant",
-                value=variant,
-            )
         d = self.data if data is None else data
         ann = d.tp + d.fn + d.tn + d.fp
         self_shift = kw.pop("self_shift", bool(d.self_judge.any()))
-        builder, structure = VARIANTS[variant]
         return ModelSpec(
-            builder=builder,
+            builder=self.builder,
             data={
                 "n_rest": d.n_judged - ann,
                 "k_rest": d.n_valid - d.tp - d.fp,
@@ -221,37 +218,13 @@ class ValidatorPanel(Study):
                 "validators": d.validators,
                 "self_shift": self_shift,
                 "priors": self.priors,
-                **structure,
-                **_FROM_DATA.get(builder, lambda _: {})(d),
+                **self.structure,
+                **self._data_structure(d),
                 **kw,
             },
-            var_names=_GATE.get(builder, panel_var_names()),
+            var_names=self.gate_vars or panel_var_names(),
             sampler=self.sampler,
         )
-
-    def default_variant(self, data: PanelData | None = None) -> tuple[str, str]:
-        """The Bayesian panel model ``fit("nuts")`` uses when no ``variant`` is given, and
-        why: the leniency model from :data:`LENIENCY_MIN_ANNOTATED` annotated generators
-        on when its check (:mod:`judgebayes.checks.leniency`) gives p of at least
-        :data:`LENIENCY_ALPHA` (0.05), else the hierarchical cell model.
-        """
-        from judgebayes.inference.panel.leniency import leniency_slope
-
-        r = leniency_slope(self.data if data is None else data)
-        if r is None or r.n_annotated < LENIENCY_MIN_ANNOTATED:
-            k = 0 if r is None else r.n_annotated
-            return "hierarchical", (
-                f"the hierarchical cell model: {k} annotated generator(s) with verdicts, "
-                f"fewer than the {LENIENCY_MIN_ANNOTATED} the leniency model's check needs"
-            )
-        said = f"slope {r.slope:.2f}, se {r.se:.2f}, p = {r.p_value:.2g}"
-        over = f"{LENIENCY_ALPHA} over {r.n_annotated} annotated generators"
-        if r.p_value < LENIENCY_ALPHA:
-            return "hierarchical", (
-                "the hierarchical cell model: the leniency check rejects the slope 1 the "
-                f"leniency model assumes ({said} < {over})"
-            )
-        return "leniency", f"the leniency model: its check passes ({said} >= {over})"
 
     def item_model_spec(self, data: PanelData | None = None, difficulty: bool = False):
         """ModelSpec of the item-level model (needs item-level data)."""

@@ -12,6 +12,7 @@ from judgebayes.inference.panel.regression import fit_regression
 from judgebayes.inference.registry import check_count
 from judgebayes.studies.base import FitParts
 from judgebayes.studies.panel.base import ValidatorPanel
+from judgebayes.studies.panel.cells import HierarchicalPanel
 
 ValidatorPanel.methods.refuse(
     "laplace",
@@ -115,41 +116,38 @@ def _regression(panel: ValidatorPanel, *, random_seed=None, restarts: int = 25) 
     return panel._point(r.g, info, r.tpr, r.tnr)
 
 
-@ValidatorPanel.methods.register("nuts", engine="nuts", summary="cell model, NUTS", mcmc=True)
+@ValidatorPanel.methods.register(
+    "nuts", engine="nuts", summary="the panel's model, NUTS", mcmc=True
+)
 def _nuts(
     panel: ValidatorPanel,
     *,
     random_seed=None,
-    variant: str | None = None,
     sampler=None,
     log_likelihood: bool = False,
     prior_draws: int = 0,
     posterior_predictive: bool = False,
 ) -> FitParts:
-    """The cell model (``variant``: "pooled", "hierarchical" or "overdispersed"), or the
-    leniency model (``variant="leniency"``, :func:`~judgebayes.models.panel.panel_leniency_model`);
-    None: :meth:`~judgebayes.studies.panel.ValidatorPanel.default_variant` chooses, and a
-    note says which and why.  ``log_likelihood`` stores the unannotated cells' pointwise
-    log-likelihood (for LOO).
+    """The panel's Bayesian model (its class: :mod:`~judgebayes.studies.panel.cells`,
+    :mod:`~judgebayes.studies.panel.leniency`); when the data chose it, a note says which
+    and why.  ``log_likelihood`` stores the unannotated cells' pointwise log-likelihood
+    (for LOO).
     """
     panel._refuse_overlap()
-    why = None
-    if variant is None:
-        variant, why = panel.default_variant()
     parts = panel._nuts(
-        panel.model_spec(variant),
+        panel.model_spec(),
         sampler,
         random_seed,
         log_likelihood=["cells"] if log_likelihood else False,
         prior_draws=prior_draws,
         posterior_predictive=posterior_predictive,
     )
-    parts.info["variant"] = variant
-    if variant != "hierarchical":
-        parts.info["label"] = f"nuts/{variant}"
-    if why is not None:  # the model was chosen from the data: say which and why
-        parts.info["variant_chosen"] = why
-        parts.notes = (*parts.notes, f"no variant given: {why}")
+    parts.info["variant"] = panel.model_name
+    if not isinstance(panel, HierarchicalPanel):  # the default model keeps plain "nuts"
+        parts.info["label"] = f"nuts/{panel.model_name}"
+    if panel.chosen is not None:  # the model was chosen from the data: say which and why
+        parts.info["variant_chosen"] = panel.chosen
+        parts.notes = (*parts.notes, f"model chosen from the data: {panel.chosen}")
     return parts
 
 

@@ -100,9 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(__version__)
             return 0
         if args.command is None:
+            *first, last = SUBCOMMANDS
             raise CLIError(
-                "judgebayes: choose a command: accuracy, plan, rank, panel, report, demo, "
-                "gate, scores, agreement, monitor or label-next (see --help)"
+                f"judgebayes: choose a command: {', '.join(first)} or {last} (see --help)"
             )
         from judgebayes.inference.progress import progress_switch
 

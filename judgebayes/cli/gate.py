@@ -78,7 +78,8 @@ def run(args) -> tuple[str, int]:
     if args.sequential:
         return gate_sequential(args)
     from judgebayes.inference.nuts import quiet_engine_warnings
-    from judgebayes.workflows.gate import check_claims, parse_claim
+    from judgebayes.workflows.gate import parse_claim
+    from judgebayes.workflows.gate_rule import gate
 
     claims = [parse_claim(c) for c in args.claim]  # bad claims fail before any fitting
     from judgebayes.inference.registry import normalise_method
@@ -89,26 +90,11 @@ def run(args) -> tuple[str, int]:
     with quiet_engine_warnings():  # a failed gate is reported per claim and on stderr
         fit = study.fit(method, random_seed=args.seed, **options)
     report_gate("gate", [fit])
-    table = check_claims(fit, [c.text for c in claims], prob=args.prob)
-    # a claim read off a model whose own checks flag its assumptions is not supported; a
-    # flag on an assumption this model does not make is a warning
-    report = study.check(fit)
-    failed = list(report.failures)
-    ok = bool(table["supported"].all()) and not failed
-    n_bad = int((~table["supported"]).sum())
-    verdict = (
-        f"judgebayes gate: {'PASS' if ok else 'FAIL'}: "
-        f"{len(table) - n_bad} of {len(table)} claim(s) supported at {args.prob:g} "
-        f"({method}, {fit.info.get('estimand', 'process')} rate)"
-    )
-    if failed:
-        verdict += "; the model's check " + "; ".join(r.describe() for r in failed)
-    print(verdict, file=sys.stderr)
-    for r in report.warnings:
-        print(
-            f"judgebayes gate: warning: {r.describe()} (not an assumption of {method})",
-            file=sys.stderr,
-        )
+    result = gate(study, fit, [c.text for c in claims], prob=args.prob)
+    print(f"judgebayes gate: {result.summary()}", file=sys.stderr)
+    for line in result.warning_lines():
+        print(f"judgebayes gate: {line}", file=sys.stderr)
+    table, report, ok, failed = result.claims, result.report, result.passed, result.failed_checks
     flagged = report.flagged
     rows = table.to_dict("records")
     if args.format == "json":
@@ -138,4 +124,4 @@ def run(args) -> tuple[str, int]:
             ("reason", "reason"),
         ]
         out = render(rows, cols, args.format)
-    return out, 0 if ok else 1
+    return out, result.exit_code

@@ -27,26 +27,15 @@ from judgebayes.cli.io import (
     clean,
     diagnostics_json,
     fit_options,
+    method_choices,
     read_csv,
     render,
     report_gate,
     seed_arg,
 )
+from judgebayes.studies.panel import ValidatorPanel
 
 __all__ = ["add_parser", "run"]
-
-#: the panel methods the CLI offers (every one of the registry's ``panel`` family)
-_CHOICES = (
-    "validator-mean",
-    "regression",
-    "plug-in",
-    "best-individual",
-    "majority",
-    "super-majority",
-    "veto",
-    "nuts",
-    "nuts-items",
-)
 
 
 def add_parser(sub) -> None:
@@ -62,14 +51,30 @@ def add_parser(sub) -> None:
     )
     add_method(
         p,
-        _CHOICES,
+        method_choices("panel"),
         action="append",
         default=None,
         help="method(s) to run (repeatable; default: regression)",
     )
     p.add_argument("--seed", type=seed_arg, default=0)
-    add_sampler(p, variants=("pooled", "hierarchical", "overdispersed", "leniency"))
+    add_sampler(p, variants=tuple(c.model_name for c in ValidatorPanel.models()))
     add_common(p)
+
+
+def _model(name: str | None, methods: list[str]) -> type[ValidatorPanel]:
+    """The panel class of ``--variant`` (its Bayesian model), or the door that chooses."""
+    if name is None:
+        return ValidatorPanel
+    if "nuts" not in methods:
+        from judgebayes.errors import InputError
+
+        raise InputError(
+            f"--variant {name} applies to the NUTS panel model; none of the chosen methods "
+            f"({', '.join(methods)}) takes it",
+            field="variant",
+            value=name,
+        )
+    return next(c for c in ValidatorPanel.models() if c.model_name == name)
 
 
 def run(args) -> str:
@@ -77,19 +82,18 @@ def run(args) -> str:
     import numpy as np
 
     from judgebayes.inference.nuts import quiet_engine_warnings
-    from judgebayes.studies.panel import ValidatorPanel
-
-    df = read_csv(args.cells, "items" if args.items else "cells")
-    if args.items:
-        panel = ValidatorPanel.from_items(df)
-    else:
-        ann = read_csv(args.annotations, "annotations") if args.annotations else None
-        panel = ValidatorPanel.from_frames(df, ann, annotations_disjoint=args.annotations_disjoint)
-    d = panel.data
     from judgebayes.inference.registry import normalise_method
 
     chosen = dict.fromkeys(normalise_method(m) for m in (args.method or ["regression"]))
     methods = ["validator_mean", *(m for m in chosen if m != "validator_mean")]
+    model = _model(args.variant, methods)
+    df = read_csv(args.cells, "items" if args.items else "cells")
+    if args.items:
+        panel = model.from_items(df)
+    else:
+        ann = read_csv(args.annotations, "annotations") if args.annotations else None
+        panel = model.from_frames(df, ann, annotations_disjoint=args.annotations_disjoint)
+    d = panel.data
     options = fit_options(args, ValidatorPanel, methods)  # a flag no chosen method uses: refused
     fits = {}
     with quiet_engine_warnings():  # a failed gate is said below, on stderr

@@ -31,6 +31,7 @@ from judgebayes.cli.io import (
     clean,
     diagnostics_json,
     fit_options,
+    method_choices,
     read_csv,
     render,
     report_gate,
@@ -62,7 +63,7 @@ def add_parser(sub) -> None:
     r.add_argument("--k", type=int, default=5, help="size of the top set (default 5)")
     add_method(
         r,
-        ("naive", "laplace", "nuts", "judge_error", "ppi"),
+        method_choices("ranking"),
         default="laplace",
         help="naive BT, bias-aware BT by Laplace (default) or by NUTS; with --human: "
         "judge-error (NUTS) or ppi (prediction-powered BT)",

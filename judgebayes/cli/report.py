@@ -22,6 +22,7 @@ from judgebayes.cli.io import (
     add_sampler,
     clean,
     fit_options,
+    method_choices,
     render,
     report_gate,
     seed_arg,
@@ -38,9 +39,9 @@ def add_parser(sub) -> None:
     r.add_argument("--out", required=True, help="report file: .md (markdown) or .html")
     add_method(
         r,
-        ("closed-form", "laplace", "nuts", "all"),
+        (*method_choices("accuracy", "items"), "all"),
         default="all",
-        help="estimators to report (default: all)",
+        help="estimators to report (default: all, the accuracy family's default methods)",
     )
     r.add_argument("--title", default="Judge accuracy report")
     r.add_argument("--seed", type=seed_arg, default=0, help="random seed of the Bayesian fits")
@@ -55,11 +56,10 @@ def run(args) -> str:
     _check_out(args.out)
     study = study_from_args(args)
     from judgebayes.inference.registry import normalise_method
+    from judgebayes.studies.accuracy import AccuracyStudy
 
     methods = (
-        ("closed_form", "laplace", "nuts")
-        if args.method == "all"
-        else (normalise_method(args.method),)
+        AccuracyStudy.default_methods if args.method == "all" else (normalise_method(args.method),)
     )
     options = dict(zip(methods, fit_options(args, study, methods), strict=True))
     files = accuracy_report(

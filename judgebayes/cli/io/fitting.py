@@ -13,7 +13,6 @@ from judgebayes.cli.io.output import clean
 #: to); ``judgebayes scores --calibration`` is ``calibration_fit`` (``accuracy --calibration``
 #: is a file)
 _METHOD_FLAGS = {
-    "variant": ("variant", "the NUTS panel model"),
     "calibration_fit": ("calibration", "the closed form"),
 }
 

@@ -1,0 +1,71 @@
+"""Every choice the command line offers comes from a registry: the commands, each
+command's ``--method`` (the study classes' method tables), ``--variant`` (the panel's
+model classes) and ``--prior`` (the bias-prior classes)."""
+
+import argparse
+
+import pytest
+
+from judgebayes.cli import SUBCOMMANDS, build_parser, main
+from judgebayes.models.ranking import BIAS_PRIORS
+from judgebayes.studies import STUDIES
+from judgebayes.studies.accuracy import AccuracyStudy
+from judgebayes.studies.panel import ValidatorPanel
+
+
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return action.choices
+
+
+def _choices(command: str, dest: str) -> tuple:
+    (action,) = [a for a in _subparsers()[command]._actions if a.dest == dest]
+    return tuple(action.choices)
+
+
+def _methods(*families: str) -> set[str]:
+    """Every method and refusal of the study classes of ``families``, as the CLI spells it."""
+    names = set()
+    for key, cls in STUDIES.items():
+        if key.split(".")[0] in families:
+            names |= {*cls.methods, *cls.methods.refused}
+    return {n.replace("_", "-") for n in names}
+
+
+def test_the_commands_are_the_registry():
+    assert tuple(_subparsers()) == tuple(SUBCOMMANDS)
+
+
+def test_no_command_names_every_registered_one(capsys):
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert all(c in err for c in SUBCOMMANDS), err
+
+
+@pytest.mark.parametrize(
+    "command, families, extra",
+    [
+        ("accuracy", ("accuracy", "items"), {"all"}),
+        ("gate", ("accuracy", "items"), set()),
+        ("report", ("accuracy", "items"), {"all"}),
+        ("scores", ("scores",), {"all"}),
+        ("panel", ("panel",), set()),
+        ("rank", ("ranking",), set()),
+    ],
+)
+def test_every_method_choice_is_a_registered_method(command, families, extra):
+    assert set(_choices(command, "method")) == _methods(*families) | extra
+
+
+def test_report_all_is_the_accuracy_familys_default_methods():
+    assert AccuracyStudy.default_methods == ("closed_form", "laplace", "nuts")
+
+
+def test_variant_and_prior_choices_are_the_model_classes():
+    assert _choices("panel", "variant") == tuple(c.model_name for c in ValidatorPanel.models())
+    assert set(_choices("panel", "variant")) == {
+        "pooled", "hierarchical", "overdispersed", "leniency"
+    }  # fmt: skip
+    assert set(_choices("rank", "prior")) == {n for n, p in BIAS_PRIORS.items() if p.has_bias}
+    assert set(_choices("rank", "prior")) == {"normal", "hierarchical", "horseshoe"}

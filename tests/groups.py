@@ -59,7 +59,7 @@ def group_of(nodeid: str) -> str:
 
 def _readme_beside(part: int) -> str | None:
     """The family file a README part runs beside (:data:`README_BESIDE`), if any."""
-    from tests.test_readme import PARTS
+    from tests.readme import PARTS
 
     code = "\n".join(PARTS[part][1]) if part < len(PARTS) else ""
     return next((f for text, f in README_BESIDE.items() if text in code), None)

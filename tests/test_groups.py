@@ -5,7 +5,10 @@ from tests.groups import CONTRACT, GROUPS, README_BESIDE, group_of
 
 def test_a_file_is_a_group_and_a_contract_case_joins_its_family():
     assert group_of("tests/cli/test_cli.py::test_x[a-b]") == "tests/cli/test_cli.py"
-    assert group_of(f"{CONTRACT}::test_contract[panel-nuts]") == GROUPS["panel"]
+    assert (
+        group_of(f"{CONTRACT}::test_contract[panel.hierarchical-nuts]")
+        == (GROUPS["panel.hierarchical"])
+    )
     assert group_of(f"{CONTRACT}::test_contract[items.judges-nuts]") == (
         f"{CONTRACT}[items.judges]"
     )
@@ -22,7 +25,7 @@ def test_each_readme_part_is_a_group_of_its_own():
 
 
 def test_a_readme_part_that_fits_a_family_model_runs_beside_its_tests():
-    from tests.test_readme import PARTS
+    from tests.readme import PARTS
 
     for text, beside in README_BESIDE.items():
         parts = [i for i, (_, code) in enumerate(PARTS) if text in "\n".join(code)]

@@ -7,90 +7,14 @@ comment starts with a number or a tuple of numbers (``x  # 0.533``, ``lo, hi = f
 flag the README shows and the CLI lacks fails here.
 """
 
-import ast
 import re
 import shlex
 import warnings
-from pathlib import Path
 
-import numpy as np
 import pytest
 
 from judgebayes.errors import JudgeBayesWarning
-
-README = Path(__file__).parents[1] / "README.md"
-NUMBER = re.compile(r"^\s*(\(?\s*-?\d+(\.\d+)?(\s*,\s*-?\d+(\.\d+)?)*\s*\)?)(\s|$)")
-
-
-def _blocks(lang: str) -> list[str]:
-    return re.findall(rf"```{lang}\n(.*?)```", README.read_text(), flags=re.S)
-
-
-def _claims(block: str) -> list[tuple[str, str]]:
-    """(expression, printed value) for lines whose comment starts with numbers."""
-    out = []
-    for line in block.splitlines():
-        if "  # " not in line:
-            continue
-        code, comment = line.split("  # ", 1)
-        m = NUMBER.match(comment)
-        if not m or not code.strip():
-            continue
-        tree = ast.parse(code.strip())
-        stmt = tree.body[0]
-        expr = stmt.value if isinstance(stmt, ast.Assign | ast.Expr) else None
-        if expr is not None:
-            out.append((ast.unparse(expr), m.group(1)))
-    return out
-
-
-def _check(value, printed: str) -> None:
-    nums = [s.strip() for s in printed.strip("() ").split(",")]
-    vals = np.atleast_1d(np.asarray(tuple(value) if isinstance(value, tuple) else value, float))
-    assert vals.size == len(nums), (value, printed)
-    for v, s in zip(vals, nums, strict=True):
-        digits = len(s.split(".")[1]) if "." in s else 0
-        assert round(float(v), digits) == pytest.approx(float(s)), (value, printed)
-
-
-def _names(block: str) -> tuple[set[str], set[str], list[str]]:
-    """(names a block computes, names it reads, its import statements)."""
-    tree = ast.parse(block)
-    computed, loaded, imports = set(), set(), []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            (computed if isinstance(node.ctx, ast.Store) else loaded).add(node.id)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            imports.append(ast.unparse(node))
-        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
-            computed.add(node.name)
-    return computed, loaded, imports
-
-
-def _parts(blocks: list[str]) -> list[tuple[list[str], list[str]]]:
-    """``blocks`` as parts that run on their own: (the earlier blocks' imports, the
-    blocks).  A block that reads a name an earlier block computed (not imported) joins that
-    block's part, so every part runs what the README runs before it, in order.
-    """
-    parts: list[tuple[list[str], list[str]]] = []
-    computed: dict[str, int] = {}  # name -> index of the part that assigned it
-    imports: list[str] = []
-    for block in blocks:
-        own, loaded, own_imports = _names(block)
-        needs = {computed[n] for n in loaded - own if n in computed}
-        if needs:  # run with every part it reads from: merge them and those between
-            first = min(needs)
-            merged = [b for _, run in parts[first:] for b in run]
-            parts[first:] = [(parts[first][0], [*merged, block])]
-            computed = {n: min(i, first) for n, i in computed.items()}
-        else:
-            parts.append((list(imports), [block]))
-        computed |= dict.fromkeys(own, len(parts) - 1)
-        imports += own_imports
-    return parts
-
-
-PARTS = _parts(_blocks("python"))
+from tests.readme import PARTS, _blocks, _check, _claims, _parts
 
 
 @pytest.mark.parametrize("part", range(len(PARTS)), ids=lambda i: f"part{i}")

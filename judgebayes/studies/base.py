@@ -46,7 +46,7 @@ from judgebayes.inference.registry import (
 from judgebayes.results import COMPARISON_COLUMNS, Fit, LazyTree, check_alpha, plot_forest, stamp
 from judgebayes.studies.methods import Method, Methods
 
-__all__ = ["STUDIES", "FitParts", "Method", "Methods", "Study", "missing_notes", "register_bayes"]
+__all__ = ["STUDIES", "FitParts", "Method", "Methods", "Study", "register_bayes"]
 
 
 @dataclass
@@ -394,30 +394,6 @@ class Study:
         """
         alpha = check_alpha(alpha)
         return CheckReport([c(self, fit, alpha=alpha) for c in checks_for(self, fit)])
-
-
-def missing_notes(systems, n_missing, what: str) -> tuple[str, ...]:
-    """One note per system with rows excluded for lacking ``what`` (counted, not dropped
-    silently).
-    """
-    return tuple(
-        f"system {s!r}: {int(nm)} row(s) without {what} are not evaluated items (excluded, "
-        "counted here)"
-        for s, nm in zip(systems, n_missing, strict=True)
-        if nm
-    )
-
-
-def point_interval_notes(systems, se, method: str) -> list[str]:
-    """One note per system whose ``method`` variance is 0 because its labels agree: the
-    peer's formula then gives a point, which the closed form's floored variance does not.
-    """
-    return [
-        f"system {s!r}: {method}'s variance estimate is 0 (the labels do not vary), so its "
-        "interval is a point (the peers' formula; the closed form floors the variance)"
-        for s, x in zip(systems, np.atleast_1d(se), strict=True)
-        if x == 0
-    ]
 
 
 def register_bayes(cls: type[Study]) -> None:

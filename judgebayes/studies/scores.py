@@ -42,13 +42,8 @@ from judgebayes.inference import scores as sc
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.results import point_tree
-from judgebayes.studies.base import (
-    FitParts,
-    Study,
-    missing_notes,
-    point_interval_notes,
-    register_bayes,
-)
+from judgebayes.studies.base import FitParts, Study, register_bayes
+from judgebayes.studies.notes import missing_notes, point_interval_notes
 from judgebayes.studies.score_fit import ScoreFit
 
 __all__ = ["ScoreFit", "ScoreStudy"]

@@ -10,7 +10,7 @@ import pytest
 
 from judgebayes.datasets import llmbar_version_stream
 from tests import helpers
-from tests.workflows.test_monitor import running_rate, stream
+from tests.simulators import running_rate, stream
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,7 @@ def test_monitor_reads_the_llmbar_version_replay(tmp_path):
 
 
 def test_monitor_one_drift_alarm_per_system(tmp_path):
-    from tests.workflows.test_monitor import _two_systems
+    from tests.simulators import _two_systems
 
     path = tmp_path / "two.csv"
     _two_systems(np.random.default_rng([1, 5]), drift_on_b=True).to_csv(path, index=False)
@@ -97,7 +97,7 @@ def test_monitor_bad_input_is_one_line_and_exit_2(log, args, message):
 
 
 def test_monitor_reads_judge_scores(tmp_path):
-    from tests.workflows.test_monitor import _score_log
+    from tests.simulators import _score_log
 
     log, rating = _score_log(np.random.default_rng(2))
     path = tmp_path / "scores.csv"

@@ -21,15 +21,17 @@ from judgebayes.inference.nuts import interpreted
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.simulate import controlled_benchmark, simulate_panel
 from judgebayes.studies import STUDIES
+from judgebayes.studies.accuracy.base import TwoFrames
+from judgebayes.studies.items import ItemStudy
 from judgebayes.studies.panel import LeniencyPanel, OverdispersedPanel, PooledPanel
+from judgebayes.studies.ranking.base import RankingInputs
 from tests.plots import check_forest, title
+from tests.simulators import RATERS, lenient_on_long, simulate_raters, stream
 
 SMALL = {"draws": 300, "tune": 300, "chains": 2}
 
 
 def _weekly():
-    from tests.workflows.test_monitor import stream
-
     return stream(np.random.default_rng(3), weeks=4, items=100, labels=20, drift_at=2)[0]
 
 
@@ -46,15 +48,11 @@ def _items():
     the data of the covariate model's tests in tests/studies/test_items.py, which fit
     both models, so that each compiles once.
     """
-    from tests.studies.test_items import _shifted
-
-    return jb.AccuracyStudy.from_items(_shifted(4)[0], system="system", judge_rates="shared")
+    return jb.AccuracyStudy.from_items(lenient_on_long(4)[0], system="system", judge_rates="shared")
 
 
 def _covariates():
-    from tests.studies.test_items import _shifted
-
-    return jb.AccuracyStudy.from_items(_shifted(4)[0], system="system", covariates="length")
+    return jb.AccuracyStudy.from_items(lenient_on_long(4)[0], system="system", covariates="length")
 
 
 def _judges():
@@ -67,9 +65,7 @@ def _raters():
     latent: the data of tests/studies/test_raters.py, beside which these cases run, so
     that the model compiles once.
     """
-    from tests.studies.test_raters import RATERS, simulate
-
-    frame, _ = simulate(np.random.default_rng(5), n=300)
+    frame, _ = simulate_raters(np.random.default_rng(5), n=300)
     return jb.AccuracyStudy.from_items(frame, judge="judge", human=RATERS, system="system")
 
 
@@ -115,11 +111,12 @@ EXAMPLES = {
         jb.simulate_paired(400, seed=0)[0], system="system", item="prompt"
     ),
     # the door chooses the hierarchical cell model for this panel (3 annotated generators:
-    # too few for the leniency model's check); the other models by their class, same data
+    # too few for the leniency model's check); the other models by their class, on the
+    # data their family tests compile them on (tests/groups.py runs them there)
     "panel.hierarchical": lambda: jb.ValidatorPanel(_panel_data()),
-    "panel.pooled": lambda: PooledPanel(_panel_data()),
+    "panel.pooled": lambda: PooledPanel(_shifted_panel()),
     "panel.overdispersed": lambda: OverdispersedPanel(_panel_data()),
-    "panel.leniency": lambda: LeniencyPanel(_panel_data()),
+    "panel.leniency": lambda: _real_panel_held_out(),
     "ranking": lambda: controlled_benchmark(seed=0).ranking(),
     "ranking.channel": _ranking_with_humans,
     "repeats": _repeats,
@@ -129,6 +126,25 @@ EXAMPLES = {
 
 def _panel_data():
     return simulate_panel(5, 4, n_outputs=80, n_annotated=3, seed=2, rate_shift=0.0).panel()
+
+
+def _shifted_panel():
+    """The 10 x 8 panel of test_panel.py's Bayesian fits (its shape: one compile)."""
+    sim = simulate_panel(10, 8, seed=5, rate_shift=0.6, n_outputs=600, n_annotated=5)
+    return sim.panel()
+
+
+def _real_panel_held_out():
+    """Beyond Consensus with gpt-4-turbo's annotation held out: test_panel_leniency.py's
+    leniency model (the annotated set is part of its structure: one compile).
+    """
+    from judgebayes.datasets.beyond_consensus import beyond_consensus_panel
+
+    cells, ann = beyond_consensus_panel()
+    panel = jb.ValidatorPanel.from_frames(cells, ann[["generator", "n_annotated", "n_valid_human"]])
+    h = panel.data.generators.index("gpt-4-turbo")
+    keep = [a for a in panel.data.annotated if a != h]
+    return LeniencyPanel(panel.data.calibrate_on(keep))
 
 
 def _scores():
@@ -157,6 +173,34 @@ def _concrete() -> list[str]:
 
 def test_every_registered_study_class_has_an_example():
     assert sorted(EXAMPLES) == sorted(_concrete())
+
+
+def _door_data(study):
+    """The family's door and the data its variants are matched on, read off ``study``."""
+    if isinstance(study, ItemStudy):
+        return ItemStudy, study.data
+    if isinstance(study, jb.AccuracyStudy):
+        return jb.AccuracyStudy, TwoFrames(study.test, study.calibration, study.multiclass)
+    if isinstance(study, jb.PairwiseRanking):
+        return jb.PairwiseRanking, RankingInputs(study.data, study.channel)
+    if isinstance(study, jb.ValidatorPanel):
+        return jb.ValidatorPanel, study.data
+    return type(study), None
+
+
+@pytest.mark.parametrize("key", sorted(EXAMPLES))
+def test_every_variant_is_chosen_by_its_factory_from_data_of_its_kind(studies, key):
+    """One protocol: each example is built by its family's factories, which returned its
+    class; a class some data call for (``matches``) is the one the family's door picks
+    from those data, and a class no data call for is reached by its own class."""
+    study, cls = studies[key], STUDIES[key]
+    assert type(study) is cls
+    door, data = _door_data(study)
+    if "matches" in cls.__dict__:
+        assert door.variant_for(data) is cls
+        assert cls in door.variants()
+    else:
+        assert cls.variant_for(data) is cls and cls not in door.variants()
 
 
 def _grouped(*params):
@@ -349,7 +393,8 @@ def test_family_summaries_work_for_every_method_with_draws(all_fits, key):
         elif key == "panel.leniency":  # the leniency model has no sensitivity or specificity
             assert fit.tpr is None and fit.tnr is None
         else:
-            assert fit.tpr is not None and fit.tpr.shape == (4,)
+            validators = all_fits.studies[key].data.validators
+            assert fit.tpr is not None and fit.tpr.shape == (len(validators),)
 
 
 def test_study_compare_on_all_three_studies(studies):

@@ -21,6 +21,7 @@ from judgebayes.inference.nuts import interpreted
 from tests.helpers import cli
 from tests.plots import check_forest, title
 from tests.reference import items_posterior_grid
+from tests.simulators import lenient_on_long
 
 
 def _frame(seed=0, n=2000, labelled=300, systems=("a", "b", "c"), **kw):
@@ -946,33 +947,8 @@ def test_self_preference_check_flags_a_judge_lenient_on_one_system():
     assert flagged[0.4] >= 16 and flagged[0.8] <= 2, flagged
 
 
-# ------------------------------------------------------------------ judge error by covariate
-def _shifted(seed, follows=True, n=400, n_lab=100, extra_b=0.0):
-    """Two systems, B's answers longer by 1.4 sd; the judge lenient on long answers (its
-    rates logistic in length, the same function on both systems) when ``follows``.
-    Written here, from the data-generating story, not from the package's model code.
-    """
-    rng = np.random.default_rng(seed)
-    frames, truth = [], {}
-    for s, mu in (("A", -0.7), ("B", 0.7)):
-        x = rng.normal(mu, 1.0, n)
-        h = rng.random(n) < 1 / (1 + np.exp(-(0.6 + 0.5 * x)))
-        b1, b0 = (0.8, 1.2) if follows else (0.0, 0.0)
-        sens = 1 / (1 + np.exp(-(2.0 + b1 * x)))
-        fpr = 1 / (1 + np.exp(-(-1.5 + b0 * x + (extra_b if s == "B" else 0.0))))
-        v = np.where(h, rng.random(n) < sens, rng.random(n) < fpr)
-        human = np.where(np.arange(n) < n_lab, h.astype(float), np.nan)
-        frames.append(
-            pd.DataFrame({"system": s, "judge": v.astype(int), "human": human, "length": x})
-        )
-        truth[s] = h.mean()
-    # rows in random order: the first n_lab items are a random choice, and their
-    # positions say so (the labelling check compares positions)
-    return pd.concat(frames, ignore_index=True).sample(frac=1, random_state=seed), truth
-
-
 def test_covariates_are_validated_by_column_and_row():
-    f, _ = _shifted(0)
+    f, _ = lenient_on_long(0)
     # with covariates the judge's rates are shared by default (pooled without)
     assert jb.AccuracyStudy.from_items(f, system="system", covariates="length").judge_rates == (
         "shared"
@@ -999,7 +975,7 @@ def test_covariate_model_log_density_is_the_items_likelihood_written_out(judge_r
     from scipy import stats
     from scipy.special import expit, logit
 
-    f, _ = _shifted(1, n=60, n_lab=20)
+    f, _ = lenient_on_long(1, n=60, n_lab=20)
     study = jb.AccuracyStudy.from_items(
         f, system="system", covariates="length", judge_rates=judge_rates
     )
@@ -1053,7 +1029,7 @@ def test_judge_rates_shared_through_a_covariate_correct_a_length_shift():
     # A - B in few sets and the covariate fit at nominal; here one seeded set: the
     # covariate fit covers both rates and the difference, the plain fit misses the
     # difference, and the check flags the plain study only
-    f, truth = _shifted(4)
+    f, truth = lenient_on_long(4)
     kw = dict(system="system", judge_rates="shared")
     plain = jb.AccuracyStudy.from_items(f, **kw)
     given = jb.AccuracyStudy.from_items(f, covariates="length", **kw)
@@ -1081,7 +1057,7 @@ def test_a_covariate_the_judge_ignores_changes_nothing():
     # the same items: two code paths, one answer.  Tolerance: both are 4,000 draws
     # (MC sd of a mean ~ sd / 40), so the means agree to 0.15 sd and the sds to 15%,
     # plus what the three N(0, 1) slopes add (they are learnt near 0 here)
-    f, _ = _shifted(5, follows=False)
+    f, _ = lenient_on_long(5, follows=False)
     f["length"] = np.random.default_rng(9).normal(size=len(f))
     kw = dict(system="system", judge_rates="shared")
     plain = jb.AccuracyStudy.from_items(f, **kw).fit("nuts", random_seed=5)
@@ -1098,7 +1074,7 @@ def test_cli_covariate_reaches_the_model_and_is_refused_where_it_has_no_meaning(
     # (same seed: the Laplace draws are identical), and one-line refusals
     import json
 
-    f, _ = _shifted(6, n=200, n_lab=60)
+    f, _ = lenient_on_long(6, n=200, n_lab=60)
     path = tmp_path / "items.csv"
     f.to_csv(path, index=False)
     cmd = ["accuracy", str(path), "--system", "system", "--format", "json"]
@@ -1128,7 +1104,7 @@ def test_cli_covariate_reaches_the_model_and_is_refused_where_it_has_no_meaning(
 def test_conditional_self_preference_survives_a_near_perfect_judge():
     # one labelled positive in 41 with a negative verdict: many bootstrap verdict sets are
     # all ones, whose intercept-only fit had a singular Hessian (a crash mid-benchmark)
-    f, _ = _shifted(0, n=200, n_lab=30)
+    f, _ = lenient_on_long(0, n=200, n_lab=30)
     pos = f.index[f["human"] == 1]
     f.loc[pos, "judge"] = 1
     f.loc[pos[0], "judge"] = 0
@@ -1144,7 +1120,7 @@ def test_laplace_refuses_pooled_judge_rates_up_front_and_compare_shows_the_row()
     # side-by-side comparison keeps the other methods with a refused row
     from judgebayes.errors import LaplaceError
 
-    f, _ = _shifted(7, follows=False, n=150, n_lab=40)
+    f, _ = lenient_on_long(7, follows=False, n=150, n_lab=40)
     study = jb.AccuracyStudy.from_items(f, system="system")
     assert study.judge_rates == "pooled"
     with pytest.raises(LaplaceError, match=r"pooled.*per_system"):

@@ -16,7 +16,7 @@ import judgebayes as jb
 from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
 from judgebayes.inference.nuts import interpreted
 from judgebayes.studies.items import OverTimeItems
-from tests.workflows.test_monitor import stream
+from tests.simulators import stream
 
 
 @pytest.fixture(scope="module")

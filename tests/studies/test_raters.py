@@ -12,35 +12,7 @@ import pytest
 import judgebayes as jb
 from judgebayes.errors import InputError, MethodRefused
 from tests import helpers
-
-RATERS = ["h0", "h1", "h2"]
-
-
-def simulate(
-    rng,
-    theta=(0.6, 0.45),
-    n=600,
-    labelled=0.3,
-    accuracy=(0.85, 0.9, 0.88),
-    sensitivity=0.9,
-    specificity=0.8,
-):
-    """Two systems; a judge on every item; three raters who each get an item right with
-    their accuracy, independently, on a random ``labelled`` share of the items. Returns the
-    frame and each system's share of truly positive items.
-    """
-    rows, shares = [], {}
-    for s, t in zip("AB", theta, strict=True):
-        truth = rng.random(n) < t
-        judge = np.where(truth, rng.random(n) < sensitivity, rng.random(n) > specificity)
-        d = {"system": s, "judge": judge.astype(int)}
-        lab = rng.random(n) < labelled
-        for r, a in zip(RATERS, accuracy, strict=True):
-            said = np.where(rng.random(n) < a, truth, ~truth).astype(float)
-            d[r] = np.where(lab, said, np.nan)
-        rows.append(pd.DataFrame(d))
-        shares[s] = truth.mean()
-    return pd.concat(rows, ignore_index=True), shares
+from tests.simulators import RATERS, simulate_raters
 
 
 def fits(df, estimand="process"):
@@ -58,7 +30,7 @@ def fits(df, estimand="process"):
 def test_latent_truth_recovers_what_the_majority_misses():
     # raters of accuracy 0.75-0.8: their majority is right ~85% of the time, so on truly
     # positive items at 0.75 the majority's rate is about 0.75 * 0.85 + 0.25 * 0.15 = 0.68
-    df, shares = simulate(
+    df, shares = simulate_raters(
         np.random.default_rng(3), theta=(0.75, 0.75), n=1500, accuracy=(0.75, 0.8, 0.78)
     )
     latent, majority = fits(df, estimand="items")
@@ -109,7 +81,7 @@ def test_latent_truth_recovers_what_the_majority_misses():
 
 
 def test_one_label_methods_refuse_and_say_what_to_do():
-    df, _ = simulate(np.random.default_rng(4), n=200)
+    df, _ = simulate_raters(np.random.default_rng(4), n=200)
     latent, _ = fits(df)
     for name in ("closed_form", "exact", "ppi_plus_plus", "labels_only"):
         with pytest.raises(MethodRefused, match="truth='majority'"):
@@ -125,7 +97,7 @@ def test_one_label_methods_refuse_and_say_what_to_do():
 
 
 def test_majority_ties_are_counted():
-    df, _ = simulate(np.random.default_rng(5), n=300)
+    df, _ = simulate_raters(np.random.default_rng(5), n=300)
     study = jb.AccuracyStudy.from_items(
         df, judge="judge", human=["h0", "h1"], system="system", truth="majority"
     )
@@ -139,7 +111,7 @@ def coverage(n_sets, seed, estimand="process"):
     rng = np.random.default_rng(seed)
     hit_latent = hit_majority = 0
     for _ in range(n_sets):
-        df, shares = simulate(rng)
+        df, shares = simulate_raters(rng)
         latent, majority = fits(df, estimand)
         with warnings.catch_warnings():  # the labelling check's own false alarms
             warnings.simplefilter("ignore", jb.LabellingWarning)
@@ -166,7 +138,9 @@ def test_latent_truth_covers_at_nominal(estimand):
 def test_gate_refuses_claims_on_labels_the_raters_do_not_agree_on(tmp_path, accuracy, status):
     # (seed 6 gave a false alarm of the labelling check on row order, p = 0.008, which the
     # gate also fails on: a 1%-level check that is not the one tested here)
-    df, _ = simulate(np.random.default_rng(7), theta=(0.7, 0.4), n=800, accuracy=(accuracy,) * 3)
+    df, _ = simulate_raters(
+        np.random.default_rng(7), theta=(0.7, 0.4), n=800, accuracy=(accuracy,) * 3
+    )
     path = tmp_path / "items.csv"
     df.to_csv(path, index=False)
     res = helpers.cli(

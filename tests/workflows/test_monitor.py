@@ -13,43 +13,7 @@ import pytest
 import judgebayes as jb
 from judgebayes.errors import InputError
 from judgebayes.inference import sequences as sq
-
-
-def stream(
-    rng,
-    weeks=20,
-    items=500,
-    labels=40,
-    rate=0.6,
-    sens=0.9,
-    spec=0.8,
-    drift_at=None,
-    sens_after=0.7,
-    rate_slope=0.0,
-):
-    """A log of weekly verdicts with a simple random sample of labels per week.  The true
-    rate may move linearly (``rate_slope`` per week); the judge's sensitivity falls to
-    ``sens_after`` from week ``drift_at`` on.  Returns the frame and the true labels."""
-    week = np.repeat(np.arange(weeks), items)
-    p = np.clip(rate + rate_slope * (week - weeks / 2), 0.02, 0.98)
-    y = (rng.random(week.size) < p).astype(float)
-    s = np.full(week.size, sens)
-    if drift_at is not None:
-        s[week >= drift_at] = sens_after
-    says_yes = np.where(y == 1, rng.random(week.size) < s, rng.random(week.size) > spec)
-    human = np.full(week.size, np.nan)
-    for w in range(weeks):
-        pick = rng.choice(np.flatnonzero(week == w), size=labels, replace=False)
-        human[pick] = y[pick]
-    frame = pd.DataFrame({"week": week, "judge": says_yes.astype(int), "human": human})
-    return frame, y
-
-
-def running_rate(frame, y):
-    """The rate of all items up to each week."""
-    totals = pd.Series(y).groupby(frame["week"].to_numpy()).agg(["sum", "count"])
-    return (totals["sum"].cumsum() / totals["count"].cumsum()).to_numpy()
-
+from tests.simulators import running_rate, stream
 
 # --------------------------------------------------------------- closed forms
 

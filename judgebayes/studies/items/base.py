@@ -37,8 +37,9 @@ from judgebayes.inference.accuracy import items as ie
 from judgebayes.models import accuracy as ma
 from judgebayes.results import point_tree
 from judgebayes.studies.accuracy_fit import AccuracyFit
-from judgebayes.studies.base import FitParts, Study, missing_notes
+from judgebayes.studies.base import FitParts, Study
 from judgebayes.studies.items.planning import LabelPlanning
+from judgebayes.studies.notes import missing_notes
 
 __all__ = ["ESTIMAND_TEXT", "FEW_CLUSTERS", "QUANTITY", "ItemStudy"]
 

@@ -20,8 +20,9 @@ from judgebayes.errors import MethodRefused
 from judgebayes.inference.accuracy import closed_form as cf
 from judgebayes.inference.accuracy import items as ie
 from judgebayes.results import tree
-from judgebayes.studies.base import FitParts, point_interval_notes, register_bayes
+from judgebayes.studies.base import FitParts, register_bayes
 from judgebayes.studies.items.base import QUANTITY, ItemStudy
+from judgebayes.studies.notes import point_interval_notes
 
 __all__ = ["COMPARATORS"]
 

@@ -24,6 +24,7 @@ from judgebayes.inference.ranking.topk import (
     top_k_probabilities,
     top_k_set,
 )
+from judgebayes.models.ranking import NoBias
 from judgebayes.results import Fit, check_alpha
 
 __all__ = ["RankingFit"]
@@ -71,7 +72,7 @@ class RankingFit(Fit):
     @property
     def label(self) -> str:
         """Short name, e.g. ``"nuts/horseshoe"``, ``"naive"`` or ``"judge_error"``."""
-        return self.method if self.prior == "none" else f"{self.method}/{self.prior}"
+        return self.method if self.prior == NoBias.name else f"{self.method}/{self.prior}"
 
     def channel_table(self, alpha: float = 0.05) -> pd.DataFrame:
         r"""Each judge's confusion matrix against the human preference (judge-error fits):

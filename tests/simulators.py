@@ -1,0 +1,95 @@
+"""Simulators the tests share: each writes data from its own story with numpy, sharing no
+code with the package's models (a test of a model on them can fail)."""
+
+import numpy as np
+import pandas as pd
+
+
+def stream(
+    rng,
+    weeks=20,
+    items=500,
+    labels=40,
+    rate=0.6,
+    sens=0.9,
+    spec=0.8,
+    drift_at=None,
+    sens_after=0.7,
+    rate_slope=0.0,
+):
+    """A log of weekly verdicts with a simple random sample of labels per week.  The true
+    rate may move linearly (``rate_slope`` per week); the judge's sensitivity falls to
+    ``sens_after`` from week ``drift_at`` on.  Returns the frame and the true labels."""
+    week = np.repeat(np.arange(weeks), items)
+    p = np.clip(rate + rate_slope * (week - weeks / 2), 0.02, 0.98)
+    y = (rng.random(week.size) < p).astype(float)
+    s = np.full(week.size, sens)
+    if drift_at is not None:
+        s[week >= drift_at] = sens_after
+    says_yes = np.where(y == 1, rng.random(week.size) < s, rng.random(week.size) > spec)
+    human = np.full(week.size, np.nan)
+    for w in range(weeks):
+        pick = rng.choice(np.flatnonzero(week == w), size=labels, replace=False)
+        human[pick] = y[pick]
+    frame = pd.DataFrame({"week": week, "judge": says_yes.astype(int), "human": human})
+    return frame, y
+
+
+def running_rate(frame, y):
+    """The rate of all items up to each week."""
+    totals = pd.Series(y).groupby(frame["week"].to_numpy()).agg(["sum", "count"])
+    return (totals["sum"].cumsum() / totals["count"].cumsum()).to_numpy()
+
+
+def lenient_on_long(seed, follows=True, n=400, n_lab=100, extra_b=0.0):
+    """Two systems, B's answers longer by 1.4 sd; the judge lenient on long answers (its
+    rates logistic in length, the same function on both systems) when ``follows``.
+    Written here, from the data-generating story, not from the package's model code.
+    """
+    rng = np.random.default_rng(seed)
+    frames, truth = [], {}
+    for s, mu in (("A", -0.7), ("B", 0.7)):
+        x = rng.normal(mu, 1.0, n)
+        h = rng.random(n) < 1 / (1 + np.exp(-(0.6 + 0.5 * x)))
+        b1, b0 = (0.8, 1.2) if follows else (0.0, 0.0)
+        sens = 1 / (1 + np.exp(-(2.0 + b1 * x)))
+        fpr = 1 / (1 + np.exp(-(-1.5 + b0 * x + (extra_b if s == "B" else 0.0))))
+        v = np.where(h, rng.random(n) < sens, rng.random(n) < fpr)
+        human = np.where(np.arange(n) < n_lab, h.astype(float), np.nan)
+        frames.append(
+            pd.DataFrame({"system": s, "judge": v.astype(int), "human": human, "length": x})
+        )
+        truth[s] = h.mean()
+    # rows in random order: the first n_lab items are a random choice, and their
+    # positions say so (the labelling check compares positions)
+    return pd.concat(frames, ignore_index=True).sample(frac=1, random_state=seed), truth
+
+
+RATERS = ["h0", "h1", "h2"]
+
+
+def simulate_raters(
+    rng,
+    theta=(0.6, 0.45),
+    n=600,
+    labelled=0.3,
+    accuracy=(0.85, 0.9, 0.88),
+    sensitivity=0.9,
+    specificity=0.8,
+):
+    """Two systems; a judge on every item; three raters who each get an item right with
+    their accuracy, independently, on a random ``labelled`` share of the items. Returns the
+    frame and each system's share of truly positive items.
+    """
+    rows, shares = [], {}
+    for s, t in zip("AB", theta, strict=True):
+        truth = rng.random(n) < t
+        judge = np.where(truth, rng.random(n) < sensitivity, rng.random(n) > specificity)
+        d = {"system": s, "judge": judge.astype(int)}
+        lab = rng.random(n) < labelled
+        for r, a in zip(RATERS, accuracy, strict=True):
+            said = np.where(rng.random(n) < a, truth, ~truth).astype(float)
+            d[r] = np.where(lab, said, np.nan)
+        rows.append(pd.DataFrame(d))
+        shares[s] = truth.mean()
+    return pd.concat(rows, ignore_index=True), shares

@@ -35,14 +35,6 @@ LONG_FUNCTIONS = {
     "workflows/judge_bias/correction.py::cross_validated_agreement": 108,
     "models/ranking/model.py::bradley_terry_model": 106,
     "data/ratings.py::ratings_from_frame": 100,
-    "inference/accuracy/items/double_sampling.py::_double_sampling": 90,
-    "workflows/agreement/coefficients.py::agreement": 87,
-    "inference/nuts/sampling.py::sample_nuts": 87,
-    "cli/panel.py::run": 87,
-    "data/ratings.py::_codes": 86,
-    "studies/panel/crossval.py::cross_validate": 85,
-    "inference/accuracy/items/contrasts.py::paired_difference": 82,
-    "cli/scores.py::run": 82,
 }
 
 

@@ -100,32 +100,10 @@ def run(args) -> str:
         for m, opts in zip(methods, options, strict=True):
             fits[m] = panel.fit(m, random_seed=args.seed, **opts)
     report_gate("panel", fits.values())
+    rows, vrows = _generator_rows(d, fits, args.alpha), _validator_rows(d, fits)
     human = d.human_precision
-    rows: list[dict[str, Any]] = []
-    for i, g in enumerate(d.generators):
-        r: dict[str, Any] = {
-            "generator": g,
-            "human": float(human[i]),
-            "n_judged": int(d.n_judged[i].sum()),
-            "n_missing": int(d.n_missing[i].sum()),
-        }
-        for m, f in fits.items():
-            r[m] = float(f.estimate()[i])
-            if not f.is_point:
-                iv = f.interval(args.alpha)
-                r[f"{m}_lower"] = float(iv["lower"].iloc[i])
-                r[f"{m}_upper"] = float(iv["upper"].iloc[i])
-        rows.append(r)
     # the Bayesian model each NUTS fit ran (the default is chosen from the data)
     variants = {m: f.info["variant"] for m, f in fits.items() if f.info.get("variant")}
-    vrows = []
-    for j, v in enumerate(d.validators):
-        r = {"validator": v}
-        for m, f in fits.items():
-            if f.tpr is not None:
-                r[f"{m}_tpr"] = float(f.tpr[j])
-                r[f"{m}_tnr"] = float(f.tnr[j])
-        vrows.append(r)
     if args.format == "json":
         return json.dumps(
             {
@@ -168,3 +146,39 @@ def run(args) -> str:
     if np.all(np.isnan(human)):
         out.append("note: no annotated generator; every estimate rests on the validators alone")
     return "\n".join(out)
+
+
+def _generator_rows(d, fits: dict, alpha: float) -> list[dict[str, Any]]:
+    """One row per generator: the human share, the verdicts, each method's estimate and
+    interval.
+    """
+    human = d.human_precision
+    rows: list[dict[str, Any]] = []
+    for i, g in enumerate(d.generators):
+        r: dict[str, Any] = {
+            "generator": g,
+            "human": float(human[i]),
+            "n_judged": int(d.n_judged[i].sum()),
+            "n_missing": int(d.n_missing[i].sum()),
+        }
+        for m, f in fits.items():
+            r[m] = float(f.estimate()[i])
+            if not f.is_point:
+                iv = f.interval(alpha)
+                r[f"{m}_lower"] = float(iv["lower"].iloc[i])
+                r[f"{m}_upper"] = float(iv["upper"].iloc[i])
+        rows.append(r)
+    return rows
+
+
+def _validator_rows(d, fits: dict) -> list[dict[str, Any]]:
+    """One row per validator: each method's TPR and TNR, where it estimates them."""
+    vrows = []
+    for j, v in enumerate(d.validators):
+        r = {"validator": v}
+        for m, f in fits.items():
+            if f.tpr is not None:
+                r[f"{m}_tpr"] = float(f.tpr[j])
+                r[f"{m}_tnr"] = float(f.tnr[j])
+        vrows.append(r)
+    return vrows

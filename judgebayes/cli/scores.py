@@ -150,7 +150,8 @@ def _time(args) -> dict:
 def run(args) -> tuple[str, int]:
     """Run ``judgebayes scores``; returns (stdout, exit status)."""
     from judgebayes.studies.scores import ScoreStudy
-    from judgebayes.workflows.gate import check_claims, parse_claim
+    from judgebayes.workflows.gate import parse_claim
+    from judgebayes.workflows.gate_rule import gate
 
     df, cols = _frame(args)
     study = ScoreStudy.from_items(
@@ -178,20 +179,10 @@ def run(args) -> tuple[str, int]:
             for r in f.contrasts(args.alpha).to_dict("records")
         ]
     if claims:
-        fit = fits[0]
-        table = check_claims(fit, [c.text for c in claims], prob=args.prob)
-        failed = list(study.check(fit).failures)
-        ok = bool(table["supported"].all()) and not failed
-        status = 0 if ok else 1
-        verdict = (
-            f"judgebayes scores: {'PASS' if ok else 'FAIL'}: "
-            f"{int(table['supported'].sum())} of {len(table)} claim(s) supported at "
-            f"{args.prob:g} ({fit.method}, {fit.info.get('estimand')} mean)"
-        )
-        if failed:
-            verdict += "; the model's check " + "; ".join(r.describe() for r in failed)
-        print(verdict, file=sys.stderr)
-        out["claims"] = table.to_dict("records")
+        result = gate(study, fits[0], [c.text for c in claims], prob=args.prob)
+        print(f"judgebayes scores: {result.summary()}", file=sys.stderr)
+        status = result.exit_code
+        out["claims"] = result.claims.to_dict("records")
     if study.data.period is not None:
         out["periods"] = [
             {"method": f.method, **r}

@@ -304,24 +304,7 @@ def _codes(cells: pd.DataFrame, names, categories, level):
                 field=c,
                 value=str(cells[c].dropna().iloc[0]),
             )
-        text = cells.astype("string").apply(lambda s: s.str.strip())
-        seen = sorted(set(text.stack().dropna().tolist()) - {""})
-        if categories is None:
-            if level == "ordinal":
-                raise InputError(
-                    "level='ordinal' with text ratings needs categories= in their order "
-                    f"(seen: {seen[:6]})",
-                    field="categories",
-                    value=None,
-                )
-            values = np.asarray(seen, dtype=object)
-        else:
-            values = np.asarray([str(v).strip() for v in categories], dtype=object)
-            if len(set(values)) != len(values):
-                raise InputError(
-                    "categories has a value twice", field="categories", value=list(categories)
-                )
-        flat = text.to_numpy(dtype=object)
+        values, flat = _text_categories(cells, categories, level)
     codes = np.full(cells.shape, -1, dtype=np.int64)
     for j, c in enumerate(names):
         given = ~blank[c].to_numpy(bool)
@@ -349,6 +332,28 @@ def _codes(cells: pd.DataFrame, names, categories, level):
             value=float(values.min()),
         )
     return values, codes, numeric
+
+
+def _text_categories(cells: pd.DataFrame, categories, level) -> tuple[np.ndarray, np.ndarray]:
+    """Text ratings: the categories (given, or those seen) and the stripped ratings."""
+    text = cells.astype("string").apply(lambda s: s.str.strip())
+    seen = sorted(set(text.stack().dropna().tolist()) - {""})
+    if categories is None:
+        if level == "ordinal":
+            raise InputError(
+                "level='ordinal' with text ratings needs categories= in their order "
+                f"(seen: {seen[:6]})",
+                field="categories",
+                value=None,
+            )
+        values = np.asarray(seen, dtype=object)
+    else:
+        values = np.asarray([str(v).strip() for v in categories], dtype=object)
+        if len(set(values)) != len(values):
+            raise InputError(
+                "categories has a value twice", field="categories", value=list(categories)
+            )
+    return values, text.to_numpy(dtype=object)
 
 
 def _numeric_ok(col) -> bool:

@@ -38,7 +38,7 @@ class GateResult:
     report : CheckReport
         Every check of the study that applies to the fit.
     method, estimand : str
-        The fit's method and what its rate is of.
+        The fit's method and what its rate (or mean score) is of.
     prob : float
         The probability (or confidence) a claim needs.
     """
@@ -49,6 +49,8 @@ class GateResult:
     method: str
     estimand: str
     prob: float
+    #: what the claims are about: a ``"rate"``, or a ``"mean"`` score
+    quantity: str = "rate"
 
     @property
     def exit_code(self) -> int:
@@ -71,7 +73,7 @@ class GateResult:
         n = len(self.claims)
         line = (
             f"{'PASS' if self.passed else 'FAIL'}: {n - n_bad} of {n} claim(s) supported at "
-            f"{self.prob:g} ({self.method}, {self.estimand} rate)"
+            f"{self.prob:g} ({self.method}, {self.estimand} {self.quantity})"
         )
         if self.failed_checks:
             line += "; the model's check " + "; ".join(r.describe() for r in self.failed_checks)
@@ -100,4 +102,5 @@ def gate(study, fit: Fit, claims: Sequence[str], *, prob: float = 0.95) -> GateR
         method=fit.method,
         estimand=fit.info.get("estimand", "process"),
         prob=prob,
+        quantity="mean" if fit.family == "scores" else "rate",
     )

@@ -122,66 +122,9 @@ def sample_nuts(
         _replicable(spec.build())  # refused before any sampling
     if prior_draws:
         _prior_drawable(spec.build())  # likewise
-    draws, tune, chains = cfg.draws, cfg.tune, cfg.chains
-    target_accept, backend = cfg.target_accept, cfg.backend
     seed = None if random_seed is None else int(random_seed)
-    if backend == "nutpie":
-        import nutpie
-
-        compiled, model, facts, hit, csec = _compiled(spec)
-        model = model if model is not None else spec.build()
-        t0 = time.perf_counter()
-        start = _init_mean(model, spec.init) if spec.init else None
-        if start is not None:
-
-            def initial_point(seed, _start=start):
-                # moment-based start, jittered per chain (nutpie passes a per-chain seed)
-                jit = np.random.default_rng(seed).uniform(-0.5, 0.5, _start.size)
-                return np.ascontiguousarray(_start + jit, dtype=np.float64)
-
-            compiled = dataclasses.replace(compiled, initial_point_func=initial_point)
-        idata = _sample_interruptibly(
-            nutpie,
-            compiled,
-            draws=draws,
-            tune=tune,
-            chains=chains,
-            # an executor's task has one slot: its chains in sequence (same draws)
-            cores=task_threads(),
-            seed=seed,
-            # nutpie's own display: HTML in Jupyter, a line on a terminal's stderr
-            progress_bar=progress_enabled(),
-            target_accept=target_accept,
-            save_warmup=False,
-        )
-        ssec = time.perf_counter() - t0
-        got = idata["posterior"].sizes.get("draw", 0) if "posterior" in idata.children else 0
-        if got < draws:
-            # nutpie answers Ctrl-C by returning the draws it has: a partial trace is not a
-            # posterior, so the interrupt goes on to the caller (the CLI exits 130)
-            raise KeyboardInterrupt(f"NUTS interrupted after {got} of {draws} draws")
-        idata = _keep_named(idata, facts.named)
-        _add_data_groups(idata, model)
-        free = facts.free
-    else:
-        import pymc as pm
-
-        model = spec.build()
-        t0 = time.perf_counter()
-        with model:
-            idata = pm.sample(
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                cores=task_threads(),
-                random_seed=seed,
-                target_accept=target_accept,
-                progressbar=False,
-                compute_convergence_checks=False,
-                nuts_sampler="pymc",
-            )
-        ssec, csec, hit = time.perf_counter() - t0, 0.0, False
-        free = tuple(v.name for v in model.free_RVs)
+    run = _sample_nutpie if cfg.backend == "nutpie" else _sample_pymc
+    idata, free, csec, ssec, hit = run(spec, cfg, seed)
     # the gate runs on every free variable, not only the reported ones
     diag = check_convergence(idata, [*spec.var_names, *free])
     if log_likelihood:
@@ -196,16 +139,81 @@ def sample_nuts(
         idata,
         diag,
         {
-            "backend": backend,
+            "backend": cfg.backend,
             "compile_seconds": csec,
             "sample_seconds": ssec,
             "cache_hit": hit,
-            "draws": draws,
-            "tune": tune,
-            "chains": chains,
-            "target_accept": target_accept,
+            "draws": cfg.draws,
+            "tune": cfg.tune,
+            "chains": cfg.chains,
+            "target_accept": cfg.target_accept,
         },
     )
+
+
+def _sample_nutpie(spec: ModelSpec, cfg: SamplerConfig, seed: int | None):
+    """Nutpie on the compiled model (cached by structure, data swapped in): (idata, free
+    variables, compile seconds, sampling seconds, cache hit).
+    """
+    import nutpie
+
+    compiled, model, facts, hit, csec = _compiled(spec)
+    model = model if model is not None else spec.build()
+    t0 = time.perf_counter()
+    start = _init_mean(model, spec.init) if spec.init else None
+    if start is not None:
+
+        def initial_point(seed, _start=start):
+            # moment-based start, jittered per chain (nutpie passes a per-chain seed)
+            jit = np.random.default_rng(seed).uniform(-0.5, 0.5, _start.size)
+            return np.ascontiguousarray(_start + jit, dtype=np.float64)
+
+        compiled = dataclasses.replace(compiled, initial_point_func=initial_point)
+    idata = _sample_interruptibly(
+        nutpie,
+        compiled,
+        draws=cfg.draws,
+        tune=cfg.tune,
+        chains=cfg.chains,
+        # an executor's task has one slot: its chains in sequence (same draws)
+        cores=task_threads(),
+        seed=seed,
+        # nutpie's own display: HTML in Jupyter, a line on a terminal's stderr
+        progress_bar=progress_enabled(),
+        target_accept=cfg.target_accept,
+        save_warmup=False,
+    )
+    ssec = time.perf_counter() - t0
+    got = idata["posterior"].sizes.get("draw", 0) if "posterior" in idata.children else 0
+    if got < cfg.draws:
+        # nutpie answers Ctrl-C by returning the draws it has: a partial trace is not a
+        # posterior, so the interrupt goes on to the caller (the CLI exits 130)
+        raise KeyboardInterrupt(f"NUTS interrupted after {got} of {cfg.draws} draws")
+    idata = _keep_named(idata, facts.named)
+    _add_data_groups(idata, model)
+    return idata, facts.free, csec, ssec, hit
+
+
+def _sample_pymc(spec: ModelSpec, cfg: SamplerConfig, seed: int | None):
+    """PyMC's own NUTS (no compile cache): as :func:`_sample_nutpie`."""
+    import pymc as pm
+
+    model = spec.build()
+    t0 = time.perf_counter()
+    with model:
+        idata = pm.sample(
+            draws=cfg.draws,
+            tune=cfg.tune,
+            chains=cfg.chains,
+            cores=task_threads(),
+            random_seed=seed,
+            target_accept=cfg.target_accept,
+            progressbar=False,
+            compute_convergence_checks=False,
+            nuts_sampler="pymc",
+        )
+    free = tuple(v.name for v in model.free_RVs)
+    return idata, free, 0.0, time.perf_counter() - t0, False
 
 
 def _add_data_groups(idata, model) -> None:

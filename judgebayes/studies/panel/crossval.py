@@ -92,41 +92,47 @@ def cross_validate(
     results = dict(zip(tasks, done, strict=True))
     rows = []
     for k in ks:
+        subsets = list(itertools.combinations(A.tolist(), k))
+        held = [np.setdiff1d(A, sub) for sub in subsets]
         for method in methods:
-            errs, cover, width, secs = [], [], [], 0.0
-            gate: list[bool | None] = []
-            cover_ok: list[bool] = []
-            for sub in itertools.combinations(A.tolist(), k):
-                est, draws, sec, passed = results[(k, method, sub)]
-                held = np.setdiff1d(A, sub)
-                secs += sec
-                gate.append(passed)
-                errs.append(float(np.max(np.abs(est[held] - ref[held]))))
-                if draws is not None:
-                    lo, hi = np.quantile(draws[:, held], [alpha / 2, 1 - alpha / 2], axis=0)
-                    inside = list((lo <= ref[held]) & (ref[held] <= hi))
-                    cover += inside
-                    width += list(hi - lo)
-                    if passed is not False:
-                        cover_ok += inside
-            mcmc = any(p is not None for p in gate)
-            ok = [e for e, p in zip(errs, gate, strict=True) if p is not False]
-            rows.append(
-                {
-                    "method": method,
-                    "s": k,
-                    "mean_maxae": float(np.mean(errs)),
-                    "worst_maxae": float(np.max(errs)),
-                    "n_subsets": len(errs),
-                    "coverage": float(np.mean(cover)) if cover else np.nan,
-                    "mean_width": float(np.mean(width)) if width else np.nan,
-                    "n_failed": sum(p is False for p in gate) if mcmc else np.nan,
-                    "coverage_passed": (float(np.mean(cover_ok)) if mcmc and cover_ok else np.nan),
-                    "mean_maxae_passed": float(np.mean(ok)) if mcmc and ok else np.nan,
-                    "seconds": secs,
-                }
-            )
+            fits = [results[(k, method, sub)] for sub in subsets]
+            rows.append(_summary(method, k, fits, held, ref, alpha))
     return pd.DataFrame(rows)
+
+
+def _summary(method: str, k: int, results, held_out, ref: np.ndarray, alpha: float) -> dict:
+    """One row of the leave-s-out table: the fits of every subset of ``k`` annotated
+    generators (``results``), each scored on its held-out generators.
+    """
+    errs, cover, width, secs = [], [], [], 0.0
+    gate: list[bool | None] = []
+    cover_ok: list[bool] = []
+    for (est, draws, sec, passed), held in zip(results, held_out, strict=True):
+        secs += sec
+        gate.append(passed)
+        errs.append(float(np.max(np.abs(est[held] - ref[held]))))
+        if draws is not None:
+            lo, hi = np.quantile(draws[:, held], [alpha / 2, 1 - alpha / 2], axis=0)
+            inside = list((lo <= ref[held]) & (ref[held] <= hi))
+            cover += inside
+            width += list(hi - lo)
+            if passed is not False:
+                cover_ok += inside
+    mcmc = any(p is not None for p in gate)
+    ok = [e for e, p in zip(errs, gate, strict=True) if p is not False]
+    return {
+        "method": method,
+        "s": k,
+        "mean_maxae": float(np.mean(errs)),
+        "worst_maxae": float(np.max(errs)),
+        "n_subsets": len(errs),
+        "coverage": float(np.mean(cover)) if cover else np.nan,
+        "mean_width": float(np.mean(width)) if width else np.nan,
+        "n_failed": sum(p is False for p in gate) if mcmc else np.nan,
+        "coverage_passed": (float(np.mean(cover_ok)) if mcmc and cover_ok else np.nan),
+        "mean_maxae_passed": float(np.mean(ok)) if mcmc and ok else np.nan,
+        "seconds": secs,
+    }
 
 
 def _fit_subset(task):

@@ -148,6 +148,16 @@ def agreement(
             }
         )
     out = pd.DataFrame(rows)
+    out.attrs["notes"] = _notes(ratings, rows, bootstrap)
+    out.attrs["level"] = level
+    out.attrs["confidence"] = 1 - alpha
+    return out
+
+
+def _notes(ratings: Ratings, rows: list[dict], bootstrap: int) -> list[str]:
+    """What a reader of the agreement table must know: the ratings' own notes, undefined
+    or point coefficients, and what the bootstrap resampled.
+    """
     notes = list(ratings.notes)
     if len(ratings.values) < 2:
         notes.append(
@@ -161,10 +171,7 @@ def agreement(
     ]
     if bootstrap and ratings.clusters is not None:
         notes.append(f"bootstrap over {len(np.unique(ratings.clusters))} clusters")
-    out.attrs["notes"] = notes
-    out.attrs["level"] = level
-    out.attrs["confidence"] = 1 - alpha
-    return out
+    return notes
 
 
 def _percentile(values: np.ndarray, alpha: float) -> tuple[float, float]:

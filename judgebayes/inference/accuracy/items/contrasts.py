@@ -73,24 +73,9 @@ def paired_difference(data: ItemData, a: int, b: int, estimand: str = "items") -
         nan = float("nan")
         return dict(estimate=nan, se=nan, slack=nan, n_paired=0, n_labelled=0, n_one_sided=0)
     n_c = np.bincount(cat, minlength=size).astype(float)
-    rows = {}  # per system: labelled, label, category rate, residual / l, variances, l
-
-    for s in (a, b):
-        h = by_item(s, human, np.nan)[both]
-        lab = ~np.isnan(h)
-        h = np.where(lab, h, 0.0)
-        l_c = np.bincount(cat[lab], minlength=size).astype(float)
-        h_c = np.bincount(cat[lab], weights=h[lab], minlength=size)
-        l1 = np.maximum(l_c, 1)
-        m_c = np.where(l_c > 0, h_c / l1, 0.5)  # no label: the midpoint of [0, 1]
-        r = np.where(lab, h - m_c[cat], 0.0)
-        emp = np.bincount(cat, weights=r**2, minlength=size) / l1
-        sm = (h_c + 1) / (l_c + 2)
-        smooth = sm * (1 - sm)
-        v_c = np.where(l_c > 0, np.maximum(emp, smooth), 0.0)  # floored variance
-        coef = n_c / n if estimand == "process" else (n_c - l_c) / n
-        rows[s] = (lab, h, m_c, r / l1[cat], v_c, smooth, l_c, coef)
-    (la, ha, ma, ra, va, sa, l_a, ca_), (lb, hb, mb, rb, vb, sb, l_b, cb_) = rows[a], rows[b]
+    (la, ha, ma, ra, va, sa, l_a, ca_), (lb, hb, mb, rb, vb, sb, l_b, cb_) = (
+        _side(by_item(s, human, np.nan)[both], cat, size, n_c, estimand) for s in (a, b)
+    )
     # the influence of each item (one term: a prompt labelled on both carries their covariance)
     e = ca_[cat] * ra - cb_[cat] * rb
     # the floor, per category: the labelled pairs' part at the variance 1/(l + 2) of a
@@ -138,6 +123,27 @@ def paired_difference(data: ItemData, a: int, b: int, estimand: str = "items") -
         "n_labelled": int(np.sum(la & lb)),
         "n_one_sided": int(np.sum(la ^ lb)),
     }
+
+
+def _side(h: np.ndarray, cat: np.ndarray, size: int, n_c: np.ndarray, estimand: str):
+    """One system's part of a paired difference, from its labels ``h`` on the paired items
+    (NaN: unlabelled) and their categories ``cat``: labelled mask, labels, each category's
+    rate, residual / labels, floored and smoothed variances, labels and weight per category.
+    """
+    n = cat.size
+    lab = ~np.isnan(h)
+    h = np.where(lab, h, 0.0)
+    l_c = np.bincount(cat[lab], minlength=size).astype(float)
+    h_c = np.bincount(cat[lab], weights=h[lab], minlength=size)
+    l1 = np.maximum(l_c, 1)
+    m_c = np.where(l_c > 0, h_c / l1, 0.5)  # no label: the midpoint of [0, 1]
+    r = np.where(lab, h - m_c[cat], 0.0)
+    emp = np.bincount(cat, weights=r**2, minlength=size) / l1
+    sm = (h_c + 1) / (l_c + 2)
+    smooth = sm * (1 - sm)
+    v_c = np.where(l_c > 0, np.maximum(emp, smooth), 0.0)  # floored variance
+    coef = n_c / n if estimand == "process" else (n_c - l_c) / n
+    return lab, h, m_c, r / l1[cat], v_c, smooth, l_c, coef
 
 
 def _contrast_table(data: ItemData, est: ItemEstimate, paired) -> dict:

@@ -163,26 +163,33 @@ def _double_sampling(data: ItemData, estimand: str, smooth: float) -> ItemEstima
             extra = extra + unl_c * gap_u / n_s_c**2
         var = var + per_system(extra)
     slack = per_system(0.5 * n_c * undefined) / n_s
-    shape = (ns, nt, k)
+    return ItemEstimate(
+        est,
+        np.sqrt(var),
+        _known_bounds(data, estimand),
+        _cell_info(a_c, n_c / n_st.repeat(k), undefined, (ns, nt, k)),
+        bell_mccaffrey_df(data),
+        slack=np.where(slack > 0, slack, 0.0),
+    )
+
+
+def _cell_info(a_c, share, undefined, shape) -> dict:
+    """Each (system, stratum, category) cell's human rate, share and whether it had no
+    label; with one judge also the rates among judged positives (``a``) and negatives
+    (``b``) and the judged-positive share ``p``.
+    """
     info = {
         "human_rate": a_c.reshape(shape),
-        "share": (n_c / n_st.repeat(k)).reshape(shape),
+        "share": share.reshape(shape),
         "undefined_cells": undefined.reshape(shape),
     }
-    if k == 2:
+    if shape[-1] == 2:
         info |= {
             "a": a_c.reshape(shape)[..., 1],
             "b": a_c.reshape(shape)[..., 0],
             "p": info["share"][..., 1],
         }
-    return ItemEstimate(
-        est,
-        np.sqrt(var),
-        _known_bounds(data, estimand),
-        info,
-        bell_mccaffrey_df(data),
-        slack=np.where(slack > 0, slack, 0.0),
-    )
+    return info
 
 
 def clusters_per_system(data: ItemData) -> np.ndarray | None:

@@ -16,7 +16,7 @@ from judgebayes.data.frames import (
     require_column,
 )
 from judgebayes.data.items import binary_labels
-from judgebayes.data.scores import _scale, observed_scale, require_in_scale
+from judgebayes.data.scores.roles import _scale, observed_scale, require_in_scale
 from judgebayes.errors import InputError
 from judgebayes.inference import sequences as sq
 from judgebayes.inference.registry import check_count

@@ -1,0 +1,169 @@
+"""Validate one scores frame into :class:`~judgebayes.data.scores.data.ScoreData`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgebayes.data.frames import (
+    as_pandas,
+    distinct_roles,
+    group_labels,
+)
+from judgebayes.data.scores.data import ScoreData
+from judgebayes.data.scores.roles import (
+    _column,
+    _names,
+    _periods,
+    _scale,
+    check_scores,
+    kept_codes,
+    observed_scale,
+    passes,
+    read_labels,
+    read_scores,
+    require_in_scale,
+    score_scale,
+)
+from judgebayes.errors import InputError
+
+
+def scores_from_frame(
+    items,
+    *,
+    score: str | list[str] | dict = "score",
+    human: str | list[str] = "human",
+    system: str | None = None,
+    item: str | None = None,
+    cluster: str | None = None,
+    scale: tuple[float, float] | None = None,
+    human_scale: tuple[float, float] | None = None,
+    threshold: float | None = None,
+    levels: Any = None,
+    time: str | None = None,
+    freq: str | None = None,
+) -> ScoreData:
+    """Validate one scores frame (module docstring) into :class:`ScoreData`.
+
+    Parameters
+    ----------
+    items : pandas.DataFrame or polars.DataFrame
+        One row per judged output.
+    score : str, list of str or dict
+        The judge's score column; several judges' columns (a row without every judge's
+        score is excluded and counted); or ``{judge: [p_1, ..., p_K]}``: a judge that
+        gives a probability over the levels ``levels`` (default 1..K), read as its
+        expected level.
+    human : str or list of str
+        The human label (blank = unlabelled), or several raters' columns (averaged over
+        the raters who rated the row; a row with none is unlabelled).
+    system, item, cluster : str, optional
+        The system that produced the output; the prompt it answers (the same value across
+        systems pairs their contrasts; one row per (item, system)); clusters of
+        correlated rows (several outputs for one prompt).
+    scale : (low, high), optional
+        The judge's scale (e.g. ``(1, 10)``); a score outside it is an error.  Default:
+        the observed range.
+    human_scale : (low, high), optional
+        The human label's scale; default the observed range ((0, 1) for passes).
+    threshold : float, optional
+        A Likert human label at or above it is a pass (1), below it a fail (0): the
+        quantity becomes a pass rate.
+    levels : sequence of float, optional
+        The levels of a probability-vector judge.
+    time, freq : str, optional
+        The period of each row (numbers and timestamps in time order, text sorted);
+        ``freq`` (``"D"``, ``"W"``, ``"M"``) buckets timestamps.  Not with ``item=``.
+
+    Raises
+    ------
+    InputError
+        A missing column, a value that is not a number, a score outside ``scale``, a blank
+        group value, a repeated (item, system), no labelled row, or with ``time=`` a
+        blank period or a (system, period) with rows and fewer than 2 labelled ones.
+    """
+    df = as_pandas(items, "items")
+    if len(df) == 0:
+        raise InputError("the scores frame has no rows", field="items", value=0)
+    judged = read_scores(df, score, levels)
+    raters = _names(human, "human")
+    for r in raters:
+        _column(df, r, "a human label", "human")
+    roles = {"system": system, "item": item, "cluster": cluster}
+    for role, col in roles.items():
+        if col is not None:
+            _column(df, col, f"the {role} column", role)
+    distinct_roles({"score": judged.columns, "human": raters}, {**roles, "time": time})
+    h, n_raters = read_labels(df, raters)
+    s, judges = judged.scores, judged.judges
+    sc = _scale(scale, "scale")
+    check_scores(s, judges, sc)
+    hs = _scale(human_scale, "human_scale")
+    if hs is not None:
+        require_in_scale(h, hs, "human", "human_scale")
+    if threshold is not None:
+        h, hs = passes(h, threshold, hs)
+    sys_codes, systems = _system_codes(df, system)
+    keep = ~np.isnan(s).any(1)
+    n_missing = np.bincount(sys_codes[~keep], minlength=len(systems)).astype(np.int64)
+    if not keep.any():
+        raise InputError("no row has every judge's score", field="score", value=list(judges))
+    lab = ~np.isnan(h) & keep
+    if not lab.any():
+        raise InputError(
+            f"no scored row has a human label in {list(raters)}: the judge's scores cannot "
+            "be calibrated to humans without some",
+            field="human",
+            value=list(raters),
+        )
+    codes = {role: kept_codes(df, roles[role], role, keep) for role in ("item", "cluster")}
+    if codes["item"] is not None:
+        _one_row_per_item(df, item, codes["item"], sys_codes[keep], len(systems), keep)
+    period, periods = _periods(df, time, freq, item, keep, lab[keep], sys_codes[keep], systems)
+    hs = observed_scale(h[lab]) if hs is None else hs
+    return ScoreData(
+        score=s[keep],
+        human=h[keep],
+        system=sys_codes[keep].astype(np.int64),
+        systems=systems,
+        judges=judges,
+        score_scale=score_scale(s[keep], sc, len(judges)),
+        human_scale=(float(hs[0]), float(hs[1])),
+        n_missing=n_missing,
+        n_raters=n_raters[keep],
+        columns={"score": score, "human": human, **roles}
+        | ({"time": time} if time is not None else {}),
+        rows=df.index.to_numpy()[keep],
+        item=codes["item"],
+        cluster=codes["cluster"],
+        probabilities={k: (lv, p[keep]) for k, (lv, p) in judged.probabilities.items()} or None,
+        threshold=None if threshold is None else float(threshold),
+        period=period,
+        periods=periods,
+    )
+
+
+def _system_codes(df, system: str | None) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Each row's system code, and the systems' names (one, ``"all"``, without a column)."""
+    series = (
+        pd.Series(["all"] * len(df), index=df.index)
+        if system is None
+        else group_labels(df[system], system, "system")
+    )
+    codes, systems = pd.factorize(series, sort=False)
+    return codes, tuple(map(str, systems))
+
+
+def _one_row_per_item(df, item, codes, system, n_systems: int, keep) -> None:
+    """A paired frame has one row per (item, system)."""
+    dup = pd.Series(codes * n_systems + system).duplicated().to_numpy()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        raise InputError(
+            f"column {item!r}: item {df[item].to_numpy()[keep][i]!r} appears twice for "
+            f"one system (one row per item and system; average repeated judgements first)",
+            field="item",
+            value=str(df[item].to_numpy()[keep][i]),
+        )

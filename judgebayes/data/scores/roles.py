@@ -1,0 +1,234 @@
+"""One reader per role of a scores frame: the judges' scores (numbers, or a
+probability per level), the human labels and their scale, the periods.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from judgebayes.data.frames import (
+    column_names,
+    group_labels,
+    numeric_column,
+    require_column,
+    time_periods,
+)
+from judgebayes.errors import InputError
+
+
+def _names(value, field: str) -> tuple[str, ...]:
+    names = column_names(value, field)
+    if not all(isinstance(n, str) for n in names):
+        raise InputError(f"{field} must name columns; got {value!r}", field=field, value=value)
+    return names
+
+
+def _column(df, col, what: str, field: str) -> None:
+    require_column(df, col, what, field, frame="scores")
+
+
+def require_in_scale(x: np.ndarray, scale, name: str, param: str) -> None:
+    """An :class:`InputError` naming the column ``name`` when a value of ``x`` (blanks
+    aside) lies outside ``scale`` (the argument ``param``).
+    """
+    out = ~np.isnan(x) & ((x < scale[0]) | (x > scale[1]))
+    if out.any():
+        i = int(np.flatnonzero(out)[0])
+        raise InputError(
+            f"{name}: {x[i]:g} in row {i} is outside {param}={tuple(scale)}",
+            field=name,
+            value=float(x[i]),
+        )
+
+
+def observed_scale(labels: np.ndarray) -> tuple[float, float]:
+    """The human labels' observed (low, high), widened to include 0 and 1 when they all
+    agree (a scale needs a span).
+    """
+    lo, hi = float(labels.min()), float(labels.max())
+    return (min(lo, 0.0), max(hi, 1.0)) if lo == hi else (lo, hi)
+
+
+def _scale(value, field: str) -> tuple[float, float] | None:
+    if value is None:
+        return None
+    try:
+        lo, hi = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise InputError(
+            f"{field} must be (low, high), two numbers; got {value!r}", field=field, value=value
+        ) from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+        raise InputError(
+            f"{field} must be (low, high) with low < high; got {value!r}",
+            field=field,
+            value=value,
+        )
+    return lo, hi
+
+
+def _probability_judge(df, name: str, cols, levels) -> tuple[np.ndarray, np.ndarray]:
+    cols = _names(cols, "score")
+    for c in cols:
+        _column(df, c, f"judge {name!r}'s probability of a level", "score")
+    p = np.column_stack([numeric_column(df[c], c) for c in cols])
+    lv = np.arange(1, len(cols) + 1, dtype=float) if levels is None else np.asarray(levels, float)
+    if lv.shape != (len(cols),) or not np.all(np.diff(lv) > 0):
+        raise InputError(
+            f"levels must be {len(cols)} increasing numbers, one per probability column of "
+            f"judge {name!r}; got {levels!r}",
+            field="levels",
+            value=levels,
+        )
+    ok = ~np.isnan(p).any(1)
+    bad = ok & ((p < -1e-9).any(1) | (np.abs(p.sum(1) - 1) > 0.02))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"judge {name!r}: row {i}'s probabilities {p[i].round(4).tolist()} are not a "
+            f"distribution over the levels (each >= 0, summing to 1 within 0.02; "
+            f"{int(bad.sum())} such row(s))",
+            field="score",
+            value=name,
+        )
+    p = np.where(ok[:, None], np.clip(p, 0, None), np.nan)
+    p = p / p.sum(1, keepdims=True)
+    return lv, p
+
+
+def _periods(df, time, freq, item, keep, labelled, system, systems):
+    """Period codes of the kept rows and the periods' names (``time=``), checked."""
+    periods = time_periods(df, time, freq, frame="scores")
+    if periods is None:
+        return None, ()
+    if item is not None:
+        raise InputError(
+            f"time={time!r} and item={item!r} together: paired contrasts across periods are "
+            "not built; give one of them",
+            field="time",
+            value=time,
+        )
+    codes, names = periods[0][keep], periods[1]
+    ns = len(systems)
+    cell = codes * ns + system
+    rows = np.bincount(cell, minlength=len(names) * ns)
+    labs = np.bincount(cell[labelled], minlength=len(names) * ns)
+    short = np.flatnonzero((rows > 0) & (labs < 2))
+    if short.size:
+        p, k = divmod(int(short[0]), ns)
+        raise InputError(
+            f"column {time!r}: system {systems[k]!r} has {int(labs[short[0]])} labelled row(s) "
+            f"in period {names[p]!r} ({short.size} such (system, period) cell(s)); the "
+            "calibration is fitted within each period and needs 2 or more: label more rows "
+            "there, or use a coarser freq=",
+            field=time,
+            value=names[p],
+        )
+    return codes, tuple(names)
+
+
+@dataclass(frozen=True)
+class JudgedScores:
+    """The score role: each row's score from each judge (NaN: missing), the judges' names,
+    the frame's columns they were read from, and the judges that gave a probability per
+    level (their levels and probabilities; the score is their expectation).
+    """
+
+    scores: np.ndarray
+    judges: tuple[str, ...]
+    columns: tuple[str, ...]
+    probabilities: dict
+
+
+def read_scores(df, score, levels) -> JudgedScores:
+    """``score=``: a column, several judges' columns, or ``{judge: column or probability
+    columns}``.
+    """
+    if not isinstance(score, dict):
+        judges = _names(score, "score")
+        for j in judges:
+            _column(df, j, "a judge's score", "score")
+        return JudgedScores(
+            np.column_stack([numeric_column(df[j], j) for j in judges]), judges, judges, {}
+        )
+    if not score:
+        raise InputError("score must name a judge's column(s); got {}", field="score", value={})
+    cols, names, columns, probabilities = [], [], [], {}
+    for name, pcols in score.items():
+        columns += [pcols] if isinstance(pcols, str) else list(pcols)
+        if isinstance(pcols, str):
+            _column(df, pcols, f"judge {name!r}'s score", "score")
+            cols.append(numeric_column(df[pcols], pcols))
+        else:
+            lv, p = _probability_judge(df, str(name), pcols, levels)
+            probabilities[str(name)] = (lv, p)
+            cols.append(p @ lv)
+        names.append(str(name))
+    return JudgedScores(np.column_stack(cols), tuple(names), tuple(columns), probabilities)
+
+
+def read_labels(df, raters: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The human label of each row (the raters' mean; NaN: none) and how many rated it."""
+    hm = np.column_stack([numeric_column(df[r], r) for r in raters])
+    n_raters = (~np.isnan(hm)).sum(1)
+    h = np.where(n_raters > 0, np.nansum(hm, 1) / np.maximum(n_raters, 1), np.nan)
+    return h, n_raters
+
+
+def check_scores(s: np.ndarray, judges: tuple[str, ...], scale) -> None:
+    """Every score finite (or missing) and, with ``scale=``, inside it."""
+    finite = np.isfinite(s) | np.isnan(s)
+    if not finite.all():
+        i = int(np.flatnonzero(~finite.all(1))[0])
+        raise InputError(
+            f"score: row {i} is not finite ({s[i].tolist()})", field="score", value=str(s[i])
+        )
+    if scale is not None:
+        out = ~np.isnan(s) & ((s < scale[0]) | (s > scale[1]))
+        if out.any():
+            i, k = (int(v[0]) for v in np.nonzero(out))
+            raise InputError(
+                f"score {judges[k]!r}: {s[i, k]:g} in row {i} is outside scale={scale} "
+                f"({int(out.sum())} such value(s)); a failure code is not a score: blank "
+                "those rows (they are then counted as missing)",
+                field="score",
+                value=float(s[i, k]),
+            )
+
+
+def passes(h: np.ndarray, threshold, human_scale) -> tuple[np.ndarray, tuple[float, float]]:
+    """The labels as passes (label >= ``threshold``: 1) on the scale (0, 1)."""
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+        raise InputError(
+            f"threshold must be a number; got {threshold!r}", field="threshold", value=threshold
+        )
+    seen = ~np.isnan(h)
+    span = human_scale or (observed_scale(h[seen]) if seen.any() else None)
+    if span is not None and not span[0] < threshold <= span[1]:
+        raise InputError(
+            f"threshold={threshold:g} lies outside the human labels' scale {span} "
+            f"({'given' if human_scale else 'observed'}): every label would be one class. A "
+            "pass is a label >= threshold; give human_scale= if the scale is wider than seen",
+            field="threshold",
+            value=threshold,
+        )
+    return np.where(np.isnan(h), np.nan, (h >= threshold).astype(float)), (0.0, 1.0)
+
+
+def score_scale(kept: np.ndarray, scale, n_judges: int) -> np.ndarray:
+    """Each judge's (low, high): ``scale=``, or the kept scores' range."""
+    if scale is not None:
+        return np.tile(np.asarray(scale, float), (n_judges, 1))
+    lo, hi = np.nanmin(kept, 0), np.nanmax(kept, 0)
+    return np.column_stack([lo, np.where(hi > lo, hi, lo + 1)])
+
+
+def kept_codes(df, col: str | None, role: str, keep: np.ndarray) -> np.ndarray | None:
+    """A grouping column's codes on the kept rows (None without the column)."""
+    if col is None:
+        return None
+    c, _ = pd.factorize(group_labels(df[col], col, role)[keep], sort=False)
+    return c.astype(np.int64)

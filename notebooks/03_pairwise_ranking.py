@@ -185,7 +185,7 @@ fits = {
     "laplace/hierarchical": rc.fit("laplace", prior=HierarchicalBias()),
     "nuts/horseshoe": rc.fit(
         "nuts",
-        "horseshoe",
+        prior=HorseshoeBias(),
         random_seed=2,
         sampler={**SAMPLER, "tune": 2 * SAMPLER["tune"], "target_accept": 0.999},
     ),

@@ -121,8 +121,26 @@ def _comparisons(args):
 
 def run(args) -> str:
     """Run the ranking and format it."""
+    ranking, channel_method = _study(args)
+    # the design notes concern the bias terms of judge-verdict models
+    problems = [] if channel_method else ranking.identifiability().problems
+    fit = _fit(args, ranking)
+    res = {
+        "rows": _item_rows(fit, args),
+        "coefs": fit.bias_table(args.alpha).to_dict("records"),
+        "top": fit.top_k_set(args.k),
+        "groups": fit.groups(args.level),
+        "channel": _channel(fit, args.alpha) if channel_method else None,
+        "problems": problems,
+    }
+    if args.format == "json":
+        return _json(args, ranking, fit, res)
+    return _text(args, ranking, fit, res)
+
+
+def _study(args):
+    """The ranking study of the command's files, and whether the method ranks by humans."""
     from judgebayes.errors import InputError
-    from judgebayes.inference.nuts import quiet_engine_warnings
     from judgebayes.inference.registry import normalise_method
     from judgebayes.studies.ranking import CHANNEL_METHODS, PairwiseRanking
 
@@ -147,21 +165,32 @@ def run(args) -> str:
         raise InputError(
             f"--k must be in 1..{ranking.data.n_items}, got {args.k}", field="k", value=args.k
         )
-    # the design notes concern the bias terms of judge-verdict models
-    problems = [] if channel_method else ranking.identifiability().problems
+    return ranking, channel_method
+
+
+def _fit(args, ranking):
+    """The fit of ``--method`` with the command's options (a failed gate said on stderr)."""
+    from judgebayes.inference.nuts import quiet_engine_warnings
+    from judgebayes.studies.ranking import PairwiseRanking
+
     (options,) = fit_options(args, PairwiseRanking, [args.method])  # unused flags refused
     if args.reference is not None:
         options["reference"] = args.reference
+    if args.prior is not None:
+        options["prior"] = args.prior
     with quiet_engine_warnings():  # a failed gate is said once, on stderr
-        if args.prior is not None:
-            options["prior"] = args.prior
         fit = ranking.fit(args.method, random_seed=args.seed, warn=False, **options)
     report_gate("rank", [fit])
+    return fit
+
+
+def _item_rows(fit, args) -> list[dict[str, Any]]:
+    """One row per item: quality and interval, P(top k), rank and rank interval."""
     ri = fit.rank_intervals(args.alpha)
     iv = fit.interval(args.alpha)
     tk = fit.top_k(args.k)
     table = ri.join(iv[["lower", "upper"]]).join(tk[["p_top_k"]])
-    rows: list[dict[str, Any]] = [
+    return [
         {
             "item": it,
             **{k: float(r[k]) for k in ("estimate", "lower", "upper", "p_top_k")},
@@ -169,42 +198,51 @@ def run(args) -> str:
         }
         for it, r in table.iterrows()
     ]
-    coefs = fit.bias_table(args.alpha).to_dict("records")
-    top = fit.top_k_set(args.k)
-    groups = fit.groups(args.level)
-    channel = None
-    if channel_method:
-        info = fit.info
-        channel = {k: info[k] for k in ("n_instances", "n_labelled", "n_outcomes", "dropped")}
-        if "lam" in info:
-            channel["lam"] = float(info["lam"])
-        if fit.method == "judge_error":
-            channel["confusion"] = [
-                {k: clean(v) for k, v in r.items()}
-                for r in fit.channel_table(args.alpha).to_dict("records")
-            ]
-    if args.format == "json":
-        return json.dumps(
-            {
-                **({"channel": channel} if channel is not None else {}),
-                "method": fit.method,
-                "prior": fit.prior,
-                "k": args.k,
-                "n_comparisons": ranking.data.n,
-                "n_ties": ranking.data.n_ties,
-                "ties": ranking.data.ties,
-                "identification": fit.info["identification"],
-                "judges": list(ranking.data.judges),
-                "identifiability": problems,
-                "diagnostics": diagnostics_json(fit),
-                "coefficients": [{k: clean(v) for k, v in c.items()} for c in coefs],
-                "items": [{k: clean(v) for k, v in r.items()} for r in rows],
-                "top_k": list(top),
-                "point_top_k": fit.point_top_k(args.k),
-                "groups": groups,
-            },
-            indent=2,
-        )
+
+
+def _channel(fit, alpha: float) -> dict:
+    """What a ranking by human preferences says of its labels (and the judges' confusion)."""
+    info = fit.info
+    channel = {k: info[k] for k in ("n_instances", "n_labelled", "n_outcomes", "dropped")}
+    if "lam" in info:
+        channel["lam"] = float(info["lam"])
+    if fit.method == "judge_error":
+        channel["confusion"] = [
+            {k: clean(v) for k, v in r.items()} for r in fit.channel_table(alpha).to_dict("records")
+        ]
+    return channel
+
+
+def _json(args, ranking, fit, res: dict) -> str:
+    """The ``--format json`` output."""
+    channel = res["channel"]
+    return json.dumps(
+        {
+            **({"channel": channel} if channel is not None else {}),
+            "method": fit.method,
+            "prior": fit.prior,
+            "k": args.k,
+            "n_comparisons": ranking.data.n,
+            "n_ties": ranking.data.n_ties,
+            "ties": ranking.data.ties,
+            "identification": fit.info["identification"],
+            "judges": list(ranking.data.judges),
+            "identifiability": res["problems"],
+            "diagnostics": diagnostics_json(fit),
+            "coefficients": [{k: clean(v) for k, v in c.items()} for c in res["coefs"]],
+            "items": [{k: clean(v) for k, v in r.items()} for r in res["rows"]],
+            "top_k": list(res["top"]),
+            "point_top_k": fit.point_top_k(args.k),
+            "groups": res["groups"],
+        },
+        indent=2,
+    )
+
+
+def _text(args, ranking, fit, res: dict) -> str:
+    """The table and markdown output."""
+    channel, coefs, rows = res["channel"], res["coefs"], res["rows"]
+    top, groups = res["top"], res["groups"]
     level = f"{100 * (1 - args.alpha):g}%"
     tie_note = {
         "drop": "dropped",
@@ -270,6 +308,6 @@ def run(args) -> str:
         f"tiers (every separation holds jointly with P >= {args.level:g}): "
         + " | ".join(", ".join(map(str, g)) for g in groups),
     ]  # fmt: skip
-    for p in problems:
+    for p in res["problems"]:
         out.append(f"note: {p}")
     return "\n".join(out)

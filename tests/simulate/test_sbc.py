@@ -86,7 +86,7 @@ def test_sbc_bradley_terry_nuts_identified_scale():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # counted below
             fit = PairwiseRanking.from_arrays(a, b, y, n_items=N).fit(
-                "nuts", "none", random_seed=r, sampler={"draws": 1000, "tune": 1000}
+                "nuts", prior="none", random_seed=r, sampler={"draws": 1000, "tune": 1000}
             )
         if not fit.diagnostics.passed:
             failed += 1
@@ -207,7 +207,11 @@ def test_sbc_bias_aware_bradley_terry(prior, seed, R, max_failed):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # counted below
             fit = PairwiseRanking(data).fit(
-                "nuts", prior, random_seed=r, warn=False, sampler={"draws": 1000, "tune": 1000}
+                "nuts",
+                prior=prior,
+                random_seed=r,
+                warn=False,
+                sampler={"draws": 1000, "tune": 1000},
             )
         if not fit.diagnostics.passed:
             failed += 1

@@ -111,7 +111,7 @@ def _ranking(comparisons: pd.DataFrame, priors: Any = None):
 def fit_judge_bias(
     verdicts: pd.DataFrame,
     method: str = "nuts",
-    prior: str | None = None,
+    prior: Any = None,
     *,
     by_subset: bool = True,
     random_seed: int | None = 0,
@@ -122,7 +122,7 @@ def fit_judge_bias(
 ) -> RankingFit:
     """Fit the bias-aware pairwise model to one judge's both-order verdicts.
 
-    ``method`` and ``prior`` as in :meth:`judgebayes.studies.ranking.PairwiseRanking.fit`
+    ``method`` and ``prior`` (a bias prior or its name) as in the ranking methods
     (default: NUTS with the horseshoe; ``"laplace"`` uses the normal prior and the exact
     Newton MAP); ``by_subset`` as in :func:`bias_comparisons`; ``priors`` a
     :class:`~judgebayes.models.ranking.RankingPriors`.  The fit's
@@ -137,7 +137,9 @@ def fit_judge_bias(
 
     if instance_effect:
         kwargs["instance"] = instance_ids(comp)
-    fit = _ranking(comp, priors).fit(method, prior, random_seed=random_seed, warn=warn, **kwargs)
+    if prior is not None:
+        kwargs["prior"] = prior
+    fit = _ranking(comp, priors).fit(method, random_seed=random_seed, warn=warn, **kwargs)
     info = {**fit.info, "n_missing": comp.attrs["n_missing"], "n_verdicts": len(comp)}
     return replace(fit, info=info)
 

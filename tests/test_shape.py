@@ -22,7 +22,6 @@ MAX_FUNCTION_LINES = 80
 LONG_FUNCTIONS = {
     "workflows/monitor/stream.py::monitor": 148,
     "workflows/demo/text.py::demo_text": 133,
-    "data/channel.py::channel_from_frames": 131,
     "workflows/active/run.py::run_active": 124,
     "cli/accuracy.py::run": 118,
     "data/ranking/pairs.py::pairwise_from_arrays": 115,
@@ -31,7 +30,6 @@ LONG_FUNCTIONS = {
     "workflows/split_protocol/run.py::split_protocol": 109,
     "simulate/accuracy.py::monte_carlo_study": 109,
     "workflows/judge_bias/correction.py::cross_validated_agreement": 108,
-    "models/ranking/model.py::bradley_terry_model": 106,
     "data/ratings.py::ratings_from_frame": 100,
 }
 

@@ -285,77 +285,16 @@ def channel_from_frames(
         judge_names, jidx = parsed.judges, parsed.judge
     else:
         judge_names, jidx = ("judge",), np.zeros(len(df), dtype=np.int64)
-    if instance is None:
-        inst_vals = np.arange(len(df))
-    else:
-        icol = _col(df, instance, "comparisons")
-        if icol.isna().any():
-            r = int(np.flatnonzero(icol.isna().to_numpy(bool))[0])
-            raise InputError(
-                f"column {instance!r}: missing instance id in row {r}", field=instance, value=None
-            )
-        inst_vals = icol.to_numpy()
-    uniq, inv = np.unique(inst_vals.astype(str) if instance else inst_vals, return_inverse=True)
-    inv = inv.ravel()
+    uniq, inv = _instances(df, instance)
     n_inst = uniq.size
     # one instance, one pair in one order, one human label
     first_row = np.full(n_inst, -1)
     first_row[inv[::-1]] = np.arange(len(df))[::-1]
-    for name, vals in ((first, av), (second, bv)):
-        bad = vals != vals[first_row[inv]]
-        if bad.any():
-            r = int(np.flatnonzero(bad)[0])
-            raise InputError(
-                f"instance {uniq[inv[r]]!r} is shown with two different pairs or orders "
-                f"(column {name!r}, row {r}); give each presentation its own instance id",
-                field=name,
-                value=str(vals[r]),
-            )
-    bad = h != h[first_row[inv]]
-    if bad.any():
-        r = int(np.flatnonzero(bad)[0])
-        raise InputError(
-            f"column {human!r}: instance {uniq[inv[r]]!r} has two different human labels (row {r})",
-            field=human,
-            value=str(uniq[inv[r]]),
-        )
+    _one_pair_one_label(uniq, inv, first_row, {first: av, second: bv}, h, human)
     J = len(judge_names)
-    cell = inv * J + jidx
-    if np.unique(cell).size < cell.size:
-        _, first_idx, counts = np.unique(cell, return_index=True, return_counts=True)
-        r = int(first_idx[counts > 1][0])
-        raise InputError(
-            f"judge {judge_names[jidx[r]]!r} has two verdicts on instance {uniq[inv[r]]!r}; "
-            "give each verdict its own instance (e.g. the two presentation orders)",
-            field=judge or "judge",
-            value=judge_names[jidx[r]],
-        )
-    if items is None:
-        item_ids = tuple(sorted(set(av.tolist()) | set(bv.tolist())))
-    else:
-        item_ids = tuple(str(v) for v in items)
-    index = {v: i for i, v in enumerate(item_ids)}
-    unknown = sorted((set(av.tolist()) | set(bv.tolist())) - set(index))
-    if unknown:
-        raise InputError(
-            f"unknown item id {unknown[0]!r} (not among the items)", field=first, value=unknown[0]
-        )
-    dropped = {"judge_ties": 0, "human_ties": 0, "no_verdict": 0}
-    if ties == "drop":
-        dropped["judge_ties"] = int(np.sum(y == 2))
-        y = np.where(y == 2, -1, y)
-    verdicts = np.full((n_inst, J), -1, dtype=np.int64)
-    verdicts[inv, jidx] = y
-    hum = h[first_row]
-    keep = np.ones(n_inst, dtype=bool)
-    if ties == "drop":
-        keep &= hum != 2
-        dropped["human_ties"] = int(np.sum(hum == 2))
-    no_verdict = (verdicts < 0).all(axis=1) & keep
-    # an instance no judge spoke on and no human labelled carries nothing; with a human
-    # label it still informs the ranking (its judges' terms are absent)
-    dropped["no_verdict"] = int(np.sum(no_verdict & (hum < 0)))
-    keep &= ~(no_verdict & (hum < 0))
+    _one_verdict_per_judge(uniq, inv, jidx, judge_names, judge)
+    item_ids, index = _item_index(items, av, bv, first)
+    verdicts, hum, keep, dropped = _kept(y, h[first_row], inv, jidx, J, ties)
     fi = np.array([index[v] for v in av[first_row]], dtype=np.int64)
     si = np.array([index[v] for v in bv[first_row]], dtype=np.int64)
     ties_seen = bool(np.any(verdicts[keep] == 2) or np.any(hum[keep] == 2))
@@ -381,3 +320,95 @@ def channel_from_frames(
         X=None if row_covariates is None else np.asarray(row_covariates[1], float)[first_row][keep],
         covariates=() if row_covariates is None else tuple(row_covariates[0]),
     )
+
+
+def _instances(df, instance: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """The instance ids (one per row without ``instance``) and each row's index into them."""
+    if instance is None:
+        inst_vals = np.arange(len(df))
+    else:
+        icol = _col(df, instance, "comparisons")
+        if icol.isna().any():
+            r = int(np.flatnonzero(icol.isna().to_numpy(bool))[0])
+            raise InputError(
+                f"column {instance!r}: missing instance id in row {r}", field=instance, value=None
+            )
+        inst_vals = icol.to_numpy()
+    uniq, inv = np.unique(inst_vals.astype(str) if instance else inst_vals, return_inverse=True)
+    return uniq, inv.ravel()
+
+
+def _one_pair_one_label(uniq, inv, first_row, pair: dict, h, human: str) -> None:
+    """Every row of an instance shows its pair in one order and has its one human label."""
+    for name, vals in pair.items():
+        bad = vals != vals[first_row[inv]]
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"instance {uniq[inv[r]]!r} is shown with two different pairs or orders "
+                f"(column {name!r}, row {r}); give each presentation its own instance id",
+                field=name,
+                value=str(vals[r]),
+            )
+    bad = h != h[first_row[inv]]
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"column {human!r}: instance {uniq[inv[r]]!r} has two different human labels (row {r})",
+            field=human,
+            value=str(uniq[inv[r]]),
+        )
+
+
+def _one_verdict_per_judge(uniq, inv, jidx, judge_names, judge) -> None:
+    """A judge speaks once on an instance."""
+    cell = inv * len(judge_names) + jidx
+    if np.unique(cell).size < cell.size:
+        _, first_idx, counts = np.unique(cell, return_index=True, return_counts=True)
+        r = int(first_idx[counts > 1][0])
+        raise InputError(
+            f"judge {judge_names[jidx[r]]!r} has two verdicts on instance {uniq[inv[r]]!r}; "
+            "give each verdict its own instance (e.g. the two presentation orders)",
+            field=judge or "judge",
+            value=judge_names[jidx[r]],
+        )
+
+
+def _item_index(items, av, bv, first) -> tuple[tuple, dict]:
+    """The item ids (given, or those compared) and each id's index; an id compared but not
+    given is an error.
+    """
+    if items is None:
+        item_ids = tuple(sorted(set(av.tolist()) | set(bv.tolist())))
+    else:
+        item_ids = tuple(str(v) for v in items)
+    index = {v: i for i, v in enumerate(item_ids)}
+    unknown = sorted((set(av.tolist()) | set(bv.tolist())) - set(index))
+    if unknown:
+        raise InputError(
+            f"unknown item id {unknown[0]!r} (not among the items)", field=first, value=unknown[0]
+        )
+    return item_ids, index
+
+
+def _kept(y, hum, inv, jidx, J: int, ties: str):
+    """The instance x judge verdicts (-1: none), the human outcome per instance, which
+    instances are kept, and what was dropped and why (ties under ``ties="drop"``, an
+    instance with neither a verdict nor a human label).
+    """
+    dropped = {"judge_ties": 0, "human_ties": 0, "no_verdict": 0}
+    if ties == "drop":
+        dropped["judge_ties"] = int(np.sum(y == 2))
+        y = np.where(y == 2, -1, y)
+    verdicts = np.full((hum.size, J), -1, dtype=np.int64)
+    verdicts[inv, jidx] = y
+    keep = np.ones(hum.size, dtype=bool)
+    if ties == "drop":
+        keep &= hum != 2
+        dropped["human_ties"] = int(np.sum(hum == 2))
+    no_verdict = (verdicts < 0).all(axis=1) & keep
+    # an instance no judge spoke on and no human labelled carries nothing; with a human
+    # label it still informs the ranking (its judges' terms are absent)
+    dropped["no_verdict"] = int(np.sum(no_verdict & (hum < 0)))
+    keep &= ~(no_verdict & (hum < 0))
+    return verdicts, hum, keep, dropped

@@ -116,25 +116,11 @@ def bradley_terry_model(
         coords["bias"] = bias_names
         coords["judge"] = list(judges)
     pr = RankingPriors() if priors is None else priors
-    lam = pr.lam
     with pm.Model(coords=coords) as model:
         a = pm.Data("first", np.asarray(first, dtype=np.int64), dims="comparison")
         bb = pm.Data("second", np.asarray(second, dtype=np.int64), dims="comparison")
         yd = pm.Data("y_obs", np.asarray(y, dtype=float), dims="comparison")
-        if theta == "zero_sum":
-            th = pm.ZeroSumNormal("theta", sigma=1.0 / np.sqrt(lam), dims="item")
-        elif theta == "prior" and learn_spread:
-            # the same split, non-centred in the learned spread (an item-level
-            # coefficient's interval scales with it)
-            n_items = len(items)
-            sd = pm.HalfNormal("theta_sd", sigma=pr.spread_scale)
-            zm = pm.Normal("theta_mean_z", 0.0, 1.0)
-            zc = pm.ZeroSumNormal("theta_centred_z", sigma=1.0, dims="item")
-            th = pm.Deterministic("theta", sd * (zm / np.sqrt(n_items) + zc), dims="item")
-        elif theta == "prior":
-            th = theta_prior(pm, len(items), lam)
-        else:
-            raise ValueError(f"theta must be 'prior' or 'zero_sum', got {theta!r}")
+        th = _qualities(pm, theta, len(items), pr, learn_spread)
         eta = th[a] - th[bb]
         if n_instances:
             inst = np.asarray(instance, dtype=np.int64)
@@ -159,47 +145,72 @@ def bradley_terry_model(
                 eta = eta + pt.sum(F * bj[jd], axis=1)
             else:
                 eta = eta + pt.dot(F, mu)
-        if davidson:
-            log_nu = pm.Normal("log_nu", 0.0, 1.0 / np.sqrt(pr.lam_nu))
-            pm.Deterministic("nu", pt.exp(log_nu))
-            code = np.where(np.asarray(y) == 1, 0, np.where(np.asarray(y) == 0, 1, 2))
-            yc = pm.Data("y_code", code.astype(np.int64), dims="comparison")
-
-            def davidson_logp(value, eta_, log_nu_):
-                # log-softmax of (eta/2, -eta/2, log nu) at the observed outcome, written
-                # elementwise (half the sampling time of a stacked Categorical)
-                half = eta_ / 2
-                lse = pt.logaddexp(pt.logaddexp(half, -half), log_nu_)
-                u = pt.switch(pt.eq(value, 0), half, pt.switch(pt.eq(value, 1), -half, log_nu_))
-                return u - lse
-
-            def davidson_random(eta_, log_nu_, rng=None, size=None):
-                # the three outcomes by their softmax (for the posterior predictive)
-                u = np.stack([eta_ / 2, -eta_ / 2, np.broadcast_to(log_nu_, np.shape(eta_))], -1)
-                p = np.exp(u - np.logaddexp.reduce(u, axis=-1, keepdims=True))
-                draw = rng.random(size if size is not None else np.shape(eta_))[..., None]
-                return np.minimum((draw > np.cumsum(p, -1)).sum(-1), 2)
-
-            pm.CustomDist(
-                "y",
-                eta,
-                log_nu,
-                logp=davidson_logp,
-                random=davidson_random,
-                observed=yc,
-                dims="comparison",
-            )
-        elif half_ties:
-
-            def logp(value, eta_):
-                # log sigma(eta) = -log1pexp(-eta), stable in both tails
-                return -value * pm.math.log1pexp(-eta_) - (1 - value) * pm.math.log1pexp(eta_)
-
-            def half_random(eta_, rng=None, size=None):
-                # a replicate is a win or a loss (a half win is the data's, not the model's)
-                return (rng.random(size) < 1 / (1 + np.exp(-np.asarray(eta_)))) * 1.0
-
-            pm.CustomDist("y", eta, logp=logp, random=half_random, observed=yd, dims="comparison")
-        else:
-            pm.Bernoulli("y", logit_p=eta, observed=yd, dims="comparison")
+        _likelihood(pm, pt, eta, y, yd, pr, davidson=davidson, half_ties=half_ties)
     return model
+
+
+def _qualities(pm, theta: str, n_items: int, pr: RankingPriors, learn_spread: bool):
+    """The items' qualities ``theta``: identified by the prior (its mean and centred part
+    apart, the spread fixed or learnt) or by a zero-sum constraint.
+    """
+    if theta == "zero_sum":
+        return pm.ZeroSumNormal("theta", sigma=1.0 / np.sqrt(pr.lam), dims="item")
+    if theta == "prior" and learn_spread:
+        # the same split, non-centred in the learned spread (an item-level
+        # coefficient's interval scales with it)
+        sd = pm.HalfNormal("theta_sd", sigma=pr.spread_scale)
+        zm = pm.Normal("theta_mean_z", 0.0, 1.0)
+        zc = pm.ZeroSumNormal("theta_centred_z", sigma=1.0, dims="item")
+        return pm.Deterministic("theta", sd * (zm / np.sqrt(n_items) + zc), dims="item")
+    if theta == "prior":
+        return theta_prior(pm, n_items, pr.lam)
+    raise ValueError(f"theta must be 'prior' or 'zero_sum', got {theta!r}")
+
+
+def _likelihood(pm, pt, eta, y, yd, pr: RankingPriors, *, davidson: bool, half_ties: bool):
+    """The verdicts' likelihood given the logits ``eta``: Davidson's three outcomes, ties as
+    half a win, or Bernoulli.
+    """
+    if davidson:
+        log_nu = pm.Normal("log_nu", 0.0, 1.0 / np.sqrt(pr.lam_nu))
+        pm.Deterministic("nu", pt.exp(log_nu))
+        code = np.where(np.asarray(y) == 1, 0, np.where(np.asarray(y) == 0, 1, 2))
+        yc = pm.Data("y_code", code.astype(np.int64), dims="comparison")
+
+        def davidson_logp(value, eta_, log_nu_):
+            # log-softmax of (eta/2, -eta/2, log nu) at the observed outcome, written
+            # elementwise (half the sampling time of a stacked Categorical)
+            half = eta_ / 2
+            lse = pt.logaddexp(pt.logaddexp(half, -half), log_nu_)
+            u = pt.switch(pt.eq(value, 0), half, pt.switch(pt.eq(value, 1), -half, log_nu_))
+            return u - lse
+
+        def davidson_random(eta_, log_nu_, rng=None, size=None):
+            # the three outcomes by their softmax (for the posterior predictive)
+            u = np.stack([eta_ / 2, -eta_ / 2, np.broadcast_to(log_nu_, np.shape(eta_))], -1)
+            p = np.exp(u - np.logaddexp.reduce(u, axis=-1, keepdims=True))
+            draw = rng.random(size if size is not None else np.shape(eta_))[..., None]
+            return np.minimum((draw > np.cumsum(p, -1)).sum(-1), 2)
+
+        pm.CustomDist(
+            "y",
+            eta,
+            log_nu,
+            logp=davidson_logp,
+            random=davidson_random,
+            observed=yc,
+            dims="comparison",
+        )
+    elif half_ties:
+
+        def logp(value, eta_):
+            # log sigma(eta) = -log1pexp(-eta), stable in both tails
+            return -value * pm.math.log1pexp(-eta_) - (1 - value) * pm.math.log1pexp(eta_)
+
+        def half_random(eta_, rng=None, size=None):
+            # a replicate is a win or a loss (a half win is the data's, not the model's)
+            return (rng.random(size) < 1 / (1 + np.exp(-np.asarray(eta_)))) * 1.0
+
+        pm.CustomDist("y", eta, logp=logp, random=half_random, observed=yd, dims="comparison")
+    else:
+        pm.Bernoulli("y", logit_p=eta, observed=yd, dims="comparison")

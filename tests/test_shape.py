@@ -24,8 +24,6 @@ LONG_FUNCTIONS = {
     "workflows/demo/text.py::demo_text": 133,
     "workflows/active/run.py::run_active": 124,
     "cli/accuracy.py::run": 118,
-    "data/ranking/pairs.py::pairwise_from_arrays": 115,
-    "data/panel/arrays.py::panel_from_arrays": 112,
     "workflows/gate.py::check_claims": 110,
     "workflows/split_protocol/run.py::split_protocol": 109,
     "simulate/accuracy.py::monte_carlo_study": 109,

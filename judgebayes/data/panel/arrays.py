@@ -198,6 +198,31 @@ def panel_from_arrays(
         zero if x is None else _int_array(x, name, shape)
         for x, name in ((tp, "tp"), (fn, "fn"), (tn, "tn"), (fp, "fp"))
     ]
+    _check_confusion(conf, nj, nv, gens, vals)
+    na = (
+        np.zeros(G, dtype=np.int64)
+        if n_annotated is None
+        else _int_array(n_annotated, "n_annotated", (G,))
+    )
+    nh = (
+        np.zeros(G, dtype=np.int64)
+        if n_valid_human is None
+        else _int_array(n_valid_human, "n_valid_human", (G,))
+    )
+    if np.any(nh > na):
+        g = int(np.flatnonzero(nh > na)[0])
+        raise CountError(
+            f"n_valid_human {nh[g]} > n_annotated {na[g]} for generator {gens[g]!r}",
+            field="n_valid_human",
+            value=int(nh[g]),
+        )
+    nm = zero if n_missing is None else _int_array(n_missing, "n_missing", shape)
+    sj = np.zeros(shape, dtype=bool) if self_judge is None else np.asarray(self_judge, dtype=bool)
+    return PanelData(gens, vals, nj, nv, nm, *conf, na, nh, sj, items)
+
+
+def _check_confusion(conf, nj, nv, gens, vals) -> None:
+    """The confusion counts (tp, fn, tn, fp) of each cell fit its judged and valid counts."""
     tot = sum(conf)
     bad = tot > nj
     if bad.any():
@@ -232,23 +257,3 @@ def panel_from_arrays(
             field="n_valid",
             value=int(nv[i, j]),
         )
-    na = (
-        np.zeros(G, dtype=np.int64)
-        if n_annotated is None
-        else _int_array(n_annotated, "n_annotated", (G,))
-    )
-    nh = (
-        np.zeros(G, dtype=np.int64)
-        if n_valid_human is None
-        else _int_array(n_valid_human, "n_valid_human", (G,))
-    )
-    if np.any(nh > na):
-        g = int(np.flatnonzero(nh > na)[0])
-        raise CountError(
-            f"n_valid_human {nh[g]} > n_annotated {na[g]} for generator {gens[g]!r}",
-            field="n_valid_human",
-            value=int(nh[g]),
-        )
-    nm = zero if n_missing is None else _int_array(n_missing, "n_missing", shape)
-    sj = np.zeros(shape, dtype=bool) if self_judge is None else np.asarray(self_judge, dtype=bool)
-    return PanelData(gens, vals, nj, nv, nm, *conf, na, nh, sj, items)

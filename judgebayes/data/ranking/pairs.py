@@ -264,15 +264,32 @@ def pairwise_from_arrays(
             f"column 'y': verdict {yv[bad][0]!r} is not 0, 1 or 0.5", field="y", value=yv[bad][0]
         )
     yv = np.where(tie, 0.5, yv)
-    if judge is None:
-        judge_arr = np.zeros(first.size, dtype=np.int64)
-        judges = tuple(judges) if judges is not None else ("judge",)
-    else:
-        judge_arr = np.asarray(judge, dtype=np.int64)
-        if judges is None:
-            judges = tuple(str(j) for j in range(int(judge_arr.max(initial=0)) + 1))
-    judges = tuple(str(j) for j in judges)
+    judge_arr, judges = _judges(judge, judges, first.size)
 
+    X, names, scales, item_X = _covariate_design(
+        first, second, n_items, item_covariates, comparison_covariates, standardise
+    )
+    keep = ~tie if ties == "drop" else np.ones(first.size, dtype=bool)
+    return PairwiseData(
+        items=items,
+        first=first[keep],
+        second=second[keep],
+        y=yv[keep],
+        judge=judge_arr[keep],
+        judges=judges,
+        X=X[keep],
+        covariates=names,
+        scales=scales,
+        item_X=item_X,
+        n_ties=int(tie.sum()),
+        ties=ties,
+    )
+
+
+def _covariate_design(first, second, n_items, item_covariates, comparison_covariates, standardise):
+    """The comparisons' covariate differences (first minus second), their names and scales,
+    and the items' own covariate columns.
+    """
     cols, names, scales = [], [], {}
     item_cols = []
     for name, vals in (item_covariates or {}).items():
@@ -309,18 +326,16 @@ def pairwise_from_arrays(
         scales[name] = (mean, sd, "comparison")
     X = np.column_stack(cols) if cols else np.zeros((first.size, 0))
     item_X = np.column_stack(item_cols) if item_cols else None
-    keep = ~tie if ties == "drop" else np.ones(first.size, dtype=bool)
-    return PairwiseData(
-        items=items,
-        first=first[keep],
-        second=second[keep],
-        y=yv[keep],
-        judge=judge_arr[keep],
-        judges=judges,
-        X=X[keep],
-        covariates=tuple(names),
-        scales=scales,
-        item_X=item_X,
-        n_ties=int(tie.sum()),
-        ties=ties,
-    )
+    return X, tuple(names), scales, item_X
+
+
+def _judges(judge, judges, n: int) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Each comparison's judge index and the judges' names (one judge when none given)."""
+    if judge is None:
+        judge_arr = np.zeros(n, dtype=np.int64)
+        judges = tuple(judges) if judges is not None else ("judge",)
+    else:
+        judge_arr = np.asarray(judge, dtype=np.int64)
+        if judges is None:
+            judges = tuple(str(j) for j in range(int(judge_arr.max(initial=0)) + 1))
+    return judge_arr, tuple(str(j) for j in judges)

@@ -93,3 +93,31 @@ def simulate_raters(
         rows.append(pd.DataFrame(d))
         shares[s] = truth.mean()
     return pd.concat(rows, ignore_index=True), shares
+
+
+def two_systems_stream(rng, drift_on_b: bool, weeks=16):
+    """Systems A and B, 300 items and 30 labels a week each; the judge's sensitivity on B's
+    answers falls from 0.9 to 0.6 at week 6 when ``drift_on_b`` (A's stays)."""
+    parts = []
+    for name, drifts in (("A", False), ("B", drift_on_b)):
+        frame, _ = stream(
+            rng, weeks=weeks, items=300, labels=30, drift_at=6 if drifts else None,
+            sens_after=0.6,
+        )  # fmt: skip
+        parts.append(frame.assign(model=name))
+    return pd.concat(parts, ignore_index=True)
+
+
+def score_log(rng, weeks=12, items=300, labels=30, shift_at=6):
+    """A 1-10 judge and 1-5 human ratings; the judge turns 2 points kinder from
+    ``shift_at`` on.  Returns the log and every item's rating (labelled or not)."""
+    week = np.repeat(np.arange(weeks), items)
+    quality = rng.normal(0, 1, week.size)
+    rating = np.clip(np.round(3 + 1.1 * quality + rng.normal(0, 0.6, week.size)), 1, 5)
+    kinder = np.where(week >= shift_at, 2.0, 0.0)
+    score = np.clip(np.round(5.5 + 2 * quality + kinder + rng.normal(0, 1, week.size)), 1, 10)
+    human = np.full(week.size, np.nan)
+    for w in range(weeks):
+        pick = rng.choice(np.flatnonzero(week == w), size=labels, replace=False)
+        human[pick] = rating[pick]
+    return pd.DataFrame({"week": week, "score": score, "human": human}), rating

@@ -63,10 +63,10 @@ def test_monitor_reads_the_llmbar_version_replay(tmp_path):
 
 
 def test_monitor_one_drift_alarm_per_system(tmp_path):
-    from tests.simulators import _two_systems
+    from tests.simulators import two_systems_stream
 
     path = tmp_path / "two.csv"
-    _two_systems(np.random.default_rng([1, 5]), drift_on_b=True).to_csv(path, index=False)
+    two_systems_stream(np.random.default_rng([1, 5]), drift_on_b=True).to_csv(path, index=False)
     args = ("monitor", path, "--time", "week", "--system", "model", "--drift-by", "system")
     res = helpers.cli(*args, "--format", "json")
     assert res.returncode == 0, res.stderr
@@ -97,9 +97,9 @@ def test_monitor_bad_input_is_one_line_and_exit_2(log, args, message):
 
 
 def test_monitor_reads_judge_scores(tmp_path):
-    from tests.simulators import _score_log
+    from tests.simulators import score_log
 
-    log, rating = _score_log(np.random.default_rng(2))
+    log, rating = score_log(np.random.default_rng(2))
     path = tmp_path / "scores.csv"
     log.to_csv(path, index=False)
     args = ("monitor", path, "--judge", "score", "--time", "week", "--scale", "1,10")

@@ -13,7 +13,7 @@ import pytest
 import judgebayes as jb
 from judgebayes.errors import InputError
 from judgebayes.inference import sequences as sq
-from tests.simulators import running_rate, stream
+from tests.simulators import running_rate, score_log, stream, two_systems_stream
 
 # --------------------------------------------------------------- closed forms
 
@@ -274,23 +274,10 @@ def test_drift_of_the_judge_costs_width_not_coverage():
     assert alarm >= 0.95
 
 
-def _two_systems(rng, drift_on_b: bool, weeks=16):
-    """Systems A and B, 300 items and 30 labels a week each; the judge's sensitivity on B's
-    answers falls from 0.9 to 0.6 at week 6 when ``drift_on_b`` (A's stays)."""
-    parts = []
-    for name, drifts in (("A", False), ("B", drift_on_b)):
-        frame, _ = stream(
-            rng, weeks=weeks, items=300, labels=30, drift_at=6 if drifts else None,
-            sens_after=0.6,
-        )  # fmt: skip
-        parts.append(frame.assign(model=name))
-    return pd.concat(parts, ignore_index=True)
-
-
 def test_drift_on_one_system_is_found_by_its_own_alarm():
     found = {"pooled": 0, "A": 0, "B": 0}
     for rep in range(40):
-        log = _two_systems(np.random.default_rng([rep, 5]), drift_on_b=True)
+        log = two_systems_stream(np.random.default_rng([rep, 5]), drift_on_b=True)
         pooled = jb.monitor(log, "judge", "human", "week", system="model")
         found["pooled"] += bool(pooled["alarm"].any())
         by = jb.monitor(log, "judge", "human", "week", system="model", drift_by="system")
@@ -309,7 +296,7 @@ def test_alarms_per_system_keep_the_false_alarm_rate():
     # 150 runs, sd of the rate under 0.05 is 0.018, so more than 0.10 is a real excess
     alarms = 0
     for rep in range(150):
-        log = _two_systems(np.random.default_rng([rep, 6]), drift_on_b=False)
+        log = two_systems_stream(np.random.default_rng([rep, 6]), drift_on_b=False)
         by = jb.monitor(log, "judge", "human", "week", system="model", drift_by="system")
         alarms += bool(by["alarm"].any())
     assert alarms / 150 <= 0.10
@@ -322,27 +309,12 @@ def test_drift_by_system_needs_systems():
     assert e.value.field == "drift_by"
 
 
-def _score_log(rng, weeks=12, items=300, labels=30, shift_at=6):
-    """A 1-10 judge and 1-5 human ratings; the judge turns 2 points kinder from
-    ``shift_at`` on.  Returns the log and every item's rating (labelled or not)."""
-    week = np.repeat(np.arange(weeks), items)
-    quality = rng.normal(0, 1, week.size)
-    rating = np.clip(np.round(3 + 1.1 * quality + rng.normal(0, 0.6, week.size)), 1, 5)
-    kinder = np.where(week >= shift_at, 2.0, 0.0)
-    score = np.clip(np.round(5.5 + 2 * quality + kinder + rng.normal(0, 1, week.size)), 1, 10)
-    human = np.full(week.size, np.nan)
-    for w in range(weeks):
-        pick = rng.choice(np.flatnonzero(week == w), size=labels, replace=False)
-        human[pick] = rating[pick]
-    return pd.DataFrame({"week": week, "score": score, "human": human}), rating
-
-
 def test_scores_sequence_covers_the_running_mean_rating_at_every_look():
     # 200 logs; misses at some look of 12 are at most alpha = 0.05 (the verdict sequence
     # missed 0.016); MC sd of a 0.05 rate over 200 logs is 0.015, so 0.09 is 2.5 sd over
     misses, widths = 0, []
     for rep in range(200):
-        log, rating = _score_log(np.random.default_rng([rep, 9]))
+        log, rating = score_log(np.random.default_rng([rep, 9]))
         t = jb.monitor(log, "score", "human", "week", scale=(1, 10), human_scale=(1, 5))
         truth = pd.Series(rating).groupby(log["week"]).sum().cumsum() / (
             pd.Series(1, index=log.index).groupby(log["week"]).sum().cumsum()
@@ -358,7 +330,7 @@ def test_scores_sequence_covers_the_running_mean_rating_at_every_look():
 
 
 def test_sequential_claims_on_a_score_judge_read_the_human_scale():
-    log, _ = _score_log(np.random.default_rng(1))  # mean rating about 3.06
+    log, _ = score_log(np.random.default_rng(1))  # mean rating about 3.06
     t = jb.monitor(log, "score", "human", "week", scale=(1, 10), human_scale=(1, 5))
     assert jb.sequential_decision(t, "rate > 2.5")["decision"].iloc[-1] == "pass"
     assert jb.sequential_decision(t, "rate > 3.5")["decision"].iloc[-1] == "fail"
@@ -384,7 +356,7 @@ def test_scores_on_a_zero_one_scale_are_the_verdict_sequence():
     ],
 )
 def test_scores_bad_input_names_the_field(kwargs, field):
-    log, _ = _score_log(np.random.default_rng(0), weeks=2)
+    log, _ = score_log(np.random.default_rng(0), weeks=2)
     with pytest.raises(InputError) as e:
         jb.monitor(log, "score", "human", "week", **kwargs)
     assert e.value.field == field

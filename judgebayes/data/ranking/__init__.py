@@ -34,13 +34,13 @@ from judgebayes.data.ranking.frames import outcome_codes as outcome_codes
 from judgebayes.data.ranking.frames import pairwise_from_frames as pairwise_from_frames
 from judgebayes.data.ranking.frames import parse_pairs as parse_pairs
 from judgebayes.data.ranking.identifiability import IdentifiabilityReport as IdentifiabilityReport
-from judgebayes.data.ranking.identifiability import component_labels as component_labels
 from judgebayes.data.ranking.identifiability import difference_matrix as difference_matrix
 from judgebayes.data.ranking.identifiability import identifiability_report as identifiability_report
 from judgebayes.data.ranking.identifiability import warn_identifiability as warn_identifiability
 from judgebayes.data.ranking.pairs import POSITION as POSITION
 from judgebayes.data.ranking.pairs import TIES as TIES
 from judgebayes.data.ranking.pairs import PairwiseData as PairwiseData
+from judgebayes.data.ranking.pairs import component_labels as component_labels
 from judgebayes.data.ranking.pairs import log_length as log_length
 from judgebayes.data.ranking.pairs import pairwise_from_arrays as pairwise_from_arrays
 from judgebayes.errors import IdentifiabilityWarning as IdentifiabilityWarning

@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.sparse import coo_matrix, csr_matrix
-from scipy.sparse.csgraph import connected_components
+from scipy.sparse import csr_matrix
 from scipy.sparse.linalg import lsqr
 
+from judgebayes.data.ranking.pairs import PairwiseData
 from judgebayes.errors import IdentifiabilityWarning
-
-if TYPE_CHECKING:  # pragma: no cover
-    from judgebayes.data.ranking.pairs import PairwiseData
 
 
 # ------------------------------------------------------------------ identifiability
@@ -63,12 +59,6 @@ class IdentifiabilityReport:
     def ok(self) -> bool:
         """True when no problem was found."""
         return not self.problems
-
-
-def component_labels(n_items: int, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Connected component of each item in the comparison graph (labels 0, 1, ...)."""
-    g = coo_matrix((np.ones(first.size), (first, second)), shape=(n_items, n_items))
-    return connected_components(g, directed=False)[1]
 
 
 def difference_matrix(data: PairwiseData):

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import xarray as xr
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
-from judgebayes.data.ranking.identifiability import component_labels
 from judgebayes.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -339,3 +340,9 @@ def _judges(judge, judges, n: int) -> tuple[np.ndarray, tuple[str, ...]]:
         if judges is None:
             judges = tuple(str(j) for j in range(int(judge_arr.max(initial=0)) + 1))
     return judge_arr, tuple(str(j) for j in judges)
+
+
+def component_labels(n_items: int, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Connected component of each item in the comparison graph (labels 0, 1, ...)."""
+    g = coo_matrix((np.ones(first.size), (first, second)), shape=(n_items, n_items))
+    return connected_components(g, directed=False)[1]

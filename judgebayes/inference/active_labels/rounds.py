@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+import judgebayes.inference.active_labels.working as working
 from judgebayes.errors import InputError
-from judgebayes.inference.active_labels import working
 from judgebayes.inference.active_labels.working import (
     error_scale,
     regressors,

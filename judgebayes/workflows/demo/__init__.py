@@ -18,7 +18,7 @@ r"""The main job on bundled data (``judgebayes demo`` / ``make demo``), in three
 A written report (markdown or HTML, figures as PNG) holds all three.
 """
 
-from judgebayes.workflows.demo.run import DemoResult as DemoResult
+from judgebayes.workflows.demo.result import DemoResult as DemoResult
 from judgebayes.workflows.demo.run import label_a_few_items as label_a_few_items
 from judgebayes.workflows.demo.run import run_accuracy_demo as run_accuracy_demo
 from judgebayes.workflows.demo.run import run_demo as run_demo

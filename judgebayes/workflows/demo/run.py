@@ -4,7 +4,6 @@ judge's bias, and the report written beside them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,6 +23,7 @@ from judgebayes.inference.nuts import quiet_engine_warnings
 from judgebayes.report import Report
 from judgebayes.results import compare, plot_intervals
 from judgebayes.studies.accuracy import AccuracyStudy, accuracy_table
+from judgebayes.workflows.demo.result import DemoResult
 from judgebayes.workflows.demo.text import LABEL_A_FEW_SUBSET, headline
 from judgebayes.workflows.judge_bias import (
     LLMBAR_BIAS_SUBSETS,
@@ -35,34 +35,6 @@ from judgebayes.workflows.judge_bias import (
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
-
-
-@dataclass
-class DemoResult:
-    """The demo's tables and, when written, its report.
-
-    Attributes
-    ----------
-    accuracy : DataFrame
-        Act 2, one row per LLMBar subset.
-    label_a_few : DataFrame, optional
-        Act 1: :func:`judgebayes.compare`'s table per judge and method, with ``gold`` and
-        ``covered``.
-    label_coverage : DataFrame, optional
-        Act 1 repeated over random label draws: per judge and method, the share of
-        intervals covering gold and their mean width.
-    bias, agreement : DataFrame, optional
-        Act 3.
-    """
-
-    accuracy: pd.DataFrame
-    bias: pd.DataFrame | None = None
-    agreement: pd.DataFrame | None = None
-    report: Any = None
-    label_a_few: pd.DataFrame | None = None
-    label_coverage: pd.DataFrame | None = None
-    fits: tuple = ()
-    n_labels: int = 0
 
 
 def run_demo(

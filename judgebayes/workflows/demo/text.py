@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from judgebayes.workflows.demo.run import DemoResult
+    from judgebayes.workflows.demo.result import DemoResult
 
 
 #: the subset of act 1: the one where the judges' raw rates are furthest from gold

@@ -46,6 +46,7 @@ Laplace fit with the EM update
 :math:`\tau^2 \leftarrow \operatorname{mean}_m(\hat b_m^2 + \operatorname{Var}\hat b_m)`.
 """
 
+from judgebayes.inference.ranking.newton.design import TIE_PARAM as TIE_PARAM
 from judgebayes.inference.ranking.newton.design import BTDesign as BTDesign
 from judgebayes.inference.ranking.newton.design import bt_counts_design as bt_counts_design
 from judgebayes.inference.ranking.newton.design import bt_design as bt_design
@@ -53,7 +54,6 @@ from judgebayes.inference.ranking.newton.design import (
     bt_design_from_counts as bt_design_from_counts,
 )
 from judgebayes.inference.ranking.newton.design import collapse_pairs as collapse_pairs
-from judgebayes.inference.ranking.newton.fit import TIE_PARAM as TIE_PARAM
 from judgebayes.inference.ranking.newton.fit import MapResult as MapResult
 from judgebayes.inference.ranking.newton.fit import fit_map as fit_map
 from judgebayes.inference.ranking.newton.fit import (

@@ -11,7 +11,9 @@ from scipy import sparse
 
 from judgebayes.data.ranking import POSITION, PairwiseData, difference_matrix
 from judgebayes.errors import InputError
-from judgebayes.inference.ranking.newton.fit import TIE_PARAM
+
+#: Name of the Davidson tie parameter (log nu) in the design's bias columns.
+TIE_PARAM = "log_nu"
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,6 @@ and Laplace draws around it.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
@@ -13,9 +12,7 @@ from scipy.linalg import cho_factor, cho_solve, solve_triangular
 from scipy.special import expit
 
 from judgebayes.errors import MapError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from judgebayes.inference.ranking.newton.design import BTDesign
+from judgebayes.inference.ranking.newton.design import BTDesign
 
 
 @dataclass
@@ -50,10 +47,6 @@ class MapResult:
     def covariance(self) -> np.ndarray:
         """Laplace covariance :math:`H^{-1}`."""
         return cho_solve((self.chol(), True), np.eye(self.beta.size))
-
-
-#: Name of the Davidson tie parameter (log nu) in the design's bias columns.
-TIE_PARAM = "log_nu"
 
 
 def _davidson_logits(design: BTDesign, beta: np.ndarray):

@@ -128,6 +128,61 @@ def ratings_from_frame(
         raise InputError(
             f"level must be one of {list(LEVELS)}; got {level!r}", field="level", value=level
         )
+    wide, names, long_form = _wide(df, raters, rater, value, item, cluster)
+    cells = wide[list(names)]
+    values, codes, numeric = _codes(cells, names, categories, level)
+    items = (
+        group_labels(wide[item], item, "item").to_numpy()
+        if item is not None and item in wide.columns
+        else np.asarray(wide.index.astype(str))
+    )
+    if not long_form and item is not None and pd.Series(items).duplicated().any():
+        dup = pd.Series(items)[pd.Series(items).duplicated()].iloc[0]
+        raise InputError(
+            f"item {dup!r} has two rows; the wide form has one row per item (use rater= "
+            "and value= for one row per rating)",
+            field="item",
+            value=dup,
+        )
+    clusters = _clusters(wide, cluster)
+    rated = (codes >= 0).sum(axis=1)
+    if not (rated >= 2).any():
+        raise InputError(
+            "no item has ratings from two raters: agreement is read off items rated at least twice",
+            field="raters" if raters is not None else "rater",
+            value=list(names),
+        )
+    if clusters is not None and np.unique(clusters[rated > 0]).size < 2:
+        raise InputError(
+            f"column {cluster!r}: the rated items lie in one cluster; cluster-robust errors "
+            "need two or more (drop cluster= to treat the items as independent)",
+            field="cluster",
+            value=cluster,
+        )
+    notes = _rated_notes(rated)
+    keep = rated > 0
+    if keep.sum() < 2:
+        raise InputError(
+            f"agreement needs two or more rated items; got {int(keep.sum())}",
+            field="frame",
+            value=int(keep.sum()),
+        )
+    return Ratings(
+        codes[keep],
+        values,
+        tuple(names),
+        items[keep],
+        None if clusters is None else clusters[keep],
+        level,
+        numeric,
+        notes,
+    )
+
+
+def _wide(df, raters, rater, value, item, cluster):
+    """The ratings one column per rater (a long frame pivoted), the raters' names, and
+    whether the frame was long.
+    """
     long_form = rater is not None or value is not None
     if long_form == (raters is not None):
         raise InputError(
@@ -153,40 +208,19 @@ def ratings_from_frame(
         )
     if item is not None and not long_form:
         require_column(df, item, "the item id", "item", frame="ratings")
-    cells = wide[list(names)]
-    values, codes, numeric = _codes(cells, names, categories, level)
-    items = (
-        group_labels(wide[item], item, "item").to_numpy()
-        if item is not None and item in wide.columns
-        else np.asarray(wide.index.astype(str))
-    )
-    if not long_form and item is not None and pd.Series(items).duplicated().any():
-        dup = pd.Series(items)[pd.Series(items).duplicated()].iloc[0]
-        raise InputError(
-            f"item {dup!r} has two rows; the wide form has one row per item (use rater= "
-            "and value= for one row per rating)",
-            field="item",
-            value=dup,
-        )
-    clusters = None
-    if cluster is not None:
-        require_column(wide, cluster, "the cluster id", "cluster", frame="ratings")
-        labels = group_labels(wide[cluster], cluster, "cluster")
-        clusters = pd.factorize(labels)[0]
-    rated = (codes >= 0).sum(axis=1)
-    if not (rated >= 2).any():
-        raise InputError(
-            "no item has ratings from two raters: agreement is read off items rated at least twice",
-            field="raters" if raters is not None else "rater",
-            value=list(names),
-        )
-    if clusters is not None and np.unique(clusters[rated > 0]).size < 2:
-        raise InputError(
-            f"column {cluster!r}: the rated items lie in one cluster; cluster-robust errors "
-            "need two or more (drop cluster= to treat the items as independent)",
-            field="cluster",
-            value=cluster,
-        )
+    return wide, names, long_form
+
+
+def _clusters(wide, cluster: str | None) -> np.ndarray | None:
+    """Each row's cluster code (None without ``cluster=``)."""
+    if cluster is None:
+        return None
+    require_column(wide, cluster, "the cluster id", "cluster", frame="ratings")
+    return pd.factorize(group_labels(wide[cluster], cluster, "cluster"))[0]
+
+
+def _rated_notes(rated: np.ndarray) -> list[str]:
+    """What the items rated by no one, or by one rater, contribute (said, not hidden)."""
     notes = []
     if (rated == 0).any():
         notes.append(f"{int((rated == 0).sum())} item(s) without any rating were left out")
@@ -195,23 +229,7 @@ def ratings_from_frame(
             f"{int((rated == 1).sum())} item(s) with a single rating count in the category "
             "shares, not in the observed agreement (Krippendorff's alpha leaves them out)"
         )
-    keep = rated > 0
-    if keep.sum() < 2:
-        raise InputError(
-            f"agreement needs two or more rated items; got {int(keep.sum())}",
-            field="frame",
-            value=int(keep.sum()),
-        )
-    return Ratings(
-        codes[keep],
-        values,
-        tuple(names),
-        items[keep],
-        None if clusters is None else clusters[keep],
-        level,
-        numeric,
-        notes,
-    )
+    return notes
 
 
 def _pivot(df, item, rater, value, cluster):

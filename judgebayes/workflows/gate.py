@@ -263,59 +263,73 @@ def check_claims(fit: Fit, claims, prob: float = 0.95) -> pd.DataFrame:
     if not parsed:
         raise InputError("no claim to check", field="claim", value=None)
     resolved = [_resolve(fit, c) for c in parsed]
+    if fit.is_point:
+        return _point_claims(fit, parsed, resolved, prob)
+    return _draw_claims(fit, parsed, resolved, prob)
+
+
+def _point_claims(fit: Fit, parsed, resolved, prob: float) -> pd.DataFrame:
+    """Claims read off a point method's own intervals: p-values with Holm's step-down."""
     n = len(parsed)
     rows = []
-    if fit.is_point:
-        pairs = [c.text for c, (_, j, _) in zip(parsed, resolved, strict=True) if j is not None]
-        if pairs and not fit.has_contrasts:
-            raise InputError(
-                f"claim(s) {pairs} compare two systems: method {fit.method!r} gives a point "
-                "and an interval per system, not their joint distribution; use the items "
-                "design's closed form, 'exact', 'laplace' or 'nuts'",
-                field="method",
-                value=fit.method,
-            )
-        for c, (i, j, value) in zip(parsed, resolved, strict=True):
-            sides = (
-                [("lower", -value), ("upper", value)]
-                if c.kind == "equivalence"
-                else [("lower" if c.op == ">" else "upper", value)]
-            )
-            p_value = max(_p_value(fit, i, j, side, v) for side, v in sides)
-            bounds = [_bound(fit, i, j, 1 - prob, side) for side, _ in sides]
-            rows.append(
-                {
-                    "claim": c.text,
-                    "method": fit.method,
-                    "probability": np.nan,
-                    "p_value": p_value,
-                    "bound": bounds[0] if len(bounds) == 1 else np.nan,
-                    "bounds": bounds,
-                }
-            )
-        # Holm's step-down at 1 - prob over the claims
-        order = np.argsort([r["p_value"] for r in rows], kind="stable")
-        supported = np.zeros(n, bool)
-        for rank, k in enumerate(order):
-            if rows[k]["p_value"] <= (1 - prob) / (n - rank):
-                supported[k] = True
-            else:
-                break
-        control = "single claim" if n == 1 else f"Holm over {n} claims (family-wise)"
-        for k, r in enumerate(rows):
-            bounds = r.pop("bounds")
-            shown = ", ".join(f"{b:.3f}" for b in bounds)
-            r |= {
-                "required": float(prob),
-                "supported": bool(supported[k]),
-                "control": control,
-                "reason": f"p = {r['p_value']:.3g}; one-sided {prob:g} bound(s) {shown}"
-                + _pair_text(fit, *resolved[k][:2]),
+    pairs = [c.text for c, (_, j, _) in zip(parsed, resolved, strict=True) if j is not None]
+    if pairs and not fit.has_contrasts:
+        raise InputError(
+            f"claim(s) {pairs} compare two systems: method {fit.method!r} gives a point "
+            "and an interval per system, not their joint distribution; use the items "
+            "design's closed form, 'exact', 'laplace' or 'nuts'",
+            field="method",
+            value=fit.method,
+        )
+    for c, (i, j, value) in zip(parsed, resolved, strict=True):
+        sides = (
+            [("lower", -value), ("upper", value)]
+            if c.kind == "equivalence"
+            else [("lower" if c.op == ">" else "upper", value)]
+        )
+        p_value = max(_p_value(fit, i, j, side, v) for side, v in sides)
+        bounds = [_bound(fit, i, j, 1 - prob, side) for side, _ in sides]
+        rows.append(
+            {
+                "claim": c.text,
+                "method": fit.method,
+                "probability": np.nan,
+                "p_value": p_value,
+                "bound": bounds[0] if len(bounds) == 1 else np.nan,
+                "bounds": bounds,
             }
-            if not np.all(np.isfinite(bounds)):
-                r["supported"] = False
-                r["reason"] = "the method gives no interval here (see the fit's notes)"
-        return pd.DataFrame(rows)
+        )
+    # Holm's step-down at 1 - prob over the claims
+    order = np.argsort([r["p_value"] for r in rows], kind="stable")
+    supported = np.zeros(n, bool)
+    for rank, k in enumerate(order):
+        if rows[k]["p_value"] <= (1 - prob) / (n - rank):
+            supported[k] = True
+        else:
+            break
+    control = "single claim" if n == 1 else f"Holm over {n} claims (family-wise)"
+    for k, r in enumerate(rows):
+        bounds = r.pop("bounds")
+        shown = ", ".join(f"{b:.3f}" for b in bounds)
+        r |= {
+            "required": float(prob),
+            "supported": bool(supported[k]),
+            "control": control,
+            "reason": f"p = {r['p_value']:.3g}; one-sided {prob:g} bound(s) {shown}"
+            + _pair_text(fit, *resolved[k][:2]),
+        }
+        if not np.all(np.isfinite(bounds)):
+            r["supported"] = False
+            r["reason"] = "the method gives no interval here (see the fit's notes)"
+    return pd.DataFrame(rows)
+
+
+def _draw_claims(fit: Fit, parsed, resolved, prob: float) -> pd.DataFrame:
+    """Claims read off the draws: each claim's probability, and the supported set that
+    holds together with probability at least ``prob``.
+    """
+    n = len(parsed)
+    rows = []
     d = fit.draws().values
     d = d.reshape(d.shape[0], -1)
     holds = []

@@ -96,43 +96,53 @@ def run(args) -> str:
     level = f"{100 * (1 - args.alpha):g}%"
     comparison, pairwise, diagnostics = _bayes_sections(study, args)
     if args.format == "json":
-        first = rows[0]
-        return json.dumps(
-            {
-                "comparison": [{k: clean(v) for k, v in r.items()} for r in comparison],
-                "diagnostics": diagnostics,
-                "pairwise": [{k: clean(v) for k, v in r.items()} for r in pairwise],
-                "alpha": args.alpha,
-                "calibration": {
-                    "m0": int(first["m0"]),
-                    "m1": int(first["m1"]),
-                    "q0": clean(first["q0"]),
-                    "q1": clean(first["q1"]),
-                    "n_missing": int(first["calibration_n_missing"]),
-                },
-                "systems": [
-                    {
-                        k: clean(r[k])
-                        for k in (
-                            "system",
-                            "n",
-                            "n_missing",
-                            "k",
-                            "naive",
-                            "naive_lower",
-                            "naive_upper",
-                            "estimate",
-                            "lower",
-                            "upper",
-                            "degenerate",
-                            "note",
-                        )
-                    }
-                    for r in rows
-                ],
+        return _two_frames_json(rows, comparison, pairwise, diagnostics, args.alpha)
+    return _two_frames_text(rows, comparison, pairwise, level, args.format)
+
+
+def _two_frames_json(rows, comparison, pairwise, diagnostics, alpha: float) -> str:
+    """The two-frame design's ``--format json`` output."""
+    first = rows[0]
+    return json.dumps(
+        {
+            "comparison": [{k: clean(v) for k, v in r.items()} for r in comparison],
+            "diagnostics": diagnostics,
+            "pairwise": [{k: clean(v) for k, v in r.items()} for r in pairwise],
+            "alpha": alpha,
+            "calibration": {
+                "m0": int(first["m0"]),
+                "m1": int(first["m1"]),
+                "q0": clean(first["q0"]),
+                "q1": clean(first["q1"]),
+                "n_missing": int(first["calibration_n_missing"]),
             },
-            indent=2,
-        )
+            "systems": [
+                {
+                    k: clean(r[k])
+                    for k in (
+                        "system",
+                        "n",
+                        "n_missing",
+                        "k",
+                        "naive",
+                        "naive_lower",
+                        "naive_upper",
+                        "estimate",
+                        "lower",
+                        "upper",
+                        "degenerate",
+                        "note",
+                    )
+                }
+                for r in rows
+            ],
+        },
+        indent=2,
+    )
+
+
+def _two_frames_text(rows, comparison, pairwise, level: str, style: str) -> str:
+    """The two-frame design's tables: per system, by method, pairwise."""
     cols = [
         ("system", "system"),
         ("n", "n"),
@@ -151,7 +161,7 @@ def run(args) -> str:
         f"missing={first['calibration_n_missing']}"
     )
     notes = [f"note [{r['system']}]: {r['note']}" for r in rows if r["note"]]
-    out = [header, "", render(rows, cols, args.format), *notes]
+    out = [header, "", render(rows, cols, style), *notes]
     if comparison:
         ccols = [
             ("system", "system"),
@@ -170,7 +180,7 @@ def run(args) -> str:
             "true accuracy by method (closed form: Lang-Reiczigel; Bayesian: "
             "posterior mean, equal-tailed credible interval)",
             "",
-            render(comparison, ccols, args.format),
+            render(comparison, ccols, style),
         ]
     if pairwise:
         pcols = [
@@ -186,7 +196,7 @@ def run(args) -> str:
             "",
             f"pairwise comparison ({pairwise[0]['method']})",
             "",
-            render(pairwise, pcols, args.format),
+            render(pairwise, pcols, style),
         ]
     return "\n".join(out)
 

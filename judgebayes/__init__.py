@@ -72,8 +72,8 @@ _EXPORTS: dict[str, str] = {
     "simulate_accuracy": "judgebayes.simulate.accuracy",
     "accuracy_frames": "judgebayes.simulate.accuracy",
     "monte_carlo_study": "judgebayes.simulate.accuracy",
-    "bayesian_coverage_study": "judgebayes.simulate.accuracy",
-    "sbc_ranks": "judgebayes.simulate.accuracy",
+    "bayesian_coverage_study": "judgebayes.simulate.exact_studies",
+    "sbc_ranks": "judgebayes.simulate.exact_studies",
     "sbc_study": "judgebayes.simulate.sbc",
     # accuracy summaries
     "accuracy_table": "judgebayes.studies.accuracy",

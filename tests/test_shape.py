@@ -24,7 +24,6 @@ LONG_FUNCTIONS = {
     "workflows/demo/text.py::demo_text": 133,
     "workflows/active/run.py::run_active": 124,
     "workflows/split_protocol/run.py::split_protocol": 109,
-    "simulate/accuracy.py::monte_carlo_study": 109,
     "workflows/judge_bias/correction.py::cross_validated_agreement": 108,
 }
 

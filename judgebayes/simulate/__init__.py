@@ -1,7 +1,8 @@
 """Generators with known truth for each family, and the coverage and SBC studies.
 
-Submodules: :mod:`~judgebayes.simulate.accuracy` (counts, frames, Monte-Carlo and
-Bayesian coverage studies, the exact engine's SBC), :mod:`~judgebayes.simulate.sbc` (SBC of
+Submodules: :mod:`~judgebayes.simulate.accuracy` (counts, frames, Monte-Carlo
+coverage of the closed forms), :mod:`~judgebayes.simulate.exact_studies` (the exact engine's
+Bayesian coverage and SBC), :mod:`~judgebayes.simulate.sbc` (SBC of
 every NUTS model, as a sweep), :mod:`~judgebayes.simulate.ranking` (pairwise judges)
 and :mod:`~judgebayes.simulate.panel` (generator x validator panels).
 """
@@ -9,11 +10,10 @@ and :mod:`~judgebayes.simulate.panel` (generator x validator panels).
 from judgebayes.simulate.accuracy import (
     SimulatedAccuracy,
     accuracy_frames,
-    bayesian_coverage_study,
     monte_carlo_study,
-    sbc_ranks,
     simulate_accuracy,
 )
+from judgebayes.simulate.exact_studies import bayesian_coverage_study, sbc_ranks
 from judgebayes.simulate.items import (
     SimulatedItems,
     simulate_items,

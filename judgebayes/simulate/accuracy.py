@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,20 +24,11 @@ import xarray as xr
 
 from judgebayes.errors import InputError
 from judgebayes.inference.accuracy import closed_form as cf
-from judgebayes.inference.accuracy.exact import exact_posterior
-from judgebayes.inference.executors import run_tasks, task_seeds
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
-    import xarray as xr
-
 
 __all__ = [
     "SimulatedAccuracy",
     "accuracy_frames",
-    "bayesian_coverage_study",
     "monte_carlo_study",
-    "sbc_ranks",
     "simulate_accuracy",
 ]
 
@@ -243,6 +234,38 @@ def monte_carlo_study(
     shape = sim.k.shape
     truth = np.broadcast_to(sim.theta, shape)
     k, nn, tp, mm1, tn, mm0 = sim.k, sim.n, sim.tp, sim.m1, sim.tn, sim.m0
+    results = _estimators(k, nn, tp, mm1, tn, mm0, alpha)
+    methods = list(results)
+    out, n_invalid = _summaries(results, truth, shape, sweep.size)
+    coords = {"estimator": methods, sweep_name: sweep}
+    ds = xr.Dataset(
+        {nm: (("estimator", sweep_name), arr) for nm, arr in out.items()}
+        | {"n_invalid": (("estimator", sweep_name), n_invalid)},
+        coords=coords,
+    )
+    ds.attrs.update(
+        q0=q0,
+        q1=q1,
+        n=n,
+        design=sim.design,
+        m0=-1 if m0 is None else m0,
+        m1=-1 if m1 is None else m1,
+        m=-1 if m is None else m,
+        reps=int(reps),
+        alpha=alpha,
+        random_seed=str(random_seed),
+    )
+    if sweep_name == "theta_cal":
+        ds.attrs["theta"] = float(np.asarray(theta))
+    return ds
+
+
+def _estimators(k, nn, tp, mm1, tn, mm0, alpha: float) -> dict[str, tuple]:
+    """Every closed-form estimator on the simulated counts: (estimate, lower, upper,
+    invalid) per method, the bounds None for a point estimator.
+    """
+    shape = k.shape
+    p_hat = k / nn
     # a random calibration draw may leave a class empty; those replicates are invalid
     empty = (mm1 == 0) | (mm0 == 0)
     s1, s0 = np.where(empty, 1, mm1), np.where(empty, 1, mm0)
@@ -269,17 +292,25 @@ def monte_carlo_study(
         ma = cf.misclassification_adjusted_estimate(k, nn, stp, s1, stn, s0, errors="nan")
         results["misclassification_adjusted"] = (ma, None, None, np.isnan(ma) | empty)
 
+    return results
+
+
+def _summaries(results: dict[str, tuple], truth, shape, n_sweep: int):
+    """Coverage, width, bias and RMSE (with Monte-Carlo errors) of each method at each point
+    of the sweep, and how many replicates each method could not serve.
+    """
+    sweep_size = n_sweep
     methods = list(results)
     out = {
-        v: np.full((len(methods), sweep.size), np.nan)
+        v: np.full((len(methods), sweep_size), np.nan)
         for v in ("coverage", "coverage_mcse", "mean_width", "bias", "bias_mcse", "rmse")
     }
-    n_invalid = np.zeros((len(methods), sweep.size), np.int64)
+    n_invalid = np.zeros((len(methods), sweep_size), np.int64)
     for i, meth in enumerate(methods):
         est, lo, hi, bad = results[meth]
-        est = np.broadcast_to(np.asarray(est, float), shape).reshape(sweep.size, -1)
-        bad = np.broadcast_to(bad, shape).reshape(sweep.size, -1)
-        tr = truth.reshape(sweep.size, -1)
+        est = np.broadcast_to(np.asarray(est, float), shape).reshape(sweep_size, -1)
+        bad = np.broadcast_to(bad, shape).reshape(sweep_size, -1)
+        tr = truth.reshape(sweep_size, -1)
         ok = ~bad
         cnt = ok.sum(-1)
         n_invalid[i] = bad.sum(-1)
@@ -292,148 +323,11 @@ def monte_carlo_study(
             )
             out["rmse"][i] = np.sqrt((err**2).sum(-1) / cnt)
             if lo is not None:
-                lo = np.broadcast_to(np.asarray(lo, float), shape).reshape(sweep.size, -1)
-                hi = np.broadcast_to(np.asarray(hi, float), shape).reshape(sweep.size, -1)
+                lo = np.broadcast_to(np.asarray(lo, float), shape).reshape(sweep_size, -1)
+                hi = np.broadcast_to(np.asarray(hi, float), shape).reshape(sweep_size, -1)
                 cover = ok & (lo <= tr) & (tr <= hi)
                 cov = cover.sum(-1) / cnt
                 out["coverage"][i] = cov
                 out["coverage_mcse"][i] = np.sqrt(cov * (1 - cov) / cnt)
                 out["mean_width"][i] = np.where(ok, hi - lo, 0).sum(-1) / cnt
-    coords = {"estimator": methods, sweep_name: sweep}
-    ds = xr.Dataset(
-        {nm: (("estimator", sweep_name), arr) for nm, arr in out.items()}
-        | {"n_invalid": (("estimator", sweep_name), n_invalid)},
-        coords=coords,
-    )
-    ds.attrs.update(
-        q0=q0,
-        q1=q1,
-        n=n,
-        design=sim.design,
-        m0=-1 if m0 is None else m0,
-        m1=-1 if m1 is None else m1,
-        m=-1 if m is None else m,
-        reps=int(reps),
-        alpha=alpha,
-        random_seed=str(random_seed),
-    )
-    if sweep_name == "theta_cal":
-        ds.attrs["theta"] = float(np.asarray(theta))
-    return ds
-
-
-def _coverage_task(task) -> dict[str, tuple[float, float]]:
-    """One theta value of :func:`bayesian_coverage_study`: (coverage, width) per estimator."""
-    theta, q0, q1, n, m0, m1, reps, alpha, nodes, seed = task
-    sim = simulate_accuracy(theta, q0, q1, n, m0=m0, m1=m1, reps=reps, random_seed=seed)
-    k, tp, tn = sim.k.ravel(), sim.tp.ravel(), sim.tn.ravel()
-    ep = exact_posterior(k, n, tp, m1, tn, m0, nodes=nodes)
-    blo, bhi = ep.quantile(alpha / 2, tol=1e-6), ep.quantile(1 - alpha / 2, tol=1e-6)
-    lr = cf.lang_reiczigel_from_counts(k, n, tp, m1, tn, m0, alpha)
-    return {
-        name: (float(((lo <= theta) & (theta <= hi)).mean()), float(np.mean(hi - lo)))
-        for name, lo, hi in (("bayes_exact", blo, bhi), ("lang_reiczigel", lr.lower, lr.upper))
-    }
-
-
-def bayesian_coverage_study(
-    theta: Any,
-    q0: float,
-    q1: float,
-    n: int,
-    *,
-    m0: int,
-    m1: int,
-    reps: int = 1000,
-    alpha: float = 0.05,
-    nodes: int = 12,
-    random_seed: Any = None,
-    executor: Any = None,
-    progress: bool | None = None,
-) -> xr.Dataset:
-    """Frequentist coverage and width of the exact Bayesian credible interval next to the
-    Lang-Reiczigel interval, on the same simulated datasets (stratified calibration).
-
-    The Bayesian interval is the equal-tailed interval of the exact posterior
-    (:func:`judgebayes.inference.accuracy.exact.exact_posterior`, uniform priors).  At theta = 0
-    and 1 an equal-tailed interval of a continuous posterior cannot contain the endpoint,
-    so its coverage there is 0 by construction.  ``nodes=12`` quadrature nodes per axis
-    keep 21 x 1000 datasets under a minute on 2 cores; its credible bounds differ from
-    the 64-node reference by up to about 1e-3 (n = 1000, m0 = m1 = 100).
-
-    Each theta value is one task with its own seed spawned from ``random_seed``
-    (:func:`~judgebayes.inference.executors.task_seeds`), run where ``executor`` says
-    (:func:`~judgebayes.inference.executors.run_tasks`: serial, local processes, any
-    ``concurrent.futures.Executor`` or a Dask client): the numbers do not depend on it.
-
-    Returns
-    -------
-    xarray.Dataset
-        dims ``(estimator, theta)`` with ``coverage``, ``coverage_mcse``, ``mean_width``.
-    """
-    thetas = np.atleast_1d(np.asarray(theta, float))
-    seeds = task_seeds(random_seed, thetas.size)
-    tasks = [
-        (float(t), q0, q1, n, m0, m1, reps, alpha, nodes, s)
-        for t, s in zip(thetas, seeds, strict=True)
-    ]
-    res = run_tasks(_coverage_task, tasks, executor, progress=progress, desc="coverage")
-    names = ["bayes_exact", "lang_reiczigel"]
-    cov = np.array([[r[m][0] for r in res] for m in names])
-    width = np.array([[r[m][1] for r in res] for m in names])
-    ds = xr.Dataset(
-        {
-            "coverage": (("estimator", "theta"), cov),
-            "coverage_mcse": (("estimator", "theta"), np.sqrt(cov * (1 - cov) / reps)),
-            "mean_width": (("estimator", "theta"), width),
-        },
-        coords={"estimator": names, "theta": thetas},
-    )
-    ds.attrs.update(q0=q0, q1=q1, n=n, m0=m0, m1=m1, reps=reps, alpha=alpha, nodes=nodes)
-    return ds
-
-
-#: datasets per task of :func:`sbc_ranks` (fixed, so the ranks do not depend on the executor)
-SBC_BLOCK = 250
-
-
-def _sbc_task(task) -> np.ndarray:
-    """One block of :func:`sbc_ranks`."""
-    size, n, m0, m1, n_draws, nodes, seed = task
-    rng = np.random.default_rng(seed)
-    th, a0, a1 = rng.random(size), rng.random(size), rng.random(size)
-    k = rng.binomial(n, th * a1 + (1 - th) * (1 - a0))
-    tp, tn = rng.binomial(m1, a1), rng.binomial(m0, a0)
-    ep = exact_posterior(k, n, tp, m1, tn, m0, nodes=nodes)
-    u = np.clip(np.asarray(ep.cdf(th)), 0, 1)
-    return rng.binomial(n_draws, u)
-
-
-def sbc_ranks(
-    n_datasets: int,
-    n: int,
-    *,
-    m0: int,
-    m1: int,
-    n_draws: int = 99,
-    nodes: int = 32,
-    random_seed: Any = None,
-    executor: Any = None,
-    progress: bool | None = None,
-) -> np.ndarray:
-    """Simulation-based calibration of the binary model (uniform priors) by its exact
-    posterior: draw theta, q0, q1 from the prior, simulate data, and return the rank of
-    the true theta among ``n_draws`` posterior draws (uniform on 0..n_draws if the
-    posterior is calibrated).  Ranks come from the posterior CDF at the truth, u, as
-    Binomial(n_draws, u) draws, which has the same distribution as counting draws.
-
-    The datasets go in blocks of :data:`SBC_BLOCK`, each a task with its own seed spawned
-    from ``random_seed``, run where ``executor`` says (as in
-    :func:`bayesian_coverage_study`): the ranks do not depend on it.  The NUTS models'
-    SBC is :func:`judgebayes.simulate.sbc.sbc_study`.
-    """
-    sizes = [min(SBC_BLOCK, n_datasets - a) for a in range(0, n_datasets, SBC_BLOCK)]
-    seeds = task_seeds(random_seed, len(sizes))
-    tasks = [(b, n, m0, m1, n_draws, nodes, s) for b, s in zip(sizes, seeds, strict=True)]
-    out = run_tasks(_sbc_task, tasks, executor, progress=progress, desc="SBC")
-    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+    return out, n_invalid

@@ -149,7 +149,7 @@ def test_split_protocol_gives_the_same_numbers_serial_in_processes_and_on_dask(g
 def test_exact_coverage_and_sbc_ranks_are_the_same_on_every_executor(client):
     import xarray as xr
 
-    from judgebayes.simulate.accuracy import bayesian_coverage_study, sbc_ranks
+    from judgebayes.simulate.exact_studies import bayesian_coverage_study, sbc_ranks
 
     kw = dict(m0=60, m1=60, reps=100, nodes=8, random_seed=5)
     ref = bayesian_coverage_study([0.2, 0.5, 0.8], 0.8, 0.9, 300, **kw)

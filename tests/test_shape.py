@@ -21,7 +21,6 @@ MAX_FUNCTION_LINES = 80
 #: met); each is one command's or one reader's whole flow, to be cut into steps
 LONG_FUNCTIONS = {
     "workflows/monitor/stream.py::monitor": 148,
-    "workflows/demo/text.py::demo_text": 133,
     "workflows/active/run.py::run_active": 124,
     "workflows/split_protocol/run.py::split_protocol": 109,
     "workflows/judge_bias/correction.py::cross_validated_agreement": 108,

@@ -69,54 +69,74 @@ def headline(result: DemoResult, alpha: float = 0.05) -> str:
 
 def demo_text(result: DemoResult, args: Any, render) -> str:
     """Human-readable demo output: the three acts, then the headline as the summary."""
-    res = result.accuracy
     level = f"{100 * (1 - args.alpha):g}%"
-    parts = []
+    parts: list[str] = []
     if result.label_a_few is not None:
-        t = result.label_a_few
+        parts += _act_one(result, args, render, level)
+    parts += _act_two(result.accuracy, args, render, level)
+    if result.bias is not None:
+        parts += _act_three(result, args, render, level)
+    if result.label_a_few is not None:
+        parts.append("\nSUMMARY: " + headline(result, args.alpha))
+    if result.report is not None:
         parts.append(
-            f"ACT 1 - a biased judge, a few labels. LLMBar {LABEL_A_FEW_SUBSET}: every pair "
-            "judged by each judge with verdicts on it, target P(output 1 is better);\n"
-            f"{result.n_labels} pairs labelled by humans at random (seed "
-            f"{args.seed}); gold = the human rate over all pairs (what the corrected rate "
-            "estimates).\n"
+            f"\nreport: {result.report.path} ({len(result.report.figures)} figures in "
+            f"{result.report.path.parent / (result.report.path.stem + '_figures')})"
         )
-        wide = []
-        for judge, g in t.groupby("unit", sort=False):
-            row = {"judge": judge, "gold": g["gold"].iloc[0]}
-            for r in g.to_dict("records"):
-                name = _METHOD_NAMES.get(r["method"], r["method"])
-                row[name] = _interval(r) + ("" if r["covered"] else " x")
-            wide.append(row)
-        names = [_METHOD_NAMES.get(m, m) for m in dict.fromkeys(t["method"])]
+    return "\n".join(parts)
+
+
+def _act_one(result: DemoResult, args: Any, render, level: str) -> list[str]:
+    """Act 1: a biased judge, a few labels; every method's interval and its coverage."""
+    parts: list[str] = []
+    t = result.label_a_few
+    parts.append(
+        f"ACT 1 - a biased judge, a few labels. LLMBar {LABEL_A_FEW_SUBSET}: every pair "
+        "judged by each judge with verdicts on it, target P(output 1 is better);\n"
+        f"{result.n_labels} pairs labelled by humans at random (seed "
+        f"{args.seed}); gold = the human rate over all pairs (what the corrected rate "
+        "estimates).\n"
+    )
+    wide = []
+    for judge, g in t.groupby("unit", sort=False):
+        row = {"judge": judge, "gold": g["gold"].iloc[0]}
+        for r in g.to_dict("records"):
+            name = _METHOD_NAMES.get(r["method"], r["method"])
+            row[name] = _interval(r) + ("" if r["covered"] else " x")
+        wide.append(row)
+    names = [_METHOD_NAMES.get(m, m) for m in dict.fromkeys(t["method"])]
+    parts.append(
+        render(wide, [("judge", "judge"), ("gold", "gold"), *((n, n) for n in names)],
+               args.format)
+    )  # fmt: skip
+    parts.append(f"(estimate [{level} interval]; x = misses gold)")
+    nuts = t[t["method"] == "nuts"]
+    if len(nuts):
         parts.append(
-            render(wide, [("judge", "judge"), ("gold", "gold"), *((n, n) for n in names)],
-                   args.format)
-        )  # fmt: skip
-        parts.append(f"(estimate [{level} interval]; x = misses gold)")
-        nuts = t[t["method"] == "nuts"]
-        if len(nuts):
-            parts.append(
-                f"NUTS: r_hat max {nuts['r_hat'].max():.3f}, "
-                f"{int(nuts['divergences'].max())} divergences, "
-                f"{nuts['ess_bulk'].min():.0f} bulk ESS min."
-            )
-        cov = result.label_coverage
-        if cov is not None and len(cov):
-            pivot = cov.pivot_table(index="judge", columns="method", values="coverage",
-                                    sort=False)  # fmt: skip
-            crow = [
-                {"judge": j, **{_METHOD_NAMES[m]: v for m, v in r.items()}}
-                for j, r in pivot.to_dict("index").items()
-            ]
-            parts.append(
-                f"\nCoverage of gold over {int(cov['draws'].iloc[0])} random draws of the "
-                f"labelled pairs ({level} intervals; Monte-Carlo error about 0.015):"
-            )
-            ccols = [("judge", "judge")] + [
-                (_METHOD_NAMES[m], _METHOD_NAMES[m]) for m in pivot.columns
-            ]
-            parts.append(render(crow, ccols, args.format))
+            f"NUTS: r_hat max {nuts['r_hat'].max():.3f}, "
+            f"{int(nuts['divergences'].max())} divergences, "
+            f"{nuts['ess_bulk'].min():.0f} bulk ESS min."
+        )
+    cov = result.label_coverage
+    if cov is not None and len(cov):
+        pivot = cov.pivot_table(index="judge", columns="method", values="coverage",
+                                sort=False)  # fmt: skip
+        crow = [
+            {"judge": j, **{_METHOD_NAMES[m]: v for m, v in r.items()}}
+            for j, r in pivot.to_dict("index").items()
+        ]
+        parts.append(
+            f"\nCoverage of gold over {int(cov['draws'].iloc[0])} random draws of the "
+            f"labelled pairs ({level} intervals; Monte-Carlo error about 0.015):"
+        )
+        ccols = [("judge", "judge")] + [(_METHOD_NAMES[m], _METHOD_NAMES[m]) for m in pivot.columns]
+        parts.append(render(crow, ccols, args.format))
+    return parts
+
+
+def _act_two(res, args: Any, render, level: str) -> list[str]:
+    """Act 2: when correction does not pay (every LLMBar subset)."""
+    parts: list[str] = []
     cols = [
         ("subset", "subset"),
         ("n", "n test"),
@@ -168,36 +188,34 @@ def demo_text(result: DemoResult, args: Any, render) -> str:
         "Correction pays when the judge is biased\nand the labels are enough (act 1); "
         "`judgebayes plan` says how many labels a target width needs."
     )
-    if result.bias is not None:
-        b = result.bias
-        parts.append(
-            "\nACT 3 - judge bias on the five LLMBar subsets, both presentation orders "
-            f"({b['method'].iloc[0]}; {level} intervals; length per standardised log2 words):"
-        )
-        show = b[b["coefficient"].isin(["length", "position"])].to_dict("records")
-        bcols = [("subset", "judge"), ("note", "coefficient"), ("estimate", "estimate")]
-        bcols += [("lower", "lo"), ("upper", "hi"), ("p_positive", "P(>0)")]
-        if "r_hat" in b:
-            bcols += [("r_hat", "r_hat"), ("divergences", "div")]
-        rows = [dict(r, subset=r["judge"], note=r["coefficient"]) for r in show]
-        parts.append(render(rows, bcols, args.format))
-        parts.append(
-            "\nAgreement with gold, 5-fold cross-validated: single verdicts, order-averaged, "
-            "after the bias-aware correction (posterior decision with a length-aware gold "
-            "prior), after the paper's logistic correction, the gold prior alone:"
-        )
-        acols = [("subset", "judge"), ("verdict_agreement", "verdicts")]
-        acols += [("order_averaged", "order-avg"), ("bias_aware", "bias-aware")]
-        acols += [("logistic", "logistic"), ("prior_only", "prior only")]
-        acols += [("prefers_longer", "judge longer")]
-        acols += [("gold_longer", "gold longer")]
-        arows = [dict(r, subset=r["judge"]) for r in result.agreement.to_dict("records")]
-        parts.append(render(arows, acols, args.format))
-    if result.label_a_few is not None:
-        parts.append("\nSUMMARY: " + headline(result, args.alpha))
-    if result.report is not None:
-        parts.append(
-            f"\nreport: {result.report.path} ({len(result.report.figures)} figures in "
-            f"{result.report.path.parent / (result.report.path.stem + '_figures')})"
-        )
-    return "\n".join(parts)
+    return parts
+
+
+def _act_three(result: DemoResult, args: Any, render, level: str) -> list[str]:
+    """Act 3: the judge's length and position bias, and what correcting it buys."""
+    parts: list[str] = []
+    b = result.bias
+    parts.append(
+        "\nACT 3 - judge bias on the five LLMBar subsets, both presentation orders "
+        f"({b['method'].iloc[0]}; {level} intervals; length per standardised log2 words):"
+    )
+    show = b[b["coefficient"].isin(["length", "position"])].to_dict("records")
+    bcols = [("subset", "judge"), ("note", "coefficient"), ("estimate", "estimate")]
+    bcols += [("lower", "lo"), ("upper", "hi"), ("p_positive", "P(>0)")]
+    if "r_hat" in b:
+        bcols += [("r_hat", "r_hat"), ("divergences", "div")]
+    rows = [dict(r, subset=r["judge"], note=r["coefficient"]) for r in show]
+    parts.append(render(rows, bcols, args.format))
+    parts.append(
+        "\nAgreement with gold, 5-fold cross-validated: single verdicts, order-averaged, "
+        "after the bias-aware correction (posterior decision with a length-aware gold "
+        "prior), after the paper's logistic correction, the gold prior alone:"
+    )
+    acols = [("subset", "judge"), ("verdict_agreement", "verdicts")]
+    acols += [("order_averaged", "order-avg"), ("bias_aware", "bias-aware")]
+    acols += [("logistic", "logistic"), ("prior_only", "prior only")]
+    acols += [("prefers_longer", "judge longer")]
+    acols += [("gold_longer", "gold longer")]
+    arows = [dict(r, subset=r["judge"]) for r in result.agreement.to_dict("records")]
+    parts.append(render(arows, acols, args.format))
+    return parts

@@ -144,39 +144,8 @@ def split_protocol(
         for s0 in starts:
             tasks.append((gi, g, h_all, j_all, opts, s0, min(s0 + size, n_splits)))
 
-    lines = progress if hasattr(progress, "write") else None  # a file: one line per group
-    bar = False if lines is not None else progress
-
-    def report(task, grec):
-        if lines is not None:
-            gi, g, s0, s1 = task[0], task[1], task[5], task[6]
-            which = f"{n_splits} splits" if len(starts) == 1 else f"splits {s0}-{s1 - 1}"
-            print(
-                f"  [{gi + 1}/{len(groups)}] {g}: {which}, {grec['seconds']:.1f} s",
-                file=lines,
-                flush=True,
-            )
-
-    unit = "group" if len(starts) == 1 else "fit"
-    if executor is None:  # one fit at a time, each reported as it ends
-        done = []
-        with Progress(len(tasks), "split protocol", bar, unit=unit) as pb:
-            for t in tasks:
-                done.append(_split_group(t))
-                report(t, done[-1][1])
-                pb.update()
-    else:
-        done = run_tasks(_split_group, tasks, executor, progress=bar, desc="split protocol")
-        for t, d in zip(tasks, done, strict=True):
-            report(t, d[1])
-    rows, grows, fits = [], [], {}
-    for gi in range(len(groups)):  # a group's fits in split order, its rows by method
-        part = [d for t, d in zip(tasks, done, strict=True) if t[0] == gi]
-        for k in range(len(part[0][0])):
-            rows += [d[0][k] for d in part]
-        grows.append(_merge_records([d[1] for d in part]))
-        for d in part:
-            fits.update(d[2])
+    done = _run(tasks, executor, progress, n_splits, len(starts) == 1, len(groups))
+    rows, grows, fits = _gathered(tasks, done, len(groups))
     splits = pd.concat(rows, ignore_index=True)
     bad = ~splits["defined"]
     splits.loc[bad, ["estimate", "lower", "upper"]] = np.nan
@@ -192,6 +161,53 @@ def split_protocol(
         "splits_per_fit": None if splits_per_fit is None else size,
     }
     return SplitProtocolResult(splits, pd.DataFrame(grows), settings, fits)
+
+
+def _run(tasks, executor, progress, n_splits: int, one_per_group: bool, n_groups: int):
+    """Every task's result, fitted where ``executor`` says; ``progress`` a bar switch, or a
+    file that gets one line per fit as it ends.
+    """
+    lines = progress if hasattr(progress, "write") else None  # a file: one line per group
+    bar = False if lines is not None else progress
+
+    def report(task, grec):
+        if lines is not None:
+            gi, g, s0, s1 = task[0], task[1], task[5], task[6]
+            which = f"{n_splits} splits" if one_per_group else f"splits {s0}-{s1 - 1}"
+            print(
+                f"  [{gi + 1}/{n_groups}] {g}: {which}, {grec['seconds']:.1f} s",
+                file=lines,
+                flush=True,
+            )
+
+    unit = "group" if one_per_group else "fit"
+    if executor is None:  # one fit at a time, each reported as it ends
+        done = []
+        with Progress(len(tasks), "split protocol", bar, unit=unit) as pb:
+            for t in tasks:
+                done.append(_split_group(t))
+                report(t, done[-1][1])
+                pb.update()
+    else:
+        done = run_tasks(_split_group, tasks, executor, progress=bar, desc="split protocol")
+        for t, d in zip(tasks, done, strict=True):
+            report(t, d[1])
+    return done
+
+
+def _gathered(tasks, done, n_groups: int):
+    """The split rows (a group's fits in split order, its rows by method), one record per
+    group, and every fit kept.
+    """
+    rows, grows, fits = [], [], {}
+    for gi in range(n_groups):  # a group's fits in split order, its rows by method
+        part = [d for t, d in zip(tasks, done, strict=True) if t[0] == gi]
+        for k in range(len(part[0][0])):
+            rows += [d[0][k] for d in part]
+        grows.append(_merge_records([d[1] for d in part]))
+        for d in part:
+            fits.update(d[2])
+    return rows, grows, fits
 
 
 def _merge_records(recs: list[dict[str, Any]]) -> dict[str, Any]:

@@ -22,7 +22,6 @@ MAX_FUNCTION_LINES = 80
 LONG_FUNCTIONS = {
     "workflows/monitor/stream.py::monitor": 148,
     "workflows/active/run.py::run_active": 124,
-    "workflows/judge_bias/correction.py::cross_validated_agreement": 108,
 }
 
 

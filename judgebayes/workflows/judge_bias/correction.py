@@ -206,6 +206,14 @@ def cross_validated_agreement(
         mu, s = feats[train].mean(0), feats[train].std(0) + 1e-12
         w = _ridge_logistic((feats[train] - mu) / s, gold1[train].astype(float), ridge)
         logit_score[test] = w[0] + ((feats[test] - mu) / s) @ w[1:]
+    scores = {"bias_aware": bias_score, "logistic": logit_score, "prior_only": prior_score}
+    return _agreement_table(verdicts, t, gold1, dlen, scores)
+
+
+def _agreement_table(verdicts, t, gold1, dlen, scores: dict) -> pd.DataFrame:
+    """Agreement with gold of the single verdicts, the order-averaged verdict and each
+    cross-fitted ``scores``' decision, over all instances and by subset.
+    """
     sign = np.where(gold1, 1.0, -1.0)
     per_verdict = verdicts.assign(agree=(verdicts["pick"] == verdicts["label"]).astype(float))
     per_verdict.loc[verdicts["pick"].isna(), "agree"] = np.nan
@@ -214,9 +222,7 @@ def cross_validated_agreement(
         {
             "subset": t["subset"],
             "order_averaged": _decide(sign * np.nan_to_num(score - 0.5, nan=0.0)),
-            "bias_aware": _decide(sign * bias_score),
-            "logistic": _decide(sign * logit_score),
-            "prior_only": _decide(sign * prior_score),
+            **{name: _decide(sign * x) for name, x in scores.items()},
             "prefers_longer": np.where(dlen > 0, score, 1 - score),
             "gold_longer": np.where(dlen > 0, gold1, ~gold1).astype(float),
             "unequal": dlen != 0,

@@ -148,6 +148,74 @@ def monitor(
     df = as_pandas(frame, "frame")
     alpha = check_alpha(alpha)
     tightest_at = check_count(tightest_at, "tightest_at")
+    _check_inputs(df, method, drift_by, judge, human, time, system, label_prob)
+    f, y, back = _verdicts(df, judge, human, scale, human_scale, positive)
+    period, labels = period_codes(df[time], time, freq)
+    notes: list[str] = []
+    missing = np.isnan(f)
+    if missing.any():
+        notes.append(
+            f"{int(missing.sum())} item(s) have no verdict in {judge!r}: left out (the rate "
+            "is of the judged items)"
+        )
+    prob = _label_probs(df, label_prob, missing)
+    systems = (
+        group_labels(df[system], system, "system").to_numpy()
+        if system is not None
+        else np.full(len(df), "", dtype=object)
+    )
+    reference = check_count(reference, "reference")
+    floors = _floors(floors)
+    drift, bounds = _drift_part(
+        back, drift_by, systems, missing, period, f, y, labels, alpha, reference, floors, notes
+    )
+    if back is None and len(labels) <= reference and len(floors) < 2:
+        notes.append(
+            f"{len(labels)} period(s) so far, the first {reference} the drift alarm's "
+            "reference: it tests the periods after them (or give floors=)"
+        )
+    rows = []
+    for name in pd.unique(systems):
+        sel = (systems == name) & ~missing
+        rows.append(
+            _system_table(
+                period[sel],
+                f[sel],
+                y[sel],
+                None if prob is None else prob[sel],
+                labels,
+                alpha,
+                tightest_at,
+                power_tuning,
+                notes,
+                name if system is not None else None,
+            )
+        )
+    attrs = {"notes": notes, "reference_bounds": bounds, "alpha": alpha, "method": method,
+             "drift_by": drift_by, "human_scale": back}  # fmt: skip
+    return _assembled(rows, drift, drift_by, back, system is not None, attrs)
+
+
+def _assembled(rows, drift, drift_by: str, back, by_system: bool, attrs: dict) -> pd.DataFrame:
+    """The systems' tables as one, with the drift alarm's columns, on the human scale."""
+    table = pd.concat(rows, ignore_index=True)
+    if drift is not None:
+        on = ["system", "period"] if drift_by == "system" else "period"
+        table = table.merge(drift, on=on, how="left")
+    if back is not None:  # from [0, 1] back to the human label's scale
+        lo, hi = back
+        for col in ("period_estimate", "estimate", "lower", "upper"):
+            table[col] = lo + (hi - lo) * table[col]
+    if by_system:
+        table.insert(0, "system", table.pop("system"))
+    else:
+        table = table.drop(columns="system")
+    table.attrs.update(attrs)
+    return table
+
+
+def _check_inputs(df, method, drift_by, judge, human, time, system, label_prob) -> None:
+    """The method, the role columns (present, each in one role), rows, and drift_by."""
     if method not in _METHODS:
         raise InputError(
             f"method must be one of {', '.join(_METHODS)}; got {method!r}",
@@ -175,6 +243,12 @@ def monitor(
             field="drift_by",
             value=drift_by,
         )
+
+
+def _verdicts(df, judge, human, scale, human_scale, positive):
+    """The judge's verdicts and the human labels as 0/1 (NaN: missing), or scores and labels
+    mapped to [0, 1] with the map back to the human scale (``back``).
+    """
     if scale is None:
         if human_scale is not None:
             raise InputError(
@@ -184,36 +258,32 @@ def monitor(
             )
         f = binary_labels(df[judge], judge, positive)
         y = binary_labels(df[human], human, positive)
-        back = None
-    else:
-        f, y, back = _scores(df, judge, human, scale, human_scale, positive)
-    period, labels = period_codes(df[time], time, freq)
-    notes: list[str] = []
-    missing = np.isnan(f)
-    if missing.any():
-        notes.append(
-            f"{int(missing.sum())} item(s) have no verdict in {judge!r}: left out (the rate "
-            "is of the judged items)"
+        return f, y, None
+    return _scores(df, judge, human, scale, human_scale, positive)
+
+
+def _label_probs(df, label_prob, missing) -> np.ndarray | None:
+    """Each item's known probability of being labelled, in (0, 1] (None: not given)."""
+    if label_prob is None:
+        return None
+    prob = numeric_column(df[label_prob], label_prob)
+    bad = ~((prob > 0) & (prob <= 1))
+    if bad[~missing].any():
+        i = int(np.flatnonzero(bad & ~missing)[0])
+        raise InputError(
+            f"column {label_prob!r}: labelling probabilities must lie in (0, 1]; row {i} "
+            f"has {prob[i]!r}",
+            field=label_prob,
+            value=prob[i],
         )
-    prob = None
-    if label_prob is not None:
-        prob = numeric_column(df[label_prob], label_prob)
-        bad = ~((prob > 0) & (prob <= 1))
-        if bad[~missing].any():
-            i = int(np.flatnonzero(bad & ~missing)[0])
-            raise InputError(
-                f"column {label_prob!r}: labelling probabilities must lie in (0, 1]; row {i} "
-                f"has {prob[i]!r}",
-                field=label_prob,
-                value=prob[i],
-            )
-    systems = (
-        group_labels(df[system], system, "system").to_numpy()
-        if system is not None
-        else np.full(len(df), "", dtype=object)
-    )
-    reference = check_count(reference, "reference")
-    floors = _floors(floors)
+    return prob
+
+
+def _drift_part(back, drift_by, systems, missing, period, f, y, labels, alpha, reference,
+                floors, notes):  # fmt: skip
+    """The drift alarm's table and its reference bounds (pooled or by system); none on
+    scores.
+    """
     if back is not None:
         drift, bounds = None, {}
         notes.append(
@@ -232,47 +302,7 @@ def monitor(
         drift, bounds = _drift_by_system(
             systems, missing, period, f, y, labels, alpha, reference, floors, notes
         )
-    if back is None and len(labels) <= reference and len(floors) < 2:
-        notes.append(
-            f"{len(labels)} period(s) so far, the first {reference} the drift alarm's "
-            "reference: it tests the periods after them (or give floors=)"
-        )
-    rows = []
-    for name in pd.unique(systems):
-        sel = (systems == name) & ~missing
-        rows.append(
-            _system_table(
-                period[sel],
-                f[sel],
-                y[sel],
-                None if prob is None else prob[sel],
-                labels,
-                alpha,
-                tightest_at,
-                power_tuning,
-                notes,
-                name if system is not None else None,
-            )
-        )
-    table = pd.concat(rows, ignore_index=True)
-    if drift is not None:
-        on = ["system", "period"] if drift_by == "system" else "period"
-        table = table.merge(drift, on=on, how="left")
-    if back is not None:  # from [0, 1] back to the human label's scale
-        lo, hi = back
-        for col in ("period_estimate", "estimate", "lower", "upper"):
-            table[col] = lo + (hi - lo) * table[col]
-    if system is not None:
-        table.insert(0, "system", table.pop("system"))
-    else:
-        table = table.drop(columns="system")
-    table.attrs["notes"] = notes
-    table.attrs["reference_bounds"] = bounds
-    table.attrs["alpha"] = alpha
-    table.attrs["method"] = method
-    table.attrs["drift_by"] = drift_by
-    table.attrs["human_scale"] = back
-    return table
+    return drift, bounds
 
 
 def _system_table(period, f, y, prob, labels, alpha, tightest_at, power_tuning, notes, name):

@@ -127,6 +127,94 @@ class _Fitter:
         return np.zeros(self.N), cov, np.full(self.N, self.k / self.N), np.zeros(self.N), 0.0
 
 
+def _check_run(rule, model, k, N, budget, refit_every) -> None:
+    """The rule, the model, the top-set size and the budget."""
+    if rule not in RULES:
+        raise InputError(f"rule must be one of {RULES}, got {rule!r}", field="rule", value=rule)
+    if model not in ("bias", "naive"):
+        raise InputError(
+            f"model must be 'bias' or 'naive', got {model!r}", field="model", value=model
+        )
+    if not 1 <= k < N:
+        raise InputError(f"k must be in 1..{N - 1}, got {k}", field="k", value=k)
+    if budget < 1 or refit_every < 1:
+        raise InputError("budget and refit_every must be >= 1", field="budget", value=budget)
+
+
+def _standardised(item_covariates, N: int) -> np.ndarray | None:
+    """The items' covariates, each centred and scaled (None without any)."""
+    if item_covariates is None:
+        return None
+    X = np.asarray(item_covariates, dtype=float).reshape(N, -1)
+    sd = X.std(axis=0)
+    if np.any(sd == 0):
+        raise InputError("an item covariate is constant", field="item_covariates", value=0)
+    return (X - X.mean(axis=0)) / sd
+
+
+def _recall(truth, sel, k: int) -> float | None:
+    """The share of the true top ``k`` in ``sel`` (None without a truth)."""
+    if truth is None:
+        return None
+    if hasattr(truth, "recall"):
+        return float(truth.recall(sel))
+    tt = set(np.asarray(truth).tolist())
+    return len(set(sel.tolist()) & tt) / k
+
+
+class _RoundRobin:
+    """Pairs in a round-robin schedule, handed out in order, skipping those asked."""
+
+    def __init__(self, order: list[int]):
+        self.order, self.pos = order, 0
+
+    def take(self, batch: int, queried: np.ndarray) -> np.ndarray:
+        """The next ``batch`` pairs not yet asked (fewer when the schedule runs out)."""
+        n_pairs = queried.size
+        chosen: list[int] = []
+        while len(chosen) < batch and self.pos < 10 * n_pairs:
+            pid = self.order[self.pos % n_pairs]
+            self.pos += 1
+            if not queried[pid] and pid not in chosen:
+                chosen.append(pid)
+        return np.array(chosen, dtype=np.int64)
+
+
+def _best(rule: str, state, free, batch: int, iu, ju, rng) -> np.ndarray:
+    """The ``batch`` free pairs with the highest acquisition scores (ties broken at random)."""
+    theta, cov, p_top, offset, kappa = state
+    sc = acquisition_scores(rule, theta, cov, p_top, iu[free], ju[free], offset=offset, kappa=kappa)
+    # random tie-break: lexsort by (random key, -score)
+    order = np.lexsort((rng.random(free.size), -sc))
+    return free[order[:batch]]
+
+
+def _finished(fitter, first, second, y, k, truth, recall, t0) -> ActiveResult:
+    """The run's last fit (the prior when no verdict came back), its top set and recall."""
+    if np.any(~np.isnan(y)):
+        res = fitter.fit(first, second, y)
+        theta_hat, _, p_top, *_ = fitter.posterior(res)
+        bias = res.bias.copy()
+    else:
+        theta_hat, _, p_top, *_ = fitter.prior()
+        bias = np.zeros(0)
+    top = top_k_set(theta_hat, k)
+    if truth is not None:
+        recall[y.size] = _recall(truth, top, k)
+    return ActiveResult(
+        first,
+        second,
+        y,
+        top,
+        p_top,
+        theta_hat,
+        bias,
+        recall,
+        fitter.refits,
+        time.perf_counter() - t0,
+    )
+
+
 def run_active(
     oracle: MatrixOracle | CallableOracle | np.ndarray,
     *,
@@ -181,32 +269,18 @@ def run_active(
     if not isinstance(oracle, MatrixOracle | CallableOracle):
         oracle = MatrixOracle(np.asarray(oracle))
     N = oracle.n_items
-    if rule not in RULES:
-        raise InputError(f"rule must be one of {RULES}, got {rule!r}", field="rule", value=rule)
-    if model not in ("bias", "naive"):
-        raise InputError(
-            f"model must be 'bias' or 'naive', got {model!r}", field="model", value=model
-        )
-    if not 1 <= k < N:
-        raise InputError(f"k must be in 1..{N - 1}, got {k}", field="k", value=k)
-    if budget < 1 or refit_every < 1:
-        raise InputError("budget and refit_every must be >= 1", field="budget", value=budget)
+    _check_run(rule, model, k, N, budget, refit_every)
     rng = np.random.default_rng(seed)
-    X = None
-    if item_covariates is not None and model == "bias":
-        X = np.asarray(item_covariates, dtype=float).reshape(N, -1)
-        sd = X.std(axis=0)
-        if np.any(sd == 0):
-            raise InputError("an item covariate is constant", field="item_covariates", value=0)
-        X = (X - X.mean(axis=0)) / sd
+    X = _standardised(item_covariates, N) if model == "bias" else None
     fitter = _Fitter(N, X, model, lam, lam_b, samples, rng, k)
 
     iu, ju = np.triu_indices(N, 1)
     n_pairs = iu.size
     queried = np.zeros(n_pairs, dtype=bool)
     pair_id = {(int(a), int(b)): t for t, (a, b) in enumerate(zip(iu, ju, strict=True))}
-    rr = [pair_id[p] for p in _round_robin_pairs(N, rng)] if rule == "round_robin" else []
-    rr_pos = 0
+    rr = _RoundRobin(
+        [pair_id[p] for p in _round_robin_pairs(N, rng)] if rule == "round_robin" else []
+    )
     first = np.empty(budget, dtype=np.int64)
     second = np.empty(budget, dtype=np.int64)
     y = np.empty(budget)
@@ -214,12 +288,7 @@ def run_active(
     recall: dict[int, float] = {}
 
     def recall_of(sel):
-        if truth is None:
-            return None
-        if hasattr(truth, "recall"):
-            return float(truth.recall(sel))
-        tt = set(np.asarray(truth).tolist())
-        return len(set(sel.tolist()) & tt) / k
+        return _recall(truth, sel, k)
 
     state = fitter.prior()
     res = None
@@ -237,21 +306,9 @@ def run_active(
         if rule == "random":
             chosen = rng.permutation(free)[:batch]
         elif rule == "round_robin":
-            chosen = []
-            while len(chosen) < batch and rr_pos < 10 * n_pairs:
-                pid = rr[rr_pos % n_pairs]
-                rr_pos += 1
-                if not queried[pid] and pid not in chosen:
-                    chosen.append(pid)
-            chosen = np.array(chosen, dtype=np.int64)
+            chosen = rr.take(batch, queried)
         else:
-            theta, cov, p_top, offset, kappa = state
-            sc = acquisition_scores(
-                rule, theta, cov, p_top, iu[free], ju[free], offset=offset, kappa=kappa
-            )
-            # random tie-break: lexsort by (random key, -score)
-            order = np.lexsort((rng.random(free.size), -sc))
-            chosen = free[order[:batch]]
+            chosen = _best(rule, state, free, batch, iu, ju, rng)
         for pid in chosen:
             a, b = int(iu[pid]), int(ju[pid])
             if rng.random() < 0.5:
@@ -265,26 +322,4 @@ def run_active(
                 recall[t] = recall_of(top_k_set(r.theta, k))
         if len(chosen) == 0:
             break
-    first, second, y = first[:t], second[:t], y[:t]
-    if np.any(~np.isnan(y)):
-        res = fitter.fit(first, second, y)
-        theta_hat, _, p_top, *_ = fitter.posterior(res)
-        bias = res.bias.copy()
-    else:
-        theta_hat, _, p_top, *_ = fitter.prior()
-        bias = np.zeros(0)
-    top = top_k_set(theta_hat, k)
-    if truth is not None:
-        recall[t] = recall_of(top)
-    return ActiveResult(
-        first,
-        second,
-        y,
-        top,
-        p_top,
-        theta_hat,
-        bias,
-        recall,
-        fitter.refits,
-        time.perf_counter() - t0,
-    )
+    return _finished(fitter, first[:t], second[:t], y[:t], k, truth, recall, t0)

@@ -180,9 +180,9 @@ jb.compare_loo(
 ctrl = jb.simulate_bt_judge(seed=5, c=0.0, kappa=0.0)
 rc = ctrl.ranking()
 fits = {
-    "naive": rc.fit("naive"),
-    "laplace/normal": rc.fit("laplace"),
-    "laplace/hierarchical": rc.fit("laplace", prior=HierarchicalBias()),
+    "naive": rc.fit("naive", random_seed=0),
+    "laplace/normal": rc.fit("laplace", random_seed=0),
+    "laplace/hierarchical": rc.fit("laplace", prior=HierarchicalBias(), random_seed=0),
     "nuts/horseshoe": rc.fit(
         "nuts",
         prior=HorseshoeBias(),

@@ -63,6 +63,7 @@ _EXPORTS: dict[str, str] = {
     "JudgeBayesError": "judgebayes.errors",
     "JudgeBayesWarning": "judgebayes.errors",
     "InputError": "judgebayes.errors",
+    "MethodRefused": "judgebayes.errors",
     "LabelError": "judgebayes.errors",
     "CountError": "judgebayes.errors",
     "EmptyClassError": "judgebayes.errors",

@@ -32,3 +32,23 @@ def pytest_xdist_make_scheduler(config, log):
             return group_of(nodeid)
 
     return GroupScheduling(config, log)
+
+
+# The contract's examples and fits (tests/contract.py), shared by every test file of a
+# worker: a study's contract cases run in its family's file, whose tests compile the same
+# models, so each model compiles once.
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def studies():
+    from tests.contract import Studies
+
+    return Studies()
+
+
+@pytest.fixture(scope="session")
+def all_fits(studies):
+    from tests.contract import Fits
+
+    return Fits(studies)

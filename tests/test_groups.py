@@ -1,18 +1,12 @@
 """The test groups (tests/groups.py): which tests share a worker."""
 
-from tests.groups import CONTRACT, GROUPS, README_BESIDE, group_of
+from tests.groups import README_BESIDE, group_of
 
 
-def test_a_file_is_a_group_and_a_contract_case_joins_its_family():
+def test_a_file_is_a_group_whatever_its_cases():
     assert group_of("tests/cli/test_cli.py::test_x[a-b]") == "tests/cli/test_cli.py"
-    assert (
-        group_of(f"{CONTRACT}::test_contract[panel.hierarchical-nuts]")
-        == (GROUPS["panel.hierarchical"])
-    )
-    assert group_of(f"{CONTRACT}::test_contract[items.judges-nuts]") == (
-        f"{CONTRACT}[items.judges]"
-    )
-    assert group_of(f"{CONTRACT}::test_unparametrised") == CONTRACT
+    case = "tests/studies/test_items.py::test_contract_fit[items.plain-nuts]"
+    assert group_of(case) == "tests/studies/test_items.py"
 
 
 def test_each_readme_part_is_a_group_of_its_own():

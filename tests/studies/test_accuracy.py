@@ -4,6 +4,8 @@ Each model structure is compiled once per test session (the engines cache compil
 models; the fixtures below reuse them), because compiling, not sampling, dominates time.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -16,6 +18,8 @@ from judgebayes.errors import (
     MethodRefused,
 )
 from judgebayes.inference.nuts import interpreted
+from judgebayes.studies import STUDIES
+from tests.contract import EXAMPLES, SMALL, contract_tests
 from tests.plots import check_forest, title
 
 NUTS = dict(draws=1000, tune=1000, chains=4)
@@ -403,3 +407,61 @@ def test_warm_refit_data_equal_pymcs():
     for name, value in _data_values(spec.build()).items():
         np.testing.assert_array_equal(np.asarray(spec.data[name], facts.data[name]), value)
         assert np.asarray(spec.data[name], facts.data[name]).dtype == value.dtype
+
+
+# ------------------------------------------------------------------ the contract
+globals().update(
+    contract_tests(
+        "accuracy.binary", "accuracy.strata", "accuracy.multiclass", "accuracy.replicates"
+    )
+)
+
+
+def test_nuts_trees_carry_the_groups_arviz_reads(all_fits):
+    key = "accuracy.binary"
+    import arviz as az
+
+    fit = all_fits[(key, "nuts")]
+    assert {"posterior", "sample_stats", "observed_data", "log_likelihood", "prior"} <= set(
+        fit.idata.children
+    )
+    # the posterior predictive of every observed variable, for arviz-plots' plot_ppc_*
+    assert set(fit.idata.posterior_predictive.data_vars) == {"k_obs", "tp_obs", "tn_obs"}
+    assert fit.idata.posterior_predictive.sizes["draw"] == SMALL["draws"]
+    assert "prior_predictive" in fit.idata.children
+    assert fit.idata.prior.sizes["draw"] == 200
+    # only the model's named variables and their dims: no transformed variable's own dim
+    dims = set(fit.idata.posterior.dims)
+    assert not any("__" in d for d in dims), dims
+    loo = az.loo(fit.idata, var_name="k_obs")  # the test counts; tp_obs, tn_obs also there
+    assert np.isfinite(loo.elpd)
+
+
+def test_check_gathers_every_check_that_applies(studies, all_fits):
+    key = "accuracy.binary"
+    binary = studies[key]
+    acc = binary.check(all_fits[(key, "nuts")])
+    assert {r.check for r in acc} == {"transfer", "ppc"}
+    assert list(acc.table.columns[:7]) == list(jb.checks.CHECK_COLUMNS)
+    assert all(r.policy == jb.checks.POLICY for r in acc)
+    # the data-only check runs without a fit; a point fit adds nothing
+    assert {r.check for r in binary.check()} == {"transfer"}
+    assert {r.check for r in binary.check(all_fits[(key, "closed_form")])} == {"transfer"}
+    # every registered check applies to some registered study
+    keys = {k for c in STUDIES.values() for k in c.keys()}
+    for check in jb.checks.registered().values():
+        assert set(check.applies_to) <= keys, check.name
+
+
+def test_replicate_fits_mark_an_undefined_replicate():
+    rs = EXAMPLES["accuracy.replicates"]()
+    for m in ("closed_form", "laplace", "nuts"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            f = rs.fit(m, random_seed=0, **({"sampler": SMALL} if m == "nuts" else {}))
+        iv = f.interval()
+        assert iv.loc["2"].isna().all()  # no test item: NaN, counted in notes
+        assert iv.loc[["0", "1"]].notna().all().all()
+        assert any("1 of 3 replicates" in n for n in f.notes)
+    with pytest.raises(InputError, match="ReplicateStudy"):
+        EXAMPLES["accuracy.replicates"]().fit("exact")

@@ -18,6 +18,7 @@ from judgebayes.errors import InputError, MethodRefused
 from judgebayes.inference.accuracy import closed_form as cf
 from judgebayes.inference.accuracy import items as ie
 from judgebayes.inference.nuts import interpreted
+from tests.contract import contract_tests
 from tests.helpers import cli
 from tests.plots import check_forest, title
 from tests.reference import items_posterior_grid
@@ -1130,3 +1131,7 @@ def test_laplace_refuses_pooled_judge_rates_up_front_and_compare_shows_the_row()
     assert len(refused) >= 1 and refused["lower"].isna().all()
     assert table[table["method"] == "closed_form"]["lower"].notna().all()
     jb.AccuracyStudy.from_items(f, system="system", judge_rates="per_system").fit("laplace")
+
+
+# ------------------------------------------------------------------ the contract
+globals().update(contract_tests("items.plain", "items.covariates", "items.paired"))

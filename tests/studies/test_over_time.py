@@ -16,6 +16,7 @@ import judgebayes as jb
 from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
 from judgebayes.inference.nuts import interpreted
 from judgebayes.studies.items import OverTimeItems
+from tests.contract import contract_tests
 from tests.simulators import stream
 
 
@@ -166,3 +167,7 @@ def test_dynamic_model_covers_the_judges_rate_in_every_period():
     assert failed <= 7
     assert cover["q1"].min() >= 0.88, cover["q1"]
     assert cover["theta"].min() >= 0.88, cover["theta"]
+
+
+# ------------------------------------------------------------------ the contract
+globals().update(contract_tests("items.over_time"))

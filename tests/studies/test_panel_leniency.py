@@ -15,6 +15,7 @@ from judgebayes.datasets.beyond_consensus import beyond_consensus_panel
 from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
 from judgebayes.inference.nuts import clear_compile_cache
 from judgebayes.studies.panel import HierarchicalPanel, LeniencyPanel, ValidatorPanel
+from tests.contract import contract_tests
 
 
 @pytest.fixture(scope="module")
@@ -292,3 +293,7 @@ def test_default_model_covers_on_the_mixture_or_its_check_chose_the_cell_model()
     rule = 0.9 - 2.5 * np.sqrt(0.09 / len(covered))
     assert chosen.count("hierarchical") >= 4, chosen
     assert np.mean(covered) >= rule, (np.mean(covered), len(covered), chosen)
+
+
+# ------------------------------------------------------------------ the contract
+globals().update(contract_tests("panel.leniency"))

@@ -37,6 +37,7 @@ from judgebayes.models.ranking import RankingPriors
 from judgebayes.simulate.ranking import controlled_benchmark, simulate_bt_judge
 from judgebayes.studies.ranking import PairwiseRanking
 from judgebayes.workflows.active import CallableOracle, MatrixOracle, run_active
+from tests.contract import contract_tests
 from tests.helpers import cli, run
 
 
@@ -948,3 +949,7 @@ def test_identified_interval_coverage_and_width_on_large_data():
     # are nearly independent on this design), so 0.93-0.97 is a > 5 sd band around 0.95
     assert 0.93 <= c <= 0.97, c
     assert np.all(np.abs(np.asarray(ratio) - 1) < 0.10)
+
+
+# ------------------------------------------------------------------ the contract
+globals().update(contract_tests("ranking"))

@@ -17,6 +17,7 @@ from judgebayes.datasets import pandalm_comparisons, pandalm_judged
 from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
 from judgebayes.inference.ranking.ppi import ppi_bradley_terry
 from judgebayes.studies.ranking import PairwiseRanking
+from tests.contract import contract_tests
 from tests.helpers import cli
 
 
@@ -353,3 +354,7 @@ def test_default_channel_covers_where_the_constant_channel_does_not():
         lo, hi = np.quantile(d[:, 0], [0.025, 0.975])
         hits.append(lo <= truth[0] <= hi)
     assert np.mean(hits) >= 0.83
+
+
+# ------------------------------------------------------------------ the contract
+globals().update(contract_tests("ranking.channel"))

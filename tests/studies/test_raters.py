@@ -12,6 +12,7 @@ import pytest
 import judgebayes as jb
 from judgebayes.errors import InputError, MethodRefused
 from tests import helpers
+from tests.contract import contract_tests
 from tests.simulators import RATERS, simulate_raters
 
 
@@ -222,3 +223,7 @@ def test_latent_truth_covers_when_judge_and_raters_are_fooled_together():
         for unit, true in (("A", 0.6), ("B", 0.45)):
             hits += int(t.loc[unit, "lower"] <= true <= t.loc[unit, "upper"])
     assert hits / 200 >= 0.95 - 2.5 * 0.0154
+
+
+# ------------------------------------------------------------------ the contract
+globals().update(contract_tests("items.raters"))

@@ -18,6 +18,7 @@ from judgebayes.data.scores import scores_from_frame
 from judgebayes.datasets.base import data_dir
 from judgebayes.errors import InputError, MethodRefused
 from judgebayes.inference import scores as sc
+from tests.contract import contract_tests
 
 
 def simulate(rng, n_per=300, systems=("A", "B"), frac=0.2, kind="binary", shift=None, paired=False):
@@ -448,3 +449,7 @@ def test_clustered_rows_widen_the_process_interval_and_cover():
             hits[how] += bool(tab["lower"].iloc[0] <= truth <= tab["upper"].iloc[0])
     assert hits["cluster"] / reps >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / reps), hits
     assert hits["independent"] < hits["cluster"], hits
+
+
+# ------------------------------------------------------------------ the contract
+globals().update(contract_tests("scores"))

@@ -10,6 +10,7 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.errors import InputError
+from tests.contract import contract_tests
 
 
 def _sim(seed, runs=3):
@@ -170,3 +171,7 @@ def test_nuts_split_reads_easy_and_hard_prompts_without_a_normals_shape():
     for c, d in (("prompt", normal_prompt), ("judge run", normal_judge)):
         lo, hi = np.quantile(d, [0.025, 0.975])
         assert not lo <= truth[c] <= hi, (c, lo, hi, truth[c])
+
+
+# ------------------------------------------------------------------ the contract
+globals().update(contract_tests("repeats"))

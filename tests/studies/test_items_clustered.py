@@ -1,0 +1,6 @@
+"""Clustered items (the clustered model): the contract's cases of the study class
+(tests/contract.py); the model's own tests are in tests/studies/test_items.py."""
+
+from tests.contract import contract_tests
+
+globals().update(contract_tests("items.clustered"))

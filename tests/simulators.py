@@ -121,3 +121,37 @@ def score_log(rng, weeks=12, items=300, labels=30, shift_at=6):
         pick = rng.choice(np.flatnonzero(week == w), size=labels, replace=False)
         human[pick] = rating[pick]
     return pd.DataFrame({"week": week, "score": score, "human": human}), rating
+
+
+def simulate_scores(
+    rng, n_per=300, systems=("A", "B"), frac=0.2, kind="binary", shift=None, paired=False
+):
+    """A 1-10 judge and human labels (pass / fail, or Likert 1-5), ``shift`` added to each
+    system's raw score; returns the frame and each system's row mean."""
+    rows = []
+    shared = rng.normal(0, 1, n_per)  # the prompt's difficulty, shared when paired
+    for k, s in enumerate(systems):
+        quality = (shared if paired else rng.normal(0, 1, n_per)) + 0.4 * k
+        if kind == "binary":  # the judge reads the answer's quality; a pass is likelier
+            human = (rng.random(n_per) < 1 / (1 + np.exp(-1.5 * quality))).astype(float)
+            raw = 5.5 + 1.5 * quality + rng.normal(0, 0.3, n_per)
+        else:  # Likert 1-5
+            human = np.clip(np.round(3 + quality + rng.normal(0, 0.5, n_per)), 1, 5)
+            raw = 5.5 + 2.0 * (human - 3) + rng.normal(0, 1.5, n_per)
+        if shift is not None:
+            raw = raw + shift[k]
+        score = np.clip(np.round(raw), 1, 10)
+        lab = rng.random(n_per) < frac
+        rows.append(
+            pd.DataFrame(
+                {
+                    "system": s,
+                    "prompt": np.arange(n_per),
+                    "score": score,
+                    "human": np.where(lab, human, np.nan),
+                    "truth": human,
+                }
+            )
+        )
+    frame = pd.concat(rows, ignore_index=True)
+    return frame, frame.groupby("system", sort=False)["truth"].mean().to_numpy()

@@ -155,3 +155,22 @@ def simulate_scores(
         )
     frame = pd.concat(rows, ignore_index=True)
     return frame, frame.groupby("system", sort=False)["truth"].mean().to_numpy()
+
+
+# ------------------------------------------------------------------ correlated judges
+def correlated_judges(seed, tau, n=1000, n_lab=300, theta=0.6):
+    """Three judges whose errors share an item difficulty z ~ N(0, 1): judge j is right
+    with probability expit(gamma_j - tau z) (tau = 0: independent given the truth).  Written
+    here, not with the package's simulators or models."""
+    from scipy.special import expit
+
+    rng = np.random.default_rng(seed)
+    h = rng.random(n) < theta
+    z = rng.normal(size=n)
+    right = rng.random((n, 3)) < expit(np.array([1.6, 1.4, 1.2])[None, :] - tau * z[:, None])
+    votes = np.where(right, h[:, None], ~h[:, None]).astype(float)
+    human = np.where(np.arange(n) < n_lab, h.astype(float), np.nan)
+    frame = pd.DataFrame(votes, columns=["j0", "j1", "j2"]).assign(human=human)
+    # rows in random order: the first n_lab items are a random choice, and their
+    # positions say so (the labelling check compares positions)
+    return frame.sample(frac=1, random_state=seed), float(h.mean())

@@ -22,7 +22,7 @@ from tests.contract import contract_tests
 from tests.helpers import cli
 from tests.plots import check_forest, title
 from tests.reference import items_posterior_grid
-from tests.simulators import lenient_on_long
+from tests.simulators import correlated_judges, lenient_on_long
 
 
 def _frame(seed=0, n=2000, labelled=300, systems=("a", "b", "c"), **kw):
@@ -655,42 +655,6 @@ def test_labels_only_interval_covers_at_extreme_rates(theta, n):
     assert (stats.binom.pmf(k, n, theta) * np.array(inside)).sum() >= 0.95
 
 
-# ------------------------------------------------------------------ correlated judges
-def _correlated_judges(seed, tau, n=1000, n_lab=300, theta=0.6):
-    """Three judges whose errors share an item difficulty z ~ N(0, 1): judge j is right
-    with probability expit(gamma_j - tau z) (tau = 0: independent given the truth).  Written
-    here, not with the package's simulators or models."""
-    from scipy.special import expit
-
-    rng = np.random.default_rng(seed)
-    h = rng.random(n) < theta
-    z = rng.normal(size=n)
-    right = rng.random((n, 3)) < expit(np.array([1.6, 1.4, 1.2])[None, :] - tau * z[:, None])
-    votes = np.where(right, h[:, None], ~h[:, None]).astype(float)
-    human = np.where(np.arange(n) < n_lab, h.astype(float), np.nan)
-    frame = pd.DataFrame(votes, columns=["j0", "j1", "j2"]).assign(human=human)
-    # rows in random order: the first n_lab items are a random choice, and their
-    # positions say so (the labelling check compares positions)
-    return frame.sample(frac=1, random_state=seed), float(h.mean())
-
-
-def test_judge_dependence_check_fires_on_correlated_judges_and_not_on_independent_ones():
-    # 50 sets each, 300 labels: flagged in 100% of the correlated sets (tau = 2) and 0% of
-    # the independent ones when measured over 100 (benchmarks/items_edges.py's sibling
-    # run); the rule asks >= 80% and <= 10%
-    rates = {}
-    for tau in (0.0, 2.0):
-        flagged = []
-        for r in range(50):
-            frame, _ = _correlated_judges(r, tau)
-            study = jb.AccuracyStudy.from_items(frame, judge=["j0", "j1", "j2"])
-            table = study.check().table
-            assert set(table["check"]) == {"judge_dependence", "labelling"}
-            flagged.append(bool(table.query("check == 'judge_dependence'")["flagged"].any()))
-        rates[tau] = np.mean(flagged)
-    assert rates[2.0] >= 0.8 and rates[0.0] <= 0.1, rates
-
-
 def test_several_judges_default_to_the_vote_count_posterior_which_covers_when_they_correlate():
     # the latent-class model assumes independent errors; the default is the assumption-free
     # vote-count posterior.  60 sets at tau = 1.5; MC sd of a 0.95 coverage 0.028, so
@@ -700,7 +664,7 @@ def test_several_judges_default_to_the_vote_count_posterior_which_covers_when_th
     # tests/checks) are not this test's subject
     warnings.simplefilter("ignore", jb.LabellingWarning)
     for r in range(60):
-        frame, truth = _correlated_judges(100 + r, 1.5)
+        frame, truth = correlated_judges(100 + r, 1.5)
         study = jb.AccuracyStudy.from_items(frame, judge=["j0", "j1", "j2"])
         assert study.default_method == "exact"
         iv = study.fit(random_seed=r).interval().iloc[0]

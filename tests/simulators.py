@@ -174,3 +174,69 @@ def correlated_judges(seed, tau, n=1000, n_lab=300, theta=0.6):
     # rows in random order: the first n_lab items are a random choice, and their
     # positions say so (the labelling check compares positions)
     return frame.sample(frac=1, random_state=seed), float(h.mean())
+
+
+def leniency_panel(rng, G=12, V=8, n=400, n_annotated=5):
+    """A panel whose validators follow the leniency model's story, simulated here with its
+    own numpy code: each validator passes a generator's outputs at their share valid
+    shifted on the logit scale by its leniency, a generator deviation (sd 0.25) and a cell
+    one (sd 0.2); annotated generators' verdicts are split into confusion counts by a
+    validator that passes invalid outputs at the rate's logit minus 2.5."""
+
+    def expit(x):
+        return 1 / (1 + np.exp(-x))
+
+    def logit(p):
+        return np.log(p / (1 - p))
+
+    prec = rng.uniform(0.75, 0.97, G)
+    valid = rng.binomial(n, prec)  # realised: every output of the generator is judged
+    share = valid / n
+    b = rng.normal(0.8, 0.5, V)
+    shift = b[None, :] + rng.normal(0, 0.25, G)[:, None] + rng.normal(0, 0.2, (G, V))
+    rate = expit(logit(np.clip(share, 0.01, 0.99))[:, None] + shift)
+    ann = np.zeros(G, bool)
+    ann[rng.choice(G, n_annotated, replace=False)] = True
+    fpr = expit(logit(rate) - 2.5)
+    tpr = np.clip((rate - (1 - share)[:, None] * fpr) / share[:, None], 0, 1)
+    tp = rng.binomial(valid[:, None].repeat(V, 1), tpr)
+    fp = rng.binomial((n - valid)[:, None].repeat(V, 1), fpr)
+    k = np.where(ann[:, None], tp + fp, rng.binomial(n, rate))
+    return _panel_of_counts(n, valid, k, tp, fp, ann), share, np.flatnonzero(~ann)
+
+
+def _panel_of_counts(n, valid, k, tp, fp, ann):
+    """The panel of ``n`` outputs a generator, ``valid`` of them valid, ``k`` judged valid
+    per cell, with the annotated generators' (``ann``) confusion counts."""
+    z = np.zeros_like(k)
+    from judgebayes.studies.panel import ValidatorPanel
+
+    return ValidatorPanel.from_arrays(
+        np.full(k.shape, n),
+        k,
+        n_annotated=np.where(ann, n, 0),
+        n_valid_human=np.where(ann, valid, 0),
+        tp=np.where(ann[:, None], tp, z),
+        fn=np.where(ann[:, None], valid[:, None] - tp, z),
+        tn=np.where(ann[:, None], (n - valid)[:, None] - fp, z),
+        fp=np.where(ann[:, None], fp, z),
+    )
+
+
+def mixture_panel(rng, G=12, V=8, n=400, n_annotated=5):
+    """A panel from the cell model's story, simulated here with its own numpy code: each
+    validator keeps a sensitivity (logit ~ N(3, 0.5)) and a specificity (U(0.1, 0.5)) on
+    every generator, up to a cell deviation (sd 0.3 on the logit scale)."""
+
+    def expit(x):
+        return 1 / (1 + np.exp(-x))
+
+    valid = rng.binomial(n, rng.uniform(0.75, 0.97, G))
+    tpr = expit(rng.normal(3.0, 0.5, V)[None, :] + rng.normal(0, 0.3, (G, V)))
+    tnr = rng.uniform(0.1, 0.5, V)
+    fpr = 1 - expit(np.log(tnr / (1 - tnr))[None, :] + rng.normal(0, 0.3, (G, V)))
+    tp = rng.binomial(valid[:, None].repeat(V, 1), tpr)
+    fp = rng.binomial((n - valid)[:, None].repeat(V, 1), fpr)
+    ann = np.zeros(G, bool)
+    ann[rng.choice(G, n_annotated, replace=False)] = True
+    return _panel_of_counts(n, valid, tp + fp, tp, fp, ann), valid / n, np.flatnonzero(~ann)

@@ -16,6 +16,7 @@ from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
 from judgebayes.inference.nuts import clear_compile_cache
 from judgebayes.studies.panel import HierarchicalPanel, LeniencyPanel, ValidatorPanel
 from tests.contract import contract_tests
+from tests.simulators import leniency_panel, mixture_panel
 
 
 @pytest.fixture(scope="module")
@@ -170,51 +171,6 @@ def test_the_command_line_offers_every_panel_model():
     assert set(variant.choices) == {"pooled", "hierarchical", "overdispersed", "leniency"}
 
 
-def _leniency_panel(rng, G=12, V=8, n=400, n_annotated=5):
-    """A panel whose validators follow the leniency model's story, simulated here with its
-    own numpy code: each validator passes a generator's outputs at their share valid
-    shifted on the logit scale by its leniency, a generator deviation (sd 0.25) and a cell
-    one (sd 0.2); annotated generators' verdicts are split into confusion counts by a
-    validator that passes invalid outputs at the rate's logit minus 2.5."""
-
-    def expit(x):
-        return 1 / (1 + np.exp(-x))
-
-    def logit(p):
-        return np.log(p / (1 - p))
-
-    prec = rng.uniform(0.75, 0.97, G)
-    valid = rng.binomial(n, prec)  # realised: every output of the generator is judged
-    share = valid / n
-    b = rng.normal(0.8, 0.5, V)
-    shift = b[None, :] + rng.normal(0, 0.25, G)[:, None] + rng.normal(0, 0.2, (G, V))
-    rate = expit(logit(np.clip(share, 0.01, 0.99))[:, None] + shift)
-    ann = np.zeros(G, bool)
-    ann[rng.choice(G, n_annotated, replace=False)] = True
-    fpr = expit(logit(rate) - 2.5)
-    tpr = np.clip((rate - (1 - share)[:, None] * fpr) / share[:, None], 0, 1)
-    tp = rng.binomial(valid[:, None].repeat(V, 1), tpr)
-    fp = rng.binomial((n - valid)[:, None].repeat(V, 1), fpr)
-    k = np.where(ann[:, None], tp + fp, rng.binomial(n, rate))
-    return _panel(n, valid, k, tp, fp, ann), share, np.flatnonzero(~ann)
-
-
-def _panel(n, valid, k, tp, fp, ann):
-    """The panel of ``n`` outputs a generator, ``valid`` of them valid, ``k`` judged valid
-    per cell, with the annotated generators' (``ann``) confusion counts."""
-    z = np.zeros_like(k)
-    return ValidatorPanel.from_arrays(
-        np.full(k.shape, n),
-        k,
-        n_annotated=np.where(ann, n, 0),
-        n_valid_human=np.where(ann, valid, 0),
-        tp=np.where(ann[:, None], tp, z),
-        fn=np.where(ann[:, None], valid[:, None] - tp, z),
-        tn=np.where(ann[:, None], (n - valid)[:, None] - fp, z),
-        fp=np.where(ann[:, None], fp, z),
-    )
-
-
 @pytest.mark.slow
 def test_held_out_coverage_where_the_model_holds():
     """90% intervals of the unannotated generators' realised share on panels that follow
@@ -228,7 +184,7 @@ def test_held_out_coverage_where_the_model_holds():
     rng = np.random.default_rng(7)
     covered = []
     for i in range(8):
-        panel, truth, held = _leniency_panel(rng)
+        panel, truth, held = leniency_panel(rng)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             fit = LeniencyPanel(panel.data).fit("nuts", random_seed=i)
@@ -236,40 +192,6 @@ def test_held_out_coverage_where_the_model_holds():
         covered += list((iv[:, 1] <= truth[held]) & (truth[held] <= iv[:, 2]))
     rule = 0.9 - 2.5 * np.sqrt(0.09 / len(covered))
     assert np.mean(covered) >= rule, (np.mean(covered), len(covered))
-
-
-def _mixture_panel(rng, G=12, V=8, n=400, n_annotated=5):
-    """A panel from the cell model's story, simulated here with its own numpy code: each
-    validator keeps a sensitivity (logit ~ N(3, 0.5)) and a specificity (U(0.1, 0.5)) on
-    every generator, up to a cell deviation (sd 0.3 on the logit scale)."""
-
-    def expit(x):
-        return 1 / (1 + np.exp(-x))
-
-    valid = rng.binomial(n, rng.uniform(0.75, 0.97, G))
-    tpr = expit(rng.normal(3.0, 0.5, V)[None, :] + rng.normal(0, 0.3, (G, V)))
-    tnr = rng.uniform(0.1, 0.5, V)
-    fpr = 1 - expit(np.log(tnr / (1 - tnr))[None, :] + rng.normal(0, 0.3, (G, V)))
-    tp = rng.binomial(valid[:, None].repeat(V, 1), tpr)
-    fp = rng.binomial((n - valid)[:, None].repeat(V, 1), fpr)
-    ann = np.zeros(G, bool)
-    ann[rng.choice(G, n_annotated, replace=False)] = True
-    return _panel(n, valid, tp + fp, tp, fp, ann), valid / n, np.flatnonzero(~ann)
-
-
-def test_leniency_check_tells_the_two_stories_apart():
-    """200 panels of each story (own simulators, 5 annotated generators): the default,
-    which takes the cell model where the check's p is below 0.05, takes it for the
-    mixture's (measured 0.935; the rule 0.89 is 2.5 Monte-Carlo sd below it) and for few
-    of those that follow the leniency model (measured 0.07 at the nominal 0.05; the rule
-    0.12 is 2.5 Monte-Carlo sd above it)."""
-    mix = [_mixture_panel(np.random.default_rng(s))[0] for s in range(200)]
-    own = [_leniency_panel(np.random.default_rng(s))[0] for s in range(200)]
-    flags = {
-        name: np.mean([isinstance(p, HierarchicalPanel) for p in panels])
-        for name, panels in (("mixture", mix), ("leniency", own))
-    }
-    assert flags["mixture"] >= 0.89 and flags["leniency"] <= 0.12, flags
 
 
 @pytest.mark.slow
@@ -283,7 +205,7 @@ def test_default_model_covers_on_the_mixture_or_its_check_chose_the_cell_model()
     rng = np.random.default_rng(11)
     covered, chosen = [], []
     for i in range(8):
-        panel, truth, held = _mixture_panel(rng)
+        panel, truth, held = mixture_panel(rng)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             fit = panel.fit("nuts", random_seed=i)

@@ -67,3 +67,20 @@ def typed_error(call):
         with pytest.raises((InputError, MethodRefused)) as e:
             call()
     return e.value
+
+
+def times_flagged(check: str, make_frame, sets: int = 40, seed: int = 13) -> int:
+    """In how many of ``sets`` scores frames (``make_frame(rng)``, one generator seeded
+    ``seed``) check ``check`` of the scores study flags."""
+    import numpy as np
+
+    import judgebayes as jb
+
+    rng = np.random.default_rng(seed)
+    fired = 0
+    for _ in range(sets):
+        study = jb.ScoreStudy.from_items(
+            make_frame(rng), score="score", human="human", system="system"
+        )
+        fired += not study.check()[check].passed
+    return fired

@@ -4,7 +4,7 @@ the judge's score; it fires where the judge gives the best answers a low score."
 import numpy as np
 import pytest
 
-import judgebayes as jb
+from tests.helpers import times_flagged
 from tests.simulators import simulate_scores
 
 
@@ -19,12 +19,11 @@ from tests.simulators import simulate_scores
     ],
 )
 def test_monotone_check_fires_where_the_judge_is_not_monotone(condition, check, low, high):
-    rng = np.random.default_rng(13)
-    fired = 0
-    for _ in range(40):
+    def frame(rng):
         frame, _ = simulate_scores(rng, kind="likert", frac=0.3)
         if condition == "non-monotone":  # the judge gives the best stories a 2
             frame["score"] = np.where(frame["truth"] >= 5, 2.0, frame["score"])
-        study = jb.ScoreStudy.from_items(frame, score="score", human="human", system="system")
-        fired += not study.check()[check].passed
+        return frame
+
+    fired = times_flagged(check, frame)
     assert low <= fired <= high, fired

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import judgebayes as jb
+from tests.helpers import times_flagged
 from tests.simulators import simulate_scores
 
 
@@ -20,14 +21,12 @@ from tests.simulators import simulate_scores
     ],
 )
 def test_transport_check_fires_where_one_system_is_scored_kinder(condition, check, low, high):
-    rng = np.random.default_rng(13)
-    fired = 0
-    for _ in range(40):
-        frame, _ = simulate_scores(
-            rng, kind="likert", frac=0.3, shift=(0, 1.5) if condition == "kind to B" else None
-        )
-        study = jb.ScoreStudy.from_items(frame, score="score", human="human", system="system")
-        fired += not study.check()[check].passed
+    shift = (0, 1.5) if condition == "kind to B" else None
+
+    def frame(rng):
+        return simulate_scores(rng, kind="likert", frac=0.3, shift=shift)[0]
+
+    fired = times_flagged(check, frame)
     assert low <= fired <= high, fired
 
 

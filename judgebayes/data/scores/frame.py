@@ -10,8 +10,8 @@ import pandas as pd
 from judgebayes.data.frames import (
     as_pandas,
     distinct_roles,
-    group_labels,
 )
+from judgebayes.data.items.roles import group_codes
 from judgebayes.data.scores.data import ScoreData
 from judgebayes.data.scores.roles import (
     _column,
@@ -105,7 +105,7 @@ def scores_from_frame(
         require_in_scale(h, hs, "human", "human_scale")
     if threshold is not None:
         h, hs = passes(h, threshold, hs)
-    sys_codes, systems = _system_codes(df, system)
+    sys_codes, systems = group_codes(df, system, "system")
     keep = ~np.isnan(s).any(1)
     n_missing = np.bincount(sys_codes[~keep], minlength=len(systems)).astype(np.int64)
     if not keep.any():
@@ -143,17 +143,6 @@ def scores_from_frame(
         period=period,
         periods=periods,
     )
-
-
-def _system_codes(df, system: str | None) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Each row's system code, and the systems' names (one, ``"all"``, without a column)."""
-    series = (
-        pd.Series(["all"] * len(df), index=df.index)
-        if system is None
-        else group_labels(df[system], system, "system")
-    )
-    codes, systems = pd.factorize(series, sort=False)
-    return codes, tuple(map(str, systems))
 
 
 def _one_row_per_item(df, item, codes, system, n_systems: int, keep) -> None:

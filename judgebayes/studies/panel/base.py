@@ -53,7 +53,7 @@ from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models.panel import PanelPriors, panel_item_model, panel_var_names
 from judgebayes.results import Fit, point_tree, tree
-from judgebayes.studies.base import FitParts, Study
+from judgebayes.studies.base import STUDIES, FitParts, Study
 
 __all__ = ["PanelFit", "ValidatorPanel"]
 
@@ -183,8 +183,6 @@ class ValidatorPanel(Study):
     @classmethod
     def models(cls) -> tuple[type[ValidatorPanel], ...]:
         """Every registered panel model (a concrete class), by its model name's order."""
-        from judgebayes.studies.base import STUDIES
-
         found = [c for c in STUDIES.values() if issubclass(c, cls) and c.model_name]
         return tuple(sorted(found, key=lambda c: c.priority))
 

@@ -287,9 +287,6 @@ def run_active(
     record = sorted({int(b) for b in record_at if 0 < b <= budget} | {budget})
     recall: dict[int, float] = {}
 
-    def recall_of(sel):
-        return _recall(truth, sel, k)
-
     state = fitter.prior()
     res = None
     t = 0
@@ -319,7 +316,7 @@ def run_active(
             t += 1
             if t in record and truth is not None and t != budget:
                 r = fitter.fit(first[:t], second[:t], y[:t])
-                recall[t] = recall_of(top_k_set(r.theta, k))
+                recall[t] = _recall(truth, top_k_set(r.theta, k), k)
         if len(chosen) == 0:
             break
     return _finished(fitter, first[:t], second[:t], y[:t], k, truth, recall, t0)

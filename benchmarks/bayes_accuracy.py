@@ -32,7 +32,7 @@ def main() -> None:
     ap.add_argument("--pm-sample-runs", type=int, default=3)
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores")
-    sim = jb.simulate_accuracy(
+    sim = jb.simulate.simulate_accuracy(
         np.linspace(0, 1, 21), 0.7, 0.9, 1000, m0=100, m1=100, reps=5, random_seed=1
     )
     datasets = list(zip(sim.k.ravel(), sim.tp.ravel(), sim.tn.ravel(), strict=True))
@@ -62,7 +62,7 @@ def main() -> None:
     # 2. coverage study: exact engine vs the per-dataset NUTS path
     n_sets = 21 * args.reps
     t0 = time.perf_counter()
-    ds = jb.bayesian_coverage_study(
+    ds = jb.simulate.bayesian_coverage_study(
         np.linspace(0, 1, 21),
         0.7,
         0.9,

@@ -32,7 +32,9 @@ def main() -> None:
     args = ap.parse_args()
     thetas = np.linspace(0, 1, 21)
     q0, q1, n, m0, m1 = 0.7, 0.9, 1000, 100, 100
-    sim = jb.simulate_accuracy(thetas, q0, q1, n, m0=m0, m1=m1, reps=args.reps, random_seed=2025)
+    sim = jb.simulate.simulate_accuracy(
+        thetas, q0, q1, n, m0=m0, m1=m1, reps=args.reps, random_seed=2025
+    )
     p_hat, q0_hat, q1_hat = sim.k / n, sim.tn / m0, sim.tp / m1
     truth = sim.theta
 
@@ -40,8 +42,8 @@ def main() -> None:
     best = np.inf
     for _ in range(5):
         t0 = time.perf_counter()
-        ci = jb.lang_reiczigel_interval(p_hat, q0_hat, q1_hat, n, m0, m1)
-        est = jb.rogan_gladen(p_hat, q0_hat, q1_hat)
+        ci = jb.estimators.lang_reiczigel_interval(p_hat, q0_hat, q1_hat, n, m0, m1)
+        est = jb.estimators.rogan_gladen(p_hat, q0_hat, q1_hat)
         cov_vec = ((ci.lower <= truth) & (truth <= ci.upper)).mean(axis=1)
         best = min(best, time.perf_counter() - t0)
     t_vec = best

@@ -41,7 +41,7 @@ frame = pd.concat(frames, ignore_index=True)
 CASES = {
     "several judges": """
 import numpy as np, judgebayes as jb
-sim = jb.simulate_items(400, theta=0.6, sensitivity=[0.85, 0.8, 0.75],
+sim = jb.simulate.simulate_items(400, theta=0.6, sensitivity=[0.85, 0.8, 0.75],
                         specificity=[0.8, 0.75, 0.7], n_labelled=120, seed=0)
 study = jb.AccuracyStudy.from_items(sim.frame, judge=["judge_1", "judge_2", "judge_3"])
 FIT = lambda m, s: study.fit(m, random_seed=s)
@@ -56,7 +56,7 @@ FIT = lambda m, s: sub.fit("judge_error", random_seed=s, judge_bias=m, warn=Fals
 """,
     "two systems, same prompts": """
 import judgebayes as jb
-frame, _, _ = jb.simulate_paired(400, seed=0)
+frame, _, _ = jb.simulate.simulate_paired(400, seed=0)
 study = jb.AccuracyStudy.from_items(frame, system="system", item="prompt")
 FIT = lambda m, s: study.fit(m, random_seed=s)
 """,

@@ -1,6 +1,6 @@
 """The items design at the edges: rates near 0 and 1 with few labels, and few clusters.
 
-Simulations written with ``jb.simulate_items`` (the simulator does not share the engines'
+Simulations written with ``jb.simulate.simulate_items`` (the simulator does not share the engines'
 code), one process, printed as tables:
 
 1. Coverage and mean width of the 95% intervals of ``exact`` (process and N-item rates),
@@ -39,7 +39,7 @@ def edges(reps: int) -> None:
             rows = {k: ([], []) for k in ("ep", "ei", "cf", "lo")}
             nan = 0
             for r in range(reps):
-                sim = jb.simulate_items(1000, theta=theta, n_labelled=n_lab, seed=r)
+                sim = jb.simulate.simulate_items(1000, theta=theta, n_labelled=n_lab, seed=r)
                 d = items_from_frame(sim.frame)
                 dr = ie.exact_items_draws(d, 4000, np.random.default_rng(r))
                 for key, x, truth in (
@@ -64,7 +64,7 @@ def edges(reps: int) -> None:
 def claim(reps: int) -> None:
     sup = {"exact": 0, "closed_form": 0}
     for r in range(reps):
-        sim = jb.simulate_items(1000, theta=0.98, n_labelled=50, seed=r)
+        sim = jb.simulate.simulate_items(1000, theta=0.98, n_labelled=50, seed=r)
         study = jb.AccuracyStudy.from_items(sim.frame)
         for m in sup:
             t = check_claims(study.fit(m, random_seed=r), ["rate > 0.95"], prob=0.95)
@@ -77,7 +77,7 @@ def clusters(reps: int) -> None:
     for g in (4, 8, 20):
         hits, width = [], []
         for r in range(reps):
-            sim = jb.simulate_items(
+            sim = jb.simulate.simulate_items(
                 g * 50, n_labelled=g * 15, cluster_size=50, icc=0.1, seed=10_000 + r
             )
             d = items_from_frame(sim.frame, cluster="cluster")

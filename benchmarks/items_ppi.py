@@ -53,7 +53,7 @@ def part1(reps: int, n_nuts: int, n_laplace: int) -> None:
         rows.setdefault(name, []).append((lo <= truth <= hi, hi - lo, seconds))
 
     for r in range(reps):
-        sim = jb.simulate_items(seed=r)
+        sim = jb.simulate.simulate_items(seed=r)
         f = sim.frame
         t0 = time.perf_counter()
         lo, hi = ppi_py.ppi_mean_ci(*_arrays(f), alpha=0.05)
@@ -107,7 +107,7 @@ def part2(reps: int) -> None:
     for frac in (0.1, 0.5, 0.9):
         cov, w_items, w_ppi = [], [], []
         for r in range(reps):
-            sim = jb.simulate_items(n_labelled=int(frac * 5000), seed=10_000 + r)
+            sim = jb.simulate.simulate_items(n_labelled=int(frac * 5000), seed=10_000 + r)
             d = items_from_frame(sim.frame)
             e = ie.double_sampling_items(d, "items")
             lo, hi = e.interval(0.05)
@@ -126,7 +126,9 @@ def part3(reps: int) -> None:
     print("part 3: 200 prompts x 10 responses, ICC 0.3, 300 random labels")
     res: dict[str, list] = {}
     for r in range(reps):
-        sim = jb.simulate_items(2000, n_labelled=300, cluster_size=10, icc=0.3, seed=20_000 + r)
+        sim = jb.simulate.simulate_items(
+            2000, n_labelled=300, cluster_size=10, icc=0.3, seed=20_000 + r
+        )
         for est, truth in (("process", sim.theta), ("items", sim.rate_items)):
             for cl in (None, "cluster"):
                 d = items_from_frame(sim.frame, cluster=cl)
@@ -141,7 +143,7 @@ def part3(reps: int) -> None:
 def part4() -> None:
     import ppi_py
 
-    sim = jb.simulate_items(seed=1)
+    sim = jb.simulate.simulate_items(seed=1)
     f = sim.frame
     arrays = _arrays(f)
     jb.AccuracyStudy.from_items(f).fit("closed_form")  # warm imports
@@ -168,7 +170,7 @@ def part4() -> None:
         f"  double_sampling_items on ItemData      {1000 * t_core:7.3f} ms "
         f"(ratio {t_core / t_ppi:.1f})"
     )
-    big = jb.simulate_items(1_000_000, n_labelled=50_000, seed=2).frame
+    big = jb.simulate.simulate_items(1_000_000, n_labelled=50_000, seed=2).frame
     for m in ("closed_form", "laplace", "laplace"):  # the second Laplace fit is warm
         t0 = time.perf_counter()
         fit = jb.AccuracyStudy.from_items(big).fit(m, random_seed=0)

@@ -130,7 +130,7 @@ def clusters(reps):
                 frames.append(f.assign(prompt=f"p{i}"))
             frame = pd.concat(frames, ignore_index=True)
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", jb.FewClustersWarning)
+                warnings.simplefilter("ignore", jb.errors.FewClustersWarning)
                 study = jb.AccuracyStudy.from_items(frame, cluster="prompt", estimand="process")
             hits.append(_covers(study.fit("closed_form"), truth))
         print(f"clusters  {g} prompts  closed_form   {_rule_cover(hits)}")
@@ -349,7 +349,7 @@ def judges(reps):
 
 
 def _pairs(seed, override, n=400, labelled=0.3):
-    return jb.simulate_favouring_judge(n, override=override, labelled=labelled, seed=seed)
+    return jb.simulate.simulate_favouring_judge(n, override=override, labelled=labelled, seed=seed)
 
 
 def channel(reps):
@@ -453,7 +453,7 @@ def unequal(reps):
                     frames.append(f.assign(prompt=i, human=np.where(lab, h, np.nan)))
                 frame = pd.concat(frames, ignore_index=True)
                 with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", jb.FewClustersWarning)
+                    warnings.simplefilter("ignore", jb.errors.FewClustersWarning)
                     warnings.simplefilter("ignore", jb.LabellingWarning)
                     study = jb.AccuracyStudy.from_items(frame, cluster="prompt", estimand="process")
                     hits.append(_covers(study.fit("closed_form"), truth))

@@ -36,7 +36,7 @@ from judgebayes.errors import JudgeBayesError
 
 
 def frame(seed: int, n: int, delta: float) -> tuple[pd.DataFrame, float]:
-    f, _, realised = jb.simulate_paired(n, rate_b=0.75 - delta, agreement=0.9, seed=seed)
+    f, _, realised = jb.simulate.simulate_paired(n, rate_b=0.75 - delta, agreement=0.9, seed=seed)
     return f, realised
 
 

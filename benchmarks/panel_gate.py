@@ -37,7 +37,9 @@ def main():
     print("G x V  n  ann shift seed | R-hat  bulk  tail div E-BFMI  gate   s  worst")
     for G, V, n, ann, shift in SHAPES:
         for seed in range(a.seeds):
-            sim = jb.simulate_panel(G, V, n_outputs=n, n_annotated=ann, seed=seed, rate_shift=shift)
+            sim = jb.simulate.simulate_panel(
+                G, V, n_outputs=n, n_annotated=ann, seed=seed, rate_shift=shift
+            )
             panel = models[a.variant](sim.panel())
             t0 = time.perf_counter()
             with warnings.catch_warnings():

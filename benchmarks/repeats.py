@@ -1,6 +1,6 @@
 """The variance split of repeated generations and judge runs: does it recover the components?
 
-``jb.simulate_repeats`` (numpy, not the package's model): 150 prompts x 4 generations x 3
+``jb.simulate.simulate_repeats`` (numpy, not the package's model): 150 prompts x 4 generations x 3
 judge runs, logit pass probability 0.3 + 1.0 a_i + 0.7 b_ig with standard normal a, b; its
 true components are integrated on a 4,000 x 4,000 quantile grid.  Printed per method: the
 coverage of each component's 95% interval over the sets, the mean estimate against the
@@ -25,7 +25,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=200)
     ap.add_argument("--nuts-reps", type=int, default=20)
     a = ap.parse_args()
-    t = jb.simulate_repeats(2, seed=0)[1]
+    t = jb.simulate.simulate_repeats(2, seed=0)[1]
     print("truth: " + ", ".join(f"{k} {v:.4f}" for k, v in t.items()))
     for method, reps in (("closed_form", a.reps), ("nuts", a.nuts_reps)):
         hits, est, secs, failed = [], [], [], 0
@@ -34,7 +34,7 @@ def main() -> None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 s = jb.variance_split(
-                    jb.simulate_repeats(150, seed=r)[0], method=method, random_seed=r
+                    jb.simulate.simulate_repeats(150, seed=r)[0], method=method, random_seed=r
                 )
             secs.append(time.perf_counter() - t0)
             failed += method == "nuts" and not s.attrs["passed"]

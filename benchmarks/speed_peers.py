@@ -83,7 +83,7 @@ def items_closed_form(reps: int) -> None:
     from ppi_py import ppi_mean_ci
 
     for n in (1000, 5000, 50_000):
-        f = jb.simulate_items(n, n_labelled=n // 10, seed=0).frame
+        f = jb.simulate.simulate_items(n, n_labelled=n // 10, seed=0).frame
 
         def ours(f=f):
             study = jb.AccuracyStudy.from_items(f, estimand="process")

@@ -43,7 +43,7 @@ def main() -> None:
         f"python {sys.version.split()[0]}, pymc {pymc.__version__}, arviz {arviz.__version__}, "
         f"{os.cpu_count()} cores"
     )
-    sim = jb.simulate_accuracy(
+    sim = jb.simulate.simulate_accuracy(
         np.linspace(0.3, 0.7, 9), 0.7, 0.9, 1000, m0=100, m1=100, reps=3, random_seed=1
     )
     data = list(zip(sim.k.ravel(), sim.tp.ravel(), sim.tn.ravel(), strict=True))
@@ -73,12 +73,12 @@ def main() -> None:
     row("binary Laplace, warm (4000 draws)", lambda i: readme.fit("laplace", random_seed=i), 15)
     row("binary exact (64 nodes, 4000 draws)", lambda i: study(i).fit("exact", random_seed=i), 15)
     row("binary closed form", lambda i: study(i).fit("closed_form"), 200)
-    items = jb.simulate_items(5000, n_labelled=500, seed=1).frame
+    items = jb.simulate.simulate_items(5000, n_labelled=500, seed=1).frame
     istudy = jb.AccuracyStudy.from_items(items)
     row("items closed form, 5,000 items", lambda i: istudy.fit("closed_form"), 200)
     row("items Laplace (numpy density)", lambda i: istudy.fit("laplace", random_seed=i), 10)
     row("items exact", lambda i: istudy.fit("exact", random_seed=i), 20)
-    rk = jb.controlled_benchmark(seed=0).ranking()
+    rk = jb.simulate.controlled_benchmark(seed=0).ranking()
     row(
         "ranking Laplace, normal prior (30 items)",
         lambda i: rk.fit("laplace", random_seed=i, warn=False),

@@ -32,11 +32,6 @@ __all__ = [
     "MethodRefused",
     "MirrorWarning",
     "NotBetterThanChanceWarning",
-    "check_choice",
-    "keywords_checked",
-    "require_type",
-    "route_keywords",
-    "unknown_keyword",
 ]
 
 

@@ -1,25 +1,50 @@
-"""Readers of evaluation tools' files: ``judgebayes.io.inspect_items(log, labels)`` and kin.
+"""Data in: readers of evaluation tools' files, and the validated containers a study reads.
 
-The public home of :mod:`judgebayes.data.logs` (see there for the formats): each reader
-returns the frame a study reads, an items frame for
-:meth:`~judgebayes.AccuracyStudy.from_items` or a comparisons frame for
-:meth:`~judgebayes.PairwiseRanking.from_frames`.
+Readers of eval logs return the frame a study reads (see :mod:`judgebayes.data.logs` for
+the formats): :func:`inspect_items`, :func:`lm_eval_items`, :func:`promptfoo_items` give an
+items frame for :meth:`~judgebayes.AccuracyStudy.from_items`, :func:`arena_pairs` and
+:func:`mt_bench_pairs` a comparisons frame for
+:meth:`~judgebayes.PairwiseRanking.from_frames`; :func:`attach_labels` joins human labels.
+
+Containers and their frame readers, for data already in counts or arrays:
+:class:`TestCounts`, :class:`CalibrationCounts`, :class:`MulticlassCounts`,
+:class:`PairwiseData`, :class:`PanelData`, :func:`scores_from_frame` and
+:func:`calibration_split` (a labelled frame split into test and calibration parts).
 """
 
-from judgebayes.data.logs import (
-    arena_pairs,
-    attach_labels,
-    inspect_items,
-    lm_eval_items,
-    mt_bench_pairs,
-    promptfoo_items,
-)
+from judgebayes._lazy import lazy_namespace
 
-__all__ = [
-    "arena_pairs",
-    "attach_labels",
-    "inspect_items",
-    "lm_eval_items",
-    "mt_bench_pairs",
-    "promptfoo_items",
-]
+_LOGS = "judgebayes.data.logs"
+_ACC = "judgebayes.data.accuracy"
+_EXPORTS = {
+    **dict.fromkeys(
+        (
+            "arena_pairs",
+            "attach_labels",
+            "inspect_items",
+            "lm_eval_items",
+            "mt_bench_pairs",
+            "promptfoo_items",
+        ),
+        _LOGS,
+    ),
+    **dict.fromkeys(
+        (
+            "TestCounts",
+            "CalibrationCounts",
+            "MulticlassCounts",
+            "counts_from_test_frame",
+            "counts_from_calibration_frame",
+            "normalize_labels",
+            "calibration_split",
+        ),
+        _ACC,
+    ),
+    "scores_from_frame": "judgebayes.data.scores",
+    "PairwiseData": "judgebayes.data.ranking",
+    "identifiability_report": "judgebayes.data.ranking",
+    "PanelData": "judgebayes.data.panel",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_namespace(__name__, _EXPORTS)

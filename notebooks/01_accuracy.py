@@ -54,7 +54,7 @@ DASK_METHODS = ("closed_form", "laplace")  # estimators fitted on every split th
 theta = np.linspace(0, 1, 101)
 fig, ax = plt.subplots(figsize=(6, 3.5))
 for q0, q1 in [(0.7, 0.9), (0.9, 0.9), (0.9, 0.7)]:
-    ax.plot(theta, jb.naive_bias(theta, q0, q1), label=f"q0={q0}, q1={q1}")
+    ax.plot(theta, jb.estimators.naive_bias(theta, q0, q1), label=f"q0={q0}, q1={q1}")
 ax.axhline(0, color="k", lw=0.5)
 ax.set_xlabel("true accuracy theta")
 ax.set_ylabel("E[naive] - theta")
@@ -106,7 +106,7 @@ study.check(nuts).table
 
 # %%
 edge = jb.AccuracyStudy.from_counts(k=20, n=2000, tn=960, m0=1000, tp=900, m1=1000)
-ci = jb.lang_reiczigel_interval(20 / 2000, 0.96, 0.9, 2000, 1000, 1000)
+ci = jb.estimators.lang_reiczigel_interval(20 / 2000, 0.96, 0.9, 2000, 1000, 1000)
 print("Lang-Reiczigel:", tuple(round(x, 4) for x in ci), "degenerate:", ci.degenerate)
 # the posterior presses against theta = 0: at the default target_accept = 0.8 NUTS made one
 # divergent transition here and the convergence gate said so; smaller steps remove it
@@ -144,7 +144,7 @@ fit2.prob_best()
 # Bayesian interval comes from the exact engine (vectorised over all datasets).
 
 # %%
-cov = jb.bayesian_coverage_study(
+cov = jb.simulate.bayesian_coverage_study(
     np.linspace(0, 1, 21), 0.7, 0.9, 1000, m0=100, m1=100, reps=REPS, random_seed=0
 )
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
@@ -187,7 +187,7 @@ print("at theta = 0 and 1:", cov.coverage.sel(theta=[0.0, 1.0]).to_pandas().roun
 # %%
 from scipy import stats
 
-ranks = jb.sbc_ranks(SBC_DATASETS, 1000, m0=100, m1=100, random_seed=1)
+ranks = jb.simulate.sbc_ranks(SBC_DATASETS, 1000, m0=100, m1=100, random_seed=1)
 counts = np.bincount(ranks // 10, minlength=10)
 plt.bar(range(10), counts)
 plt.axhline(counts.mean(), color="k", lw=0.5)
@@ -236,7 +236,7 @@ rows = []
 for frac in (0.1, 0.5):
     hit, w_items, w_ppi = [], [], []
     for r in range(ITEM_REPS):
-        sim = jb.simulate_items(2000, n_labelled=int(frac * 2000), seed=r)
+        sim = jb.simulate.simulate_items(2000, n_labelled=int(frac * 2000), seed=r)
         d = items_from_frame(sim.frame)
         lo, hi = ie.double_sampling_items(d, "items").interval(0.05)
         hit.append(lo[0] <= sim.rate_items <= hi[0])

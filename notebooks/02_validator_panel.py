@@ -52,7 +52,7 @@ G, V, N_OUT = 14, 14, 700  # generators, validators, outputs per generator
 SAMPLER = {"draws": 1000, "chains": 2, "tune": 800}  # NUTS settings
 
 # %%
-sim = jb.simulate_panel(G, V, n_outputs=N_OUT, rate_shift=0.5, seed=11)
+sim = jb.simulate.simulate_panel(G, V, n_outputs=N_OUT, rate_shift=0.5, seed=11)
 panel = ValidatorPanel(sim.panel())
 d = panel.data
 print(

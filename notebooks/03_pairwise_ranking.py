@@ -59,7 +59,7 @@ POOLS, SEEDS = 10, 6  # budget grid: simulated pools, seeds per pool
 # (kappa* = 0.35). We observe all 870 ordered verdicts.
 
 # %%
-sim = jb.controlled_benchmark(seed=0)
+sim = jb.simulate.controlled_benchmark(seed=0)
 ranking = sim.ranking()
 print(
     "true top set:",
@@ -177,7 +177,7 @@ jb.compare_loo(
 # unconfirmed. The Gaussian and hierarchical priors have no such funnel.
 
 # %%
-ctrl = jb.simulate_bt_judge(seed=5, c=0.0, kappa=0.0)
+ctrl = jb.simulate.simulate_bt_judge(seed=5, c=0.0, kappa=0.0)
 rc = ctrl.ranking()
 fits = {
     "naive": rc.fit("naive", random_seed=0),
@@ -220,7 +220,7 @@ ri.head(12).round(3)
 #
 # Each strategy queries pairs (in a random, recorded order) from the full verdict matrix of a
 # simulated judge, refitting the Laplace posterior every 8 verdicts. Top-k-aware scoring
-# spends comparisons on items whose top-k membership is in doubt. `jb.budget_study` runs the
+# spends comparisons on items whose top-k membership is in doubt. `jb.plan.budget_study` runs the
 # grid as one sweep (see README, "Sweeps").
 
 # %%
@@ -236,10 +236,10 @@ strategies = [
     ("naive", "topk"),
     ("naive", "round_robin"),
 ]
-pools = [jb.controlled_benchmark(seed=1000 + j) for j in range(POOLS)]
+pools = [jb.simulate.controlled_benchmark(seed=1000 + j) for j in range(POOLS)]
 # one sweep: every (pool, seed, strategy) is one run_active run up to the largest budget;
 # executor=2 (local processes) or a dask.distributed Client gives the same table
-runs = jb.budget_study(pools, strategies, k=5, budgets=budgets, seeds=range(SEEDS))
+runs = jb.plan.budget_study(pools, strategies, k=5, budgets=budgets, seeds=range(SEEDS))
 curve = runs.groupby(["model", "rule", "budget"]).recall.mean().unstack("budget")
 curve = curve.reindex(pd.MultiIndex.from_tuples(strategies))
 curve.index = [f"{m}/{r}" for m, r in curve.index]

@@ -425,7 +425,7 @@ pd.concat([f.bias_table().assign(source=k) for k, f in with_len.items()]).round(
 
 # %%
 with warnings.catch_warnings():
-    warnings.simplefilter("ignore", jb.IdentifiabilityWarning)
+    warnings.simplefilter("ignore", jb.errors.IdentifiabilityWarning)
     pos = fit_sources(sources, position=True)
 pd.concat([f.bias_table().assign(source=k) for k, f in pos.items()]).round(3)
 
@@ -448,7 +448,7 @@ pd.concat([f.bias_table().assign(source=k) for k, f in pos.items()]).round(3)
 # %%
 items = datasets.llmbar_accuracy_items("GPT-4")
 adv = items[items["subset"].str.contains("Adversarial")]
-test, cal = jb.calibration_split(adv, 0.3, random_seed=0)
+test, cal = jb.io.calibration_split(adv, 0.3, random_seed=0)
 study = jb.AccuracyStudy.from_frames(test, cal)
 out_dir = Path(tempfile.mkdtemp())
 files = accuracy_report(study, out_dir / "report.md", title="GPT-4 on LLMBar adversarial pairs")

@@ -83,7 +83,7 @@ pd.DataFrame(rows).round(3)
 # difference. A judge that could replace a labeller has a difference near zero or above.
 
 # %%
-judges = jb.judge_agreement(
+judges = jb.estimators.judge_agreement(
     pairs, ["gpt35_verdict", "pandalm7b_verdict"], humans, bootstrap=BOOTSTRAP
 )
 judges.round(3)
@@ -94,7 +94,7 @@ judges.round(3)
 # their errors correlate, so together they are worth fewer than two.
 
 # %%
-jb.effective_judges(
+jb.estimators.effective_judges(
     pairs, ["gpt35_verdict", "pandalm7b_verdict"], humans=humans, bootstrap=BOOTSTRAP
 ).round(3)
 
@@ -167,7 +167,7 @@ plt.tight_layout()
 
 # %%
 cx = stories[stories["criterion"] == "CX"].assign(judge=lambda d: d["judge_prompt1"].round())
-jb.judge_agreement(cx, "judge", three, level="interval", bootstrap=BOOTSTRAP).round(3)
+jb.estimators.judge_agreement(cx, "judge", three, level="interval", bootstrap=BOOTSTRAP).round(3)
 
 # %% [markdown]
 # Here the judge agrees with each rater better than the raters agree with each other

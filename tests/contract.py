@@ -37,7 +37,7 @@ def _ranking_with_humans():
     the study of the judge-error recovery test (tests/studies/test_ranking_channel.py), so
     that its model compiles once.
     """
-    return jb.simulate_judged_pairs(6, 800, labelled=0.2, seed=3).ranking()
+    return jb.simulate.simulate_judged_pairs(6, 800, labelled=0.2, seed=3).ranking()
 
 
 def _items():
@@ -53,7 +53,9 @@ def _covariates():
 
 
 def _judges():
-    f = jb.simulate_items(300, sensitivity=(0.9, 0.85), specificity=(0.8, 0.75), seed=2).frame
+    f = jb.simulate.simulate_items(
+        300, sensitivity=(0.9, 0.85), specificity=(0.8, 0.75), seed=2
+    ).frame
     return jb.AccuracyStudy.from_items(f, judge=["judge_1", "judge_2"])
 
 
@@ -67,17 +69,17 @@ def _raters():
 
 
 def _strata():
-    cal = jb.CalibrationCounts(
+    cal = jb.io.CalibrationCounts(
         tp=[90, 88], m1=[100, 100], tn=[90, 80], m0=[100, 100], strata=("short", "long")
     )
-    test = jb.TestCounts(k=[[300, 500]], n=[[1000, 1000]], n_missing=[[0, 0]], strata=cal.strata)
+    test = jb.io.TestCounts(k=[[300, 500]], n=[[1000, 1000]], n_missing=[[0, 0]], strata=cal.strata)
     return jb.AccuracyStudy(test, cal)
 
 
 def _repeats():
     # 40 prompts x 4 generations: the shape of the NUTS test in test_repeats.py, beside
     # which these cases run, so that the model compiles once
-    runs, _ = jb.simulate_repeats(40, generations=4, runs=2, seed=0)
+    runs, _ = jb.simulate.simulate_repeats(40, generations=4, runs=2, seed=0)
     return jb.RepeatsStudy.from_frame(runs)
 
 
@@ -105,7 +107,7 @@ EXAMPLES = {
         _weekly(), judge="judge", human="human", time="week"
     ),
     "items.paired": lambda: jb.AccuracyStudy.from_items(
-        jb.simulate_paired(400, seed=0)[0], system="system", item="prompt"
+        jb.simulate.simulate_paired(400, seed=0)[0], system="system", item="prompt"
     ),
     # the door chooses the hierarchical cell model for this panel (3 annotated generators:
     # too few for the leniency model's check); the other models by their class, on the
@@ -160,7 +162,7 @@ def _scores():
 
 
 def _clustered():
-    sim = jb.simulate_items(400, n_labelled=120, cluster_size=20, icc=0.1, seed=3)
+    sim = jb.simulate.simulate_items(400, n_labelled=120, cluster_size=20, icc=0.1, seed=3)
     return jb.AccuracyStudy.from_items(sim.frame, cluster="cluster")
 
 
@@ -196,7 +198,7 @@ class Studies(dict):
 
     def __missing__(self, key):
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", jb.FewClustersWarning)
+            warnings.simplefilter("ignore", jb.errors.FewClustersWarning)
             study = EXAMPLES[key]()
         self[key] = study
         return study

@@ -14,9 +14,9 @@ ROOT = pathlib.Path(judgebayes.__file__).parent
 # lower rank = lower layer; a module may import only its own layer or lower ones
 LAYERS = {
     "errors": 0,
+    # the lazy-namespace helper imports nothing of the package
+    "_lazy": 0,
     "data": 1,
-    # the public name of data/logs.py's eval-log readers (``judgebayes.io.inspect_items``)
-    "io": 1,
     "datasets": 2,
     "models": 3,
     "results": 4,
@@ -32,6 +32,11 @@ LAYERS = {
     "workflows": 10,
     "cli": 11,
     "__main__": 12,
+    # the public namespaces (``jb.estimators``, ``jb.plan``, ``jb.io``): facades that name
+    # what they offer in every layer and import it on first use; no module imports them
+    "estimators": 13,
+    "plan": 13,
+    "io": 13,
 }
 
 

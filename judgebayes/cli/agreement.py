@@ -10,8 +10,8 @@ effective number given the humans.
 
 JSON (``--format json``): ``{"coefficients": [row, ...], "judges": [row, ...] | null,
 "effective_judges": row | null, "notes": [str, ...]}`` with the columns of
-:func:`judgebayes.agreement`, :func:`judgebayes.judge_agreement` and
-:func:`judgebayes.effective_judges`.
+:func:`judgebayes.agreement`, :func:`judgebayes.estimators.judge_agreement` and
+:func:`judgebayes.estimators.effective_judges`.
 """
 
 from __future__ import annotations

@@ -125,7 +125,7 @@ def label_next(
     >>> y = (rng.random(1000) < p).astype(float)
     >>> frame = pd.DataFrame({"judge": (p > 0.5) * 1.0, "p": p, "human": np.nan})
     >>> frame.loc[:99, "human"] = y[:100]  # a first round of 100 at random
-    >>> plan = jb.label_next(frame, "judge", "human", 100, uncertainty="p")
+    >>> plan = jb.plan.label_next(frame, "judge", "human", 100, uncertainty="p")
     >>> bool(plan["prob"].iloc[:100].eq(1).all())
     True
     """

@@ -12,10 +12,10 @@ def test_check_transfer_flags_rates_that_do_not_carry_over():
     from scipy import integrate, stats
 
     strata = ("short", "long")
-    cal = jb.CalibrationCounts(
+    cal = jb.io.CalibrationCounts(
         tp=[90, 88], m1=[100, 100], tn=[90, 20], m0=[100, 100], strata=strata
     )
-    test = jb.TestCounts(k=[[300, 500]], n=[[1000, 1000]], n_missing=[[0, 0]], strata=strata)
+    test = jb.io.TestCounts(k=[[300, 500]], n=[[1000, 1000]], n_missing=[[0, 0]], strata=strata)
     t = jb.AccuracyStudy(test, cal).check()["transfer"].table.set_index(["unit", "count"])
     # the judge's specificity collapses on long answers: calibrated on "short", 20/100 has
     # predictive BetaBin(100, 91, 11), mean 89; the sensitivities agree (90 vs 88)
@@ -52,10 +52,10 @@ def test_transfer_predictive_draws_the_distributions_check_transfer_tests():
     from scipy import stats
 
     strata = ("short", "long")
-    cal = jb.CalibrationCounts(
+    cal = jb.io.CalibrationCounts(
         tp=[90, 88], m1=[100, 100], tn=[90, 20], m0=[100, 100], strata=strata
     )
-    test = jb.TestCounts(k=[[300, 500]], n=[[1000, 1000]], n_missing=[[0, 0]], strata=strata)
+    test = jb.io.TestCounts(k=[[300, 500]], n=[[1000, 1000]], n_missing=[[0, 0]], strata=strata)
     study = jb.AccuracyStudy(test, cal)
     idata = study.transfer_predictive(draws=20_000, random_seed=1)
     rep = idata.posterior_predictive["tp"].sel(stratum="long").values.ravel()

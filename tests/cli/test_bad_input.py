@@ -15,7 +15,7 @@ from judgebayes.errors import InputError
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("bad")
-    test, cal = jb.accuracy_frames(0.4, 0.8, 0.9, 200, m0=40, m1=40, random_seed=1)
+    test, cal = jb.simulate.accuracy_frames(0.4, 0.8, 0.9, 200, m0=40, m1=40, random_seed=1)
     test.to_csv(d / "t.csv", index=False)
     cal.to_csv(d / "c.csv", index=False)
     return d
@@ -54,7 +54,7 @@ def test_booleans_are_not_counts_and_frames_must_be_frames():
         with pytest.raises(InputError, match="boolean") as e:
             jb.AccuracyStudy.from_counts(**args)
         assert e.value.field == next(iter(kw))
-    test, cal = jb.accuracy_frames(0.4, 0.8, 0.9, 50, m0=20, m1=20, random_seed=0)
+    test, cal = jb.simulate.accuracy_frames(0.4, 0.8, 0.9, 50, m0=20, m1=20, random_seed=0)
     for a, b, field in ((None, cal, "test_df"), (test, [1, 2], "calibration_df")):
         with pytest.raises(InputError, match="must be a DataFrame") as e:
             jb.AccuracyStudy.from_frames(a, b)

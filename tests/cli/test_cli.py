@@ -21,7 +21,7 @@ def accuracy(d, *extra: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="session")
 def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("cli")
-    test, cal = jb.accuracy_frames(
+    test, cal = jb.simulate.accuracy_frames(
         0.4, 0.8, 0.9, 400, m0=60, m1=40, systems={"alpha": 0.3, "beta": 0.6}, random_seed=1
     )
     test["verdict"] = np.where(test["judge"] == 1, "pass", "fail").astype(object)
@@ -63,9 +63,9 @@ def test_accuracy_json_matches_library(files, all_methods_json):
         n, k = int(v.notna().sum()), int((v == "pass").sum())
         row = by[name]
         assert (row["n"], row["k"], row["n_missing"]) == (n, k, int(v.isna().sum()))
-        lo, hi = jb.lang_reiczigel_interval(k / n, tn / m0, tp / m1, n, m0, m1)
+        lo, hi = jb.estimators.lang_reiczigel_interval(k / n, tn / m0, tp / m1, n, m0, m1)
         assert row["lower"] == pytest.approx(lo) and row["upper"] == pytest.approx(hi)
-        assert row["estimate"] == pytest.approx(jb.rogan_gladen(k / n, tn / m0, tp / m1))
+        assert row["estimate"] == pytest.approx(jb.estimators.rogan_gladen(k / n, tn / m0, tp / m1))
     assert sum(s["n_missing"] for s in out["systems"]) == 3
 
 
@@ -211,7 +211,7 @@ def test_plan_json_matches_library():
     assert r.returncode == 0, r.stderr
     plans = {p["allocation"]: p for p in json.loads(r.stdout)["plans"]}
     for alloc in ("equal", "optimal"):
-        lib = jb.plan_calibration(0.6, 0.7, 0.9, 0.1, allocation=alloc)
+        lib = jb.plan.plan_calibration(0.6, 0.7, 0.9, 0.1, allocation=alloc)
         assert (plans[alloc]["m"], plans[alloc]["m0"], plans[alloc]["m1"]) == (
             lib.m,
             lib.m0,

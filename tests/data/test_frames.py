@@ -42,8 +42,8 @@ def test_two_frames_and_split(items):
         got = jb.AccuracyStudy.from_frames(t, c).fit("closed_form").interval()
         pd.testing.assert_frame_equal(got, want, obj=kind)
     full = llmbar_accuracy_items("GPT-4")
-    a = jb.calibration_split(full, 0.2, random_seed=1)
-    b = jb.calibration_split(pl.from_pandas(full), 0.2, random_seed=1)
+    a = jb.io.calibration_split(full, 0.2, random_seed=1)
+    b = jb.io.calibration_split(pl.from_pandas(full), 0.2, random_seed=1)
     for x, y in zip(a, b, strict=True):
         pd.testing.assert_frame_equal(x, y)
 

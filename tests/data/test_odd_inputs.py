@@ -17,16 +17,16 @@ from judgebayes.errors import InputError
 from judgebayes.workflows.gate import check_claims
 from tests.helpers import typed_error
 
-BASE = jb.simulate_items(300, n_labelled=60, seed=0).frame
+BASE = jb.simulate.simulate_items(300, n_labelled=60, seed=0).frame
 TWO = pd.concat(
     [
         BASE.assign(system="A"),
-        jb.simulate_items(300, n_labelled=60, seed=1).frame.assign(system="B"),
+        jb.simulate.simulate_items(300, n_labelled=60, seed=1).frame.assign(system="B"),
     ],
     ignore_index=True,
 )
-PAIRED = jb.simulate_paired(200, seed=0)[0]
-RUNS = jb.simulate_repeats(30, generations=3, runs=2, seed=0)[0]
+PAIRED = jb.simulate.simulate_paired(200, seed=0)[0]
+RUNS = jb.simulate.simulate_repeats(30, generations=3, runs=2, seed=0)[0]
 PLAN = dict(rate_a=0.75, rate_b=0.7, agreement=0.9, sensitivity=0.9, specificity=0.8)
 
 
@@ -62,19 +62,23 @@ ERRORS = [
         "prompt",
     ),
     ("int 1 and str '1' systems", lambda: _items(_mixed_systems(), system="system"), "system"),
-    ("plan_paired power 1", lambda: jb.plan_paired(400, 0.25, **PLAN, power=1.0), "power"),
-    ("plan_paired alpha 2", lambda: jb.plan_paired(400, 0.25, **PLAN, alpha=2), "alpha"),
+    ("plan_paired power 1", lambda: jb.plan.plan_paired(400, 0.25, **PLAN, power=1.0), "power"),
+    ("plan_paired alpha 2", lambda: jb.plan.plan_paired(400, 0.25, **PLAN, alpha=2), "alpha"),
     (
         "plan_paired text difference",
-        lambda: jb.plan_paired(400, 0.25, **PLAN, differences="x"),
+        lambda: jb.plan.plan_paired(400, 0.25, **PLAN, differences="x"),
         "differences",
     ),
     (
         "plan_repeats on another table",
-        lambda: jb.plan_repeats(pd.DataFrame({"a": [1]}), budget=100),
+        lambda: jb.plan.plan_repeats(pd.DataFrame({"a": [1]}), budget=100),
         "split",
     ),
-    ("plan_repeats budget 0", lambda: jb.plan_repeats(jb.variance_split(RUNS), budget=0), "budget"),
+    (
+        "plan_repeats budget 0",
+        lambda: jb.plan.plan_repeats(jb.variance_split(RUNS), budget=0),
+        "budget",
+    ),
     (
         "a list in a label cell",
         lambda: _items(
@@ -125,7 +129,7 @@ ERRORS = [
         ).fit("naive", reference="c"),
         "reference",
     ),
-    ("accuracy_table of the items design", lambda: jb.accuracy_table(_items()), "kind"),
+    ("accuracy_table of the items design", lambda: jb.estimators.accuracy_table(_items()), "kind"),
     (
         "one repeat prompt",
         lambda: jb.variance_split(RUNS[RUNS["prompt"] == RUNS["prompt"].iloc[0]]),
@@ -163,7 +167,7 @@ def test_odd_but_valid_inputs_give_labelled_results():
         split = jb.variance_split(RUNS.drop_duplicates(["prompt", "generation"]))
         assert np.isnan(split.set_index("component").loc["judge run", "lower"])
         # one cluster: no cluster-robust variance, and the fit says so
-        with pytest.warns(jb.FewClustersWarning, match="1 clusters"):
+        with pytest.warns(jb.errors.FewClustersWarning, match="1 clusters"):
             one = _items(BASE.assign(c=0), cluster="c")
         assert any("1 cluster" in n for n in one.fit("closed_form").notes)
         # labels all alike: PPI's point interval is said, the closed form's is not a point

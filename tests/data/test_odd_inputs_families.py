@@ -54,7 +54,7 @@ PAIRS = pd.DataFrame(
 )  # fmt: skip
 
 
-PANEL = jb.simulate_panel(seed=3, n_outputs=60)
+PANEL = jb.simulate.simulate_panel(seed=3, n_outputs=60)
 
 
 def _cells_panel():
@@ -100,12 +100,12 @@ ERRORS = [
     ),
     (
         "label_next: a negative target width",
-        lambda: jb.label_next(LOG, "judge", "human", 10, width=-0.1),
+        lambda: jb.plan.label_next(LOG, "judge", "human", 10, width=-0.1),
         "width",
     ),
     (
         "label_next: the verdicts as the uncertainty",
-        lambda: jb.label_next(LOG, "judge", "human", 10, uncertainty="judge"),
+        lambda: jb.plan.label_next(LOG, "judge", "human", 10, uncertainty="judge"),
         "uncertainty",
     ),
     (
@@ -122,7 +122,7 @@ ERRORS = [
     ),
     (
         "without_replacement: the labels as the judge",
-        lambda: jb.without_replacement(LOG, "human", judge="human"),
+        lambda: jb.estimators.without_replacement(LOG, "human", judge="human"),
         "judge",
     ),
     (
@@ -152,17 +152,17 @@ ERRORS = [
     ),
     (
         "judge_agreement: a judge among the humans",
-        lambda: jb.judge_agreement(WIDE, ["r1"], ["r1", "r2"]),
+        lambda: jb.estimators.judge_agreement(WIDE, ["r1"], ["r1", "r2"]),
         "humans",
     ),
     (
         "effective_judges: a judge among the humans",
-        lambda: jb.effective_judges(WIDE, ["j1", "r1"], humans=["j1", "r2"]),
+        lambda: jb.estimators.effective_judges(WIDE, ["j1", "r1"], humans=["j1", "r2"]),
         "humans",
     ),
     (
         "effective_judges: a constant judge",
-        lambda: jb.effective_judges(WIDE.assign(j3=3.0), ["j1", "j3"]),
+        lambda: jb.estimators.effective_judges(WIDE.assign(j3=3.0), ["j1", "j3"]),
         "judges",
     ),
     (
@@ -268,7 +268,7 @@ def test_a_panel_of_cells_shows_its_vote_methods_as_refused_rows():
 
 
 def test_repeats_of_one_verdict_say_there_is_nothing_to_split():
-    runs = jb.simulate_repeats(30, generations=3, runs=2, seed=0)[0]
+    runs = jb.simulate.simulate_repeats(30, generations=3, runs=2, seed=0)[0]
     split = jb.variance_split(runs.assign(judge=1))
     assert any("every judge run gave 1" in n for n in split.attrs["notes"])
     assert not any("every judge run" in n for n in jb.variance_split(runs).attrs["notes"])

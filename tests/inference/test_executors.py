@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgebayes import datasets, simulate_panel
+from judgebayes import datasets
 from judgebayes.errors import InputError
 from judgebayes.inference.executors import (
     describe_executor,
@@ -19,6 +19,7 @@ from judgebayes.inference.executors import (
     task_seeds,
     task_threads,
 )
+from judgebayes.simulate import simulate_panel
 from judgebayes.studies.panel import ValidatorPanel
 from judgebayes.workflows.split_protocol import split_protocol
 

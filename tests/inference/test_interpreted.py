@@ -20,7 +20,7 @@ from judgebayes.inference.nuts.predictive import _pointwise_log_likelihood
 def _covariate_study():
     # the covariate model's likelihood is written with log-sigmoids (softplus), the op that
     # interpreted PyTensor evaluates one element at a time
-    sim = jb.simulate_items(120, n_labelled=40, seed=4)
+    sim = jb.simulate.simulate_items(120, n_labelled=40, seed=4)
     f = sim.frame
     f["length"] = np.random.default_rng(4).normal(size=len(f))
     return jb.AccuracyStudy.from_items(f, covariates="length")

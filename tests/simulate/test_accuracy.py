@@ -10,8 +10,8 @@ THETAS = np.linspace(0, 1, 21)
 
 
 def test_simulate_shapes_seed_and_means():
-    a = jb.simulate_accuracy([0.2, 0.8], Q0, Q1, N, m0=50, m1=60, reps=4000, random_seed=3)
-    b = jb.simulate_accuracy([0.2, 0.8], Q0, Q1, N, m0=50, m1=60, reps=4000, random_seed=3)
+    a = jb.simulate.simulate_accuracy([0.2, 0.8], Q0, Q1, N, m0=50, m1=60, reps=4000, random_seed=3)
+    b = jb.simulate.simulate_accuracy([0.2, 0.8], Q0, Q1, N, m0=50, m1=60, reps=4000, random_seed=3)
     assert a.k.shape == (2, 4000) and a.design == "stratified"
     np.testing.assert_array_equal(a.k, b.k)
     p = np.array([0.2, 0.8]) * Q1 + np.array([0.8, 0.2]) * (1 - Q0)
@@ -23,24 +23,26 @@ def test_simulate_shapes_seed_and_means():
 
 
 def test_random_design_with_shift():
-    s = jb.simulate_accuracy(0.5, Q0, Q1, N, m=200, theta_cal=0.25, reps=5000, random_seed=1)
+    s = jb.simulate.simulate_accuracy(
+        0.5, Q0, Q1, N, m=200, theta_cal=0.25, reps=5000, random_seed=1
+    )
     assert s.design == "random" and np.all(s.m0 + s.m1 == 200)
     assert abs(s.m1.mean() - 50) < 4 * np.sqrt(200 * 0.25 * 0.75 / 5000)
 
 
 def test_simulate_rejects_ambiguous_designs():
     with pytest.raises(InputError):
-        jb.simulate_accuracy(0.5, Q0, Q1, N, m0=10)
+        jb.simulate.simulate_accuracy(0.5, Q0, Q1, N, m0=10)
     with pytest.raises(InputError):
-        jb.simulate_accuracy(0.5, Q0, Q1, N, m0=10, m1=10, m=20)
+        jb.simulate.simulate_accuracy(0.5, Q0, Q1, N, m0=10, m1=10, m=20)
     with pytest.raises(InputError, match="theta_cal"):
-        jb.simulate_accuracy(0.5, Q0, Q1, N, m0=10, m1=10, theta_cal=0.3)
+        jb.simulate.simulate_accuracy(0.5, Q0, Q1, N, m0=10, m1=10, theta_cal=0.3)
     with pytest.raises(InputError, match="theta"):
-        jb.simulate_accuracy(1.5, Q0, Q1, N, m=10)
+        jb.simulate.simulate_accuracy(1.5, Q0, Q1, N, m=10)
 
 
 def test_accuracy_frames_roundtrip_through_schema():
-    test, cal = jb.accuracy_frames(
+    test, cal = jb.simulate.accuracy_frames(
         0.4, Q0, Q1, 500, m0=40, m1=60, systems={"a": 0.4, "b": 0.7}, random_seed=0
     )
     from judgebayes.data.accuracy import counts_from_calibration_frame, counts_from_test_frame
@@ -70,14 +72,14 @@ def _check_fig6b(ds, reps):
 
 def test_fig6b_coverage_fast():
     reps = 2000
-    ds = jb.monte_carlo_study(THETAS, Q0, Q1, N, m0=100, m1=100, reps=reps, random_seed=11)
+    ds = jb.simulate.monte_carlo_study(THETAS, Q0, Q1, N, m0=100, m1=100, reps=reps, random_seed=11)
     _check_fig6b(ds, reps)
 
 
 @pytest.mark.slow
 def test_fig6b_coverage_full():
     reps = 10_000
-    ds = jb.monte_carlo_study(THETAS, Q0, Q1, N, m0=100, m1=100, reps=reps, random_seed=12)
+    ds = jb.simulate.monte_carlo_study(THETAS, Q0, Q1, N, m0=100, m1=100, reps=reps, random_seed=12)
     cov = _check_fig6b(ds, reps)
     assert np.median(cov) == pytest.approx(0.95, abs=4 * np.sqrt(0.95 * 0.05 / reps))
 
@@ -90,7 +92,7 @@ def _expected_second_order_bias(theta, m):
     # E over the random class sizes M1 ~ Bin(m, theta_cal) of Prop. 5.1's bias
     m1 = np.arange(1, m)[:, None]
     w = stats.binom.pmf(m1, m, THETA_CAL[None, :])
-    b = jb.rogan_gladen_bias(theta, Q0, Q1, m - m1, m1)
+    b = jb.estimators.rogan_gladen_bias(theta, Q0, Q1, m - m1, m1)
     return (w * b).sum(0) / w.sum(0)
 
 
@@ -112,27 +114,32 @@ def _check_fig5(ds):
     assert abs(cc[0]) > 0.1 and abs(cc[-1]) > 0.1 and cc[0] < 0 < cc[-1]
     naive = b.sel(estimator="naive_wald").values
     assert np.all(
-        np.abs(naive - jb.naive_bias(0.5, Q0, Q1)) <= 4 * se.sel(estimator="naive_wald").values
+        np.abs(naive - jb.estimators.naive_bias(0.5, Q0, Q1))
+        <= 4 * se.sel(estimator="naive_wald").values
     )
     return ma
 
 
 def test_fig5_distribution_shift_fast():
-    ds = jb.monte_carlo_study(0.5, Q0, Q1, N, m=200, theta_cal=THETA_CAL, reps=3000, random_seed=5)
+    ds = jb.simulate.monte_carlo_study(
+        0.5, Q0, Q1, N, m=200, theta_cal=THETA_CAL, reps=3000, random_seed=5
+    )
     assert "theta_cal" in ds.dims
     _check_fig5(ds)
 
 
 @pytest.mark.slow
 def test_fig5_distribution_shift_full():
-    ds = jb.monte_carlo_study(
+    ds = jb.simulate.monte_carlo_study(
         0.5, Q0, Q1, N, m=200, theta_cal=THETA_CAL, reps=10_000, random_seed=6
     )
     _check_fig5(ds)
 
 
 def test_study_tidy_frame():
-    ds = jb.monte_carlo_study([0.3, 0.6], Q0, Q1, 200, m0=30, m1=30, reps=200, random_seed=0)
+    ds = jb.simulate.monte_carlo_study(
+        [0.3, 0.6], Q0, Q1, 200, m0=30, m1=30, reps=200, random_seed=0
+    )
     df = ds.to_dataframe().reset_index()
     assert set(df["estimator"]) >= {"lang_reiczigel", "naive_wilson", "difference"}
     assert len(df) == 2 * ds.sizes["estimator"]
@@ -142,7 +149,7 @@ def test_study_tidy_frame():
 # ------------------------------------------------------------------ Bayesian coverage, SBC
 def test_bayesian_coverage_small():
     reps = 150
-    ds = jb.bayesian_coverage_study(
+    ds = jb.simulate.bayesian_coverage_study(
         [0.0, 0.3, 0.6, 1.0], Q0, Q1, N, m0=100, m1=100, reps=reps, nodes=12, random_seed=3
     )
     b = ds.coverage.sel(estimator="bayes_exact").values
@@ -157,14 +164,16 @@ def test_bayesian_coverage_small():
 @pytest.mark.slow
 def test_bayesian_coverage_full():
     reps = 1000
-    ds = jb.bayesian_coverage_study(THETAS, Q0, Q1, N, m0=100, m1=100, reps=reps, random_seed=4)
+    ds = jb.simulate.bayesian_coverage_study(
+        THETAS, Q0, Q1, N, m0=100, m1=100, reps=reps, random_seed=4
+    )
     b = ds.coverage.sel(estimator="bayes_exact").values[1:-1]
     mcse = np.sqrt(0.95 * 0.05 / reps)
     assert b.min() >= 0.95 - 4 * mcse and b.max() <= 0.99 + 4 * mcse
 
 
 def test_sbc_ranks_are_uniform():
-    ranks = jb.sbc_ranks(1000, 200, m0=40, m1=40, n_draws=99, random_seed=7)
+    ranks = jb.simulate.sbc_ranks(1000, 200, m0=40, m1=40, n_draws=99, random_seed=7)
     counts = np.bincount(ranks // 10, minlength=10)
     # 10 bins of 100 expected; a calibrated posterior passes a chi-square test; p > 0.001
     assert stats.chisquare(counts).pvalue > 1e-3

@@ -86,7 +86,7 @@ def test_compare_table_and_ppc(one_system):
     check_forest(pc, [cf, lap, fit])
     assert list(table["method"]) == ["closed_form", "laplace", "nuts"]
     assert set(jb.results.COMPARISON_COLUMNS) == set(table.columns)
-    lr = jb.lang_reiczigel_interval(0.62, 0.7, 0.9, 1000, 100, 100)
+    lr = jb.estimators.lang_reiczigel_interval(0.62, 0.7, 0.9, 1000, 100, 100)
     assert table.loc[0, "lower"] == pytest.approx(lr.lower)
     assert table.loc[2, "r_hat"] <= 1.01 and table.loc[2, "divergences"] == 0
     # hdi and equal-tailed both work; a point method returns its own interval for both
@@ -157,14 +157,14 @@ def test_strata_recovery():
     theta = {"short": 0.3, "long": 0.7}
     n = {"short": 3000, "long": 1000}
     k = [[rng.binomial(n[s], theta[s] * q1[s] + (1 - theta[s]) * (1 - q0[s])) for s in strata]]
-    cal = jb.CalibrationCounts(
+    cal = jb.io.CalibrationCounts(
         tp=[rng.binomial(150, q1[s]) for s in strata],
         m1=[150, 150],
         tn=[rng.binomial(150, q0[s]) for s in strata],
         m0=[150, 150],
         strata=strata,
     )
-    test = jb.TestCounts(k=k, n=[[n[s] for s in strata]], n_missing=[[0, 0]], strata=strata)
+    test = jb.io.TestCounts(k=k, n=[[n[s] for s in strata]], n_missing=[[0, 0]], strata=strata)
     study = jb.AccuracyStudy(test, cal)
     assert study.kind == "strata"
     fit = study.fit("nuts", random_seed=2, sampler={**NUTS, "target_accept": 0.95})
@@ -178,7 +178,7 @@ def test_strata_recovery():
     assert cf["lower"] <= true_overall <= cf["upper"]
     # pooling everything into one confusion matrix mis-corrects (the invariance failure)
     pooled = (
-        jb.AccuracyStudy(jb.TestCounts.from_arrays(int(np.sum(k)), 4000), cal.pooled())
+        jb.AccuracyStudy(jb.io.TestCounts.from_arrays(int(np.sum(k)), 4000), cal.pooled())
         .fit("closed_form")
         .interval()
         .iloc[0]
@@ -250,7 +250,7 @@ def test_better_than_chance_is_the_default_and_its_conflict_is_refused():
         worse.fit("laplace")
     assert e.value.field == "better_than_chance"
     # the closed form needs no prior: NaN with a note, no error
-    with pytest.warns(jb.MirrorWarning, match="favour a judge worse than chance"):
+    with pytest.warns(jb.errors.MirrorWarning, match="favour a judge worse than chance"):
         notes = " ".join(worse.fit("closed_form").notes)
     assert "no better than chance" in notes and "P(q0 + q1 < 1 | data) = 1.00" in notes
 
@@ -282,7 +282,7 @@ def test_mirror_case_engines_agree_and_the_mass_is_reported():
     s = jb.AccuracyStudy.from_counts(96, 120, 3, 6, 4, 6)
     fits = {}
     for m in ("exact", "laplace", "nuts"):
-        with pytest.warns(jb.MirrorWarning, match="0.26"):
+        with pytest.warns(jb.errors.MirrorWarning, match="0.26"):
             fits[m] = s.fit(m, random_seed=1, **({"sampler": NUTS} if m == "nuts" else {}))
     ex = fits["exact"].interval().iloc[0]
     assert (ex["lower"], ex["upper"]) == pytest.approx((0.118, 0.991), abs=1e-3)
@@ -294,7 +294,7 @@ def test_mirror_case_engines_agree_and_the_mass_is_reported():
     assert fits["nuts"].diagnostics.passed
     # unrestricted: the exact posterior is bimodal and Laplace refuses (k-hat 0.79)
     free = jb.AccuracyStudy.from_counts(96, 120, 3, 6, 4, 6, better_than_chance=False)
-    with pytest.warns(jb.MirrorWarning):
+    with pytest.warns(jb.errors.MirrorWarning):
         lo = free.fit("exact").interval().iloc[0]["lower"]
     assert lo < 0.05
     with pytest.raises(LaplaceError, match="nuts"):
@@ -385,10 +385,10 @@ def test_laplace_matches_nuts_on_the_random_and_shifted_designs(design):
 
 def test_the_pooled_strata_model_refuses_laplace_by_name():
     strata = ("a", "b")
-    cal = jb.CalibrationCounts(
+    cal = jb.io.CalibrationCounts(
         tp=[90, 80], m1=[100, 100], tn=[80, 60], m0=[100, 100], strata=strata
     )
-    test = jb.TestCounts(k=[[500, 300]], n=[[1000, 500]], n_missing=[[0, 0]], strata=strata)
+    test = jb.io.TestCounts(k=[[500, 300]], n=[[1000, 500]], n_missing=[[0, 0]], strata=strata)
     with pytest.raises(MethodRefused, match="method='nuts'") as e:
         jb.AccuracyStudy(test, cal).fit("laplace")
     assert (e.value.field, e.value.value) == ("method", "laplace")

@@ -268,10 +268,10 @@ def test_method_options_come_from_the_registered_signature():
 
 
 def test_compare_shows_a_refused_method_as_a_row_and_fits_the_others():
-    cal = jb.CalibrationCounts(
+    cal = jb.io.CalibrationCounts(
         tp=[90, 88], m1=[100, 100], tn=[90, 80], m0=[100, 100], strata=("short", "long")
     )
-    test = jb.TestCounts(k=[[300, 500]], n=[[1000, 1000]], n_missing=[[0, 0]], strata=cal.strata)
+    test = jb.io.TestCounts(k=[[300, 500]], n=[[1000, 1000]], n_missing=[[0, 0]], strata=cal.strata)
     study = jb.AccuracyStudy(test, cal)
     table = study.compare(methods=("closed_form", "laplace"))
     assert list(table["method"]) == ["closed_form", "laplace"]

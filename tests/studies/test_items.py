@@ -28,7 +28,9 @@ from tests.simulators import correlated_judges, lenient_on_long
 def _frame(seed=0, n=2000, labelled=300, systems=("a", "b", "c"), **kw):
     parts = []
     for i, s in enumerate(systems):
-        f = jb.simulate_items(n, theta=0.4 + 0.15 * i, n_labelled=labelled, seed=seed + i, **kw)
+        f = jb.simulate.simulate_items(
+            n, theta=0.4 + 0.15 * i, n_labelled=labelled, seed=seed + i, **kw
+        )
         parts.append(f.frame.assign(system=s))
     return pd.concat(parts, ignore_index=True)
 
@@ -153,7 +155,7 @@ def test_items_estimand_variance_is_the_finite_population_formula():
 
 
 def test_fully_labelled_items_have_a_zero_width_interval_at_the_true_rate():
-    sim = jb.simulate_items(500, n_labelled=500, seed=1)
+    sim = jb.simulate.simulate_items(500, n_labelled=500, seed=1)
     iv = jb.AccuracyStudy.from_items(sim.frame).fit("closed_form").interval().iloc[0]
     assert iv["lower"] == iv["upper"] == pytest.approx(sim.rate_items, abs=1e-12)
 
@@ -192,7 +194,7 @@ def test_closed_form_covers_both_estimands_and_the_finite_one_narrows():
     cover = {"process": [], "items": []}
     w_items, w_ppi = [], []
     for r in range(300):
-        sim = jb.simulate_items(2000, n_labelled=1000 if r < 100 else 200, seed=100 + r)
+        sim = jb.simulate.simulate_items(2000, n_labelled=1000 if r < 100 else 200, seed=100 + r)
         d = items_from_frame(sim.frame)
         for est, truth in (("process", sim.theta), ("items", sim.rate_items)):
             lo, hi = ie.double_sampling_items(d, est).interval(0.05)
@@ -213,7 +215,9 @@ def test_clustered_items_iid_intervals_undercover_and_cluster_robust_ones_cover(
     # the judge's rate); MC sd at 0.95 is 0.018: the 0.90 floor is 2.8 sd below
     cov = {None: [], "cluster": []}
     for r in range(150):
-        sim = jb.simulate_items(1000, n_labelled=200, cluster_size=10, icc=0.3, seed=500 + r)
+        sim = jb.simulate.simulate_items(
+            1000, n_labelled=200, cluster_size=10, icc=0.3, seed=500 + r
+        )
         for cl in cov:
             d = items_from_frame(sim.frame, cluster=cl)
             lo, hi = ie.double_sampling_items(d, "process").interval(0.05)
@@ -228,7 +232,7 @@ def test_verdict_stratified_labelling_is_unbiased_where_labels_only_is_not():
     # is about 0.03 / sqrt(200) = 0.002
     err_ds, err_lab = [], []
     for r in range(200):
-        sim = jb.simulate_items(
+        sim = jb.simulate.simulate_items(
             2000, n_labelled=200, design="verdict", positive_share=0.8, seed=900 + r
         )
         d = items_from_frame(sim.frame)
@@ -242,7 +246,7 @@ def test_weights_give_the_hajek_estimate_of_an_unequal_probability_design():
     # labelling probability 0.3 for judge-positives, 0.05 for negatives, weights 1/pi:
     # the weighted a, b equal the unweighted ones within each verdict (pi constant there)
     rng = np.random.default_rng(4)
-    sim = jb.simulate_items(3000, n_labelled=3000, seed=4)
+    sim = jb.simulate.simulate_items(3000, n_labelled=3000, seed=4)
     f = sim.frame.copy()
     pi = np.where(f["judge"] == 1, 0.3, 0.05)
     keep = rng.random(len(f)) < pi
@@ -295,7 +299,7 @@ def test_exact_covers_at_extreme_rates_with_few_labels(theta):
 
     hits = []
     for r in range(200):
-        sim = jb.simulate_items(1000, theta=theta, n_labelled=20, seed=r)
+        sim = jb.simulate.simulate_items(1000, theta=theta, n_labelled=20, seed=r)
         dr = items_engine.exact_items_draws(
             items_from_frame(sim.frame), 2000, np.random.default_rng(r)
         )
@@ -396,7 +400,7 @@ def test_bayesian_items_model_matches_the_conjugate_posterior_and_covers():
     # Coverage over 60 replicates of the reference simulation: MC sd 0.028 at 0.95.
     hits = {"laplace": [], "nuts": []}
     for r in range(60):
-        sim = jb.simulate_items(seed=r)
+        sim = jb.simulate.simulate_items(seed=r)
         study = jb.AccuracyStudy.from_items(sim.frame, estimand="process")
         ex = study.fit("exact", random_seed=r).interval().iloc[0]
         for m in hits:
@@ -426,7 +430,7 @@ def test_shared_judge_rates_narrow_small_systems():
 
 # ------------------------------------------------------------------ planning
 def test_plan_reaches_the_target_width_and_states_todays_width():
-    sim = jb.simulate_items(seed=0)
+    sim = jb.simulate.simulate_items(seed=0)
     study = jb.AccuracyStudy.from_items(sim.frame)
     plan = study.plan(0.05)
     assert plan.attrs["reached"] and plan.attrs["width_planned"]["all"] <= 0.05
@@ -451,9 +455,9 @@ def test_next_to_label_returns_unlabelled_rows_and_beats_random_labelling():
     widths = {"random": [], "next_to_label": []}
     for r in range(10):
         kw = dict(theta=0.5, sensitivity=0.99, specificity=0.5, seed=r)
-        full = jb.simulate_items(5000, n_labelled=5000, **kw).frame
+        full = jb.simulate.simulate_items(5000, n_labelled=5000, **kw).frame
         for mode in widths:
-            f = jb.simulate_items(5000, n_labelled=50, **kw).frame
+            f = jb.simulate.simulate_items(5000, n_labelled=50, **kw).frame
             rng = np.random.default_rng(r)
             for step in range(5):
                 study = jb.AccuracyStudy.from_items(f)
@@ -475,7 +479,9 @@ def test_clustered_bayesian_model_covers_where_the_iid_model_does_not():
     # process rate (the closed form's iid interval covers ~0.86 here).
     hits = {"clustered": [], "iid": []}
     for r in range(40):
-        sim = jb.simulate_items(1000, n_labelled=200, cluster_size=10, icc=0.3, seed=700 + r)
+        sim = jb.simulate.simulate_items(
+            1000, n_labelled=200, cluster_size=10, icc=0.3, seed=700 + r
+        )
         for name, cl in (("clustered", "cluster"), ("iid", None)):
             study = jb.AccuracyStudy.from_items(sim.frame, cluster=cl, estimand="process")
             with warnings.catch_warnings():
@@ -489,7 +495,7 @@ def test_clustered_bayesian_model_covers_where_the_iid_model_does_not():
 
 # ------------------------------------------------------------------ several judges
 def test_several_judges_closed_form_is_double_sampling_over_the_vote_count():
-    sim = jb.simulate_items(3000, sensitivity=[0.9, 0.8], specificity=[0.7, 0.85], seed=31)
+    sim = jb.simulate.simulate_items(3000, sensitivity=[0.9, 0.8], specificity=[0.7, 0.85], seed=31)
     f = sim.frame
     judges = ["judge_1", "judge_2"]
     fit = jb.AccuracyStudy.from_items(f, judge=judges, estimand="process").fit("closed_form")
@@ -533,7 +539,7 @@ def test_several_judges_narrow_the_interval_of_the_best_single_judge():
     # the mean ~2e-5)
     se = {"joint": [], "best single": []}
     for r in range(100):
-        f = jb.simulate_items(
+        f = jb.simulate.simulate_items(
             3000, sensitivity=[0.85, 0.8, 0.75], specificity=[0.8, 0.75, 0.85], seed=40 + r
         ).frame
         judges = ["judge_1", "judge_2", "judge_3"]
@@ -552,7 +558,7 @@ def test_joint_model_of_several_judges_covers_and_beats_the_best_single_judge():
     judges = ["judge_1", "judge_2", "judge_3"]
     hits, w_joint, w_best = [], [], []
     for r in range(30):
-        sim = jb.simulate_items(
+        sim = jb.simulate.simulate_items(
             2000,
             n_labelled=200,
             sensitivity=[0.85, 0.8, 0.75],
@@ -589,7 +595,7 @@ def test_few_clusters_cr2_with_t_critical_values_covers(n_clusters):
     # CR1 and a normal critical value the same simulation covered 0.865 (4) and 0.91 (8).
     hits = []
     for r in range(300):
-        sim = jb.simulate_items(
+        sim = jb.simulate.simulate_items(
             n_clusters * 50, n_labelled=n_clusters * 15, cluster_size=50, icc=0.1, seed=r
         )
         d = items_from_frame(sim.frame, cluster="cluster")
@@ -599,8 +605,8 @@ def test_few_clusters_cr2_with_t_critical_values_covers(n_clusters):
 
 
 def test_few_clusters_warn_and_iid_comparators_refuse_clusters():
-    sim = jb.simulate_items(200, n_labelled=60, cluster_size=50, icc=0.1, seed=1)
-    with pytest.warns(jb.FewClustersWarning, match="4 clusters"):
+    sim = jb.simulate.simulate_items(200, n_labelled=60, cluster_size=50, icc=0.1, seed=1)
+    with pytest.warns(jb.errors.FewClustersWarning, match="4 clusters"):
         study = jb.AccuracyStudy.from_items(sim.frame, cluster="cluster", estimand="process")
     fit = study.fit("closed_form")
     assert "Bell-McCaffrey" in fit.info["estimator"]
@@ -684,7 +690,7 @@ def test_paired_contrasts_cover_and_are_narrower_than_the_independent_analysis()
     width = {"paired": [], "independent": []}
     warnings.simplefilter("ignore", jb.LabellingWarning)  # labels at random by construction
     for r in range(300):
-        frame, truth, realised = jb.simulate_paired(400, seed=r)
+        frame, truth, realised = jb.simulate.simulate_paired(400, seed=r)
         for estimand, target in (("process", truth), ("items", realised)):
             study = jb.AccuracyStudy.from_items(
                 frame, system="system", item="prompt", estimand=estimand
@@ -773,7 +779,7 @@ def test_paired_process_difference_is_the_joint_category_means_of_each_systems_l
 
 
 def test_the_item_column_pairs_rows_refuses_repeats_and_counts_unpaired_items():
-    frame, *_ = jb.simulate_paired(400, seed=1)
+    frame, *_ = jb.simulate.simulate_paired(400, seed=1)
     study = jb.AccuracyStudy.from_items(frame, system="system", item="prompt")
     paired = study.fit("closed_form").contrasts()
     # shuffling B's prompts breaks the pairing: the paired contrast changes
@@ -797,7 +803,7 @@ def test_the_item_column_pairs_rows_refuses_repeats_and_counts_unpaired_items():
 
 
 def test_labels_only_paired_contrast_is_agresti_min_on_the_pairs_labelled_on_both():
-    frame, *_ = jb.simulate_paired(400, seed=4)
+    frame, *_ = jb.simulate.simulate_paired(400, seed=4)
     fit = jb.AccuracyStudy.from_items(frame, system="system", item="prompt").fit("labels_only")
     c = fit.contrasts().set_index(["a", "b"]).loc[("A", "B")]
     # reference: the 2 x 2 table of the two labels on the prompts labelled for both
@@ -819,7 +825,7 @@ def test_paired_nuts_model_pairs_the_systems_by_their_joint_truth():
     # interval is narrower than the process one
     from judgebayes.models.accuracy import truth_states
 
-    frame, truth, realised = jb.simulate_paired(400, seed=3)
+    frame, truth, realised = jb.simulate.simulate_paired(400, seed=3)
     paired = jb.AccuracyStudy.from_items(frame, system="system", item="prompt", estimand="process")
     assert paired.paired
     v, h, counts = paired._patterns()
@@ -853,7 +859,7 @@ def test_paired_nuts_is_the_exact_paired_posterior_under_the_same_prior():
 
     from judgebayes.models.accuracy import items_priors
 
-    frame, _, _ = jb.simulate_paired(400, seed=5)
+    frame, _, _ = jb.simulate.simulate_paired(400, seed=5)
     prior = replace(items_priors(), theta=(0.25, 0.25))
     study = jb.AccuracyStudy.from_items(
         frame, system="system", item="prompt", estimand="process", priors=prior
@@ -876,7 +882,7 @@ def test_paired_nuts_covers_the_process_difference():
     # over 100 sets in benchmarks/paired.py: see BENCHMARKS)
     hits = []
     for r in range(60):
-        frame, truth, _ = jb.simulate_paired(400, seed=500 + r)
+        frame, truth, _ = jb.simulate.simulate_paired(400, seed=500 + r)
         study = jb.AccuracyStudy.from_items(
             frame, system="system", item="prompt", estimand="process"
         )

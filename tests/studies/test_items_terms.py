@@ -60,7 +60,7 @@ def test_unequal_clusters_cover_with_bell_mccaffrey_degrees_of_freedom(kind, n_c
     # t(G - 1) these covered 0.89 (big, 10) and 0.87 (lognormal, 5) over 400 sets.
     hits = []
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jb.FewClustersWarning)
+        warnings.simplefilter("ignore", jb.errors.FewClustersWarning)
         for seed in range(300):
             frame, truth = _unequal_clusters(seed, n_clusters, kind)
             d = items_from_frame(frame, cluster="prompt")
@@ -71,7 +71,7 @@ def test_unequal_clusters_cover_with_bell_mccaffrey_degrees_of_freedom(kind, n_c
 
 def test_one_big_cluster_among_twenty_warns_by_its_effective_number():
     frame, _ = _unequal_clusters(0, 20, "big")
-    with pytest.warns(jb.FewClustersWarning, match="20 clusters worth 4.6"):
+    with pytest.warns(jb.errors.FewClustersWarning, match="20 clusters worth 4.6"):
         jb.AccuracyStudy.from_items(frame, cluster="prompt")
 
 
@@ -84,7 +84,7 @@ def test_the_paired_model_keeps_the_users_prior_on_each_rate():
 
     from judgebayes.models.accuracy import AccuracyPriors, truth_states
 
-    frame, *_ = jb.simulate_paired(60, seed=2)
+    frame, *_ = jb.simulate.simulate_paired(60, seed=2)
     three = pd.concat([frame, frame[frame["system"] == "A"].assign(system="C")])
     study = jb.AccuracyStudy.from_items(
         three, system="system", item="prompt", priors=AccuracyPriors(theta=(2.0, 5.0))

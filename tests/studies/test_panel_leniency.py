@@ -147,11 +147,11 @@ def test_default_model_is_the_cell_model_where_the_leniency_check_fires(real):
     is the cell model, saying why; with 3 annotated generators the check cannot choose
     (1 degree of freedom) and the default is the cell model; on the real panel the slope
     (0.80, se 0.27) is consistent with 1 and the default is the leniency model."""
-    mix = ValidatorPanel(jb.simulate_panel(14, 14, seed=0).panel())
+    mix = ValidatorPanel(jb.simulate.simulate_panel(14, 14, seed=0).panel())
     res = mix.check(mix.fit("validator_mean"))["leniency"]
     assert not res.passed and res.table.loc[0, "observed"] < 0.5
     assert isinstance(mix, HierarchicalPanel) and "check rejects the slope 1" in mix.chosen
-    few = ValidatorPanel(jb.simulate_panel(8, 5, n_annotated=4, seed=0).panel())
+    few = ValidatorPanel(jb.simulate.simulate_panel(8, 5, n_annotated=4, seed=0).panel())
     assert isinstance(few, HierarchicalPanel) and "fewer than the 5" in few.chosen
     assert isinstance(real[0], LeniencyPanel)
     assert real[0].check(real[0].fit("validator_mean"))["leniency"].passed

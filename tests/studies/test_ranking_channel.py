@@ -143,7 +143,7 @@ def _davidson_nll(phi, a, b, t, items):
 
 
 def test_ppi_with_ties_is_the_davidson_estimator():
-    sim = jb.simulate_judged_pairs(5, 2000, labelled=0.3, nu=0.6, seed=4)
+    sim = jb.simulate.simulate_judged_pairs(5, 2000, labelled=0.3, nu=0.6, seed=4)
     ch = sim.ranking().channel
     eye = np.eye(3)
     lab, unl = ch.human >= 0, ch.human < 0
@@ -174,7 +174,7 @@ def test_ppi_with_ties_is_the_davidson_estimator():
 # ------------------------------------------------------------------ NUTS
 @pytest.fixture(scope="module")
 def simulated_fit():
-    sim = jb.simulate_judged_pairs(6, 800, labelled=0.2, seed=3)
+    sim = jb.simulate.simulate_judged_pairs(6, 800, labelled=0.2, seed=3)
     return sim, sim.ranking().fit("judge_error", random_seed=0)
 
 
@@ -296,7 +296,7 @@ def test_cli_ranks_by_human_preference_with_ppi(tmp_path, pandalm):
 def _length_biased_judge(seed, override, n=600, labelled=0.5):
     """Five systems; the judge picks s0 (whose answers are always the longer) with
     probability ``override`` whenever s0 is in the pair."""
-    return jb.simulate_favouring_judge(n, override=override, labelled=labelled, seed=seed)
+    return jb.simulate.simulate_favouring_judge(n, override=override, labelled=labelled, seed=seed)
 
 
 def test_channel_check_flags_a_constant_channel_on_a_judge_whose_errors_follow_the_items():

@@ -21,7 +21,7 @@ from tests.reference import items_posterior_grid
 def _two_systems(seed=0):
     parts = []
     for i, (s, theta) in enumerate((("A", 0.85), ("B", 0.6))):
-        sim = jb.simulate_items(1500, theta=theta, n_labelled=150, seed=seed + i)
+        sim = jb.simulate.simulate_items(1500, theta=theta, n_labelled=150, seed=seed + i)
         parts.append(sim.frame.assign(system=s))
     return pd.concat(parts, ignore_index=True)
 
@@ -199,7 +199,7 @@ def test_claims_at_their_margin_hold_the_error_rate_and_several_the_familywise_r
     warnings.simplefilter("ignore", jb.LabellingWarning)  # labels at random by construction
     for r in range(300):
         fit = jb.AccuracyStudy.from_items(
-            jb.simulate_paired(400, rate_b=0.70, agreement=0.9, seed=r)[0],
+            jb.simulate.simulate_paired(400, rate_b=0.70, agreement=0.9, seed=r)[0],
             system="system",
             item="prompt",
             estimand="process",

@@ -13,7 +13,7 @@ from judgebayes.workflows.gate_rule import gate
 def _two_systems():
     parts = []
     for i, (s, theta) in enumerate((("A", 0.85), ("B", 0.6))):
-        sim = jb.simulate_items(1500, theta=theta, n_labelled=150, seed=i)
+        sim = jb.simulate.simulate_items(1500, theta=theta, n_labelled=150, seed=i)
         parts.append(sim.frame.assign(system=s))
     return pd.concat(parts, ignore_index=True)
 

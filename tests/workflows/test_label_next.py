@@ -151,7 +151,7 @@ def test_label_next_plans_one_round():
     frame = pd.DataFrame({"judge": p, "unsure": -np.abs(p - 0.5), "human": np.nan})
     frame.loc[:99, "human"] = y[:100]
     frame["cost"] = np.where(np.arange(1000) % 2 == 0, 1.0, 3.0)
-    plan = jb.label_next(frame, "judge", "human", 150, uncertainty="unsure", cost="cost")
+    plan = jb.plan.label_next(frame, "judge", "human", 150, uncertainty="unsure", cost="cost")
     assert plan["prob"].iloc[:100].eq(1).all()
     assert np.dot(plan["prob"].iloc[100:], frame["cost"].iloc[100:]) == pytest.approx(150)
     assert plan["label_now"].iloc[:100].sum() == 0
@@ -166,7 +166,7 @@ def test_label_next_plans_one_round():
     assert plan.loc[even[unsure], "prob"].mean() > plan.loc[even[~unsure], "prob"].mean()
     # with fewer than MIN_LABELS labels the round is uniform
     few = frame.assign(human=np.where(np.arange(1000) < MIN_LABELS - 1, y, np.nan))
-    plan = jb.label_next(few, "judge", "human", 100, uncertainty="unsure")
+    plan = jb.plan.label_next(few, "judge", "human", 100, uncertainty="unsure")
     assert plan.attrs["mix"] == 1.0
     assert np.allclose(plan["prob"].iloc[MIN_LABELS:], 100 / (1000 - MIN_LABELS + 1))
 
@@ -190,7 +190,9 @@ def test_rounds_with_one_seed_draw_afresh_and_stay_unbiased():
         frame = pd.DataFrame({"judge": p, "unsure": -np.abs(p - 0.5), "human": np.nan})
         frame["round"] = np.nan
         for r in (1, 2, 3):
-            plan = jb.label_next(frame, "judge", "human", 60, uncertainty="unsure", random_seed=rep)
+            plan = jb.plan.label_next(
+                frame, "judge", "human", 60, uncertainty="unsure", random_seed=rep
+            )
             if r == 2:
                 drawn.append(plan["label_now"].sum() / plan.attrs["expected_labels"])
             _label(frame, plan, y, r)
@@ -220,9 +222,11 @@ def test_the_chance_that_a_round_decides_a_claim_is_calibrated():
         frame = pd.DataFrame({"judge": p, "unsure": -np.abs(p - 0.5), "human": np.nan})
         frame["round"] = np.nan
         for r in (1, 2):
-            plan = jb.label_next(frame, "judge", "human", 80, uncertainty="unsure", random_seed=rep)
+            plan = jb.plan.label_next(
+                frame, "judge", "human", 80, uncertainty="unsure", random_seed=rep
+            )
             _label(frame, plan, y, r)
-        plan = jb.label_next(
+        plan = jb.plan.label_next(
             frame, "judge", "human", 80, uncertainty="unsure", random_seed=rep,
             claim="rate > 0.55", round="round", probs=["prob_1", "prob_2"],
         )  # fmt: skip
@@ -247,18 +251,18 @@ def test_a_claim_decided_now_says_so():
     p, y = _population(rng)
     frame = pd.DataFrame({"judge": p, "unsure": -np.abs(p - 0.5), "human": np.nan})
     frame.loc[:299, "human"] = y[:300]  # 300 random labels: the mean is near 0.5
-    plan = jb.label_next(frame, "judge", "human", 50, claim="rate > 0.2")
+    plan = jb.plan.label_next(frame, "judge", "human", 50, claim="rate > 0.2")
     assert plan.attrs["decision_now"] == "pass" and plan.attrs["decide_next"] > 0.99
-    plan = jb.label_next(frame, "judge", "human", 50, claim="rate > 0.8")
+    plan = jb.plan.label_next(frame, "judge", "human", 50, claim="rate > 0.8")
     assert plan.attrs["decision_now"] == "fail"
     est = plan.attrs["estimate_now"]  # the difference estimate: 0.512 (labels alone 0.55)
-    near = jb.label_next(frame, "judge", "human", 50, claim=f"rate < {est + 0.01:.3f}")
+    near = jb.plan.label_next(frame, "judge", "human", 50, claim=f"rate < {est + 0.01:.3f}")
     assert near.attrs["decision_now"] == "continue" and 0 < near.attrs["decide_next"] < 0.5
     with pytest.raises(InputError) as e:
-        jb.label_next(frame, "judge", "human", 50, claim="A > B")
+        jb.plan.label_next(frame, "judge", "human", 50, claim="A > B")
     assert e.value.field == "claim"
     with pytest.raises(InputError) as e:
-        jb.label_next(frame, "judge", "human", 50, round="round")
+        jb.plan.label_next(frame, "judge", "human", 50, round="round")
     assert e.value.field == "probs"
 
 
@@ -267,9 +271,9 @@ def test_a_round_is_reproducible_from_its_seed_and_input():
     p, y = _population(rng)
     frame = pd.DataFrame({"judge": p, "unsure": -np.abs(p - 0.5), "human": np.nan})
     frame.loc[:99, "human"] = y[:100]
-    a = jb.label_next(frame, "judge", "human", 50, uncertainty="unsure", random_seed=4)
-    b = jb.label_next(frame, "judge", "human", 50, uncertainty="unsure", random_seed=4)
-    c = jb.label_next(frame, "judge", "human", 50, uncertainty="unsure", random_seed=5)
+    a = jb.plan.label_next(frame, "judge", "human", 50, uncertainty="unsure", random_seed=4)
+    b = jb.plan.label_next(frame, "judge", "human", 50, uncertainty="unsure", random_seed=4)
+    c = jb.plan.label_next(frame, "judge", "human", 50, uncertainty="unsure", random_seed=5)
     assert a["label_now"].equals(b["label_now"]) and not a["label_now"].equals(c["label_now"])
 
 
@@ -286,7 +290,7 @@ def test_a_round_is_reproducible_from_its_seed_and_input():
 def test_label_next_bad_input_names_the_field(kwargs, field):
     frame = pd.DataFrame({"judge": [1.0, 0.0] * 50, "human": np.nan, "zero": 0.0})
     with pytest.raises(InputError) as err:
-        jb.label_next(frame, "judge", "human", **kwargs)
+        jb.plan.label_next(frame, "judge", "human", **kwargs)
     assert err.value.field == field
 
 

@@ -61,7 +61,7 @@ def test_covers_when_the_error_lies_in_the_range(study_sets):
             width.append(
                 (s.loc[k, "upper"] - s.loc[k, "lower"]) / (t.loc[k, "upper"] - t.loc[k, "lower"])
             )
-        c = jb.human_error_contrasts(fit, {"false_positive": 0.1, "false_negative": 0.1})
+        c = jb.estimators.human_error_contrasts(fit, {"false_positive": 0.1, "false_negative": 0.1})
         row = c[(c["a"] == "A") & (c["b"] == "B")].iloc[0]
         diff_own += row["labeller_lower"] <= 0.15 <= row["labeller_upper"]
         diff_sens += row["lower"] <= 0.15 <= row["upper"]

@@ -229,8 +229,8 @@ def test_without_replacement_with_and_without_the_judge():
     pos = np.full(n, np.nan)
     pos[order] = np.arange(150)
     frame = pd.DataFrame({"human": human, "judge": f, "pos": pos})
-    plain = jb.without_replacement(frame, "human", order="pos")
-    powered = jb.without_replacement(frame, "human", order="pos", judge="judge")
+    plain = jb.estimators.without_replacement(frame, "human", order="pos")
+    powered = jb.estimators.without_replacement(frame, "human", order="pos", judge="judge")
     for t in (plain, powered):
         assert np.all((t["lower"] <= y.mean()) & (y.mean() <= t["upper"]))
     # a 95%-accurate judge narrows the sequence

@@ -107,7 +107,7 @@ def test_split_protocol_counts_and_closed_form_reference(natural):
         study = AccuracyStudy.from_frames(test, cal)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", cf.NotBetterThanChanceWarning)
-            warnings.simplefilter("ignore", jb.MirrorWarning)  # reported in fit.notes
+            warnings.simplefilter("ignore", jb.errors.MirrorWarning)  # reported in fit.notes
             iv = study.fit("closed_form").interval().iloc[0]
         np.testing.assert_allclose(
             [row["estimate"], row["lower"], row["upper"]],

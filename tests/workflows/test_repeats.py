@@ -1,8 +1,8 @@
 """Repeated generations and judge runs: the variance split and the planner.
 
-Data come from ``jb.simulate_repeats`` (a logit-normal prompt and generation effect, binomial
-judge runs, drawn in numpy, not with the package's model), whose true components are
-integrated on a 4,000 x 4,000 quantile grid.
+Data come from ``jb.simulate.simulate_repeats`` (a logit-normal prompt and generation
+effect, binomial judge runs, drawn in numpy, not with the package's model), whose true
+components are integrated on a 4,000 x 4,000 quantile grid.
 """
 
 import numpy as np
@@ -14,11 +14,11 @@ from tests.contract import contract_tests
 
 
 def _sim(seed, runs=3):
-    return jb.simulate_repeats(150, 4, runs, seed=seed)[0]
+    return jb.simulate.simulate_repeats(150, 4, runs, seed=seed)[0]
 
 
 def _truth():
-    return jb.simulate_repeats(2, seed=0)[1]
+    return jb.simulate.simulate_repeats(2, seed=0)[1]
 
 
 def test_closed_form_split_recovers_the_components_and_the_planner_prefers_prompts():
@@ -33,7 +33,7 @@ def test_closed_form_split_recovers_the_components_and_the_planner_prefers_promp
         "runs_per_generation": 3.0,
     }
     # se of the mean: v_p / I + v_g / (IG) + v_r / (IGR), as the cluster-robust one
-    plan = jb.plan_repeats(split, budget=600)
+    plan = jb.plan.plan_repeats(split, budget=600)
     v = split.set_index("component")["variance"]
     se_now = np.sqrt(v["prompt"] / 150 + v["generation"] / 600 + v["judge run"] / 1800)
     assert plan["se_now"].iloc[0] == pytest.approx(se_now)
@@ -41,7 +41,7 @@ def test_closed_form_split_recovers_the_components_and_the_planner_prefers_promp
     assert plan["option"].iloc[0] == "more prompts"  # prompts vary most per unit cost
     np.testing.assert_allclose(plan["cost"], 2400 + 600)
     with pytest.raises(InputError) as e:
-        jb.plan_repeats(split, budget=-1)
+        jb.plan.plan_repeats(split, budget=-1)
     assert e.value.field == "budget"
     with pytest.raises(InputError) as e:
         jb.variance_split(_sim(0), generation="gen")

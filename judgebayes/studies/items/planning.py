@@ -88,7 +88,7 @@ class LabelPlanning:
         each item's labelling cost, ``k`` then in cost units): each unlabelled item gets
         a probability of being labelled, higher where the judge errs more per unit cost,
         mixed with uniform (``mix``, default the best predicted), and one Bernoulli draw
-        each picks them (:func:`judgebayes.label_next`); it then returns that function's
+        each picks them (:func:`judgebayes.plan.label_next`); it then returns that function's
         frame, indexed by the judged rows: ``prob`` (1 for the labelled), ``label_now``,
         ``weight``, and ``attrs`` mix, expected labels, predicted widths.  Read the rounds back
         with :func:`judgebayes.active_estimate` (given the same uncertainty as a column),

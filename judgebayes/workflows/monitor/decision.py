@@ -118,7 +118,7 @@ def without_replacement(
     >>> import numpy as np, pandas as pd
     >>> import judgebayes as jb
     >>> y = np.random.default_rng(1).binomial(1, 0.3, 500).astype(float)
-    >>> t = jb.without_replacement(pd.DataFrame({"h": y[:100]}), "h", population=500)
+    >>> t = jb.estimators.without_replacement(pd.DataFrame({"h": y[:100]}), "h", population=500)
     >>> bool(t["lower"].iloc[-1] <= y.mean() <= t["upper"].iloc[-1])
     True
     """

@@ -23,42 +23,44 @@ sizes = st.integers(1, 5000)
 # ------------------------------------------------------------------ hand values
 def test_rogan_gladen_hand_value():
     # (0.62 + 0.7 - 1) / (0.7 + 0.9 - 1) = 0.32 / 0.6
-    assert jb.rogan_gladen(0.62, 0.7, 0.9) == pytest.approx(0.32 / 0.6, abs=1e-15)
-    assert jb.rogan_gladen(0.1, 0.7, 0.9) == 0.0  # raw -1/3, clipped
-    assert jb.rogan_gladen(0.1, 0.7, 0.9, clip=False) == pytest.approx(-0.2 / 0.6)
-    assert isinstance(jb.rogan_gladen(0.5, 0.8, 0.8), float)
+    assert jb.estimators.rogan_gladen(0.62, 0.7, 0.9) == pytest.approx(0.32 / 0.6, abs=1e-15)
+    assert jb.estimators.rogan_gladen(0.1, 0.7, 0.9) == 0.0  # raw -1/3, clipped
+    assert jb.estimators.rogan_gladen(0.1, 0.7, 0.9, clip=False) == pytest.approx(-0.2 / 0.6)
+    assert isinstance(jb.estimators.rogan_gladen(0.5, 0.8, 0.8), float)
 
 
 def test_delta_method_variance_hand_value():
     p, q0, q1, n, m0, m1 = 0.62, 0.7, 0.9, 1000, 100, 100
     th = 0.32 / 0.6
     expected = (p * (1 - p) / n + (1 - th) ** 2 * 0.21 / m0 + th**2 * 0.09 / m1) / 0.36
-    assert jb.delta_method_variance(p, q0, q1, n, m0, m1) == pytest.approx(expected, rel=1e-14)
+    assert jb.estimators.delta_method_variance(p, q0, q1, n, m0, m1) == pytest.approx(
+        expected, rel=1e-14
+    )
 
 
 def test_textbook_binomial_intervals():
     # Brown, Cai & DasGupta (2001)-style reference values for 8 successes of 10, 95%
-    lo, hi = jb.wilson_interval(8, 10)
+    lo, hi = jb.estimators.wilson_interval(8, 10)
     assert (round(lo, 4), round(hi, 4)) == (0.4902, 0.9433)
-    lo, hi = jb.clopper_pearson_interval(8, 10)
+    lo, hi = jb.estimators.clopper_pearson_interval(8, 10)
     assert (round(lo, 4), round(hi, 4)) == (0.4439, 0.9748)
-    lo, hi = jb.wald_interval(8, 10)
+    lo, hi = jb.estimators.wald_interval(8, 10)
     z = stats.norm.ppf(0.975)
     assert lo == pytest.approx(0.8 - z * math.sqrt(0.016)) and hi == 1.0  # truncated
     # Clopper-Pearson matches scipy's exact binomial test interval
     for k, n in [(0, 7), (3, 7), (7, 7), (120, 1000)]:
         ci = stats.binomtest(k, n).proportion_ci(0.95, method="exact")
-        assert_allclose(jb.clopper_pearson_interval(k, n), (ci.low, ci.high), atol=1e-12)
+        assert_allclose(jb.estimators.clopper_pearson_interval(k, n), (ci.low, ci.high), atol=1e-12)
         ci = stats.binomtest(k, n).proportion_ci(0.95, method="wilson")
-        assert_allclose(jb.wilson_interval(k, n), (ci.low, ci.high), atol=1e-12)
+        assert_allclose(jb.estimators.wilson_interval(k, n), (ci.low, ci.high), atol=1e-12)
 
 
 def test_judge_rates():
-    r = jb.judge_rates(tp=90, m1=100, tn=70, m0=100)
+    r = jb.estimators.judge_rates(tp=90, m1=100, tn=70, m0=100)
     assert (r.q0, r.q1) == (0.7, 0.9)
     assert r.q0_lower < 0.7 < r.q0_upper and r.q1_lower < 0.9 < r.q1_upper
-    with pytest.raises(jb.EmptyClassError):
-        jb.judge_rates(tp=0, m1=0, tn=1, m0=2)
+    with pytest.raises(jb.errors.EmptyClassError):
+        jb.estimators.judge_rates(tp=0, m1=0, tn=1, m0=2)
 
 
 @pytest.mark.parametrize(
@@ -72,7 +74,7 @@ def test_judge_rates():
 )
 @pytest.mark.parametrize("alpha", [0.05, 0.1, 0.01])
 def test_lang_reiczigel_matches_published_code(args, alpha):
-    ours = jb.lang_reiczigel_interval(*args, alpha=alpha)
+    ours = jb.estimators.lang_reiczigel_interval(*args, alpha=alpha)
     theirs = ref.confidence_interval(*args, alpha=alpha)
     if not ours.degenerate:
         assert_allclose(tuple(ours), theirs, rtol=0, atol=1e-13)
@@ -81,8 +83,8 @@ def test_lang_reiczigel_matches_published_code(args, alpha):
 
 def test_lang_reiczigel_point_centre_is_eq6_as_printed():
     p, q0, q1, n, m0, m1 = 0.5, 0.8, 0.95, 200, 30, 30  # interval well inside [0, 1]
-    a = jb.lang_reiczigel_interval(p, q0, q1, n, m0, m1)
-    b = jb.lang_reiczigel_interval(p, q0, q1, n, m0, m1, centre="point")
+    a = jb.estimators.lang_reiczigel_interval(p, q0, q1, n, m0, m1)
+    b = jb.estimators.lang_reiczigel_interval(p, q0, q1, n, m0, m1, centre="point")
     # same half-width; centres differ by theta_hat - theta_tilde
     assert a.width == pytest.approx(b.width)
     z = stats.norm.ppf(0.975)
@@ -96,13 +98,13 @@ def test_lang_reiczigel_point_centre_is_eq6_as_printed():
 def test_boundary_degenerate_is_flagged_and_one_sided():
     args = (0.0, 0.95, 0.9, 10_000, 1000, 1000)  # raw interval lies wholly below 0
     assert ref.confidence_interval(*args) == (0.0, 0.0)  # published code collapses
-    ci = jb.lang_reiczigel_interval(*args)
+    ci = jb.estimators.lang_reiczigel_interval(*args)
     assert ci.degenerate is True
     assert ci.lower == 0.0 and ci.upper > 0.0
     z1 = stats.norm.ppf(0.95)
     assert ci.upper == pytest.approx(z1 * lr._lr_se(*_lr_tilde(*args), 0.0))
     # mirror at 1 via label swap
-    hi = jb.lang_reiczigel_interval(1.0, 0.9, 0.95, 10_000, 1000, 1000)
+    hi = jb.estimators.lang_reiczigel_interval(1.0, 0.9, 0.95, 10_000, 1000, 1000)
     assert hi.degenerate is True and hi.upper == 1.0
     assert hi.lower == pytest.approx(1 - ci.upper)
 
@@ -123,40 +125,42 @@ def _lr_tilde(p, q0, q1, n, m0, m1):
 
 def test_no_better_than_chance():
     with pytest.raises(JudgeNoBetterThanChanceError, match="no better than chance"):
-        jb.rogan_gladen(0.5, 0.5, 0.5)
+        jb.estimators.rogan_gladen(0.5, 0.5, 0.5)
     with pytest.raises(JudgeNoBetterThanChanceError):
-        jb.lang_reiczigel_interval(0.5, 0.3, 0.6, 100, 10, 10)
-    with pytest.warns(jb.NotBetterThanChanceWarning, match="2 of 3"):
-        out = jb.rogan_gladen([0.5, 0.5, 0.5], [0.9, 0.4, 0.2], [0.9, 0.5, 0.6], errors="nan")
+        jb.estimators.lang_reiczigel_interval(0.5, 0.3, 0.6, 100, 10, 10)
+    with pytest.warns(jb.errors.NotBetterThanChanceWarning, match="2 of 3"):
+        out = jb.estimators.rogan_gladen(
+            [0.5, 0.5, 0.5], [0.9, 0.4, 0.2], [0.9, 0.5, 0.6], errors="nan"
+        )
     assert not np.isnan(out[0]) and np.isnan(out[1:]).all()
-    with pytest.warns(jb.NotBetterThanChanceWarning):
-        ci = jb.lang_reiczigel_interval(0.5, [0.9, 0.4], 0.5, 100, 10, 10, errors="nan")
+    with pytest.warns(jb.errors.NotBetterThanChanceWarning):
+        ci = jb.estimators.lang_reiczigel_interval(0.5, [0.9, 0.4], 0.5, 100, 10, 10, errors="nan")
     assert ci.n_invalid == 1 and np.isnan(ci.lower[1]) and not np.isnan(ci.lower[0])
 
 
 def test_adjusted_rates_can_fall_to_chance_even_when_raw_do_not():
     # q0 = 1 on 1 item shrinks to 2/3; q1 = 0.32 on 500 items barely moves (161/502):
     # raw sum 1.32 > 1 but adjusted sum 0.987 <= 1
-    assert jb.rogan_gladen(0.5, 1.0, 0.32) > 0
+    assert jb.estimators.rogan_gladen(0.5, 1.0, 0.32) > 0
     with pytest.raises(JudgeNoBetterThanChanceError):
-        jb.lang_reiczigel_interval(0.5, 1.0, 0.32, 100, 1, 500)
+        jb.estimators.lang_reiczigel_interval(0.5, 1.0, 0.32, 100, 1, 500)
 
 
 def test_bad_inputs_raise_typed_errors():
     with pytest.raises(InputError, match="p_hat"):
-        jb.rogan_gladen(1.2, 0.8, 0.8)
+        jb.estimators.rogan_gladen(1.2, 0.8, 0.8)
     with pytest.raises(InputError, match="alpha"):
-        jb.lang_reiczigel_interval(0.5, 0.8, 0.8, 10, 10, 10, alpha=1.5)
+        jb.estimators.lang_reiczigel_interval(0.5, 0.8, 0.8, 10, 10, 10, alpha=1.5)
     with pytest.raises(InputError, match="m0"):
-        jb.lang_reiczigel_interval(0.5, 0.8, 0.8, 10, 0, 10)
+        jb.estimators.lang_reiczigel_interval(0.5, 0.8, 0.8, 10, 0, 10)
     with pytest.raises(CountError):
-        jb.wilson_interval(11, 10)
+        jb.estimators.wilson_interval(11, 10)
     with pytest.raises(InputError, match="errors"):
-        jb.rogan_gladen(0.5, 0.8, 0.8, errors="ignore")
+        jb.estimators.rogan_gladen(0.5, 0.8, 0.8, errors="ignore")
 
 
 def test_interval_object_behaves_like_a_tuple():
-    ci = jb.lang_reiczigel_interval(0.62, 0.7, 0.9, 1000, 100, 100)
+    ci = jb.estimators.lang_reiczigel_interval(0.62, 0.7, 0.9, 1000, 100, 100)
     lo, hi = ci
     assert (lo, hi) == (ci.lower, ci.upper) and len(ci) == 2
     back = pickle.loads(pickle.dumps(ci))
@@ -169,12 +173,12 @@ def test_prop_5_1_symmetric_case():
     q, m = 0.8, 200
     th = np.linspace(0, 1, 11)
     expected = (1 / m) * 2 * q / (2 * q - 1) ** 2 * (2 * th - 1) * (1 - q)
-    assert_allclose(jb.rogan_gladen_bias(th, q, q, m / 2, m / 2), expected, atol=1e-15)
+    assert_allclose(jb.estimators.rogan_gladen_bias(th, q, q, m / 2, m / 2), expected, atol=1e-15)
     # the naive bias is (1 - 2 theta)(1 - q): positive for small theta (the proof of Prop. B.1
     # prints (2 theta - 1)(1 - q), a sign slip that does not affect the |bias| comparison)
-    assert_allclose(jb.naive_bias(th, q, q), (1 - 2 * th) * (1 - q), atol=1e-15)
+    assert_allclose(jb.estimators.naive_bias(th, q, q), (1 - 2 * th) * (1 - q), atol=1e-15)
     # Prop. 5.1's claim: for m >~ 2q/(2q-1)^2 the corrected bias is smaller
-    assert np.all(np.abs(expected) <= np.abs(jb.naive_bias(th, q, q)))
+    assert np.all(np.abs(expected) <= np.abs(jb.estimators.naive_bias(th, q, q)))
 
 
 def test_rogan_gladen_bias_matches_exact_expectation():
@@ -189,7 +193,7 @@ def test_rogan_gladen_bias_matches_exact_expectation():
     ok = (tn / m0 + tp / m1) > 1.2  # excludes a region of negligible mass (< 1e-12)
     assert w[~ok].sum() < 1e-12
     exact_bias = (w * np.where(ok, est, 0)).sum() / w[ok].sum() - th
-    approx = jb.rogan_gladen_bias(th, q0, q1, m0, m1)
+    approx = jb.estimators.rogan_gladen_bias(th, q0, q1, m0, m1)
     # second-order approximation: agrees to O(1/m^2) ~ 1e-4 here
     assert exact_bias == pytest.approx(approx, abs=2e-4)
     assert abs(approx) > 5e-4  # the check is not trivially satisfied
@@ -201,7 +205,7 @@ def test_table1_estimators_hand_values():
     fp, fn = m0 - tn, m1 - tp
     m = m0 + m1
     p = k / n
-    est = jb.point_estimators(k, n, tp, m1, tn, m0)
+    est = jb.estimators.point_estimators(k, n, tp, m1, tn, m0)
     assert est["naive"] == p
     assert est["calibration_only"] == m1 / m
     assert est["difference"] == pytest.approx(p + (m1 - (tp + fp)) / m)
@@ -216,13 +220,13 @@ def test_table1_estimators_hand_values():
 def test_difference_interval_and_ppi_plus_plus():
     k, n, tp, m1, tn, m0 = 600, 1000, 90, 100, 70, 100
     m = m0 + m1
-    d = jb.difference_estimate(k, n, tp, m1, tn, m0)
+    d = jb.estimators.difference_estimate(k, n, tp, m1, tn, m0)
     r = np.r_[np.ones(m1 - tp), -np.ones(m0 - tn), np.zeros(tp + tn)]  # Z - Zhat per item
     se = math.sqrt(0.6 * 0.4 / n + r.var() / m)
     assert d.se == pytest.approx(se) and d.upper - d.lower == pytest.approx(
         2 * 1.959963984540054 * se
     )
-    pp, lam = jb.ppi_plus_plus(k, n, tp, m1, tn, m0)
+    pp, lam = jb.estimators.ppi_plus_plus(k, n, tp, m1, tn, m0)
     z = np.r_[np.ones(m1), np.zeros(m0)]
     zh = np.r_[np.ones(tp), np.zeros(m1 - tp), np.ones(m0 - tn), np.zeros(tn)]
     lam_hand = np.cov(z, zh, bias=True)[0, 1] / ((1 + m / n) * zh.var())
@@ -233,23 +237,25 @@ def test_difference_interval_and_ppi_plus_plus():
 
 
 def test_conditional_calibration_nan_when_judge_never_says_negative():
-    out = jb.conditional_calibration_estimate(500, 1000, tp=10, m1=10, tn=0, m0=10)
+    out = jb.estimators.conditional_calibration_estimate(500, 1000, tp=10, m1=10, tn=0, m0=10)
     assert np.isnan(out)
 
 
 # ------------------------------------------------------------------ properties
 @given(p=rates, q0=good_q, q1=good_q)
 def test_label_swap_symmetry_point(p, q0, q1):
-    a = jb.rogan_gladen(p, q0, q1, clip=False)
-    b = jb.rogan_gladen(1 - p, q1, q0, clip=False)
+    a = jb.estimators.rogan_gladen(p, q0, q1, clip=False)
+    b = jb.estimators.rogan_gladen(1 - p, q1, q0, clip=False)
     assert a == pytest.approx(1 - b, abs=1e-9)
-    assert jb.rogan_gladen(p, q0, q1) == pytest.approx(1 - jb.rogan_gladen(1 - p, q1, q0), abs=1e-9)
+    assert jb.estimators.rogan_gladen(p, q0, q1) == pytest.approx(
+        1 - jb.estimators.rogan_gladen(1 - p, q1, q0), abs=1e-9
+    )
 
 
 @given(p=rates, q0=good_q, q1=good_q, n=sizes, m0=st.integers(1, 500), m1=st.integers(1, 500))
 def test_label_swap_symmetry_interval(p, q0, q1, n, m0, m1):
-    lo, hi = jb.lang_reiczigel_interval(p, q0, q1, n, m0, m1)
-    lo2, hi2 = jb.lang_reiczigel_interval(1 - p, q1, q0, n, m1, m0)
+    lo, hi = jb.estimators.lang_reiczigel_interval(p, q0, q1, n, m0, m1)
+    lo2, hi2 = jb.estimators.lang_reiczigel_interval(1 - p, q1, q0, n, m1, m0)
     assert lo == pytest.approx(1 - hi2, abs=1e-9) and hi == pytest.approx(1 - lo2, abs=1e-9)
 
 
@@ -262,22 +268,22 @@ def test_label_swap_symmetry_interval(p, q0, q1, n, m0, m1):
 )
 def test_vectorised_equals_scalar(rows):
     a = np.array(rows, dtype=float).T
-    vec = jb.lang_reiczigel_interval(*a)
-    rg = jb.rogan_gladen(a[0], a[1], a[2])
-    var = jb.delta_method_variance(*a)
+    vec = jb.estimators.lang_reiczigel_interval(*a)
+    rg = jb.estimators.rogan_gladen(a[0], a[1], a[2])
+    var = jb.estimators.delta_method_variance(*a)
     for i, row in enumerate(rows):
-        one = jb.lang_reiczigel_interval(*row)
+        one = jb.estimators.lang_reiczigel_interval(*row)
         # SIMD array kernels may differ from scalar arithmetic in the last bit
         assert vec.lower[i] == pytest.approx(one.lower, rel=1e-14, abs=1e-15)
         assert vec.upper[i] == pytest.approx(one.upper, rel=1e-14, abs=1e-15)
         assert bool(vec.degenerate[i]) == one.degenerate
-        assert rg[i] == pytest.approx(jb.rogan_gladen(*row[:3]), rel=1e-14, abs=1e-15)
-        assert var[i] == pytest.approx(jb.delta_method_variance(*row), rel=1e-14)
+        assert rg[i] == pytest.approx(jb.estimators.rogan_gladen(*row[:3]), rel=1e-14, abs=1e-15)
+        assert var[i] == pytest.approx(jb.estimators.delta_method_variance(*row), rel=1e-14)
 
 
 @given(p=rates, q0=good_q, q1=good_q, n=sizes, m0=st.integers(1, 500), m1=st.integers(1, 500))
 def test_interval_is_ordered_and_flags_containment(p, q0, q1, n, m0, m1):
-    ci = jb.lang_reiczigel_interval(p, q0, q1, n, m0, m1)
+    ci = jb.estimators.lang_reiczigel_interval(p, q0, q1, n, m0, m1)
     assert 0 <= ci.lower <= ci.upper <= 1
     inside = ci.lower - 1e-12 <= ci.estimate <= ci.upper + 1e-12
     assert ci.contains_estimate == inside
@@ -287,7 +293,7 @@ def test_interval_is_ordered_and_flags_containment(p, q0, q1, n, m0, m1):
 
 def test_tiny_calibration_class_can_exclude_estimate():
     # m1 = 2: q1~ = (2 * 1 + 1) / 4 = 0.75 while q1^ = 1, so the adjusted centre moves far
-    ci = jb.lang_reiczigel_interval(0.9427, 0.986, 0.9858, 1185, 418, 2)
+    ci = jb.estimators.lang_reiczigel_interval(0.9427, 0.986, 0.9858, 1185, 418, 2)
     assert ci.contains_estimate is False and ci.estimate < ci.lower
 
 
@@ -296,7 +302,7 @@ def test_exactly_unbiased_with_known_rates(theta, q0, q1, n):
     # E[(k/n + q0 - 1)/(q0 + q1 - 1)] summed exactly over the binomial pmf of k
     p = theta * q1 + (1 - theta) * (1 - q0)
     k = np.arange(n + 1)
-    e = np.sum(stats.binom.pmf(k, n, p) * jb.rogan_gladen(k / n, q0, q1, clip=False))
+    e = np.sum(stats.binom.pmf(k, n, p) * jb.estimators.rogan_gladen(k / n, q0, q1, clip=False))
     assert e == pytest.approx(theta, abs=1e-9)
 
 
@@ -309,23 +315,25 @@ def test_exactly_unbiased_with_known_rates(theta, q0, q1, n):
     d=st.integers(1, 300),
 )
 def test_width_falls_as_calibration_grows(p, q0, q1, m0, m1, d):
-    w = jb.interval_width(p, q0, q1, np.inf, [m0, m0 + d, m0], [m1, m1, m1 + d])
+    w = jb.plan.interval_width(p, q0, q1, np.inf, [m0, m0 + d, m0], [m1, m1, m1 + d])
     assert w[1] <= w[0] + 1e-12 and w[2] <= w[0] + 1e-12
 
 
 def test_errors_nan_is_silent_when_nothing_is_invalid():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        jb.rogan_gladen(np.array([0.2, 0.8]), 0.8, 0.9, errors="nan")
+        jb.estimators.rogan_gladen(np.array([0.2, 0.8]), 0.8, 0.9, errors="nan")
 
 
 def test_broadcasting_shapes():
-    out = jb.lang_reiczigel_interval(
+    out = jb.estimators.lang_reiczigel_interval(
         np.linspace(0.1, 0.9, 5)[:, None], 0.8, 0.9, 100, [10, 20, 40], 30
     )
     assert np.shape(out.lower) == (5, 3) and np.shape(out.degenerate) == (5, 3)
     # array p with scalar everything else: flags have the output's shape
-    out = jb.lang_reiczigel_interval(np.array([0.0, 0.5, 1.0]), 0.95, 0.9, 10_000, 1000, 1000)
+    out = jb.estimators.lang_reiczigel_interval(
+        np.array([0.0, 0.5, 1.0]), 0.95, 0.9, 10_000, 1000, 1000
+    )
     assert out.degenerate.dtype == bool
     np.testing.assert_array_equal(out.degenerate, [True, False, True])
     assert out.contains_estimate.shape == (3,)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -80,11 +80,11 @@ class ChannelData:
     n_outcomes: int
     instance_ids: tuple
     dropped: dict[str, int]
-    X: np.ndarray | None = None
+    X: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     covariates: tuple[str, ...] = ()
 
     def __post_init__(self):
-        if self.X is None:
+        if self.X.size == 0 and self.X.shape != (self.first.size, 0):  # no covariates
             object.__setattr__(self, "X", np.zeros((self.first.size, 0)))
 
     @property
@@ -281,7 +281,7 @@ def channel_from_frames(
     h = outcome_codes(
         _col(df, human, "comparisons"), av, bv, human, blank="missing", tie_words=HUMAN_TIE_WORDS
     )
-    if parsed.judge is not None:
+    if parsed.judge is not None and parsed.judges is not None:
         judge_names, jidx = parsed.judges, parsed.judge
     else:
         judge_names, jidx = ("judge",), np.zeros(len(df), dtype=np.int64)
@@ -317,7 +317,11 @@ def channel_from_frames(
         n_outcomes=K,
         instance_ids=tuple(uniq[keep].tolist()),
         dropped=dropped,
-        X=None if row_covariates is None else np.asarray(row_covariates[1], float)[first_row][keep],
+        X=(
+            np.zeros((0, 0))
+            if row_covariates is None
+            else np.asarray(row_covariates[1], float)[first_row][keep]
+        ),
         covariates=() if row_covariates is None else tuple(row_covariates[0]),
     )
 

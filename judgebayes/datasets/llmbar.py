@@ -41,8 +41,10 @@ def load_llmbar_judgments(*, data_dir=None) -> pd.DataFrame:
     """All LLMBar judge verdicts, one row per instance x evaluator x strategy
     (``llmbar/llmbar_judgments.csv`` of the shared data folder, :func:`data_path`).
 
-    Columns
-    -------
+    Notes
+    -----
+    The columns:
+
     subset : str
         One of :data:`LLMBAR_SUBSETS`.
     idx : int

@@ -31,8 +31,10 @@ def load_pandalm_pairs(*, data_dir=None) -> pd.DataFrame:
     """PandaLM's human-annotated test set, one row per pair of responses
     (``pandalm/pandalm_pairs.csv`` of the shared data folder, :func:`data_path`).
 
-    Columns
-    -------
+    Notes
+    -----
+    The columns:
+
     idx : int
         Pair index in upstream ``testset-v1.json``.
     model_1, model_2 : str

@@ -211,6 +211,7 @@ def fit_laplace(
         (``importance=True``) the Pareto :math:`\hat k` exceeds :data:`K_HAT_MAX`.
     """
     t0 = time.perf_counter()
+    target: _NumpyTarget | _PymcTarget
     if spec.density is not None and block_size is None:
         target, hit = _NumpyTarget(spec.density()), True
     else:
@@ -248,6 +249,7 @@ def fit_laplace(
         if importance:
             u, k_hat, ess_is = _importance_resample(target, u, z, rng)
     else:
+        assert blocks is not None  # block_size was given
         u = np.empty_like(z)
         if importance:
             # an independent Student-t proposal per block

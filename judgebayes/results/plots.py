@@ -159,7 +159,7 @@ def plot_intervals(table: pd.DataFrame, ax=None, truth: dict | None = None):
     methods = list(dict.fromkeys(table["method"]))
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 1 + 0.35 * len(systems) * len(methods)))
-    y = 0
+    y = 0.0
     ticks, labels = [], []
     for s in systems:
         for i, m in enumerate(methods):

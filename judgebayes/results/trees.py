@@ -46,7 +46,8 @@ def tree(
     out = {}
     for group, variables in groups.items():
         lead = () if "data" in group else ("chain", "draw")
-        data_vars, used = {}, set()
+        data_vars: dict[str, Any] = {}
+        used: set[str] = set()
         for name, value in variables.items():
             arr = np.asarray(value)
             own = tuple(dims.get(name, ()))

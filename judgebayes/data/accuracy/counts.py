@@ -240,11 +240,11 @@ class CalibrationCounts:
     def pooled(self) -> CalibrationCounts:
         """All strata added together (complete pooling)."""
         return CalibrationCounts(
-            tp=[self.tp.sum()],
-            m1=[self.m1.sum()],
-            tn=[self.tn.sum()],
-            m0=[self.m0.sum()],
-            n_missing=[self.n_missing.sum()],
+            tp=np.array([self.tp.sum()]),
+            m1=np.array([self.m1.sum()]),
+            tn=np.array([self.tn.sum()]),
+            m0=np.array([self.m0.sum()]),
+            n_missing=np.array([self.n_missing.sum()]),
         )
 
 

@@ -178,7 +178,9 @@ def normalize_labels(
         # report the most frequent unknown label; the message says how many rows carry it
         first_val, count = max(unknown.values(), key=lambda t: t[1])
         if pos is not None:
-            allowed = f"positive {sorted(map(str, pos))} or negative {sorted(map(str, neg))}"
+            allowed = f"positive {sorted(map(str, pos))}" + (
+                "" if neg is None else f" or negative {sorted(map(str, neg))}"
+            )
         else:
             allowed = "bool, 0/1, correct/incorrect, valid/invalid, pass/fail, yes/no, true/false"
         raise LabelError(column, first_val, count, allowed)

@@ -203,7 +203,8 @@ def _check_systems(data: ItemData, judge, human, labels: Labels, truth: str) -> 
     """
     systems, n_missing = data.systems, data.n_missing
     if len(systems) == 1:  # a bincount of 50,000 zeros takes 0.1 ms
-        n, lab = [data.system.size], [np.count_nonzero(data.labelled)]
+        n = np.array([data.system.size])
+        lab = np.array([np.count_nonzero(data.labelled)])
     else:
         n = np.bincount(data.system, minlength=len(systems))
         lab = np.bincount(data.system[data.labelled], minlength=len(systems))

@@ -50,7 +50,9 @@ def _design_values(series, col: str) -> np.ndarray:
     if pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_numeric_dtype(series.dtype):
         return series.to_numpy(dtype=float, na_value=np.nan)
     text = series.astype("string")
-    return np.where(text.isna(), None, text.to_numpy(dtype=object))
+    out = text.to_numpy(dtype=object)
+    out[text.isna().to_numpy()] = None
+    return out
 
 
 def _strata_cols(labelled_by) -> tuple[str, ...]:

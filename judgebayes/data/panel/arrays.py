@@ -210,15 +210,15 @@ def panel_from_arrays(
         else _int_array(n_valid_human, "n_valid_human", (G,))
     )
     if np.any(nh > na):
-        g = int(np.flatnonzero(nh > na)[0])
+        at = int(np.flatnonzero(nh > na)[0])
         raise CountError(
-            f"n_valid_human {nh[g]} > n_annotated {na[g]} for generator {gens[g]!r}",
+            f"n_valid_human {nh[at]} > n_annotated {na[at]} for generator {gens[at]!r}",
             field="n_valid_human",
-            value=int(nh[g]),
+            value=int(nh[at]),
         )
     nm = zero if n_missing is None else _int_array(n_missing, "n_missing", shape)
     sj = np.zeros(shape, dtype=bool) if self_judge is None else np.asarray(self_judge, dtype=bool)
-    return PanelData(gens, vals, nj, nv, nm, *conf, na, nh, sj, items)
+    return PanelData(gens, vals, nj, nv, nm, conf[0], conf[1], conf[2], conf[3], na, nh, sj, items)
 
 
 def _check_confusion(conf, nj, nv, gens, vals) -> None:

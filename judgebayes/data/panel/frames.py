@@ -146,10 +146,10 @@ def panel_from_items(
     ):
         df[col] = group_labels(df[col], name, col)
     df["verdict"] = normalize_labels(items[verdict], column=verdict, positive=positive).values
-    has_h = human is not None and human in items.columns
-    df["human"] = (
-        normalize_labels(items[human], column=human, positive=positive).values if has_h else np.nan
-    )
+    if human is not None and human in items.columns:
+        df["human"] = normalize_labels(items[human], column=human, positive=positive).values
+    else:
+        df["human"] = np.nan
     dup = df.duplicated(["output", "validator"])
     if dup.any():
         r = df[dup].iloc[0]

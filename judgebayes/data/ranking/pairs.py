@@ -6,10 +6,11 @@ import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import xarray as xr
+from numpy.typing import ArrayLike
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
@@ -204,15 +205,15 @@ def _standardise(values: np.ndarray, name: str) -> tuple[np.ndarray, float, floa
 
 
 def pairwise_from_arrays(
-    first: Sequence[int],
-    second: Sequence[int],
-    y: Sequence[float],
+    first: ArrayLike,
+    second: ArrayLike,
+    y: ArrayLike,
     *,
     n_items: int | None = None,
-    items: Sequence[str] | None = None,
+    items: Sequence[Any] | None = None,
     item_covariates: dict[str, Sequence[float]] | None = None,
     comparison_covariates: dict[str, tuple[Sequence[float], Sequence[float]]] | None = None,
-    judge: Sequence[int] | None = None,
+    judge: ArrayLike | None = None,
     judges: Sequence[str] | None = None,
     ties: str = "davidson",
     standardise: bool = True,
@@ -223,23 +224,23 @@ def pairwise_from_arrays(
     ``item_covariates`` maps a name to one value per item; ``comparison_covariates``
     maps a name to the (first, second) values of each comparison.
     """
-    first = np.asarray(first, dtype=np.int64)
-    second = np.asarray(second, dtype=np.int64)
+    fa = np.asarray(first, dtype=np.int64)
+    sa = np.asarray(second, dtype=np.int64)
     yv = np.asarray(y, dtype=float)
-    if not (first.shape == second.shape == yv.shape) or first.ndim != 1:
+    if not (fa.shape == sa.shape == yv.shape) or fa.ndim != 1:
         raise InputError(
-            f"first/second/y must be 1-d of one length, got {first.shape}, {second.shape}, "
+            f"first/second/y must be 1-d of one length, got {fa.shape}, {sa.shape}, "
             f"{yv.shape}",
             field="y",
             value=yv.shape,
         )
     if items is None:
         if n_items is None:
-            n_items = int(max(first.max(initial=-1), second.max(initial=-1)) + 1)
-        items = tuple(str(i) for i in range(n_items))
-    items = tuple(str(i) for i in items)
-    n_items = len(items)
-    for name, arr in (("first", first), ("second", second)):
+            n_items = int(max(fa.max(initial=-1), sa.max(initial=-1)) + 1)
+        items = range(n_items)
+    names_ = tuple(str(i) for i in items)
+    n_items = len(names_)
+    for name, arr in (("first", fa), ("second", sa)):
         bad = (arr < 0) | (arr >= n_items)
         if bad.any():
             raise InputError(
@@ -248,13 +249,13 @@ def pairwise_from_arrays(
                 field=name,
                 value=int(arr[bad][0]),
             )
-    same = first == second
+    same = fa == sa
     if same.any():
         i = int(np.flatnonzero(same)[0])
         raise InputError(
-            f"comparison {i} compares item {items[first[i]]!r} with itself",
+            f"comparison {i} compares item {names_[fa[i]]!r} with itself",
             field="second",
-            value=items[first[i]],
+            value=names_[fa[i]],
         )
     if ties not in TIES:
         raise InputError(f"ties must be one of {TIES}, got {ties!r}", field="ties", value=ties)
@@ -265,16 +266,16 @@ def pairwise_from_arrays(
             f"column 'y': verdict {yv[bad][0]!r} is not 0, 1 or 0.5", field="y", value=yv[bad][0]
         )
     yv = np.where(tie, 0.5, yv)
-    judge_arr, judges = _judges(judge, judges, first.size)
+    judge_arr, judges = _judges(judge, judges, fa.size)
 
     X, names, scales, item_X = _covariate_design(
-        first, second, n_items, item_covariates, comparison_covariates, standardise
+        fa, sa, n_items, item_covariates, comparison_covariates, standardise
     )
-    keep = ~tie if ties == "drop" else np.ones(first.size, dtype=bool)
+    keep = ~tie if ties == "drop" else np.ones(fa.size, dtype=bool)
     return PairwiseData(
-        items=items,
-        first=first[keep],
-        second=second[keep],
+        items=names_,
+        first=fa[keep],
+        second=sa[keep],
         y=yv[keep],
         judge=judge_arr[keep],
         judges=judges,

@@ -73,6 +73,7 @@ class ExactPosterior:
         shp = (slice(None), slice(None)) + (None,) * extra
         tt = t[:, None, ...] if t.ndim else t
         x = np.clip(self.lo[shp] + tt * self.slope[shp], 0.0, 1.0)
+        assert self.upper is not None and self.c_lo is not None  # the constructor sets both
         up = np.broadcast_to(self.upper[shp], x.shape)
         aa, bb = np.broadcast_to(a[shp], x.shape), np.broadcast_to(b[shp], x.shape)
         c = np.broadcast_to(self.c_lo[shp], x.shape)

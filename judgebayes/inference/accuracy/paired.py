@@ -46,6 +46,7 @@ def prompt_table(data: ItemData) -> tuple[np.ndarray, np.ndarray]:
     """(verdict, label) per prompt and system, (P, S) each: 1, 0, or -1 (no answer / no
     label).  Prompts are the ``item`` codes in order.
     """
+    assert data.item is not None  # a paired design has prompts
     S = len(data.systems)
     _, inv = np.unique(data.item, return_inverse=True)
     v = np.full((int(inv.max()) + 1, S), -1, dtype=np.int64)

@@ -63,11 +63,11 @@ def mixed_design(
     active = inclusion_probabilities(scale, budget, cost)
     uniform = inclusion_probabilities(np.ones_like(scale), budget, cost)
     grid = np.linspace(0.0, 1.0, 11) if mix is None else np.array([mix])
-    best = None
+    best = (active, 0.0, np.inf)
     for tau in grid:
         pi = (1 - tau) * active + tau * uniform
         v = predicted_variance(pi, scale)
-        if best is None or v < best[2] - 1e-15:
+        if v < best[2] - 1e-15:
             best = (pi, float(tau), v)
     return best
 
@@ -295,9 +295,11 @@ def plan_round(
             field=names["cost"],
             value=float(np.min(cost)),
         )
-    for key, x in (("k", k), ("width", 1.0 if width is None else width)):
-        if isinstance(x, bool) or not isinstance(x, int | float) or not 0 < x < np.inf:
-            raise InputError(f"{key} must be a positive number; got {x!r}", field=key, value=x)
+    for key, size in (("k", k), ("width", 1.0 if width is None else width)):
+        if isinstance(size, bool) or not isinstance(size, int | float) or not 0 < size < np.inf:
+            raise InputError(
+                f"{key} must be a positive number; got {size!r}", field=key, value=size
+            )
     unl = np.isnan(y)
     room = float(unl.sum() if cost is None else cost[unl].sum())
     if k > room:

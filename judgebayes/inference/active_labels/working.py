@@ -61,7 +61,7 @@ def working_model(X: np.ndarray, y: np.ndarray, labelled: np.ndarray) -> np.ndar
         return coef
     full, _, rank_full, _ = np.linalg.lstsq(X[lab], yl, rcond=None)
     rss = [float(np.sum((yl - A @ c) ** 2)) for A, c in ((X[lab, :2], line), (X[lab], full))]
-    return full if _f_rejects(*rss, rank_full - rank_line, n - rank_full) else coef
+    return full if _f_rejects(rss[0], rss[1], rank_full - rank_line, n - rank_full) else coef
 
 
 def fold_of(n: int, folds: int) -> np.ndarray:

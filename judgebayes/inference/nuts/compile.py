@@ -47,15 +47,14 @@ class _Facts:
 def _facts(model, spec: ModelSpec, known: set[str]) -> _Facts:
     free = tuple(v.name for v in model.free_RVs)
     named = frozenset(free) | {v.name for v in model.deterministics}
-    data: dict[str, Any] | None = {}
+    data: dict[str, Any] = {}
     for d in model.data_vars:
         if d.name not in known:
             continue
         v = d.get_value()
         mine = spec.data.get(d.name)
         if mine is None or np.shape(mine) != v.shape or not np.array_equal(mine, v):
-            data = None
-            break
+            return _Facts(free, named, None)
         data[d.name] = v.dtype
     return _Facts(free, named, data)
 

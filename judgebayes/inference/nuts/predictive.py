@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import warnings
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -71,7 +72,7 @@ def vectorisable(outputs: list) -> list:
         }
         if not nodes:
             break
-        swap = {}
+        swap: dict[Any, Any] = {}
         for node in nodes:
             inner = node.op.fgraph.unfreeze()
             given = dict(zip(inner.inputs, node.inputs, strict=True))
@@ -107,7 +108,7 @@ def batched_function(inputs: list, outputs: list):
     out = vectorize_graph(vectorisable(outputs), replace=dict(zip(inputs, batched, strict=True)))
     n = batched[0].shape[0]
     out = [
-        o if o.ndim > g.ndim else pt.broadcast_to(o, (n, *o.shape))
+        o if o.ndim > g.ndim else pt.broadcast_to(o, (n, *o.shape))  # type: ignore[attr-defined]
         for o, g in zip(out, outputs, strict=True)
     ]
     with interpreted() as kw:

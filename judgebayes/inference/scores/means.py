@@ -209,6 +209,7 @@ def period_means(
     (pooled, per_period, rows)
         ``rows`` (periods, systems): each system's rows in each period.
     """
+    assert data.period is not None  # the caller's condition: the data have periods
     ns = len(data.systems)
     seed = 0 if random_seed is None else random_seed
     per, rows = [], np.zeros((len(data.periods), ns))

@@ -133,7 +133,9 @@ def items_priors() -> AccuracyPriors:
     return AccuracyPriors(theta=ITEMS_THETA_PRIOR)
 
 
-def _judge_rates(priors: AccuracyPriors, better_than_chance: bool, dims: str | None = None):
+def _judge_rates(
+    priors: AccuracyPriors, better_than_chance: bool, dims: str | tuple[str, ...] | None = None
+):
     """Specificity q0 and sensitivity q1 as model variables (one per ``dims`` entry)."""
     import pymc as pm
     import pytensor.tensor as pt

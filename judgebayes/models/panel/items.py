@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from judgebayes.models.panel.priors import PanelPriors, _rates
@@ -51,7 +53,7 @@ def panel_item_model(
 
     priors = PanelPriors() if priors is None else priors
     G, V = len(generators), len(validators)
-    coords = {"generator": list(generators), "validator": list(validators)}
+    coords: dict[str, Any] = {"generator": list(generators), "validator": list(validators)}
     if difficulty:
         coords["output"] = np.arange(n_outputs)
     with pm.Model(coords=coords) as model:

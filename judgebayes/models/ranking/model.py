@@ -4,6 +4,8 @@ spread and an instance effect.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from judgebayes.models.ranking.priors import BiasPrior, RankingPriors, bias_prior
@@ -14,7 +16,7 @@ def bt_var_names(prior: BiasPrior, n_judges: int, davidson: bool = False) -> tup
     tie = ("nu",) if davidson else ()
     if not prior.has_bias:
         return ("theta", *tie)
-    names = ("theta", "b")
+    names: tuple[str, ...] = ("theta", "b")
     if n_judges > 1:
         names += ("b_judge",)
     return (*names, *tie)
@@ -108,7 +110,7 @@ def bradley_terry_model(
 
     prior = bias_prior(prior)
     bias_names = [*covariates, *(["position"] if position else [])]
-    coords = {
+    coords: dict[str, Any] = {
         "item": list(items),
         "comparison": np.arange(len(np.asarray(first))),
     }

@@ -92,6 +92,15 @@ class Interval(tuple):
     was reported instead), ``n_invalid`` (entries set to NaN), ``alpha``, ``method``.
     """
 
+    # set per instance by the method that makes the interval (where it defines them)
+    estimate: Any
+    centre: Any
+    se: Any
+    degenerate: Any
+    n_invalid: Any
+    alpha: Any
+    method: Any
+
     def __new__(cls, lower: Any, upper: Any, **info: Any) -> Interval:  # noqa: D102
         obj = super().__new__(cls, (_out(lower), _out(upper)))
         obj.__dict__.update(

@@ -94,9 +94,9 @@ def _paired_terms(rate_a, rate_b, agreement, sensitivity, specificity) -> tuple[
             mu.append(m)
             var.append(float(((d - m) ** 2) @ pr))
             share.append(tot)
-    share, mu, var = (np.asarray(x) for x in (share, mu, var))
-    mean = share @ mu
-    return float(share @ (mu - mean) ** 2), float(share @ var)
+    s, m_, v = np.asarray(share), np.asarray(mu), np.asarray(var)
+    mean = s @ m_
+    return float(s @ (m_ - mean) ** 2), float(s @ v)
 
 
 def plan_paired(

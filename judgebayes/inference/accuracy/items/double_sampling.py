@@ -264,6 +264,7 @@ def _influence_variance(data: ItemData, e: np.ndarray) -> np.ndarray:
 
 def _cluster_inflation(data: ItemData, a_i, sig2) -> np.ndarray:
     """Extra variance of the unlabelled items' sum from within-cluster correlation."""
+    assert data.cluster is not None  # called for clustered designs only
     ns = len(data.systems)
     lab = data.labelled
     g = data.system.astype(np.int64) * (int(data.cluster.max()) + 1) + data.cluster

@@ -64,11 +64,12 @@ class ItemEstimate:
                 half = z * np.sqrt(pt * (1 - pt) / (n + z**2))
             nan = np.where(n > 0, 0.0, np.nan)
             return np.clip(pt - half, 0, 1) + nan, np.clip(pt + half, 0, 1) + nan
+        crit: float | np.ndarray = z
         if self.df is not None:
             with np.errstate(invalid="ignore"):
                 df = np.maximum(self.df, 1)
-                z = np.where(self.df >= 1, stats.t.ppf(1 - alpha / 2, df), np.nan)
-        half = z * self.se + (0.0 if self.slack is None else self.slack)
+                crit = np.where(self.df >= 1, stats.t.ppf(1 - alpha / 2, df), np.nan)
+        half = crit * self.se + (0.0 if self.slack is None else self.slack)
         lo = np.maximum(self.estimate - half, self.bounds[0])
         hi = np.minimum(self.estimate + half, self.bounds[1])
         return lo, hi

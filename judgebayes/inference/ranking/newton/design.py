@@ -5,6 +5,7 @@ regression on the systems' strengths and the bias covariates.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -34,7 +35,7 @@ class BTDesign:
         ``"shared"`` or ``"judge"`` per bias column.
     """
 
-    Z: object
+    Z: Any  # a scipy.sparse matrix
     y: np.ndarray
     prec: np.ndarray
     n_items: int

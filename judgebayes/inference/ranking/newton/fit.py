@@ -119,6 +119,7 @@ def _gradient_hessian(design: BTDesign, beta: np.ndarray) -> tuple[np.ndarray, n
 
 def _gradient_hessian_pairs(design: BTDesign, beta: np.ndarray):
     """:func:`_gradient_hessian` for designs with ``pairs`` and ``F``, by ``bincount``."""
+    assert design.pairs is not None and design.F is not None  # the caller's condition
     a, b = design.pairs
     F, N = design.F, design.n_items
     pi = expit(design.Z @ beta)

@@ -21,7 +21,7 @@ endef
 
 PYTHON ?= $(shell $(find_python))
 
-.PHONY: demo test test-slow lint format bench notebooks clean python
+.PHONY: demo test test-slow docs lint format bench notebooks clean python
 
 python:
 	@if [ -z "$(PYTHON)" ]; then \
@@ -64,7 +64,19 @@ test: $(BIN)/.test
 	  echo "make test: the HTML report's browser test will be skipped: no chromium (Debian/Ubuntu: apt-get install chromium; .ci/run does)"
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+# the site: Sphinx with warnings as errors (internal references included), then the site's
+# own tests in a headless browser (tests/site)
+$(BIN)/.docs: pyproject.toml | $(BIN)/.test
+	$(BIN)/python -m pip install --quiet --no-compile -e ".[test,docs]"
+	touch $@
+
+docs: $(BIN)/.docs
+	rm -rf docs/_build docs/reference/generated
+	$(BIN)/python -m sphinx -b html -W --keep-going -q docs docs/_build/html
+	$(BIN)/python -m pytest -m site -n 0 -p no:cacheprovider tests/site
 
 test-slow: $(BIN)/.test
 	$(BIN)/python -m pytest -m slow
@@ -102,4 +114,4 @@ bench: $(BIN)/.bench
 	$(BIN)/python benchmarks/monitoring.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info docs/_build docs/reference/generated

@@ -29,5 +29,5 @@ def _readme_beside(part: int) -> str | None:
     """The family file a README part runs beside (:data:`README_BESIDE`), if any."""
     from tests.readme import PARTS
 
-    code = "\n".join(PARTS[part][1]) if part < len(PARTS) else ""
+    code = "\n".join(PARTS[part][2]) if part < len(PARTS) else ""
     return next((f for text, f in README_BESIDE.items() if text in code), None)

@@ -1,5 +1,6 @@
-"""README.md read as the tests run it: its python blocks in parts (each a prelude of
-imports and its blocks), and the numbers its comments claim."""
+"""README.md and the site's pages read as the tests run them: each page's python blocks in
+parts (each a prelude of the page's imports and its blocks), and the numbers its comments
+claim."""
 
 import ast
 import re
@@ -8,29 +9,34 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-README = Path(__file__).parents[1] / "README.md"
+ROOT = Path(__file__).parents[1]
+README = ROOT / "README.md"
+#: every page whose code the tests run: the README, then the site's pages (not its build)
+PAGES = [
+    README,
+    *sorted(p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts),
+]
 NUMBER = re.compile(r"^\s*(\(?\s*-?\d+(\.\d+)?(\s*,\s*-?\d+(\.\d+)?)*\s*\)?)(\s|$)")
 
 
-def _blocks(lang: str) -> list[str]:
-    return re.findall(rf"```{lang}\n(.*?)```", README.read_text(), flags=re.S)
+def _blocks(lang: str, page: Path = README) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", page.read_text(), flags=re.S)
 
 
 def _claims(block: str) -> list[tuple[str, str]]:
-    """(expression, printed value) for lines whose comment starts with numbers."""
+    """(expression, printed value) for statements whose last line's comment starts with
+    numbers (a statement may span lines, as the formatter wraps it)."""
+    lines = block.splitlines()
     out = []
-    for line in block.splitlines():
-        if "  # " not in line:
+    for stmt in ast.walk(ast.parse(block)):
+        if not isinstance(stmt, ast.Assign | ast.Expr):
             continue
-        code, comment = line.split("  # ", 1)
-        m = NUMBER.match(comment)
-        if not m or not code.strip():
+        last = lines[stmt.end_lineno - 1]
+        if "  # " not in last:
             continue
-        tree = ast.parse(code.strip())
-        stmt = tree.body[0]
-        expr = stmt.value if isinstance(stmt, ast.Assign | ast.Expr) else None
-        if expr is not None:
-            out.append((ast.unparse(expr), m.group(1)))
+        m = NUMBER.match(last.split("  # ", 1)[1])
+        if m:
+            out.append((ast.unparse(stmt.value), m.group(1)))
     return out
 
 
@@ -80,4 +86,9 @@ def _parts(blocks: list[str]) -> list[tuple[list[str], list[str]]]:
     return parts
 
 
-PARTS = _parts(_blocks("python"))
+#: (page, the page's imports before the part, the part's blocks), page by page
+PARTS = [
+    (str(page.relative_to(ROOT)), prelude, blocks)
+    for page in PAGES
+    for prelude, blocks in _parts(_blocks("python", page))
+]

@@ -22,7 +22,7 @@ def test_a_readme_part_that_fits_a_family_model_runs_beside_its_tests():
     from tests.readme import PARTS
 
     for text, beside in README_BESIDE.items():
-        parts = [i for i, (_, code) in enumerate(PARTS) if text in "\n".join(code)]
+        parts = [i for i, (_, _, code) in enumerate(PARTS) if text in "\n".join(code)]
         assert parts, text  # the README still fits that model
         for i in parts:
             assert group_of(f"tests/test_readme.py::test_run[part{i}]") == beside

@@ -19,6 +19,7 @@ NB_DIR = Path(__file__).parents[1] / "notebooks"
 
 # small settings per notebook: the same code, fewer replicates and draws
 SMALL = {
+    "00_get_started": "DRAWS = 300",
     "01_accuracy": (
         "REPS = 50\nSBC_DATASETS = 150\nITEM_REPS = 40\n"
         'DASK_SPLITS = 10\nDASK_METHODS = ("closed_form",)'

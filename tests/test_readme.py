@@ -1,6 +1,8 @@
-"""README.md cannot drift from the API: its code runs, its numbers hold, its flags exist.
+"""README.md and the site's pages cannot drift from the API: their code runs, their numbers
+hold, their flags exist.
 
-Every ```python block runs, in order, in one namespace (real fits, real data); a line whose
+Every ```python block of a page runs, in order, in one namespace (real fits, real data); a
+line whose
 comment starts with a number or a tuple of numbers (``x  # 0.533``, ``lo, hi = f()  #
 (0.430, 0.636)``) is checked against the value, rounded as printed.  Every
 ``judgebayes ...`` command line of the shell blocks is parsed by the real CLI parser, so a
@@ -14,7 +16,7 @@ import warnings
 import pytest
 
 from judgebayes.errors import JudgeBayesWarning
-from tests.readme import PARTS, _blocks, _check, _claims, _parts
+from tests.readme import PAGES, PARTS, ROOT, _blocks, _check, _claims, _parts
 
 
 @pytest.mark.parametrize("part", range(len(PARTS)), ids=lambda i: f"part{i}")
@@ -23,7 +25,7 @@ def test_readme_python_blocks_run_and_their_numbers_hold(part, tmp_path, monkeyp
 
     matplotlib.use("Agg")
     monkeypatch.chdir(tmp_path)
-    prelude, blocks = PARTS[part]
+    page, prelude, blocks = PARTS[part]
     ns: dict = {}
     exec("\n".join(prelude), ns)  # what the README imported before this part
     for block in blocks:
@@ -31,16 +33,19 @@ def test_readme_python_blocks_run_and_their_numbers_hold(part, tmp_path, monkeyp
             # the README shows code as users run it, warnings included (its claims are
             # checked below); elsewhere the suite turns judgebayes warnings into errors
             warnings.simplefilter("default", JudgeBayesWarning)
-            exec(compile(block, "README.md", "exec"), ns)
+            exec(compile(block, page, "exec"), ns)
         for expr, printed in _claims(block):
             _check(eval(expr, ns), printed)
 
 
 def test_readme_parts_are_every_block_in_order_and_check_numbers():
-    blocks = _blocks("python")
-    assert len(blocks) >= 5 and len(PARTS) > 1  # the parts spread over the test workers
-    assert [b for _, part in PARTS for b in part] == blocks
-    assert sum(len(_claims(b)) for b in blocks) >= 4  # the quick-start numbers are checked
+    assert len(PAGES) >= 10 and len(PARTS) > 10  # the parts spread over the test workers
+    for page in PAGES:
+        name = str(page.relative_to(ROOT))
+        own = [b for p, _, part in PARTS if p == name for b in part]
+        assert own == _blocks("python", page), name
+    assert sum(len(_claims(b)) for _, _, part in PARTS for b in part) >= 20  # numbers checked
+    assert len(_claims("\n".join(_blocks("python")))) >= 2  # the README's example
     # a block joins the part of what it reads, and the blocks between come along
     parts = _parts(["import numpy as np", "x = np.ones(2)", "y = 3", "z = x + 1", "w = 2"])
     assert parts == [
@@ -61,7 +66,7 @@ def test_readme_command_lines_parse():
 
     parser = build_parser()
     lines = []
-    for block in _blocks("sh"):
+    for block in (b for page in PAGES for b in _blocks("sh", page)):
         # join continuation lines, then keep the judgebayes commands
         for line in block.replace("\\\n", " ").splitlines():
             line = line.split("#", 1)[0].strip()
@@ -75,3 +80,16 @@ def test_readme_command_lines_parse():
         sub = parser._subparsers._group_actions[0].choices[words[1]]
         known = {o for a in sub._actions for o in a.option_strings}
         assert set(flags) <= known, f"{line}: unknown flags {set(flags) - known}"
+
+
+def test_assistant_guide_names_resolve():
+    """Every ``jb.`` name the assistant guide (docs/llms.txt) gives exists."""
+    import judgebayes as jb
+
+    text = (ROOT / "docs" / "llms.txt").read_text()
+    paths = set(re.findall(r"\bjb\.([A-Za-z_][\w.]*[A-Za-z_])", text))
+    assert len(paths) >= 30
+    for path in paths:
+        obj = jb
+        for part in path.split("."):
+            obj = getattr(obj, part)  # AttributeError names what the guide got wrong

@@ -11,39 +11,11 @@ browser is installed by ``.ci/run`` (Debian's ``chromium``), which also sets
 import json
 import math
 import os
-import shutil
 
 import pandas as pd
-import pytest
 
 from judgebayes.cli import main
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-REQUIRED = os.environ.get("JUDGEBAYES_REQUIRE_BROWSER") == "1"
-# as root on a closed network: no sandbox, no GPU, no background connections
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _browser_or_skip():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if REQUIRED:
-            raise
-        pytest.skip("playwright is not installed")
-    if CHROMIUM is None:
-        if REQUIRED:
-            pytest.fail("chromium is not installed (.ci/run installs Debian's chromium)")
-        pytest.skip("chromium is not installed (Debian/Ubuntu: apt-get install chromium)")
-    return sync_playwright
+from tests.browser import CHROMIUM, FLAGS, browser_or_skip
 
 
 def _cell(v, digits=3):
@@ -58,7 +30,7 @@ def _cell(v, digits=3):
 
 
 def test_html_report_renders_in_chromium(tmp_path, capsys):
-    sync_playwright = _browser_or_skip()
+    sync_playwright = browser_or_skip()
     test = pd.DataFrame({"judge": [1] * 60 + [0] * 40 + [None] * 3})
     cal = pd.DataFrame(
         {"human": [1] * 30 + [0] * 30, "judge": [1] * 27 + [0] * 3 + [0] * 22 + [1] * 8}

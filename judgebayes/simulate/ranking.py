@@ -70,7 +70,8 @@ class SimulatedPairwise:
 
     def recall(self, selected) -> float:
         """Top-k recall of a selected set (indices or item ids):
-        ``len(selected & true_top) / k``."""
+        ``len(selected & true_top) / k``.
+        """
         chosen = {int(v) for v in np.asarray(selected).tolist()}
         return len(chosen & set(self.true_top.tolist())) / self.k
 

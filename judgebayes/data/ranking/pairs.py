@@ -229,8 +229,7 @@ def pairwise_from_arrays(
     yv = np.asarray(y, dtype=float)
     if not (fa.shape == sa.shape == yv.shape) or fa.ndim != 1:
         raise InputError(
-            f"first/second/y must be 1-d of one length, got {fa.shape}, {sa.shape}, "
-            f"{yv.shape}",
+            f"first/second/y must be 1-d of one length, got {fa.shape}, {sa.shape}, {yv.shape}",
             field="y",
             value=yv.shape,
         )

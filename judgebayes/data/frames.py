@@ -8,6 +8,8 @@ Results are pandas / xarray whatever came in.
 
 from __future__ import annotations
 
+import re
+import warnings
 from typing import Any
 
 import numpy as np
@@ -83,11 +85,12 @@ def not_scalar(col, name: str) -> InputError:
 
 
 def numeric_column(col, name: str) -> np.ndarray:
-    """A numeric column as floats; a value that is not a number is named, not made NaN
-    (blanks stay NaN: the caller decides whether a blank is allowed).
+    """A numeric column as floats; a value that is not a finite number is named, not made
+    NaN or carried as infinity (blanks stay NaN: the caller decides whether a blank is
+    allowed).
     """
     if pd.api.types.is_numeric_dtype(col.dtype):  # numbers already (bools read as 0 / 1)
-        return col.to_numpy(dtype=float, na_value=np.nan)
+        return _finite(col.to_numpy(dtype=float, na_value=np.nan), name)
     try:
         x = pd.to_numeric(col, errors="coerce")
     except TypeError:
@@ -103,7 +106,21 @@ def numeric_column(col, name: str) -> np.ndarray:
             field=name,
             value=str(col.iloc[i]),
         )
-    return x.to_numpy(dtype=float, na_value=np.nan)
+    return _finite(x.to_numpy(dtype=float, na_value=np.nan), name)
+
+
+def _finite(x: np.ndarray, name: str) -> np.ndarray:
+    """``x`` unless it holds an infinity, which is named (a blank is NaN, not infinity)."""
+    inf = np.isinf(x)
+    if inf.any():
+        i = int(np.flatnonzero(inf)[0])
+        raise InputError(
+            f"column {name!r}: {x[i]} in row {i} is not a finite number "
+            f"({int(inf.sum())} such row(s))",
+            field=name,
+            value=float(x[i]),
+        )
+    return x
 
 
 def group_labels(col: pd.Series, name: str, role: str) -> pd.Series:
@@ -235,9 +252,12 @@ def time_periods(
 def period_codes(col: pd.Series, name: str, freq: str | None) -> tuple[np.ndarray, list]:
     """Period codes 0..P-1 in time order and their labels (as text).
 
-    Numbers and timestamps sort by value, anything else as text; ``freq`` buckets
-    timestamps (``"W"``, ``"D"``, ``"M"``).  A blank period, or ``freq`` on a column that
-    is not timestamps, is an :class:`InputError` naming the column.
+    Numbers and timestamps sort by value; an ordered categorical by its categories' order;
+    text by its numbers ("week 2" before "week 10", a column of ``1`` and ``"2"`` as
+    1, 2), or as dates when every label reads as one.  Text whose order cannot be read
+    (a label without a number that is not a date) is an :class:`InputError`, as are a
+    blank period and ``freq`` (which buckets timestamps: ``"W"``, ``"D"``, ``"M"``) on a
+    column that is not timestamps.
     """
     if col.isna().any():
         i = int(np.flatnonzero(col.isna().to_numpy())[0])
@@ -271,11 +291,57 @@ def period_codes(col: pd.Series, name: str, freq: str | None) -> tuple[np.ndarra
                 field="freq",
                 value=freq,
             ) from None
-    if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_datetime64_any_dtype(col):
+    if isinstance(col.dtype, pd.CategoricalDtype) and col.dtype.ordered:
+        present = col.cat.remove_unused_categories()
+        return present.cat.codes.to_numpy(np.int64), [str(v) for v in present.cat.categories]
+    if (
+        pd.api.types.is_numeric_dtype(col)
+        or pd.api.types.is_datetime64_any_dtype(col)
+        or isinstance(col.dtype, pd.PeriodDtype)
+    ):
         codes, labels = pd.factorize(col, sort=True)
-    elif isinstance(col.dtype, pd.PeriodDtype):
-        codes, labels = pd.factorize(col, sort=True)
-    else:
-        text = group_labels(col, name, "period")
-        codes, labels = pd.factorize(text, sort=True)
-    return np.asarray(codes, dtype=np.int64), [str(v) for v in labels]
+        return np.asarray(codes, dtype=np.int64), [str(v) for v in labels]
+    text = group_labels(col, name, "period")
+    codes, labels = pd.factorize(text)
+    order = _text_order([str(v) for v in labels], name)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank[np.asarray(codes, dtype=np.int64)], [str(labels[i]) for i in order]
+
+
+_CHUNKS = re.compile(r"(\d+)")
+
+
+def _text_order(labels: list[str], name: str) -> list[int]:
+    """The positions of ``labels`` (periods as text) in time order: as numbers, as dates, or
+    by the numbers in them (text between them compared as text); an order that cannot be
+    read is an :class:`InputError`.
+    """
+    if len(labels) < 2:
+        return list(range(len(labels)))
+    numbers = pd.to_numeric(pd.Series(labels), errors="coerce").to_numpy(float)
+    if not np.isnan(numbers).any():  # numbers written as text
+        return list(np.argsort(numbers, kind="stable"))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            stamps = pd.to_datetime(pd.Series(labels), format="mixed")
+        return list(np.argsort(stamps.to_numpy(), kind="stable"))
+    except (ValueError, TypeError, OverflowError):
+        pass
+    if all(_CHUNKS.search(s) for s in labels):
+
+        def natural(s: str) -> tuple:
+            parts = _CHUNKS.split(s.strip().lower())
+            return tuple((0, int(p), "") if i % 2 else (1, 0, p) for i, p in enumerate(parts))
+
+        keys = [natural(s) for s in labels]
+        if len(set(keys)) == len(keys):
+            return sorted(range(len(labels)), key=keys.__getitem__)
+    raise InputError(
+        f"column {name!r} (the time column): periods {sorted(labels)[:4]} are text whose order "
+        "cannot be read (a label without a number that is not a date); give numbers, dates, "
+        "labels with their number ('week 3') or an ordered categorical",
+        field=name,
+        value=sorted(labels)[0],
+    )

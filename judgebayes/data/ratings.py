@@ -286,6 +286,12 @@ def _codes(cells: pd.DataFrame, names, categories, level):
     for c in names:  # text columns: an empty or all-space cell is a blank too
         if not pd.api.types.is_numeric_dtype(cells[c].dtype):
             blank[c] = blank[c] | cells[c].astype("string").str.strip().eq("").fillna(False)
+    if blank[list(names)].to_numpy(bool).all():
+        raise InputError(
+            f"columns {list(names)}: no rating at all (every cell is blank)",
+            field=str(names[0]),
+            value=None,
+        )
     try:
         nums = np.column_stack(
             [
@@ -298,6 +304,13 @@ def _codes(cells: pd.DataFrame, names, categories, level):
         numeric = True
     except InputError:
         numeric = False
+    if numeric and np.isinf(nums).any():  # a rating of infinity is named, not averaged
+        i, j = (int(v[0]) for v in np.nonzero(np.isinf(nums)))
+        raise InputError(
+            f"column {names[j]!r}: {nums[i, j]} in row {i} is not a finite number",
+            field=names[j],
+            value=float(nums[i, j]),
+        )
     if numeric and categories is not None:
         try:
             np.asarray(categories, float)

@@ -62,6 +62,25 @@ ERRORS = [
         "prompt",
     ),
     ("int 1 and str '1' systems", lambda: _items(_mixed_systems(), system="system"), "system"),
+    (
+        "all-blank ratings",
+        lambda: jb.agreement(
+            pd.DataFrame({"a": [np.nan] * 5, "b": [np.nan] * 5}), raters=["a", "b"]
+        ),
+        "a",
+    ),
+    (
+        "plan_calibration width as text",
+        lambda: jb.plan.plan_calibration(0.6, 0.7, 0.9, width="0.1"),
+        "width",
+    ),
+    (
+        "sequential_decision on a table without bounds",
+        lambda: jb.sequential_decision(
+            pd.DataFrame({"period": [1], "estimate": [0.5]}), "rate > 0.5"
+        ),
+        "table",
+    ),
     ("plan_paired power 1", lambda: jb.plan.plan_paired(400, 0.25, **PLAN, power=1.0), "power"),
     ("plan_paired alpha 2", lambda: jb.plan.plan_paired(400, 0.25, **PLAN, alpha=2), "alpha"),
     (

@@ -16,6 +16,7 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.data.panel import panel_from_frames, panel_from_items
+from judgebayes.errors import InputError
 from tests.helpers import typed_error
 
 RNG = np.random.default_rng(0)
@@ -272,3 +273,21 @@ def test_repeats_of_one_verdict_say_there_is_nothing_to_split():
     split = jb.variance_split(runs.assign(judge=1))
     assert any("every judge run gave 1" in n for n in split.attrs["notes"])
     assert not any("every judge run" in n for n in jb.variance_split(runs).attrs["notes"])
+
+
+def test_an_infinite_number_is_named_wherever_a_column_is_read():
+    # -inf in a human score gave NaN and a false note ("fewer than 2 labelled rows"); inf in
+    # a rating made every agreement coefficient NaN without a note
+    from judgebayes.datasets import hanna_scores
+
+    stories = hanna_scores("RE", "Beluga-13B").head(200).copy()
+    stories["human"] = stories["human_mean"].where(np.arange(200) % 3 == 0)
+    stories.loc[3, "human"] = -np.inf
+    with pytest.raises(InputError, match="not a finite number") as err:
+        jb.ScoreStudy.from_items(stories, score="Beluga-13B", human="human", system="system")
+    assert err.value.field == "human" and err.value.value == -np.inf
+    ratings = stories[["human_1", "human_2", "human_3"]].astype(float)
+    ratings.loc[7, "human_2"] = np.inf
+    with pytest.raises(InputError, match="not a finite number") as err:
+        jb.agreement(ratings, raters=["human_1", "human_2", "human_3"], level="ordinal")
+    assert err.value.field == "human_2"

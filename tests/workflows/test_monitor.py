@@ -185,6 +185,43 @@ def test_monitor_buckets_timestamps():
     assert len(t) == 3 and t["period"].iloc[0].startswith("2026-01-05")
 
 
+def test_periods_as_text_run_in_time_order_as_numbers_do(drifting):
+    # the same log with its weeks as numbers, as "week N" text, as numbers and numeric text
+    # mixed, and as an ordered categorical written backwards: the same table, period by
+    # period (text sorted as text would run 0, 1, 10, 11, ..., 2 and raise the alarm late)
+    frame, _ = drifting
+    floors = {"sensitivity": 0.85}
+    want = jb.monitor(frame, judge="judge", human="human", time="week", floors=floors)
+    cols = ["estimate", "lower", "upper", "alarm", "n_labelled"]
+    weeks = frame["week"].to_numpy()
+    backwards = [f"w{w}" for w in range(19, -1, -1)]
+    variants = {
+        "week N": [f"week {w}" for w in weeks],
+        "int and str": np.array([w if w % 2 else str(w) for w in weeks], dtype=object),
+        "ordered": pd.Categorical(
+            [f"w{w}" for w in weeks], categories=backwards[::-1], ordered=True
+        ),
+    }
+    for name, week in variants.items():
+        got = jb.monitor(frame.assign(week=week), judge="judge", human="human", time="week",
+                         floors=floors)  # fmt: skip
+        pd.testing.assert_frame_equal(got[cols], want[cols], obj=name)
+    # an ordered categorical's own order wins over its labels' numbers
+    rev = pd.Categorical([f"w{w}" for w in weeks], categories=backwards, ordered=True)
+    got = jb.monitor(frame.assign(week=rev), judge="judge", human="human", time="week")
+    assert list(got["period"]) == backwards
+
+
+def test_periods_whose_order_cannot_be_read_are_refused_by_name(drifting):
+    frame, _ = drifting
+    names = np.array(["spring", "summer", "autumn", "winter"])[frame["week"].to_numpy() % 4]
+    with pytest.raises(InputError, match="order cannot be read") as err:
+        jb.monitor(frame.assign(week=names), judge="judge", human="human", time="week")
+    assert err.value.field == "week"
+    with pytest.raises(InputError, match="order cannot be read"):
+        jb.AccuracyStudy.from_items(frame.assign(week=names), time="week")
+
+
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [

@@ -37,6 +37,14 @@ def sequential_decision(table: pd.DataFrame, claim: str) -> pd.DataFrame:
     from judgebayes.workflows.gate import parse_claim
 
     # a score judge's table is on the human label's scale (its claims too: "rate > 3.5")
+    missing = [col for col in ("period", "lower", "upper") if col not in table.columns]
+    if missing:
+        raise InputError(
+            f"table: no column {', '.join(map(repr, missing))}; give the table jb.monitor "
+            "returns (its bounds are the sequence's)",
+            field="table",
+            value=missing,
+        )
     c = parse_claim(claim, table.attrs.get("human_scale") or (0.0, 1.0))
     if isinstance(c.rhs, str) or c.kind != "compare":
         raise InputError(

@@ -209,8 +209,10 @@ def plan_calibration(
         )
     p, q0, q1 = (float(_rate(nm, v)) for nm, v in (("p", p), ("q0", q0), ("q1", q1)))
     n = float(_size("n", n))
-    if not (0 < width <= 2):
-        raise InputError(f"width must lie in (0, 2]; got {width!r}", field="width", value=width)
+    if isinstance(width, bool) or not isinstance(width, int | float) or not (0 < width <= 2):
+        raise InputError(
+            f"width must be a number in (0, 2]; got {width!r}", field="width", value=width
+        )
     if q0 + q1 <= 1:
         raise JudgeNoBetterThanChanceError(
             f"plan_calibration: q0={q0:g} + q1={q1:g} <= 1: a judge no better than chance "

@@ -285,6 +285,7 @@ def active_estimate(
     rd = _numbers(df, round, "the round each item was labelled in", "round")
     if not isinstance(probs, list | tuple) or not probs:
         raise InputError("probs must list one probability column per round", field="probs")
+    _check_rounds(y, rd, probs, human=human, round=round)
     u = None if uncertainty is None else _numbers(df, uncertainty, "uncertainty", "uncertainty")
     al.require_complete(u, uncertainty)
     X, fold = al.regressors(f, u), al.fold_of(f.size, check_count(folds, "folds"))
@@ -293,12 +294,22 @@ def active_estimate(
         pi = _numbers(df, col, f"round {r}'s probabilities", "probs")
         before = rd < r
         now = rd == r
-        bad = (before | now) & ~(pi > 0)
+        bad = ((before | now) & ~(pi > 0)) | (pi > 1)
         if bad.any() or np.isnan(pi).any():
             raise InputError(
-                f"column {col!r}: every item needs a probability > 0 in round {r}",
+                f"column {col!r}: every item needs a probability in round {r}, in (0, 1] "
+                "for the items drawn then or before",
                 field=col,
-                value=None,
+                value=None if not bad.any() else float(pi[bad][0]),
+            )
+        expected = float(pi[~before].sum())
+        if not now.any() and expected >= PLANNED_NOT_LABELLED:
+            raise InputError(
+                f"round {r} ({col!r}) has no labels, and its plan expected {expected:.1f}: "
+                "label the items it drew, or estimate from the rounds before it "
+                f"(probs={list(probs[: r - 1])!r})",
+                field="probs",
+                value=col,
             )
         if np.isnan(y[before | now]).any():
             raise InputError(
@@ -328,3 +339,38 @@ def active_estimate(
     for r, (e, v) in enumerate(zip(ests, variances, strict=True), start=1):
         out[f"estimate_{r}"], out[f"se_{r}"] = e, float(np.sqrt(v))
     return pd.Series(out)
+
+
+#: a round with no labels whose plan expected at least this many is planned, not labelled
+#: (a round that drew nobody is then at most e^-5 likely): refused instead of read as exact
+PLANNED_NOT_LABELLED = 5.0
+
+
+def _check_rounds(y: np.ndarray, rd: np.ndarray, probs, *, human: str, round: str) -> None:
+    """Every label has its round, every round its probabilities and its labels: a label
+    read without its round, or a round without labels yet, would be dropped or counted as
+    exact without a word.
+    """
+    drawn = ~np.isnan(rd)
+    orphans = ~np.isnan(y) & ~drawn
+    if orphans.any():
+        raise InputError(
+            f"column {human!r}: {int(orphans.sum())} labelled item(s) have no round in "
+            f"column {round!r}; give each its round (earlier labels drawn at random are a "
+            "round of their own, every item's probability the share labelled then)",
+            field=round,
+            value=None,
+        )
+    rounds = rd[drawn]
+    if rounds.size and (np.any(rounds != np.round(rounds)) or np.any(rounds < 1)):
+        bad = rounds[(rounds != np.round(rounds)) | (rounds < 1)][0]
+        raise InputError(
+            f"column {round!r}: rounds are 1, 2, ...; got {bad!r}", field=round, value=float(bad)
+        )
+    if rounds.size and rounds.max() > len(probs):
+        raise InputError(
+            f"column {round!r}: round {int(rounds.max())} has labels, and probs names "
+            f"{len(probs)} probability column(s): one per round",
+            field="probs",
+            value=len(probs),
+        )

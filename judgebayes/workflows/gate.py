@@ -27,7 +27,9 @@ for two systems: the items design's closed form, paired by item with ``item=``;
 equivalence by two one-sided bounds), turns them into
 p-values by inverting the bound in its level, and decides several claims by Holm's step-down
 at ``1 - prob``, so the family-wise error rate is at most ``1 - prob``.  The table's
-``control`` column says which.  A NUTS fit that fails the convergence gate supports nothing.
+``control`` column says which.  A NUTS fit that fails the convergence gate supports nothing,
+nor does a fit that leaves fewer than :data:`MIN_DECISION_DRAWS` effective draws (the
+exact paired posterior with prompts labelled on some systems only).
 
 >>> from judgebayes.workflows.gate import check_claims
 >>> fit = study.fit("exact", random_seed=0)
@@ -72,6 +74,12 @@ class Claim:
     rhs: float | str
     kind: str = "compare"  # or "equivalence"
     margin: float = 0.0
+
+
+#: a claim read off fewer effective posterior draws than this is not supported: its tail
+#: probability's Monte-Carlo error (about 0.01 at P = 0.95 with 400 draws) is the claim's
+#: margin
+MIN_DECISION_DRAWS = 400
 
 
 def _malformed(text: str) -> InputError:
@@ -349,6 +357,8 @@ def _draw_claims(fit: Fit, parsed, resolved, prob: float) -> pd.DataFrame:
             break
     joint = float(holds[chosen].all(axis=0).mean()) if chosen.any() else np.nan
     gate_failed = fit.diagnostics is not None and not fit.diagnostics.passed
+    ess = fit.info.get("ess")  # importance-weighted draws (the exact paired posterior)
+    too_few = ess is not None and float(ess) < MIN_DECISION_DRAWS
     control = (
         "single claim"
         if n == 1
@@ -364,6 +374,12 @@ def _draw_claims(fit: Fit, parsed, resolved, prob: float) -> pd.DataFrame:
         if gate_failed:
             ok = False
             reason = f"the fit failed its convergence gate ({fit.diagnostics.message()})"
+        elif too_few:
+            ok = False
+            reason = (
+                f"the fit leaves {float(ess):.0f} effective draws, fewer than the "
+                f"{MIN_DECISION_DRAWS} a decision needs ({'; '.join(fit.notes) or 'refit'})"
+            )
         rows.append(
             {
                 "claim": c.text,

@@ -2,6 +2,8 @@
 what :func:`judgebayes.workflows.gate_rule.gate` returns, in a notebook as on the command
 line."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -51,3 +53,24 @@ def test_a_flagged_assumption_of_the_model_fails_the_gate_and_says_which():
     assert not result.passed and result.exit_code == 1
     assert [r.check for r in result.failed_checks] == ["transfer"]
     assert "check transfer flags" in result.summary()
+
+
+def test_a_claim_read_off_too_few_effective_draws_is_not_supported():
+    # prompts labelled on one system only leave the exact paired posterior's importance
+    # weights few effective draws; the gate said nothing and passed on 9-14 of them
+    frame, _, _ = jb.simulate.simulate_paired(400, labelled=0.1, seed=1)
+    rng = np.random.default_rng(0)
+    idx = frame.index[frame["human"].isna() & (frame["system"] == "A")]
+    frame.loc[idx[:30], "human"] = (rng.random(30) < 0.75).astype(float)
+    study = jb.AccuracyStudy.from_items(frame, system="system", item="prompt")
+    with warnings.catch_warnings():  # the labels follow the rows here (checked elsewhere)
+        warnings.simplefilter("ignore", jb.LabellingWarning)
+        fit = study.fit("exact", random_seed=0)
+    assert fit.info["ess"] < 400
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", jb.LabellingWarning)
+        result = gate(study, fit, ["A > B - 0.4", "A > 0.01"])
+        assert not result.claims["supported"].any() and not result.passed
+        assert result.claims["reason"].str.contains("effective draws").all()
+        wide = gate(study, study.fit("closed_form"), ["A > B - 0.4"])
+    assert wide.claims["supported"].all()  # the same claim where no draws are needed

@@ -35,34 +35,35 @@ import sys
 import threading
 from collections.abc import Sequence
 
+from judgebayes.cli.commands import COMMANDS
 from judgebayes.cli.io import CLIError, Parser
 
 __all__ = ["entry", "main"]
 
 #: subcommand -> module with ``add_parser(sub)`` and ``run(args) -> str``
-SUBCOMMANDS = {
-    "accuracy": "judgebayes.cli.accuracy",
-    "plan": "judgebayes.cli.plan",
-    "rank": "judgebayes.cli.rank",
-    "panel": "judgebayes.cli.panel",
-    "report": "judgebayes.cli.report",
-    "demo": "judgebayes.cli.demo",
-    "gate": "judgebayes.cli.gate",
-    "scores": "judgebayes.cli.scores",
-    "agreement": "judgebayes.cli.agreement",
-    "monitor": "judgebayes.cli.monitor",
-    "label-next": "judgebayes.cli.label",
-}
+SUBCOMMANDS = {name: c.module for name, c in COMMANDS.items()}
 
 
-def build_parser() -> Parser:
-    """The full argument parser (every subcommand)."""
+def build_parser(only: str | None = "*") -> Parser:
+    """The argument parser: every subcommand in full (``only="*"``), or only the one named
+    (``only=name``: the others listed by name and help, their modules not imported, so
+    that ``judgebayes --help`` and a command's arguments are read before the studies are
+    imported).
+    """
     p = Parser(prog="judgebayes", description="What LLM judges' verdicts really say.")
     p.add_argument("--version", action="store_true", help="print the version and exit")
     sub = p.add_subparsers(dest="command", parser_class=Parser)
-    for module in SUBCOMMANDS.values():
-        importlib.import_module(module).add_parser(sub)
+    for name, command in COMMANDS.items():
+        if only in ("*", name):
+            importlib.import_module(command.module).add_parser(sub)
+        else:
+            sub.add_parser(name, help=command.help)
     return p
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names (its first word that is not an option), if any."""
+    return next((w for w in argv if not w.startswith("-")), None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -93,7 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         previous = signal.signal(signal.SIGINT, on_sigint)
         hook, sys.unraisablehook = sys.unraisablehook, on_unraisable
     try:
-        args = build_parser().parse_args(argv)
+        words = sys.argv[1:] if argv is None else list(argv)
+        args = build_parser(only=_command_in(words)).parse_args(words)
         if args.version:
             from judgebayes import __version__
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
+from judgebayes.cli.commands import COMMANDS
 from judgebayes.cli.io import (
     add_common,
     add_item_files,
@@ -26,7 +27,7 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(sub) -> None:
     """The ``accuracy`` subcommand's arguments."""
-    a = sub.add_parser("accuracy", help="naive vs corrected accuracy from CSV files")
+    a = sub.add_parser("accuracy", help=COMMANDS["accuracy"].help)
     add_item_files(a, items=True)
     add_method(
         a,

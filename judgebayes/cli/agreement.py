@@ -3,10 +3,10 @@
 One CSV file, long (``--item``, ``--rater``, ``--value``: one row per rating) or wide
 (``--raters h1,h2,h3``: one row per item, one column per rater, blank = not rated).  Prints
 each coefficient (percent agreement, Cohen's kappa for two raters, Fleiss' kappa, Gwet's
-AC1/AC2, Brennan-Prediger, Krippendorff's alpha) with its standard error, t interval and
-bootstrap interval.  With ``--judges j1,j2`` (wide form) it also prints each judge's
-agreement with the humans beside the humans' agreement with each other, and the judges'
-effective number given the humans.
+AC1/AC2, Brennan-Prediger, Krippendorff's alpha) with its standard error, t interval and,
+with ``--bootstrap N``, a bootstrap interval.  With ``--judges j1,j2`` (wide form) it also
+prints each judge's agreement with the humans beside the humans' agreement with each
+other, and the judges' effective number given the humans.
 
 JSON (``--format json``): ``{"coefficients": [row, ...], "judges": [row, ...] | null,
 "effective_judges": row | null, "notes": [str, ...]}`` with the columns of
@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import sys
 
+from judgebayes.cli.commands import COMMANDS
 from judgebayes.cli.io import add_common, count_arg, read_csv, render, seed_arg
 
 __all__ = ["add_parser", "run"]
@@ -50,7 +51,7 @@ def _names(text: str) -> list[str]:
 
 def add_parser(sub) -> None:
     """The ``agreement`` subcommand's arguments."""
-    a = sub.add_parser("agreement", help="agreement between raters (kappas, AC1, alpha)")
+    a = sub.add_parser("agreement", help=COMMANDS["agreement"].help)
     a.add_argument("ratings", help="CSV: one row per rating (long) or per item (wide)")
     a.add_argument("--item", default=None, help="item id column")
     a.add_argument("--rater", default=None, help="long form: the rater id column")
@@ -72,7 +73,13 @@ def add_parser(sub) -> None:
         default=None,
         help="every category in order (needed for ordered text labels)",
     )
-    a.add_argument("--bootstrap", type=count_arg, default=2000, help="bootstrap replicates")
+    a.add_argument(
+        "--bootstrap",
+        type=count_arg,
+        default=None,
+        help="bootstrap replicates (default: none for the coefficients, whose interval is "
+        "the t interval; 2000 for the judges' comparisons)",
+    )
     a.add_argument("--seed", type=seed_arg, default=0, help="bootstrap seed")
     add_common(a)
 
@@ -84,9 +91,13 @@ def run(args) -> tuple[str, int]:
     from judgebayes.workflows.agreement import agreement, effective_judges, judge_agreement
 
     df = read_csv(args.ratings, "ratings")
-    common = dict(alpha=args.alpha, bootstrap=args.bootstrap, random_seed=args.seed)
+    boot = args.bootstrap
+    common = dict(alpha=args.alpha, bootstrap=2000 if boot is None else boot, random_seed=args.seed)
     design = dict(level=args.level, cluster=args.cluster, categories=args.categories)
-    table = agreement(df, args.item, args.rater, args.value, raters=args.raters, **design, **common)
+    table = agreement(
+        df, args.item, args.rater, args.value, raters=args.raters, **design,
+        **{**common, "bootstrap": boot or 0},
+    )  # fmt: skip
     out = {
         "coefficients": table.to_dict("records"),
         "judges": None,

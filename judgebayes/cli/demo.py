@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
+from judgebayes.cli.commands import COMMANDS
 from judgebayes.cli.io import add_common, clean, count_arg, render, seed_arg
 
 __all__ = ["add_parser", "run"]
@@ -12,7 +13,7 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(sub) -> None:
     """The ``demo`` subcommand's arguments."""
-    d = sub.add_parser("demo", help="the main job on bundled LLMBar data, with a report")
+    d = sub.add_parser("demo", help=COMMANDS["demo"].help)
     d.add_argument("--evaluator", default="GPT-4")
     d.add_argument("--calibration-fraction", type=float, default=0.1)
     d.add_argument("--seed", type=seed_arg, default=0)

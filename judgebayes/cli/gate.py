@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sys
 
+from judgebayes.cli.commands import COMMANDS
 from judgebayes.cli.io import (
     add_item_files,
     add_method,
@@ -36,7 +37,7 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(sub) -> None:
     """The ``gate`` subcommand's arguments."""
-    a = sub.add_parser("gate", help="exit 1 unless every claim about corrected rates holds")
+    a = sub.add_parser("gate", help=COMMANDS["gate"].help)
     add_item_files(a, items=True)
     a.add_argument(
         "--claim",

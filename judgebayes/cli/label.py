@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import re
 
+from judgebayes.cli.commands import COMMANDS
 from judgebayes.cli.io import CLIError, add_common, read_csv, render, seed_arg
 
 __all__ = ["add_parser", "run"]
@@ -48,9 +49,7 @@ def _names(text: str) -> list[str]:
 
 def add_parser(sub) -> None:
     """The ``label-next`` subcommand's arguments."""
-    a = sub.add_parser(
-        "label-next", help="which items to label next (active labelling), and the estimate"
-    )
+    a = sub.add_parser("label-next", help=COMMANDS["label-next"].help)
     a.add_argument("log", help="CSV: one row per judged item, human label blank if unlabelled")
     a.add_argument("--judge", default="judge", help="verdict or score column")
     a.add_argument("--human", default="human", help="human label column")

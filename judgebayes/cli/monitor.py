@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import sys
 
+from judgebayes.cli.commands import COMMANDS
 from judgebayes.cli.io import CLIError, add_common, count_arg, pair_arg, read_csv, render
 
 __all__ = ["add_parser", "gate_sequential", "run"]
@@ -106,7 +107,7 @@ def add_monitor_options(a) -> None:
 
 def add_parser(sub) -> None:
     """The ``monitor`` subcommand's arguments."""
-    a = sub.add_parser("monitor", help="the corrected rate after every period, valid at every look")
+    a = sub.add_parser("monitor", help=COMMANDS["monitor"].help)
     a.add_argument("log", help="CSV: one row per judged item, human label blank if unlabelled")
     a.add_argument("--judge", default="judge", help="verdict column")
     a.add_argument("--human", default="human", help="human label column")

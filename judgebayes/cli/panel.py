@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from judgebayes.cli.commands import COMMANDS
 from judgebayes.cli.io import (
     add_common,
     add_method,
@@ -40,7 +41,7 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(sub) -> None:
     """Register ``panel``."""
-    p = sub.add_parser("panel", help="generator precision from a generator x validator panel")
+    p = sub.add_parser("panel", help=COMMANDS["panel"].help)
     p.add_argument("cells", help="CSV of cells (or of item-level verdicts with --items)")
     p.add_argument("--annotations", default=None, help="CSV: generator, n_annotated, n_valid_human")
     p.add_argument("--items", action="store_true", help="the CSV holds item-level verdicts")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+from judgebayes.cli.commands import COMMANDS
 from judgebayes.cli.io import add_common, clean, render
 
 __all__ = ["add_parser", "run"]
@@ -12,7 +13,7 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(sub) -> None:
     """The ``plan`` subcommand's arguments."""
-    pl = sub.add_parser("plan", help="calibration size for a target interval width")
+    pl = sub.add_parser("plan", help=COMMANDS["plan"].help)
     pl.add_argument("--p", type=float, required=True, help="expected naive positive rate")
     pl.add_argument("--q0", type=float, required=True, help="expected specificity")
     pl.add_argument("--q1", type=float, required=True, help="expected sensitivity")

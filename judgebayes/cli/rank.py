@@ -24,6 +24,7 @@ import json
 import sys
 from typing import Any
 
+from judgebayes.cli.commands import COMMANDS
 from judgebayes.cli.io import (
     add_common,
     add_method,
@@ -44,7 +45,7 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(sub) -> None:
     """Register ``rank`` on the sub-parser collection."""
-    r = sub.add_parser("rank", help="bias-aware Bradley-Terry ranking from pairwise verdicts")
+    r = sub.add_parser("rank", help=COMMANDS["rank"].help)
     r.add_argument(
         "comparisons",
         help="CSV: first, second, winner [, judge, <cov>_first/_second, <human column>]",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 
+from judgebayes.cli.commands import COMMANDS
 from judgebayes.cli.io import (
     add_common,
     add_item_files,
@@ -34,7 +35,7 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(sub) -> None:
     """Register ``report`` on the sub-parser collection."""
-    r = sub.add_parser("report", help="write a markdown or HTML accuracy report")
+    r = sub.add_parser("report", help=COMMANDS["report"].help)
     add_item_files(r)
     r.add_argument("--out", required=True, help="report file: .md (markdown) or .html")
     add_method(

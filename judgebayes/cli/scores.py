@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 
+from judgebayes.cli.commands import COMMANDS
 from judgebayes.cli.io import (
     add_common,
     add_method,
@@ -40,7 +41,7 @@ _COLUMNS = [
 
 def add_parser(sub) -> None:
     """The ``scores`` subcommand's arguments."""
-    a = sub.add_parser("scores", help="mean human label per system from a judge's scores")
+    a = sub.add_parser("scores", help=COMMANDS["scores"].help)
     a.add_argument("test", nargs="?", help="CSV: one judged output per row")
     a.add_argument(
         "--score",

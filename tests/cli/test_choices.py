@@ -69,3 +69,27 @@ def test_variant_and_prior_choices_are_the_model_classes():
     }  # fmt: skip
     assert set(_choices("rank", "prior")) == {n for n, p in BIAS_PRIORS.items() if p.has_bias}
     assert set(_choices("rank", "prior")) == {"normal", "hierarchical", "horseshoe"}
+
+
+def test_help_and_a_commands_arguments_are_read_before_the_studies_are_imported():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from judgebayes.cli import build_parser; build_parser(only=None)"
+        ".parse_args(['--version']); print(sorted(m for m in ('judgebayes.studies', 'pymc',"
+        " 'pandas') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+    # the parser of one command is that command's full parser; the others are listed
+    full, one = build_parser(), build_parser(only="plan")
+    assert _help(one, "plan") == _help(full, "plan")
+    assert _help(one, None) == _help(full, None)
+
+
+def _help(parser, command):
+    if command is None:
+        return parser.format_help()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return sub.choices[command].format_help()

@@ -36,10 +36,11 @@ def agreement(
     coefficients=None,
     alpha: float = 0.05,
     population: float | None = None,
-    bootstrap: int = 2000,
+    bootstrap: int = 0,
     random_seed: int = 0,
 ) -> pd.DataFrame:
-    r"""Agreement coefficients between raters, each with a standard error and two intervals.
+    r"""Agreement coefficients between raters, each with a standard error and its interval
+    (and a bootstrap interval on request).
 
     Parameters
     ----------
@@ -71,7 +72,9 @@ def agreement(
         The number of items the rated ones were drawn from (finite-population correction
         :math:`1 - n/N`); default infinite.
     bootstrap : int
-        Bootstrap replicates (0 = none).
+        Bootstrap replicates over items or clusters (default 0: none; the t interval on
+        Gwet's linearised standard error is the interval, and ``boot_lower`` /
+        ``boot_upper`` are NaN).
     random_seed : int
         The bootstrap's seed.
 
@@ -90,7 +93,7 @@ def agreement(
     >>> import pandas as pd
     >>> import judgebayes as jb
     >>> wide = pd.DataFrame({"a": [1, 1, 0, 1, 0, 1], "b": [1, 1, 0, 0, 0, 1]})
-    >>> t = jb.agreement(wide, raters=["a", "b"], bootstrap=0)
+    >>> t = jb.agreement(wide, raters=["a", "b"])
     >>> round(float(t.set_index("coefficient").loc["cohen", "estimate"]), 4)
     0.6667
     """

@@ -264,7 +264,7 @@ POTENTIAL = {
 
 
 #: the keys whose NUTS fit is also drawn with its posterior predictive
-PREDICTIVE = {"accuracy.binary", "items.plain", PANEL_DEFAULT, "ranking", "repeats"}
+PREDICTIVE = {"accuracy.binary", "items.plain", PANEL_DEFAULT, "ranking", "repeats", "scores"}
 
 
 def check_fit(all_fits, key, method):

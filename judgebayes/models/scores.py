@@ -119,10 +119,21 @@ def scores_model(
             eta,
             wl,
             logp=_weighted_ordinal_logp,
+            random=_ordinal_random,
             observed=ll,
             dtype="int64",
         )
     return model
+
+
+def _ordinal_random(cut, eta, w, rng=None, size=None):
+    """One level per line from the cumulative-logit model (a logistic latent cut at the
+    cutpoints): the posterior predictive of each labelled line's level.
+    """
+    rng = np.random.default_rng() if rng is None else rng
+    shape = np.shape(eta) if size is None else tuple(size)
+    latent = rng.logistic(loc=np.broadcast_to(eta, shape), size=shape)
+    return (latent[..., None] > np.asarray(cut)).sum(axis=-1).astype(np.int64)
 
 
 def _weighted_ordinal_logp(value, cut, eta, w):

@@ -465,3 +465,17 @@ def test_replicate_fits_mark_an_undefined_replicate():
         assert any("1 of 3 replicates" in n for n in f.notes)
     with pytest.raises(InputError, match="ReplicateStudy"):
         EXAMPLES["accuracy.replicates"]().fit("exact")
+
+
+def test_loo_compares_accuracy_fits_on_all_their_observations(all_fits):
+    # the accuracy model keeps one log-likelihood per observed count (test, calibration):
+    # az.compare failed on it ("Encountered error trying to compute ELPD")
+    fit = all_fits[("accuracy.binary", "nuts")]
+    assert len(fit.idata["log_likelihood"].data_vars) > 1
+    table = jb.compare_loo({"a": fit, "b": fit})
+    assert list(table.index) == ["a", "b"] and table["elpd_diff"].abs().max() < 1e-9
+    one = jb.compare_loo({"a": fit, "b": fit}, var_name="k_obs")
+    assert one.loc["a", "elpd"] > table.loc["a", "elpd"]  # fewer observations' log density
+    with pytest.raises(jb.InputError) as err:
+        jb.compare_loo({"a": fit, "b": fit}, var_name="nope")
+    assert err.value.field == "var_name"

@@ -15,13 +15,18 @@ __all__ = ["compare_loo", "compare_posteriors"]
 
 
 def compare_loo(
-    fits: dict[str, RankingFit] | Sequence[RankingFit], *, approximate: bool = False
+    fits: dict[str, RankingFit] | Sequence[RankingFit],
+    *,
+    approximate: bool = False,
+    var_name: str | None = None,
 ) -> pd.DataFrame:
     """``az.compare`` (PSIS-LOO) of fits that stored log-likelihoods.
 
     PSIS-LOO reweights posterior draws; Laplace draws are a Gaussian approximation to
     the posterior, so their LOO is refused unless ``approximate=True``, and is then
-    marked in the ``approximate`` column.
+    marked in the ``approximate`` column.  A model with several observed variables (the
+    accuracy model's test and calibration counts) is compared on all its observations
+    at once, or on the one named by ``var_name``.
     """
     import arviz as az
 
@@ -46,7 +51,8 @@ def compare_loo(
     with warnings.catch_warnings():
         # Pareto k warnings: the table's diag_elpd column carries them
         warnings.simplefilter("ignore", UserWarning)
-        table = az.compare({k: f.idata for k, f in fits.items()})
+        trees = {k: _one_log_likelihood(f.idata, var_name) for k, f in fits.items()}
+        table = az.compare(trees)
     table["approximate"] = [k in approx for k in table.index]
     return table
 
@@ -97,3 +103,33 @@ def compare_posteriors(
     )
     pc.add_legend("model")
     return df, pc
+
+
+def _one_log_likelihood(idata, var_name: str | None):
+    """``idata`` with one pointwise log-likelihood array: ``var_name``'s, or every observed
+    variable's observations side by side along one ``observation`` dim.
+    """
+    import xarray as xr
+
+    ll = idata["log_likelihood"].to_dataset()
+    names = list(ll.data_vars)
+    if var_name is not None:
+        if var_name not in names:
+            raise InputError(
+                f"var_name {var_name!r} is not a log-likelihood of the fits (they have {names})",
+                field="var_name",
+                value=var_name,
+            )
+        names = [var_name]
+    elif len(names) == 1:
+        return idata
+    parts = []
+    for name in names:
+        v = ll[name]
+        own = [d for d in v.dims if d not in ("chain", "draw")]
+        v = v.stack(observation=own) if own else v.expand_dims("observation")
+        parts.append(v.drop_vars([c for c in v.coords if c not in ("chain", "draw")]))
+    pooled = xr.concat(parts, dim="observation")
+    out = idata.copy()
+    out["log_likelihood"] = xr.Dataset({"observed": pooled.transpose("chain", "draw", ...)})
+    return out

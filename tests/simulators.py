@@ -240,3 +240,17 @@ def mixture_panel(rng, G=12, V=8, n=400, n_annotated=5):
     ann = np.zeros(G, bool)
     ann[rng.choice(G, n_annotated, replace=False)] = True
     return _panel_of_counts(n, valid, tp + fp, tp, fp, ann), valid / n, np.flatnonzero(~ann)
+
+
+def weak_or_strong_judge(rng, signal, n=600, n_lab=80):
+    """Likert 1-5 human ratings of two systems' outputs and a 1-10 judge whose score
+    follows the rating with weight ``signal`` (0: a judge that ignores the output)."""
+    system = np.repeat(["A", "B"], n // 2)
+    rating = np.clip(np.round(3 + 0.3 * (system == "B") + rng.normal(0, 1, n)), 1, 5)
+    noise = rng.normal(0, 1.5, n)
+    score = np.clip(np.round(5.5 + signal * 2 * (rating - 3) + noise), 1, 10)
+    human = np.full(n, np.nan)
+    pick = rng.choice(n, size=n_lab, replace=False)
+    human[pick] = rating[pick]
+    frame = pd.DataFrame({"system": system, "score": score, "human": human})
+    return frame, pd.Series(rating).groupby(system).mean()

@@ -11,10 +11,8 @@ human label (a pass rate for 0/1 labels), for one of two estimands stated in eve
 Methods (one :class:`ScoreFit` contract):
 
 * ``closed_form`` (default): cross-fitted monotone calibration of the human label on the
-  score(s) (isotonic; a two-parameter logistic curve, or the better of the two out of
-  fold, with ``calibration=``), the augmented mean and its influence variance, t intervals
-  (:mod:`judgebayes.inference.scores`); paired contrasts with ``item=``,
-  cluster-robust with ``cluster=``;
+  score(s) (``calibration=``), power-tuned, the augmented mean, its influence variance and
+  t intervals (:mod:`judgebayes.inference.scores`), paired by ``item=``, by ``cluster=``;
 * ``nuts``: the ordinal model of the human level given the scores
   (:mod:`judgebayes.models.scores`): cutpoints on the human scale, a slope per judge, a
   partially pooled offset per system (``system_shift``, default on); draws give
@@ -23,9 +21,8 @@ Methods (one :class:`ScoreFit` contract):
   ``labels_only``, and ``naive`` (the judge's mean mapped linearly to the human scale,
   uncorrected).  The comparators estimate the process mean and say so.
 
-With ``time=`` the closed form calibrates within each period and pools each system's
-period means by its rows (:meth:`ScoreFit.periods` gives them); the methods that fit one
-calibration across periods are refused.
+With ``time=`` the closed form calibrates within each period and pools the period means by
+rows (:meth:`ScoreFit.periods`); methods with one calibration across periods are refused.
 """
 
 from __future__ import annotations
@@ -324,10 +321,17 @@ ScoreStudy.methods.refuse(
 @ScoreStudy.methods.register(
     "closed_form", engine="closed_form", summary="cross-fitted monotone calibration, AIPW"
 )
-def _closed_form(study: ScoreStudy, *, random_seed=None, calibration: str = "isotonic") -> FitParts:
-    """``calibration``: ``"isotonic"`` (default), ``"logistic"`` or ``"auto"`` (the logistic
-    fit unless isotonic predicts the held-out labels better by more than one standard
-    error; :mod:`judgebayes.inference.scores`).
+def _closed_form(
+    study: ScoreStudy,
+    *,
+    random_seed=None,
+    calibration: str = "isotonic",
+    power_tuning: bool = True,
+) -> FitParts:
+    r"""``calibration``: ``"isotonic"`` (default), ``"logistic"`` or ``"auto"`` (logistic
+    unless isotonic predicts held-out labels better by over one standard error);
+    ``power_tuning``: the calibration scaled by the variance-minimising :math:`\lambda \in
+    [0, 1]` (default) or as fitted (:mod:`judgebayes.inference.scores`).
     """
     d = study.data
     # the folds are drawn from the seed (0 when none is given: the same data, the same fit)
@@ -338,9 +342,9 @@ def _closed_form(study: ScoreStudy, *, random_seed=None, calibration: str = "iso
         design = "cluster-robust over clusters"
     own: dict[str, Any] = {}  # what the calibration says of itself
     if d.period is None:
-        cal = sc.calibrate(d, seed, study.folds, calibration)
+        cal, lam = sc.tuned_calibration(d, seed, study.folds, calibration, power_tuning)
         est = sc.augmented_means(d, cal, study.estimand)
-        own = {"calibration": cal.kind, "calibration_oof_mse": cal.oof_mse}
+        own = {"calibration": cal.kind, "calibration_oof_mse": cal.oof_mse, "power_tuning": lam}
         notes += [
             f"system {s!r}: every labelled row has the same label, so the residual variance "
             "is floored at a smoothed Bernoulli's (l m + 1)/(l + 2) (label more rows)"
@@ -348,7 +352,9 @@ def _closed_form(study: ScoreStudy, *, random_seed=None, calibration: str = "iso
             if a
         ]
     else:
-        est, per, rows = sc.period_means(d, study.estimand, seed, study.folds, calibration)
+        est, per, rows = sc.period_means(
+            d, study.estimand, seed, study.folds, calibration, power_tuning=power_tuning
+        )
         design += " within each period, calibrated within each period, pooled by rows"
         own = {"calibration": calibration if calibration != "auto" else "chosen by period"}
     info: dict[str, Any] = {

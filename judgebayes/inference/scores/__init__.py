@@ -14,6 +14,8 @@ from judgebayes.inference.scores.means import ScoreEstimate as ScoreEstimate
 from judgebayes.inference.scores.means import augmented_means as augmented_means
 from judgebayes.inference.scores.means import paired_contrasts as paired_contrasts
 from judgebayes.inference.scores.means import period_means as period_means
+from judgebayes.inference.scores.means import power_tuned as power_tuned
+from judgebayes.inference.scores.means import tuned_calibration as tuned_calibration
 
 __all__ = [
     "CALIBRATIONS",
@@ -25,5 +27,6 @@ __all__ = [
     "logistic",
     "naive_means",
     "period_means",
+    "power_tuned",
     "ppi_means",
 ]

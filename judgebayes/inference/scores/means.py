@@ -30,6 +30,17 @@ difference of imputed labels, and labels on both systems of an item enter throug
 Horvitz-Thompson covariance of their residuals.
 
 
+Power tuning
+------------
+The calibration is first scaled by :math:`\lambda \in [0, 1]` (:func:`power_tuned`): the
+augmented mean of :math:`\lambda \hat f` is the labels' mean plus :math:`\lambda` times the
+calibrated scores' difference between all rows and the labelled ones, so a judge that
+predicts the labels well keeps its weight and one that does not is weighed as little as it
+is worth, and the interval is never wider than the labels' own, up to the error of the
+estimated moments.  The labels' mean is biased where the labels follow the score; there
+(a two-sample test of the labelled and unlabelled rows' scores, :func:`labels_follow_scores`)
+:math:`\lambda = 1`, which conditions on the score.
+
 Over time
 ---------
 With periods :math:`p` (``time=``) the calibration is fitted within each period (a judge's
@@ -156,6 +167,74 @@ def augmented_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEs
     )
 
 
+def tuned_calibration(
+    data: ScoreData, random_seed: int, k: int, kind: str, power_tuning: bool = True
+) -> tuple[Calibration, float]:
+    """:func:`calibrate`, then :func:`power_tuned` unless ``power_tuning=False`` (lambda 1)."""
+    cal = calibrate(data, random_seed, k, kind)
+    return power_tuned(data, cal) if power_tuning else (cal, 1.0)
+
+
+#: labelled and unlabelled rows' calibrated scores differ below this p-value (Holm over
+#: systems): the labels follow the score, and the calibration keeps its full weight
+FOLLOWS_ALPHA = 0.01
+
+
+def labels_follow_scores(data: ScoreData) -> bool:
+    """Do the labelled rows' scores (their mean over judges) differ from the unlabelled
+    rows' in some system (two-sample Kolmogorov-Smirnov tests, Holm over the systems, at
+    :data:`FOLLOWS_ALPHA`)?  Power tuning leans on the labels' own mean, which is biased
+    when labelling followed the score; the full calibration (lambda 1) is not, since it
+    conditions on the score.
+    """
+    f = np.asarray(data.score, float).reshape(len(data.system), -1).mean(axis=1)
+    ps = []
+    for s in range(len(data.systems)):
+        rows = data.system == s
+        a, b = f[rows & data.labelled], f[rows & ~data.labelled]
+        if a.size >= 2 and b.size >= 2 and np.ptp(f[rows]) > 0:
+            ps.append(float(stats.ks_2samp(a, b).pvalue))
+    return bool(ps) and float(np.min(ps)) * len(ps) < FOLLOWS_ALPHA  # Holm's smallest
+
+
+def power_tuned(data: ScoreData, cal: Calibration) -> tuple[Calibration, float]:
+    r"""The calibration scaled by the power-tuning :math:`\lambda \in [0, 1]` that minimises
+    the summed variance of the systems' augmented means (module docstring), and
+    :math:`\lambda`.
+
+    The augmented mean of :math:`\lambda \hat f` is :math:`\bar h_{lab} + \lambda(\bar f_{all}
+    - \bar f_{lab})` per system: labels alone at 0, the full calibration at 1.  Its
+    variance per system is :math:`\sigma_h^2/n + c(\lambda^2 \sigma_f^2 - 2 \lambda
+    \sigma_{hf}) + \lambda^2 J` with :math:`c = 1/n - 1/N` (either estimand), the
+    calibration's own variance :math:`J` (the fold jackknife), and the moments pooled within
+    systems, so :math:`\lambda^* = \sum c\,\sigma_{hf} / \sum (c\,\sigma_f^2 + J)`: never
+    worse than the labels alone, up to the error of the estimated moments.  It leans on the
+    labels being a random sample of the rows: where they follow the score
+    (:func:`labels_follow_scores`) lambda is 1.
+    """
+    ns = len(data.systems)
+    sysc, lab, h, f = data.system, data.labelled, data.human, cal.pred
+    n_all = np.bincount(sysc, minlength=ns).astype(float)
+    n_lab = np.bincount(sysc[lab], minlength=ns).astype(float)
+    ok = n_lab >= 2
+    if not ok.any() or labels_follow_scores(data):
+        return cal, 1.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f_all = _sums(sysc, f, ns) / n_all
+        f_lab = _sums(sysc[lab], f[lab], ns) / n_lab
+        h_lab = _sums(sysc[lab], h[lab], ns) / n_lab
+    cov_hf = np.sum((h[lab] - h_lab[sysc[lab]]) * (f[lab] - f_lab[sysc[lab]])) / max(
+        float(n_lab[ok].sum() - ok.sum()), 1.0
+    )
+    var_f = np.sum((f - f_all[sysc]) ** 2) / max(float(n_all.sum() - ns), 1.0)
+    c = np.where(ok, 1 / np.maximum(n_lab, 1) - 1 / n_all, 0.0)
+    jack = np.where(ok, _fold_jackknife(data, cal, n_all, n_lab), 0.0)
+    denom = float(np.sum(c * var_f + jack))
+    lam = float(np.clip(np.sum(c) * cov_hf / denom, 0.0, 1.0)) if denom > 0 else 0.0
+    # a constant per system is absorbed by that system's residual mean: scaling is enough
+    return replace(cal, pred=lam * cal.pred, models=lam * cal.models), lam
+
+
 def _fold_jackknife(data: ScoreData, cal: Calibration, n_all, n_lab) -> np.ndarray:
     """The calibration's own share of the variance: the delete-a-fold jackknife of what the
     estimate reads off the calibration, its mean over every row minus its mean over the
@@ -199,10 +278,12 @@ def period_means(
     random_seed: int | None = 0,
     k: int = FOLDS,
     kind: str = "isotonic",
+    power_tuning: bool = True,
 ) -> tuple[ScoreEstimate, list[ScoreEstimate], np.ndarray]:
     """Each period's augmented means, calibrated within the period (its folds drawn from
-    ``random_seed + p``; ``kind`` as in :func:`calibrate`), and their pooled per-system
-    estimate (module docstring).
+    ``random_seed + p``; ``kind`` as in :func:`calibrate`; scaled by :func:`power_tuned`
+    unless ``power_tuning=False``), and their pooled per-system estimate (module
+    docstring).
 
     Returns
     -------
@@ -213,9 +294,13 @@ def period_means(
     ns = len(data.systems)
     seed = 0 if random_seed is None else random_seed
     per, rows = [], np.zeros((len(data.periods), ns))
+    # whether the labels follow the score is asked of every period's rows at once: a
+    # period's few labels would not show it, and its bias adds up over the periods
+    power_tuning = power_tuning and not labels_follow_scores(data)
     for p in range(len(data.periods)):
         sub = _period_rows(data, data.period == p)
-        per.append(augmented_means(sub, calibrate(sub, seed + p, k, kind), estimand))
+        cal, _ = tuned_calibration(sub, seed + p, k, kind, power_tuning)
+        per.append(augmented_means(sub, cal, estimand))
         rows[p] = np.bincount(sub.system, minlength=ns)
     w = rows / rows.sum(0)
     has = w > 0

@@ -40,10 +40,11 @@ population can have (the lattice :math:`k / N`, or :math:`k / 2N` with the judge
 control variate), so the sequence is exact, and intersected with the logically possible
 range and over time (the target does not move).
 
-**Drift.**  Betting capitals against the judge's sensitivity and specificity staying within
-exact bounds from the first periods (:func:`drift_alarm`): valid at every look, false-alarm
-rate at most :math:`\alpha` over an unending run, and the evidence of a change grows without
-limit as labels after it accumulate.
+**Drift.**  A change-point e-process against the judge's sensitivity and specificity
+staying at their rates of the first periods, or a betting capital against a stated floor
+(:func:`drift_alarm`): valid at every look, false-alarm rate at most :math:`\alpha` over an
+unending run, and the evidence of a change grows without limit as labels after it
+accumulate.
 """
 
 from __future__ import annotations
@@ -260,6 +261,55 @@ def _bets(x: np.ndarray, bound: float, down: bool, cap: float, memory: float) ->
     return np.minimum(lam, cap * most)
 
 
+def _change_evidence(
+    hits: np.ndarray, per: np.ndarray, reference: int, n_periods: int
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""The log of a sequential universal-inference e-process against "every hit of this
+    class, in the reference periods and after them, has one rate", at the end of each
+    period (its running maximum), and whether the rate after the likeliest change is below
+    the rate before it.
+
+    Numerator: a mixture over the period :math:`c \ge` ``reference`` at which the rate
+    changed (prior weight :math:`1 / ((c - r + 1)(c - r + 2))`, summing to 1) of the
+    Krichevsky-Trofimov (Beta(1/2, 1/2)) sequential probabilities of the hits before
+    :math:`c` and, separately, of those from :math:`c` on; each is a product of
+    predictable probabilities, and so is their mixture.  Denominator: the likelihood of
+    every hit so far at their pooled maximum-likelihood rate, at least the likelihood at
+    the true rate, so the ratio is at most a nonnegative martingale under the null and by
+    Ville's inequality reaches :math:`1/a` with chance at most :math:`a` over the whole run
+    (Wasserman, Ramdas and Balakrishnan, 2020, *PNAS* 117).
+    """
+    from scipy.special import betaln, logsumexp
+
+    def kt(k, n):  # log KT probability of k hits in n
+        return betaln(k + 0.5, n - k + 0.5) - betaln(0.5, 0.5)
+
+    def loglik(k, n):  # log likelihood at the maximum-likelihood rate
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = k / n
+            return np.where(k > 0, k * np.log(p), 0.0) + np.where(
+                k < n, (n - k) * np.log1p(-p), 0.0
+            )
+
+    cum = np.concatenate([[0.0], np.cumsum(hits)])
+    start = np.searchsorted(per, np.arange(n_periods), side="left")
+    end = np.searchsorted(per, np.arange(n_periods), side="right")
+    log_e = np.full(n_periods, -np.inf)
+    down = np.zeros(n_periods, dtype=bool)
+    for j in range(reference, n_periods):
+        e = end[j]
+        if e <= start[reference]:
+            continue  # no hit after the reference yet
+        c = np.arange(reference, j + 1)
+        s = start[c]
+        k1, k2 = cum[s], cum[e] - cum[s]
+        terms = -np.log((c - reference + 1.0) * (c - reference + 2.0)) + kt(k1, s) + kt(k2, e - s)
+        log_e[j] = logsumexp(terms) - loglik(cum[e], float(e))
+        best = int(np.argmax(terms))
+        down[j] = k2[best] / max(e - s[best], 1) < k1[best] / max(s[best], 1)
+    return np.maximum.accumulate(log_e), down
+
+
 def drift_alarm(
     period: np.ndarray,
     f: np.ndarray,
@@ -290,11 +340,11 @@ def drift_alarm(
     - With a stated ``floor`` for the rate (the lowest the user accepts): one capital
       :math:`K^{\downarrow}` with :math:`L` the floor over every label, alarm at
       :math:`2 / \alpha`.
-    - Else against the first ``reference`` periods: exact one-sided Clopper-Pearson bounds
-      :math:`L, U` from their labels at :math:`\alpha / 8` each, and both capitals over the
-      later labels, alarm at :math:`8 / \alpha`.  The reference's own uncertainty bounds
-      how fast a change is seen: about 100 reference labels of a class put :math:`L` some
-      0.1 below a rate of 0.9.
+    - Else against the first ``reference`` periods: the change-point e-process of
+      :func:`_change_evidence` (one rate over the reference and every later label, against
+      a rate that changed at some later period, in either direction), alarm at
+      :math:`2 / \alpha`; ``bounds`` are then the reference rates' exact Clopper-Pearson
+      bounds at :math:`\alpha / 4` each side, for display.
 
     Returns
     -------
@@ -321,20 +371,24 @@ def drift_alarm(
         n = np.bincount(per, minlength=n_periods).astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
             out[rate] = k / n
-        if name in floors:
-            tests = [(True, float(floors[name]), "down")]
-            later = np.ones(per.size, dtype=bool)
-            a = alpha / 2.0
-            bounds[name] = (float(floors[name]), 1.0)
-        else:
+        if name not in floors:
             ref = per < reference
             if not ref.any():
                 continue
-            a = alpha / 8.0
-            L, U = _clopper_pearson(float(hits[ref].sum()), float(ref.sum()), a)
-            bounds[name] = (L, U)
-            tests = [(True, L, "down"), (False, U, "up")]
-            later = ~ref
+            bounds[name] = _clopper_pearson(float(hits[ref].sum()), float(ref.sum()), alpha / 4)
+            if not (~ref).any():
+                continue
+            peak, lower = _change_evidence(hits, per, reference, n_periods)
+            at = peak + np.log(alpha / 2.0)  # as a share of its alarm level 2 / alpha
+            direction = np.where(lower, "down", "up")
+            better = at > best
+            best = np.where(better, at, best)
+            which = np.where(better, np.char.add(f"{name} ", direction.astype(str)), which)
+            continue
+        tests = [(True, float(floors[name]), "down")]
+        later = np.ones(per.size, dtype=bool)
+        a = alpha / 2.0
+        bounds[name] = (float(floors[name]), 1.0)
         x, xp = hits[later], per[later]
         if x.size == 0:
             continue

@@ -104,9 +104,34 @@ def test_drift_alarm_reference_bounds_are_clopper_pearson():
     f = np.r_[np.ones(45), np.zeros(5), np.ones(50)]
     d = sq.drift_alarm(period, f, y, 2, 0.05, 1)
     L, U = d["bounds"]["sensitivity"]
-    assert L == pytest.approx(stats.beta.ppf(0.05 / 8, 45, 6))
-    assert U == pytest.approx(stats.beta.ppf(1 - 0.05 / 8, 46, 5))
+    assert L == pytest.approx(stats.beta.ppf(0.05 / 4, 45, 6))
+    assert U == pytest.approx(stats.beta.ppf(1 - 0.05 / 4, 46, 5))
     assert "specificity" not in d["bounds"]  # no human negatives
+
+
+def test_drift_evidence_is_the_change_point_mixture_written_out():
+    # three periods, the first the reference: hits 1 1 1 0 | 1 0 | 0 0 0. The e-process at
+    # the end of period 2: a mixture over the change at period 1 (weight 1/2) or period 2
+    # (1/6) of two sequential Krichevsky-Trofimov forecasters, (k + 1/2) / (n + 1) for each
+    # next hit, over the pooled likelihood at its maximum (4 hits in 9)
+    def kt(xs):
+        k = n = 0
+        prob = 1.0
+        for x in xs:
+            p1 = (k + 0.5) / (n + 1)
+            prob *= p1 if x else 1 - p1
+            k, n = k + x, n + 1
+        return prob
+
+    hits = [1, 1, 1, 0, 1, 0, 0, 0, 0]
+    per = np.array([0, 0, 0, 0, 1, 1, 2, 2, 2])
+    mix = kt(hits[:4]) * kt(hits[4:]) / 2 + kt(hits[:6]) * kt(hits[6:]) / 6
+    pooled = (4 / 9) ** 4 * (5 / 9) ** 5
+    log_e, down = sq._change_evidence(np.array(hits, float), per, 1, 3)
+    assert log_e[2] == pytest.approx(max(np.log(mix / pooled), log_e[1]), rel=1e-12)
+    pooled6 = (4 / 6) ** 4 * (2 / 6) ** 2
+    assert log_e[1] == pytest.approx(np.log(kt(hits[:4]) * kt(hits[4:6]) / 2 / pooled6))
+    assert down[2]
 
 
 def test_betting_sequence_for_binary_values_is_exact_on_the_lattice():

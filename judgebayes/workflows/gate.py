@@ -358,7 +358,8 @@ def _draw_claims(fit: Fit, parsed, resolved, prob: float) -> pd.DataFrame:
     joint = float(holds[chosen].all(axis=0).mean()) if chosen.any() else np.nan
     gate_failed = fit.diagnostics is not None and not fit.diagnostics.passed
     ess = fit.info.get("ess")  # importance-weighted draws (the exact paired posterior)
-    too_few = ess is not None and float(ess) < MIN_DECISION_DRAWS
+    ess = None if ess is None else float(np.min(np.asarray(ess, float)))
+    too_few = ess is not None and ess < MIN_DECISION_DRAWS
     control = (
         "single claim"
         if n == 1
@@ -377,7 +378,7 @@ def _draw_claims(fit: Fit, parsed, resolved, prob: float) -> pd.DataFrame:
         elif too_few:
             ok = False
             reason = (
-                f"the fit leaves {float(ess):.0f} effective draws, fewer than the "
+                f"the fit leaves {ess:.0f} effective draws, fewer than the "
                 f"{MIN_DECISION_DRAWS} a decision needs ({'; '.join(fit.notes) or 'refit'})"
             )
         rows.append(

@@ -233,3 +233,23 @@ def test_comparators_that_assume_random_labels_refuse_verdict_dependent_labels()
     assert np.isfinite(stratified.fit("ppi_plus_plus").interval()["estimate"].iloc[0])
     rand = jb.AccuracyStudy.from_items(_frame(0, "random"))
     assert np.isfinite(rand.fit("ppi_plus_plus").interval()["estimate"].iloc[0])
+
+
+def test_labels_that_follow_the_verdict_a_little_warn_instead_of_refusing():
+    # 20,000 items labelled at 12.5% when the judge says 1 and 10% when it says 0: Fisher's
+    # test finds it (p = 5e-5), as it finds 1 in 1,000 random labellings by chance (3 of
+    # 1,600 random labellings of LLMBar were refused on it alone); below 1e-6 of p a
+    # refusal, above it a warning that states the estimated bias and the remedy
+    rng = np.random.default_rng(4)
+    n = 20_000
+    h = (rng.random(n) < 0.6).astype(float)
+    v = np.where(h == 1, rng.random(n) < 0.9, rng.random(n) > 0.8).astype(float)
+    lab = rng.random(n) < np.where(v == 1, 0.125, 0.10)
+    study = jb.AccuracyStudy.from_items(
+        pd.DataFrame({"judge": v, "human": np.where(lab, h, np.nan)})
+    )
+    for name in ("labels_only", "ppi_plus_plus"):
+        with pytest.warns(jb.LabellingWarning, match=r"biases it by about [+-]0\.0"):
+            fit = study.fit(name)
+        assert any("depend on the judge's verdict" in note for note in fit.notes)
+        assert np.isfinite(fit.interval()["estimate"].iloc[0])

@@ -11,12 +11,13 @@ estimate the process rate whatever the study's estimand, and say so in their not
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from judgebayes.checks import labelling
-from judgebayes.errors import MethodRefused
+from judgebayes.errors import LabellingWarning, MethodRefused
 from judgebayes.inference.accuracy import closed_form as cf
 from judgebayes.inference.accuracy import items as ie
 from judgebayes.results import tree
@@ -101,8 +102,12 @@ def _with_var(t, name: str, values) -> Any:
 
 #: comparators that take the labels as a simple random sample within each stratum
 RANDOM_LABELS = ("ppi", "ppi_plus_plus", "labels_only")
-#: below this p-value of the labelled x verdict test they refuse (labels depend on it)
+#: below this p-value of the labelled x verdict test they warn (labels depend on it) ...
 VERDICT_ALPHA = 1e-3
+#: ... and below this one they refuse where the labels' mix of verdicts biases them by more
+#: than half their interval's width (a random labelling reaches 1e-3 by chance in 1 of
+#: 1,000 data sets, and its chance imbalance moves the estimate as much as that)
+REFUSE_ALPHA = 1e-6
 
 
 def _comparator(name: str, summary: str):
@@ -119,19 +124,10 @@ def _comparator(name: str, summary: str):
                 field="cluster",
                 value=d.columns.get("cluster"),
             )
+        follows = None
         if name in RANDOM_LABELS and d.weights is None:
             p, where = labelling.by_verdict(d)
-            if p < VERDICT_ALPHA:
-                raise MethodRefused(
-                    f"method {name!r} takes the labels as a simple random sample within each "
-                    f"stratum, but here they depend on the judge's verdict (labelled {where}; "
-                    f"Fisher's exact test, Holm over the cells: p = {p:.2g}), which biases it "
-                    "(its interval is centred on the labelled items' mix of verdicts); use "
-                    "'closed_form' or 'exact' (they condition on the verdict), or give the "
-                    "verdict as stratum= or weights=",
-                    field="human",
-                    value=d.columns.get("human"),
-                )
+            follows = (p, where) if p < VERDICT_ALPHA else None
         extra = {}
         notes = [f"{name} estimates the process rate (theta), not the N items' rate"]
         if name in ("ppi", "ppi_plus_plus"):
@@ -149,6 +145,9 @@ def _comparator(name: str, summary: str):
             point, ifn = est.estimate, est.interval
         else:
             point, ifn = _rogan_gladen_items(study)
+        if follows is not None:
+            lam = np.asarray(extra.get("lam", 1.0 if name == "ppi" else 0.0), float)
+            notes.append(_verdict_mix(d, name, lam, ifn, *follows))
         return study._point(
             {"theta": point},
             ifn,
@@ -158,6 +157,45 @@ def _comparator(name: str, summary: str):
 
     fit.__name__ = fit.__qualname__ = f"_{name}"
     ItemStudy.methods.register(name, engine="closed_form", summary=summary)(fit)
+
+
+def _verdict_mix(data, name: str, lam, ifn, p: float, where: str) -> str:
+    r"""Labels that follow the verdict: the estimator's bias from the labelled items' mix of
+    verdicts, :math:`\sum_v (w^{lab}_v - w_v)(\bar h_v - \lambda v)` per system (the labels'
+    mean: :math:`\lambda = 0`), estimated from the labels.  Refused where it exceeds half
+    the interval's width in some system and the test's p-value is below
+    :data:`REFUSE_ALPHA`; else a :class:`LabellingWarning` and a note.
+    """
+    c = data.cells()
+    lam = np.asarray(lam, float)
+    if lam.ndim:  # per system and stratum: its mean over the strata
+        lam = lam.reshape(len(data.systems), -1).mean(1)
+    n1, n0, l1, l0 = (c[k].sum(1).astype(float) for k in ("N1", "N0", "L1", "L0"))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gap = l1 / (l1 + l0) - n1 / (n1 + n0)  # labelled share of verdict 1, minus all
+        mu1, mu0 = c["H1"].sum(1) / l1, c["H0"].sum(1) / l0
+    bias = gap * ((np.nan_to_num(mu1, nan=0.5) - lam) - np.nan_to_num(mu0, nan=0.5))
+    lo, hi = ifn(0.05)
+    half = (np.asarray(hi) - np.asarray(lo)) / 2
+    said = (
+        f"the labels depend on the judge's verdict (labelled {where}; Fisher's exact test, "
+        f"Holm over the cells: p = {p:.2g}); method {name!r} takes them as a simple random "
+        f"sample within each stratum, which biases it by about "
+        f"{', '.join(f'{b:+.3f}' for b in np.atleast_1d(bias))} (the labelled items' mix of "
+        "verdicts)"
+    )
+    remedy = (
+        "use 'closed_form' or 'exact' (they condition on the verdict), or give the verdict "
+        "as stratum= or weights="
+    )
+    if p < REFUSE_ALPHA and np.any(np.abs(bias) > half):
+        raise MethodRefused(
+            f"{said}, more than half its interval's width ({np.max(half):.3f}); {remedy}",
+            field="human",
+            value=data.columns.get("human"),
+        )
+    warnings.warn(f"{said}; {remedy}", LabellingWarning, stacklevel=4)
+    return f"{said}; {remedy}"
 
 
 def _rogan_gladen_items(study: ItemStudy):

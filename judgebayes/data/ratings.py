@@ -281,17 +281,33 @@ def _pivot(df, item, rater, value, cluster):
     return wide, names
 
 
-def _codes(cells: pd.DataFrame, names, categories, level):
-    blank = cells.isna()
-    for c in names:  # text columns: an empty or all-space cell is a blank too
-        if not pd.api.types.is_numeric_dtype(cells[c].dtype):
-            blank[c] = blank[c] | cells[c].astype("string").str.strip().eq("").fillna(False)
+def _some_rating(blank: pd.DataFrame, names) -> None:
+    """At least one cell of the rating columns is rated."""
     if blank[list(names)].to_numpy(bool).all():
         raise InputError(
             f"columns {list(names)}: no rating at all (every cell is blank)",
             field=str(names[0]),
             value=None,
         )
+
+
+def _finite_ratings(nums: np.ndarray, names) -> None:
+    """A rating of infinity is named, not averaged into every coefficient."""
+    if np.isinf(nums).any():
+        i, j = (int(v[0]) for v in np.nonzero(np.isinf(nums)))
+        raise InputError(
+            f"column {names[j]!r}: {nums[i, j]} in row {i} is not a finite number",
+            field=names[j],
+            value=float(nums[i, j]),
+        )
+
+
+def _codes(cells: pd.DataFrame, names, categories, level):
+    blank = cells.isna()
+    for c in names:  # text columns: an empty or all-space cell is a blank too
+        if not pd.api.types.is_numeric_dtype(cells[c].dtype):
+            blank[c] = blank[c] | cells[c].astype("string").str.strip().eq("").fillna(False)
+    _some_rating(blank, names)
     try:
         nums = np.column_stack(
             [
@@ -304,13 +320,8 @@ def _codes(cells: pd.DataFrame, names, categories, level):
         numeric = True
     except InputError:
         numeric = False
-    if numeric and np.isinf(nums).any():  # a rating of infinity is named, not averaged
-        i, j = (int(v[0]) for v in np.nonzero(np.isinf(nums)))
-        raise InputError(
-            f"column {names[j]!r}: {nums[i, j]} in row {i} is not a finite number",
-            field=names[j],
-            value=float(nums[i, j]),
-        )
+    if numeric:
+        _finite_ratings(nums, names)
     if numeric and categories is not None:
         try:
             np.asarray(categories, float)

@@ -153,7 +153,7 @@ def entry() -> None:
     KeyboardInterrupt that passed through a C extension's own evaluation of Python code
     (during the imports) leaves CPython's "unhandled interrupt" flag set even though
     :func:`main` caught it, and the interpreter would then kill itself with SIGINT on a
-    normal exit (status -2 instead of 130, in about a third of the interrupts 1 s in).
+    normal exit (status -2 instead of 130).
     """
     status = main()
     if status == 130:

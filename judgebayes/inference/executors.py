@@ -17,12 +17,10 @@ contiguous chunk per worker, LLMBar's eight subsets split 634 / 251 items).  Wor
 processes that live for the whole sweep (a pool, or Dask's workers), and the engines cache
 compiled models per process, so a model compiles once per worker, not per task.  A task
 uses the one thread of the slot it was given: BLAS is limited to one thread, since ``n``
-workers times a multi-threaded BLAS oversubscribe the cores (measured on the panel's
-leave-s-out regression: 175 s instead of 6.7 s), and NUTS runs a fit's chains one after
-the other (:func:`task_threads`; serially the sampler runs them in threads on every core).
-On the split protocol, a serial sweep whose chains run in threads on two cores took 311 s
-of CPU, and 249 s with the process held to one core (benchmarks/executors.py): two workers
-that each spread their chains over both cores would pay that overhead and compete.  The
+workers times a multi-threaded BLAS oversubscribe the cores, and NUTS runs a fit's chains
+one after the other (:func:`task_threads`; serially the sampler runs them in threads on
+every core): two workers that each spread their chains over both cores would pay the
+threads' overhead and compete (``benchmarks/executors.py`` measures both).  The
 draws are the same either way: each chain has its own seed.
 
 Results come back in task order, and every task carries its own seed (the sweep derives

@@ -13,9 +13,9 @@ and draws are mapped back through the model's transforms, so that :math:`\theta`
 interval is asymmetric and never reaches the boundary.  The mode uses L-BFGS-B with
 PyTensor's gradient; the Hessian is the central finite difference of that exact gradient
 (step :math:`\epsilon^{1/3}\max(1, |u_i|)`, error ~1e-10 relative), because compiling
-PyTensor's symbolic Hessian took 80-150 s for a 5 x 4 panel model, against 3 s for the
-gradient.  For ``block_size`` independent problems one coordinate of every block is
-stepped at once (the cross-block terms are zero), so the cost is that of one block.
+PyTensor's symbolic Hessian costs far more than the gradient's.  For ``block_size``
+independent problems one coordinate of every block is stepped at once (the cross-block
+terms are zero), so the cost is that of one block.
 
 The Gaussian is then checked against the model it approximates: with
 :math:`\log w_s = \log p(u_s \mid y) - \log q(u_s)` over the draws, Pareto-smoothed
@@ -109,7 +109,7 @@ def _by_rows(model, info, outputs):
 def _functions(spec: ModelSpec) -> tuple[_LaplaceFns, bool]:
     """The model's log density with its gradient (called per optimiser step), and its log
     density and named variables by rows of draws, all interpreted: compiling them with the
-    default linker took 5-40 s per model structure, more than the whole fit otherwise.
+    default linker costs more than the whole fit otherwise.
     """
     import pymc as pm
     from pymc.blocking import DictToArrayBijection

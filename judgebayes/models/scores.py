@@ -36,7 +36,7 @@ from scipy.special import expit
 __all__ = ["PAD", "distinct_lines", "level_probabilities", "scores_model"]
 
 #: the labelled lines are padded to a multiple of this with weight-0 copies, so that label
-#: sets of similar size share one compiled model (a compile costs 10-15 s, a warm fit about 2)
+#: sets of similar size share one compiled model (a compile costs several warm fits)
 PAD = 64
 
 

@@ -14,8 +14,8 @@ the second because :math:`\sum_k \log x_k = -N \log \sum_k e^{z_k}`, which is Py
 the Jacobian and the value variable's name (``<name>_simplex__``) are PyMC's; the graph is
 not: :math:`z` is a product with a constant :math:`(N - 1) \times N` matrix instead of a
 concatenation, and :math:`\log x` is one log-softmax that the density and the Jacobian
-share.  Compiled by nutpie (numba) on an empty cache, a model with one Dirichlet took 22 s
-against 29 s with PyMC's graph, and a model without it 13 s (BENCHMARKS).
+share, so the model compiles faster under nutpie (numba) than with PyMC's graph
+(BENCHMARKS).
 """
 
 from __future__ import annotations

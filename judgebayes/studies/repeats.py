@@ -100,7 +100,7 @@ class RepeatsStudy(Study):
     #: two non-centred normal effects (prompt, and generation within prompt); the
     #: generation sd, which three runs per generation barely see, had R-hat 1.023 and bulk
     #: ESS 224 at 4 x 1000 (150 prompts x 4 generations x 3 runs); 4 x 2000 after 1500
-    #: tuning passed on 3 of 3 seeds (22-30 s)
+    #: tuning passed on 3 of 3 seeds
     sampler = SamplerConfig(draws=2000, tune=1500, target_accept=0.95)
     default_methods = ("closed_form", "nuts")
 

@@ -3,9 +3,9 @@ r"""NUTS engine: nutpie with a compile cache and data swapping, and a convergenc
 A :class:`ModelSpec` names a builder from :mod:`judgebayes.models`, its data arguments
 and its structural arguments.  Models with the same structure (builder, structural
 arguments, data shapes) are compiled once per process; a later fit swaps the data in
-(nutpie's ``with_data``), which takes microseconds instead of the ~10 s of a compile.
-nutpie compiles the model with the data of each dtype packed into one vector (its wrapper
-costs a compile about 0.35 s per data variable); the model a fit reports is the one built.
+(nutpie's ``with_data``) instead of compiling again.  nutpie compiles the model with the
+data of each dtype packed into one vector (its wrapper costs a compile time per data
+variable); the model a fit reports is the one built.
 
 After every fit :func:`convergence_diagnostics` runs the gate on every free variable of
 the model (hyperparameters and non-centred offsets included, not only the reported

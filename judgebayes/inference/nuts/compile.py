@@ -87,9 +87,8 @@ def _packed(model):
     """(model for nutpie, packs): every data variable of one dtype read from one vector.
 
     nutpie's compiled wrapper reads each shared variable through a load of its own, typed
-    and inlined at every compile, cache hit or not: about 0.35 s of a compile per variable
-    (measured on a toy model with 1, 4 and 8 data vectors; the items model's 7 counts
-    packed into one: 6.5 s -> 5.1 s on a hit).  Each variable becomes a slice of its
+    and inlined at every compile, cache hit or not: a compile's time grows with the number
+    of data variables.  Each variable becomes a slice of its
     dtype's vector, reshaped to its shape; shapes are part of :meth:`ModelSpec.key`.
     ``packs`` maps a vector's name to its ``(variable, shape)`` in order; ``model`` is
     returned as it is when no dtype has two variables.

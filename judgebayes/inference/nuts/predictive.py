@@ -51,7 +51,7 @@ def add_log_likelihood(idata, model, var_names: list[str] | None = None):
 def vectorisable(outputs: list) -> list:
     """``outputs`` with the elementwise ops that interpreted PyTensor runs one element at a
     time in Python (softplus, log1mexp: no NumPy function) written with NumPy's, to the
-    same values (the covariate model's log density over 2,000 draws: 12 s before), and the
+    same values, and the
     ops defined by an inner graph (logsumexp) inlined.
     """
     import pytensor.tensor as pt
@@ -120,8 +120,8 @@ def _pointwise_log_likelihood(idata, model, var_names: list[str] | None) -> xr.D
     call of one graph vectorised over the draws.
 
     What ``pm.compute_log_likelihood`` returns, without its loop over the draws: that loop
-    calls a function compiled per model structure (5-10 s), or interpreted (:func:`interpreted`)
-    a millisecond per draw; the vectorised graph runs interpreted once, NumPy on whole arrays.
+    calls a function compiled per model structure, or interpreted (:func:`interpreted`) once
+    per draw; the vectorised graph runs interpreted once, NumPy on whole arrays.
     """
     from pymc.backends.arviz import coords_and_dims_for_inferencedata
     from pymc.model.transform.conditioning import remove_value_transforms

@@ -51,7 +51,7 @@ def _sample_interruptibly(nutpie, compiled, **kwargs):
     nutpie's blocking wait aborts when a KeyboardInterrupt reaches it, but Python raises
     that exception wherever the main thread happens to be; raised inside a garbage
     collector callback (JAX registers one) it is printed and dropped, and the sampler runs
-    on to the last draw (once in a fresh-clone suite: a 5M-draw fit went on past 120 s).
+    on to the last draw.
     In the main thread the press is therefore only recorded while nutpie samples in the
     background, and the sampler is aborted when it is seen; elsewhere (an executor's worker
     thread receives no signals) nutpie's own blocking wait is used.
@@ -100,11 +100,10 @@ def sample_nuts(
         when it cannot be imported.
     log_likelihood : bool or list of str
         Add the ``log_likelihood`` group (every observed variable, or the ones named), for
-        LOO.  Off by default: PyMC compiles and evaluates it per fit (0.2-0.5 s on the
-        binary model, as long again as a warm refit).
+        LOO.  Off by default: PyMC compiles and evaluates it per fit (on the binary model,
+        as long again as a warm refit).
     prior_draws : int
-        Add ``prior`` and ``prior_predictive`` groups of this many draws (0: none;
-        about 0.1 s once PyTensor's cache holds the forward sampler).
+        Add ``prior`` and ``prior_predictive`` groups of this many draws (0: none).
     posterior_predictive : bool
         Add the ``posterior_predictive`` group: one replicate of every observed variable
         per posterior draw (for ArviZ's ``plot_ppc_*``).  A model whose likelihood is a

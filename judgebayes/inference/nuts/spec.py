@@ -21,9 +21,9 @@ def interpreted():
     """Compile nothing inside: PyTensor functions made in this block run NumPy per node.
 
     Yields the compile keywords (``mode``).  PyTensor's FAST_COMPILE still builds C modules
-    for the ops that have them and links inner graphs with them (about 1 s each on a
-    machine whose cache is empty), and the default linker compiles with Numba (5-40 s per
-    model structure); with no C compiler configured, neither happens.  The flag is
+    for the ops that have them and links inner graphs with them (slow on a machine whose
+    cache is empty), and the default linker compiles with Numba (per model structure);
+    with no C compiler configured, neither happens.  The flag is
     process-wide while the block runs: a function another thread compiles meanwhile is
     interpreted too (slower, the same numbers).
     """

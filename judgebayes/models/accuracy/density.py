@@ -26,7 +26,7 @@ class ItemsLogDensity:
     model's likelihood are written with their coefficients, so :meth:`logp` equals PyMC's
     ``model.compile_logp(jacobian=True)`` (a test checks it to 1e-9 at random points).
     The gradient is analytic.  Why it exists: the model is a handful of cells, and
-    compiling its PyTensor graph costs 5-9 s in a fresh process where this costs
+    compiling its PyTensor graph costs seconds in a fresh process where this costs
     nothing (BENCHMARKS.md, items design).
     """
 

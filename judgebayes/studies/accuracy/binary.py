@@ -44,7 +44,7 @@ class BinaryAccuracy(AccuracyStudy):
     kind = "binary"
     #: low-dimensional, but q0 and q1 are shared by every system: at 0.8 a two-system fit
     #: diverged in 5 of 8 seeds (1-2 divergences each, the CLI test's data); at 0.9 in none,
-    #: for the same time per fit (0.36 s)
+    #: for the same time per fit
     sampler = SamplerConfig(target_accept=0.9)
     priority = 30  # asked last: the counts the other variants do not claim
 
@@ -104,8 +104,8 @@ class BinaryAccuracy(AccuracyStudy):
     def _mirror_matters(self, method) -> bool:
         """A posterior's mirror mode is always checked; a closed form (no prior, no mode)
         only where its raw rates already put the judge at or below chance, where the
-        mass says whether the labels look flipped (the quadrature costs 30 ms, a closed
-        form well under 1 ms).
+        mass says whether the labels look flipped (the quadrature costs far more than a
+        closed form).
         """
         if method.engine != "closed_form":
             return True

@@ -4,8 +4,8 @@ r"""One judge whose errors (and the rate) follow item covariates (``covariates=[
 in the standardised covariates, slopes shared across systems and shrunk to N(0, 1)
 (:func:`~judgebayes.models.accuracy.items_covariate_model`), so that a judge lenient on
 long answers reads a system with long answers right.  The judge's rates are shared across
-systems given the covariates by default (``"shared"``; pooled intercepts on top took 62.6 s
-a warm fit against 11.9 s); the check ``self_preference`` then tests what is left given
+systems given the covariates by default (``"shared"``; pooled intercepts on top cost
+several times the fit); the check ``self_preference`` then tests what is left given
 them.  The closed form and ``exact`` ignore the covariates (they model nothing of the
 judge's errors).
 """

@@ -83,7 +83,7 @@ class OverTimeItems(PlainItems):
     judge_rates_offered = ("shared",)
     #: non-centred walks with two-normal mixture steps: 2 of 100 simulated drifts missed
     #: the gate (R-hat 1.010-1.012, no divergence), 4 with the default 1,000 warm-up draws
-    #: (R-hat to 1.017; 5.3 s a fit against 8.6 s); t steps drawn as a scale mixture of
+    #: (R-hat to 1.017); t steps drawn as a scale mixture of
     #: normals missed it in 7-10 of the same 100, on rare divergences
     sampler = SamplerConfig(target_accept=0.99, tune=2000)
     sampler_pooled = sampler

@@ -43,7 +43,7 @@ class PairedItems(ItemStudy):
     priority = 40
     judge_rates_offered = ("per_system",)
     #: a state the data barely see mixes slowly near 0; 4 x 2000 at 0.95 failed the gate in
-    #: 1 of 40 simulated pairs (400 prompts, 90% agreement, 25% labelled on both), 2.5 s a fit
+    #: 1 of 40 simulated pairs (400 prompts, 90% agreement, 25% labelled on both)
     sampler = SamplerConfig(draws=2000, target_accept=0.95)
 
     @classmethod

@@ -124,7 +124,7 @@ class ValidatorPanel(Study):
     #: the item-level model of one generator (one pool of outputs, several judges: the
     #: Dawid-Skene setting): no generator hierarchy and no rate shifts, so none of the
     #: funnels above; on a 200-output, 8-judge simulation 4 x 1000 at 0.9 passed the gate
-    #: in 3 of 3 seeds at 8 s a fit
+    #: in 3 of 3 seeds
     sampler_single_generator = SamplerConfig(target_accept=0.9)
     default_method = "nuts"
     default_methods = ("validator_mean", "regression", "nuts")

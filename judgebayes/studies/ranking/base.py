@@ -107,8 +107,7 @@ class PairwiseRanking(Study):
     sampler = SamplerConfig(target_accept=0.95)
     #: the instance effect's scale mixes slowly; on ChatGPT's LLMBar verdicts (normal
     #: prior) 4 x 1000 left R-hat 1.008-1.011 on instance_sd and bulk ESS 470-610 over seeds
-    #: 0-3, at the gate's edge; 4 x 2000 gave R-hat <= 1.008 and bulk ESS >= 980 (18 s a fit
-    #: instead of 12 s)
+    #: 0-3, at the gate's edge; 4 x 2000 gave R-hat <= 1.008 and bulk ESS >= 980
     sampler_instance = SamplerConfig(draws=2000, target_accept=0.95)
 
     @classmethod

@@ -213,13 +213,53 @@ def test_claims_at_their_margin_hold_the_error_rate_and_several_the_familywise_r
     assert any_hit / 300 <= 0.082, any_hit
 
 
-def test_bayesian_claims_are_decided_jointly():
+def test_bayesian_claims_are_decided_by_holm_on_their_tail_probabilities():
     f = _two_systems()
     fit = jb.AccuracyStudy.from_items(f, system="system", estimand="process").fit(
         "exact", random_seed=1
     )
-    t = check_claims(fit, ["A > B - 0.02", "A > 0.82", "B > 0.7"], prob=0.9)
+    claims = ["A > B - 0.02", "A > 0.82", "B > 0.7"]
+    t = check_claims(fit, claims, prob=0.9)
     d = fit.draws().values
-    both = ((d[:, 0] - d[:, 1] > -0.02) & (d[:, 0] > 0.82)).mean()
-    assert list(t["supported"]) == [True, both >= 0.9, False]
-    assert t["control"].iloc[0].startswith("joint posterior probability")
+    holds = [d[:, 0] - d[:, 1] > -0.02, d[:, 0] > 0.82, d[:, 1] > 0.7]
+    tail = [1 - h.mean() for h in holds]
+    # Holm at 0.1 by hand: the smallest tail against 0.1 / 3, the next against 0.1 / 2, ...
+    want, kept = [False] * 3, []
+    for rank, k in enumerate(sorted(range(3), key=tail.__getitem__)):
+        together = np.logical_and.reduce([holds[j] for j in [*kept, k]]).mean()
+        if tail[k] > 0.1 / (3 - rank) or together < 0.9:
+            break
+        want[k] = True
+        kept.append(k)
+    assert list(t["supported"]) == want and want[0]  # the contrast is supported
+    assert t["control"].iloc[0].startswith("Holm over 3 claims")
+
+
+@pytest.mark.slow
+def test_family_wise_error_of_false_claims_is_controlled_for_every_method():
+    # 8 systems, 400 items each, 20% labelled; every claim "S_i > theta_i" false (at its
+    # boundary): at least one supported in at most 0.05 + 2.5 Monte-Carlo sd of 200 data
+    # sets. Measured: exact 0.065 (0.35 with the joint posterior rule alone), closed
+    # form 0.085
+    rng = np.random.default_rng(0)
+    theta = np.linspace(0.5, 0.8, 8)
+    names = [f"S{i}" for i in range(8)]
+    bad = {"exact": 0, "closed_form": 0}
+    reps = 200
+    for r in range(reps):
+        rows = []
+        for i, s in enumerate(names):
+            h = (rng.random(400) < theta[i]).astype(float)
+            v = np.where(h == 1, rng.random(400) < 0.9, rng.random(400) > 0.8).astype(float)
+            lab = rng.random(400) < 0.2
+            rows.append(pd.DataFrame({"system": s, "judge": v, "human": np.where(lab, h, np.nan)}))
+        study = jb.AccuracyStudy.from_items(
+            pd.concat(rows, ignore_index=True), system="system", estimand="process"
+        )
+        claims = [f"S{i} > {theta[i]:.4f}" for i in range(8)]
+        for m in bad:
+            t = check_claims(study.fit(m, random_seed=r), claims, prob=0.95)
+            bad[m] += bool(t["supported"].any())
+    sd = np.sqrt(0.05 * 0.95 / reps)
+    for m, v in bad.items():
+        assert v / reps <= 0.05 + 2.5 * sd, (m, v / reps)

@@ -21,6 +21,7 @@ __all__ = [
     "as_pandas",
     "column_names",
     "column_values",
+    "finite_values",
     "group_labels",
     "not_scalar",
     "numeric_column",
@@ -90,7 +91,7 @@ def numeric_column(col, name: str) -> np.ndarray:
     allowed).
     """
     if pd.api.types.is_numeric_dtype(col.dtype):  # numbers already (bools read as 0 / 1)
-        return _finite(col.to_numpy(dtype=float, na_value=np.nan), name)
+        return finite_values(col.to_numpy(dtype=float, na_value=np.nan), name)
     try:
         x = pd.to_numeric(col, errors="coerce")
     except TypeError:
@@ -106,10 +107,10 @@ def numeric_column(col, name: str) -> np.ndarray:
             field=name,
             value=str(col.iloc[i]),
         )
-    return _finite(x.to_numpy(dtype=float, na_value=np.nan), name)
+    return finite_values(x.to_numpy(dtype=float, na_value=np.nan), name)
 
 
-def _finite(x: np.ndarray, name: str) -> np.ndarray:
+def finite_values(x: np.ndarray, name: str) -> np.ndarray:
     """``x`` unless it holds an infinity, which is named (a blank is NaN, not infinity)."""
     inf = np.isinf(x)
     if inf.any():

@@ -13,6 +13,7 @@ from judgebayes.data.frames import (
     as_pandas,
     column_names,
     distinct_roles,
+    finite_values,
     group_labels,
     numeric_column,
     require_column,
@@ -293,13 +294,8 @@ def _some_rating(blank: pd.DataFrame, names) -> None:
 
 def _finite_ratings(nums: np.ndarray, names) -> None:
     """A rating of infinity is named, not averaged into every coefficient."""
-    if np.isinf(nums).any():
-        i, j = (int(v[0]) for v in np.nonzero(np.isinf(nums)))
-        raise InputError(
-            f"column {names[j]!r}: {nums[i, j]} in row {i} is not a finite number",
-            field=names[j],
-            value=float(nums[i, j]),
-        )
+    for j, name in enumerate(names):
+        finite_values(nums[:, j], name)
 
 
 def _codes(cells: pd.DataFrame, names, categories, level):

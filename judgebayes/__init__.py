@@ -42,6 +42,7 @@ _EXPORTS: dict[str, str] = {
     "human_error_interval": "judgebayes.workflows.labeller_error",
     "split_protocol": "judgebayes.workflows.split_protocol",
     "accuracy_report": "judgebayes.report",
+    "leaderboard": "judgebayes.workflows.leaderboard",
     # priors and sampler settings, as data
     "AccuracyPriors": "judgebayes.models.accuracy",
     "PanelPriors": "judgebayes.models.panel",

@@ -254,3 +254,31 @@ def weak_or_strong_judge(rng, signal, n=600, n_lab=80):
     human[pick] = rating[pick]
     frame = pd.DataFrame({"system": system, "score": score, "human": human})
     return frame, pd.Series(rating).groupby(system).mean()
+
+
+def irt_board(rng, abilities, n_items=300, spread=1.5, cluster_size=1):
+    """A leaderboard by a one-parameter item-response model: system s answers item i
+    correctly with probability sigmoid(ability_s - difficulty_i), difficulties normal with
+    sd ``spread`` (shared by clusters of ``cluster_size`` items, plus a little of their
+    own). Returns the long frame and each system's mean over the item population
+    (Gauss-Hermite quadrature over the difficulty's law)."""
+    abilities = np.asarray(abilities, float)
+    n_c = -(-n_items // cluster_size)
+    shared = np.repeat(rng.normal(0, spread, n_c), cluster_size)[:n_items]
+    b = shared if cluster_size == 1 else shared * 0.9 + rng.normal(0, 0.3 * spread, n_items)
+    p = 1 / (1 + np.exp(-(abilities[:, None] - b[None, :])))
+    x = (rng.random(p.shape) < p).astype(float)
+    nodes, weights = np.polynomial.hermite_e.hermegauss(80)
+    sd = spread if cluster_size == 1 else np.hypot(0.9 * spread, 0.3 * spread)
+    truth = (1 / (1 + np.exp(-(abilities[:, None] - sd * nodes[None, :])))) @ weights
+    truth = truth / weights.sum()
+    names = [f"m{k:02d}" for k in range(abilities.size)]
+    frame = pd.DataFrame(
+        {
+            "system": np.repeat(names, n_items),
+            "item": np.tile(np.arange(n_items), abilities.size),
+            "cluster": np.tile(np.arange(n_items) // cluster_size, abilities.size),
+            "score": x.ravel(),
+        }
+    )
+    return frame, pd.Series(truth, index=names)

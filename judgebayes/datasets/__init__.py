@@ -11,6 +11,11 @@ keeps its upstream licence in its folder; nothing is bundled or downloaded.
 from judgebayes.datasets.base import data_dir, data_path
 from judgebayes.datasets.beyond_consensus import beyond_consensus_panel
 from judgebayes.datasets.hanna import HANNA_CRITERIA, HANNA_JUDGES, hanna_scores
+from judgebayes.datasets.leaderboards import (
+    ALPACA_EVAL_ANNOTATORS,
+    alpaca_eval_judgments,
+    livecodebench_generation,
+)
 from judgebayes.datasets.llm_rubric import LLM_RUBRIC_QUESTIONS, llm_rubric_scores
 from judgebayes.datasets.llmbar import (
     LLMBAR_EVALUATORS,
@@ -31,6 +36,7 @@ from judgebayes.datasets.pandalm import (
 )
 
 __all__ = [
+    "ALPACA_EVAL_ANNOTATORS",
     "HANNA_CRITERIA",
     "HANNA_JUDGES",
     "LLMBAR_EVALUATORS",
@@ -38,10 +44,12 @@ __all__ = [
     "LLM_RUBRIC_QUESTIONS",
     "PANDALM_GENERATORS",
     "PANDALM_SOURCES",
+    "alpaca_eval_judgments",
     "beyond_consensus_panel",
     "data_dir",
     "data_path",
     "hanna_scores",
+    "livecodebench_generation",
     "llm_rubric_scores",
     "llmbar_accuracy_items",
     "llmbar_both_orders",

@@ -1,0 +1,144 @@
+r"""A leaderboard's closed form: many systems scored on the same items, paired by item.
+
+``x`` is the (S, I) matrix of per-item scores (exact match 0/1, a judge's win probability,
+a pass fraction) of S systems on I items, ``g`` each item's cluster (its own item when
+there are none).  System :math:`s`'s mean :math:`\hat\mu_s = \bar x_{s\cdot}` estimates its
+mean over the population the items were drawn from, with the cluster-robust variance
+
+.. math::
+
+    \widehat{\mathrm{Var}}(\hat\mu_s) = \frac{G}{G - 1} \frac{1}{I^2}
+        \sum_g \Big(\sum_{i \in g} (x_{si} - \hat\mu_s)\Big)^2,
+
+and a difference :math:`\hat\mu_s - \hat\mu_t` the same variance of the per-item
+differences (the items are shared, so the difference is paired and its item effects
+cancel).  Student-t intervals with :math:`G - 1` degrees of freedom.
+
+**All pairs at once.**  The simultaneous critical value :math:`c` of every pairwise
+difference is the :math:`1 - \alpha` quantile of the largest studentised deviation
+:math:`\max_{s<t} |(\hat\mu^*_s - \hat\mu^*_t) - (\hat\mu_s - \hat\mu_t)| / \mathrm{se}_{st}`
+over bootstrap resamples of the clusters (max-T; Bonferroni's t quantile without a
+bootstrap).  With :math:`[d_{st} \pm c\,\mathrm{se}_{st}]` holding for every pair at once,
+system :math:`s`'s rank lies in
+
+.. math::
+
+    \big[\,1 + \#\{t: d_{ts} - c\,\mathrm{se}_{ts} > 0\},\;
+    S - \#\{t: d_{st} - c\,\mathrm{se}_{st} > 0\}\,\big]
+
+for every system at once (the rank intervals of Al Mohamad et al., 2022): simultaneous
+coverage at least :math:`1 - \alpha`.  Tiers group, from the top, each remaining leader
+with every system the intervals cannot place below it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+__all__ = ["Board", "board", "rank_intervals", "tiers"]
+
+
+@dataclass(frozen=True)
+class Board:
+    """The closed form of one leaderboard (module docstring)."""
+
+    mean: np.ndarray  # (S,)
+    se: np.ndarray  # (S,)
+    diff: np.ndarray  # (S, S): mean_s - mean_t
+    diff_se: np.ndarray  # (S, S)
+    df: int
+    crit: float  # the simultaneous critical value of every pair
+    boot_means: np.ndarray  # (B, S) bootstrap means (empty without a bootstrap)
+
+
+def _cluster_sums(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """(S, G) sums of each system's centred scores within each cluster."""
+    n_g = int(g.max()) + 1
+    dev = x - x.mean(axis=1, keepdims=True)
+    out = np.zeros((x.shape[0], n_g))
+    np.add.at(out.T, g, dev.T)
+    return out
+
+
+def board(
+    x: np.ndarray,
+    g: np.ndarray | None = None,
+    *,
+    alpha: float = 0.05,
+    bootstrap: int = 1000,
+    random_seed: int | None = 0,
+) -> Board:
+    """Means, paired differences, their standard errors and the simultaneous critical value
+    of a leaderboard's (S, I) score matrix ``x`` (module docstring).
+    """
+    x = np.asarray(x, float)
+    S, n_items = x.shape
+    g = np.arange(n_items) if g is None else np.asarray(g, np.int64)
+    n_g = int(g.max()) + 1
+    sums = _cluster_sums(x, g)  # (S, G)
+    scale = n_g / max(n_g - 1, 1) / n_items**2
+    cov = scale * sums @ sums.T  # (S, S): the means' cluster-robust covariance
+    var = np.diag(cov).copy()
+    diff_var = var[:, None] + var[None, :] - 2 * cov
+    diff_se = np.sqrt(np.maximum(diff_var, 0.0))
+    mean = x.mean(axis=1)
+    diff = mean[:, None] - mean[None, :]
+    df = n_g - 1
+    pairs = S * (S - 1) // 2
+    if bootstrap and S > 1:
+        boot, crit = _max_t(x, g, n_g, diff, diff_se, alpha, bootstrap, random_seed)
+    else:
+        boot = np.empty((0, S))
+        crit = float(stats.t.ppf(1 - alpha / (2 * max(pairs, 1)), max(df, 1)))
+    return Board(mean, np.sqrt(var), diff, diff_se, df, crit, boot)
+
+
+def _max_t(x, g, n_g, diff, diff_se, alpha, reps, seed) -> tuple[np.ndarray, float]:
+    """Bootstrap means over resampled clusters, and the max-T critical value."""
+    rng = np.random.default_rng(seed)
+    S, _n_items = x.shape
+    size = np.bincount(g, minlength=n_g).astype(float)
+    totals = np.zeros((S, n_g))
+    np.add.at(totals.T, g, x.T)
+    iu = np.triu_indices(S, 1)
+    se = diff_se[iu]
+    ok = se > 0
+    means, worst = np.empty((reps, S)), np.empty(reps)
+    for lo in range(0, reps, 200):  # blocks keep the (block, pairs) array small
+        w = rng.multinomial(n_g, np.full(n_g, 1.0 / n_g), size=min(200, reps - lo)).astype(float)
+        m = (w @ totals.T) / (w @ size)[:, None]  # (block, S)
+        means[lo : lo + len(w)] = m
+        d = m[:, iu[0]] - m[:, iu[1]] - diff[iu]
+        t = np.abs(d[:, ok]) / se[ok] if ok.any() else np.zeros((len(w), 1))
+        worst[lo : lo + len(w)] = t.max(axis=1)
+    return means, float(np.quantile(worst, 1 - alpha))
+
+
+def rank_intervals(b: Board) -> tuple[np.ndarray, np.ndarray]:
+    """Each system's simultaneous rank interval (1 = best; module docstring)."""
+    surely_above = b.diff - b.crit * b.diff_se > 0  # [s, t]: s surely above t
+    np.fill_diagonal(surely_above, False)
+    lower = 1 + surely_above.sum(axis=0)  # the systems surely above s
+    upper = b.mean.size - surely_above.sum(axis=1)  # minus those surely below s
+    return lower, upper
+
+
+def tiers(b: Board) -> np.ndarray:
+    """Tier of each system (1 = top): the best unassigned system and every unassigned
+    system the intervals cannot place below it, in turn.
+    """
+    surely_above = b.diff - b.crit * b.diff_se > 0
+    order = np.argsort(-b.mean, kind="stable")
+    tier = np.zeros(b.mean.size, dtype=np.int64)
+    level = 0
+    for s in order:
+        if tier[s]:
+            continue
+        level += 1
+        for t in order:
+            if not tier[t] and not surely_above[s, t]:
+                tier[t] = level
+    return tier

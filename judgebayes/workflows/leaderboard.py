@@ -1,0 +1,203 @@
+"""A leaderboard with honest ranks: many systems scored on the same items.
+
+>>> table = jb.leaderboard(frame, system="model", item="item_id", score="win")
+>>> table[["system", "estimate", "lower", "upper", "rank_lower", "rank_upper", "tier"]]
+
+The closed form of :mod:`judgebayes.inference.leaderboard`: each system's mean score with
+its t interval, paired by item; rank intervals that hold for every system at once;
+significance tiers; each system's bootstrap share of the top ``k``; and each system
+against a reference (the leader, or ``baseline=``) with Holm's step-down over the
+comparisons.  The scores are taken as the truth (exact match, or a judge's verdicts as
+they are): a judge's errors are not corrected here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from judgebayes.data.frames import (
+    as_pandas,
+    distinct_roles,
+    group_labels,
+    numeric_column,
+    require_column,
+)
+from judgebayes.errors import InputError, check_choice
+from judgebayes.inference import leaderboard as lb
+from judgebayes.results import check_alpha
+
+__all__ = ["leaderboard"]
+
+
+def leaderboard(
+    frame,
+    *,
+    system: str = "system",
+    item: str = "item",
+    score: str = "score",
+    cluster: str | None = None,
+    alpha: float = 0.05,
+    top_k: int = 1,
+    baseline: str | None = None,
+    bootstrap: int = 1000,
+    random_seed: int = 0,
+) -> pd.DataFrame:
+    """Each system's mean score, its simultaneous rank interval, tier and contrast.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        One row per system and item: ``system``, ``item``, ``score`` (a number: 0/1, a win
+        probability, a pass fraction); optionally ``cluster`` (items that are not
+        independent, e.g. a subtask's problems).
+    system, item, score, cluster : str
+        The columns.
+    alpha : float
+        1 - the level of every interval (the rank intervals and tiers: all at once).
+    top_k : int
+        The ``p_top_k`` column: the share of bootstrap resamples in which the system is
+        among the best ``top_k``.
+    baseline : str, optional
+        The system every other is compared with (default: the leader).
+    bootstrap : int
+        Resamples of the items (or clusters) behind the simultaneous critical value (max-T)
+        and ``p_top_k``; 0 uses Bonferroni's critical value and gives no ``p_top_k``.
+    random_seed : int
+        The bootstrap's seed.
+
+    Returns
+    -------
+    DataFrame
+        One row per system, best first: ``system``, ``estimate``, ``se``, ``lower``,
+        ``upper`` (t interval), ``rank`` (by estimate), ``rank_lower``, ``rank_upper``
+        (simultaneous), ``tier``, ``p_top_k``, ``difference`` (against the reference),
+        ``p_value`` (two-sided t), ``p_holm`` and ``separated`` (Holm at ``alpha``).
+        ``attrs``: ``notes`` (items left out, and why), ``n_items``, ``n_clusters``,
+        ``critical_value``, ``reference``, ``alpha``.
+
+    Notes
+    -----
+    The means estimate each system's mean over the population of items the benchmark's
+    were drawn from (the process estimand), so two systems whose scores differ on the
+    benchmark's own items may still share a tier.
+    """
+    alpha = check_alpha(alpha)
+    x, names, g, notes = _matrix(frame, system, item, score, cluster)
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= len(names):
+        raise InputError(
+            f"top_k must be a whole number from 1 to {len(names)}; got {top_k!r}",
+            field="top_k",
+            value=top_k,
+        )
+    b = lb.board(x, g, alpha=alpha, bootstrap=bootstrap, random_seed=random_seed)
+    lower_rank, upper_rank = lb.rank_intervals(b)
+    q = stats.t.ppf(1 - alpha / 2, max(b.df, 1))
+    ref = int(np.argmax(b.mean)) if baseline is None else _index(names, baseline)
+    table = pd.DataFrame(
+        {
+            "system": names,
+            "estimate": b.mean,
+            "se": b.se,
+            "lower": b.mean - q * b.se,
+            "upper": b.mean + q * b.se,
+            "rank": stats.rankdata(-b.mean, method="min").astype(int),
+            "rank_lower": lower_rank,
+            "rank_upper": upper_rank,
+            "tier": lb.tiers(b),
+            "p_top_k": _top_k(b.boot_means, top_k),
+        }
+    )
+    table = table.join(_against(b, ref, alpha, names))
+    table = table.sort_values(["estimate", "system"], ascending=[False, True], kind="stable")
+    table = table.reset_index(drop=True)
+    table.attrs |= {
+        "notes": notes,
+        "n_items": x.shape[1],
+        "n_clusters": int(g.max()) + 1,
+        "critical_value": b.crit,
+        "reference": names[ref],
+        "alpha": alpha,
+        "control": "max-T over items" if bootstrap else "Bonferroni",
+    }
+    return table
+
+
+def _matrix(frame, system, item, score, cluster):
+    """The (S, I) score matrix, the systems, each item's cluster code and the notes."""
+    df = as_pandas(frame, "frame")
+    cols = {"system": system, "item": item, "score": score, "cluster": cluster}
+    distinct_roles({"score": score}, {"system": system, "item": item, "cluster": cluster})
+    for role, col in cols.items():
+        if col is not None:
+            require_column(df, col, f"the {role} column", role, frame="frame")
+    s = group_labels(df[system], system, "system").to_numpy()
+    i = group_labels(df[item], item, "item").to_numpy()
+    y = numeric_column(df[score], score)
+    notes = []
+    blank = np.isnan(y)
+    if blank.any():
+        notes.append(f"{int(blank.sum())} row(s) without a score left out")
+    keys = pd.DataFrame({"s": s, "i": i, "y": y})[~blank]
+    dup = keys.duplicated(["s", "i"])
+    if dup.any():
+        first = keys[dup].iloc[0]
+        raise InputError(
+            f"system {first['s']!r} has item {first['i']!r} twice; one score per system and item",
+            field=item,
+            value=str(first["i"]),
+        )
+    wide = keys.pivot(index="s", columns="i", values="y")
+    complete = wide.notna().all(axis=0)
+    if not complete.all():
+        notes.append(
+            f"{int((~complete).sum())} item(s) not scored for every system left out (a "
+            "leaderboard compares systems on the same items)"
+        )
+    wide = wide.loc[:, complete]
+    if wide.shape[0] < 2 or wide.shape[1] < 2:
+        raise InputError(
+            f"a leaderboard needs 2 systems and 2 items scored for all of them; got "
+            f"{wide.shape[0]} system(s) and {wide.shape[1]} such item(s)",
+            field=item,
+            value=int(wide.shape[1]),
+        )
+    if cluster is None:
+        g = np.arange(wide.shape[1])
+    else:
+        c = group_labels(df[cluster], cluster, "cluster")
+        of = pd.Series(c.to_numpy(), index=i).groupby(level=0).first()
+        g = pd.factorize(of.loc[wide.columns].to_numpy())[0]
+    return wide.to_numpy(float), list(map(str, wide.index)), g, notes
+
+
+def _index(names: list[str], baseline: str) -> int:
+    check_choice(str(baseline), names, "baseline", "system")
+    return names.index(str(baseline))
+
+
+def _top_k(boot: np.ndarray, k: int) -> np.ndarray:
+    """The share of resamples in which each system is among the best ``k``."""
+    if boot.size == 0:
+        return np.full(boot.shape[1], np.nan)
+    ranks = (-boot).argsort(axis=1, kind="stable").argsort(axis=1)
+    return (ranks < k).mean(axis=0)
+
+
+def _against(b: lb.Board, ref: int, alpha: float, names: list[str]) -> pd.DataFrame:
+    """Each system against the reference: the difference, its two-sided t p-value and
+    Holm's step-down over the other systems.
+    """
+    d, se = b.diff[:, ref], b.diff_se[:, ref]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = 2 * stats.t.sf(np.abs(d / se), max(b.df, 1))
+    p[ref] = np.nan
+    others = np.flatnonzero(np.arange(len(names)) != ref)
+    holm = np.full(len(names), np.nan)
+    order = others[np.argsort(p[others], kind="stable")]
+    running = 0.0
+    for rank, k in enumerate(order):
+        running = max(running, min(1.0, (len(order) - rank) * p[k]))
+        holm[k] = running
+    return pd.DataFrame({"difference": d, "p_value": p, "p_holm": holm, "separated": holm < alpha})

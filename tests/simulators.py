@@ -282,3 +282,14 @@ def irt_board(rng, abilities, n_items=300, spread=1.5, cluster_size=1):
         }
     )
     return frame, pd.Series(truth, index=names)
+
+
+def judged_board(rng, abilities, n_items=400, labelled=0.15, lenient_on="m01"):
+    """:func:`irt_board`'s truth read by a judge (sensitivity 0.85, specificity 0.75, 0.4 on
+    the answers of ``lenient_on``), human labels on a random ``labelled`` share of rows."""
+    frame, truth = irt_board(rng, abilities, n_items=n_items)
+    y = frame["score"].to_numpy()
+    spec = np.where(frame["system"] == lenient_on, 0.4, 0.75)
+    says = np.where(y == 1, rng.random(y.size) < 0.85, rng.random(y.size) > spec)
+    human = np.where(rng.random(y.size) < labelled, y, np.nan)
+    return frame.assign(score=says.astype(float), human=human), truth

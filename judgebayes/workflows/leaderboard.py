@@ -28,7 +28,10 @@ from judgebayes.errors import InputError, check_choice
 from judgebayes.inference import leaderboard as lb
 from judgebayes.results import check_alpha
 
-__all__ = ["leaderboard"]
+__all__ = ["judge_corrected", "leaderboard"]
+
+#: a system needs this many labelled rows for its residual mean
+MIN_LABELS = 2
 
 
 def leaderboard(
@@ -37,6 +40,7 @@ def leaderboard(
     system: str = "system",
     item: str = "item",
     score: str = "score",
+    human: str | None = None,
     cluster: str | None = None,
     alpha: float = 0.05,
     top_k: int = 1,
@@ -54,6 +58,9 @@ def leaderboard(
         independent, e.g. a subtask's problems).
     system, item, score, cluster : str
         The columns.
+    human : str, optional
+        Human labels on some rows (blank elsewhere): the scores are then a judge's, and
+        each system's mean is corrected by them (:func:`judge_corrected`).
     alpha : float
         1 - the level of every interval (the rank intervals and tiers: all at once).
     top_k : int
@@ -84,7 +91,10 @@ def leaderboard(
     benchmark's own items may still share a tier.
     """
     alpha = check_alpha(alpha)
-    x, names, g, notes = _matrix(frame, system, item, score, cluster)
+    x, names, g, notes, h = _matrix(frame, system, item, score, cluster, human)
+    if h is not None:
+        x, note = judge_corrected(x, h, names, human)
+        notes.append(note)
     if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= len(names):
         raise InputError(
             f"top_k must be a whole number from 1 to {len(names)}; got {top_k!r}",
@@ -124,11 +134,15 @@ def leaderboard(
     return table
 
 
-def _matrix(frame, system, item, score, cluster):
-    """The (S, I) score matrix, the systems, each item's cluster code and the notes."""
+def _matrix(frame, system, item, score, cluster, human=None):
+    """The (S, I) score matrix, the systems, each item's cluster code, the notes and the
+    (S, I) human labels (NaN = unlabelled; None without ``human``).
+    """
     df = as_pandas(frame, "frame")
-    cols = {"system": system, "item": item, "score": score, "cluster": cluster}
-    distinct_roles({"score": score}, {"system": system, "item": item, "cluster": cluster})
+    cols = {"system": system, "item": item, "score": score, "cluster": cluster, "human": human}
+    distinct_roles(
+        {"score": score, "human": human}, {"system": system, "item": item, "cluster": cluster}
+    )
     for role, col in cols.items():
         if col is not None:
             require_column(df, col, f"the {role} column", role, frame="frame")
@@ -139,7 +153,8 @@ def _matrix(frame, system, item, score, cluster):
     blank = np.isnan(y)
     if blank.any():
         notes.append(f"{int(blank.sum())} row(s) without a score left out")
-    keys = pd.DataFrame({"s": s, "i": i, "y": y})[~blank]
+    hv = None if human is None else numeric_column(df[human], human)
+    keys = pd.DataFrame({"s": s, "i": i, "y": y, "h": np.nan if hv is None else hv})[~blank]
     dup = keys.duplicated(["s", "i"])
     if dup.any():
         first = keys[dup].iloc[0]
@@ -156,6 +171,10 @@ def _matrix(frame, system, item, score, cluster):
             "leaderboard compares systems on the same items)"
         )
     wide = wide.loc[:, complete]
+    labels = None
+    if hv is not None:
+        labels = keys.pivot(index="s", columns="i", values="h").loc[wide.index, wide.columns]
+        labels = labels.to_numpy(float)
     if wide.shape[0] < 2 or wide.shape[1] < 2:
         raise InputError(
             f"a leaderboard needs 2 systems and 2 items scored for all of them; got "
@@ -169,7 +188,7 @@ def _matrix(frame, system, item, score, cluster):
         c = group_labels(df[cluster], cluster, "cluster")
         of = pd.Series(c.to_numpy(), index=i).groupby(level=0).first()
         g = pd.factorize(of.loc[wide.columns].to_numpy())[0]
-    return wide.to_numpy(float), list(map(str, wide.index)), g, notes
+    return wide.to_numpy(float), list(map(str, wide.index)), g, notes, labels
 
 
 def _index(names: list[str], baseline: str) -> int:
@@ -201,3 +220,55 @@ def _against(b: lb.Board, ref: int, alpha: float, names: list[str]) -> pd.DataFr
         running = max(running, min(1.0, (len(order) - rank) * p[k]))
         holm[k] = running
     return pd.DataFrame({"difference": d, "p_value": p, "p_holm": holm, "separated": holm < alpha})
+
+
+def judge_corrected(
+    x: np.ndarray, h: np.ndarray, names: list[str], human: str
+) -> tuple[np.ndarray, str]:
+    r"""Each row's pseudo-score, whose mean over the items is the system's judge-corrected
+    mean (the augmented estimator of a shared calibration):
+
+    .. math::
+
+        \phi_{si} = \hat g(x_{si}) + \frac{I}{n_s}\,1[h_{si}\ \text{labelled}]\,
+        (h_{si} - \hat g(x_{si})),
+
+    with :math:`\hat g` the human label's mean given the judge's score, learnt from every
+    system's labelled rows at once (the judge's errors are the same judge's on every
+    system: a few labels correct all rows), per score value when the judge gives at most
+    ten, else a least-squares line; and each system's own labelled residuals, so a judge
+    kinder to one system costs width, not validity.  Paired by item and resampled by item,
+    the pseudo-scores carry the labels' sampling into every interval; the labelled rows
+    must be a random choice of each system's rows.
+    """
+    lab = ~np.isnan(h)
+    n_s = lab.sum(axis=1)
+    few = np.flatnonzero(n_s < MIN_LABELS)
+    if few.size:
+        raise InputError(
+            f"column {human!r}: system {names[few[0]]!r} has {int(n_s[few[0]])} labelled "
+            f"row(s); the correction needs at least {MIN_LABELS} a system",
+            field=human,
+            value=int(n_s[few[0]]),
+        )
+    xs, hs = x[lab], h[lab]
+    values = np.unique(x)
+    if values.size <= 10:
+        overall = hs.mean()
+        g_of = {
+            v: (hs[xs == v].sum() + overall) / ((xs == v).sum() + 1.0) for v in values
+        }  # each value's labelled mean, shrunk by one pseudo-label to the overall mean
+        g = np.vectorize(g_of.__getitem__)(x)
+        how = f"the human mean at each of the judge's {values.size} score values"
+    else:
+        slope, intercept = np.polyfit(xs, hs, 1)
+        g = intercept + slope * x
+        how = "a least-squares line of the human label on the score"
+    weight = x.shape[1] / n_s[:, None]
+    phi = g + np.where(lab, weight * (np.nan_to_num(h) - g), 0.0)
+    note = (
+        f"judge-corrected by {int(lab.sum())} human label(s) in {human!r} ({how}, from every "
+        f"system's labels at once, plus each system's own residual mean; "
+        f"{int(n_s.min())}-{int(n_s.max())} labels a system)"
+    )
+    return phi, note

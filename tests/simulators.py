@@ -293,3 +293,31 @@ def judged_board(rng, abilities, n_items=400, labelled=0.15, lenient_on="m01"):
     says = np.where(y == 1, rng.random(y.size) < 0.85, rng.random(y.size) > spec)
     human = np.where(rng.random(y.size) < labelled, y, np.nan)
     return frame.assign(score=says.astype(float), human=human), truth
+
+
+def scores_labelled_by_score(rng, n_per=400):
+    """Two systems' outputs rated 1-5 by humans and 1-10 by a judge that is 2.5 points
+    kinder to system B's good answers (rated 4 or 5); each row labelled with probability
+    0.05 + 0.45 (score - 1) / 9 (known: column ``p``). Returns the frame and each
+    system's mean rating."""
+    rows = []
+    for s, kind in (("A", 0.0), ("B", 2.5)):
+        quality = rng.normal(0, 1, n_per)
+        human = np.clip(np.round(3 + quality + rng.normal(0, 0.6, n_per)), 1, 5)
+        kinder = kind * (human >= 4)
+        score = np.clip(np.round(3 + 1.6 * (human - 1) + kinder + rng.normal(0, 1.2, n_per)), 1, 10)
+        p = 0.05 + 0.45 * (score - 1) / 9
+        lab = rng.random(n_per) < p
+        rows.append(
+            pd.DataFrame(
+                {
+                    "system": s,
+                    "score": score,
+                    "p": p,
+                    "human": np.where(lab, human, np.nan),
+                    "truth": human,
+                }
+            )
+        )
+    frame = pd.concat(rows, ignore_index=True)
+    return frame, frame.groupby("system")["truth"].mean()

@@ -60,6 +60,9 @@ def add_parser(sub) -> None:
     a.add_argument("--item", default=None, help="the prompt column (pairs the systems)")
     a.add_argument("--cluster", default=None, help="clusters of correlated rows")
     a.add_argument(
+        "--label-prob", default=None, help="column: each row's known labelling probability"
+    )
+    a.add_argument(
         "--time", default=None, help="the period column: calibrated within each period, pooled"
     )
     a.add_argument("--freq", default=None, help="with --time timestamps: D, W or M periods")
@@ -144,8 +147,11 @@ def _frame(args):
 
 
 def _time(args) -> dict:
-    """``time=`` / ``freq=`` when given (``--freq`` alone is the study's error)."""
-    return {k: getattr(args, k) for k in ("time", "freq") if getattr(args, k) is not None}
+    """``time=`` / ``freq=`` / ``label_prob=`` when given (``--freq`` alone is the study's
+    error).
+    """
+    keys = ("time", "freq", "label_prob")
+    return {k: getattr(args, k) for k in keys if getattr(args, k) is not None}
 
 
 def run(args) -> tuple[str, int]:

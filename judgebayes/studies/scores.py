@@ -5,7 +5,6 @@ r"""The scores design: judges that give scores, calibrated to the human labels o
 human label (a pass rate for 0/1 labels), for one of two estimands stated in every fit:
 
 * ``"items"`` (default, quantity ``mu_items``): the mean over the :math:`N` rows scored;
-  the labelled rows are known, only the unlabelled rows' labels are uncertain;
 * ``"process"`` (quantity ``mu``): the mean of the process that produced them.
 
 Methods (one :class:`ScoreFit` contract):
@@ -15,14 +14,12 @@ Methods (one :class:`ScoreFit` contract):
   t intervals (:mod:`judgebayes.inference.scores`), paired by ``item=``, by ``cluster=``;
 * ``nuts``: the ordinal model of the human level given the scores
   (:mod:`judgebayes.models.scores`): cutpoints on the human scale, a slope per judge, a
-  partially pooled offset per system (``system_shift``, default on); draws give
-  contrasts, ``prob_best`` and rank intervals (``laplace`` is refused);
-* comparators: ``ppi`` and ``ppi_plus_plus`` on the first judge's raw score (as ppi_py),
-  ``labels_only``, and ``naive`` (the judge's mean mapped linearly to the human scale,
-  uncorrected).  The comparators estimate the process mean and say so.
+  partially pooled offset per system (``system_shift``); draws give contrasts, ranks;
+* comparators (of the process mean): ``ppi`` and ``ppi_plus_plus`` on the first judge's
+  raw score (as ppi_py), ``labels_only`` and ``naive`` (the judge's mean, uncorrected).
 
 With ``time=`` the closed form calibrates within each period and pools the period means by
-rows (:meth:`ScoreFit.periods`); methods with one calibration across periods are refused.
+rows (:meth:`ScoreFit.periods`); ``label_prob=`` weights the closed form's residuals.
 """
 
 from __future__ import annotations
@@ -34,7 +31,13 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.scores import ScoreData, scores_from_frame
-from judgebayes.errors import InputError, MethodRefused, route_keywords
+from judgebayes.errors import (
+    InputError,
+    MethodRefused,
+    check_choice,
+    require_type,
+    route_keywords,
+)
 from judgebayes.inference import scores as sc
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
@@ -106,18 +109,8 @@ class ScoreStudy(Study):
         system_shift: bool = True,
         folds: int = sc.FOLDS,
     ):
-        if not isinstance(data, ScoreData):
-            raise InputError(
-                "data must be ScoreData (use ScoreStudy.from_items)",
-                field="data",
-                value=type(data).__name__,
-            )
-        if estimand not in QUANTITY:
-            raise InputError(
-                f"estimand must be one of {tuple(QUANTITY)}; got {estimand!r}",
-                field="estimand",
-                value=estimand,
-            )
+        require_type(data, ScoreData, "data", "use ScoreStudy.from_items")
+        check_choice(estimand, tuple(QUANTITY), "estimand", "estimand")
         if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
             raise InputError(
                 f"folds must be an integer >= 2; got {folds!r}", field="folds", value=folds
@@ -411,6 +404,14 @@ def _comparator(name: str, summary: str):
             )
         if d.period is not None:
             _refuse_time(name, d)
+        if d.weights is not None and name != "naive":
+            raise MethodRefused(
+                f"method {name!r} takes the labels as a simple random sample; label_prob="
+                f"{d.columns.get('label_prob')!r} says they were not: use 'closed_form' "
+                "(weighted) or 'nuts' (it conditions on the score and the system)",
+                field="label_prob",
+                value=d.columns.get("label_prob"),
+            )
         if d.cluster is not None:
             raise MethodRefused(
                 f"method {name!r} treats rows as independent and would ignore cluster="

@@ -38,6 +38,8 @@ class ScoreData:
     probabilities : dict
         Judge name -> (levels, (N, K) probabilities) for judges given as a probability
         vector over levels.
+    weights : ndarray of float, shape (N,), or None
+        ``label_prob=``: each labelled row's inverse labelling probability (NaN elsewhere).
     columns : dict
         Column names given, for messages.
     rows : ndarray
@@ -61,6 +63,7 @@ class ScoreData:
     threshold: float | None = None
     period: np.ndarray | None = None
     periods: tuple[str, ...] = ()
+    weights: np.ndarray | None = None
 
     @property
     def labelled(self) -> np.ndarray:

@@ -22,6 +22,7 @@ from judgebayes.data.scores.roles import (
     kept_codes,
     observed_scale,
     passes,
+    read_label_prob,
     read_labels,
     read_scores,
     require_in_scale,
@@ -44,6 +45,7 @@ def scores_from_frame(
     levels: Any = None,
     time: str | None = None,
     freq: str | None = None,
+    label_prob: str | None = None,
 ) -> ScoreData:
     """Validate one scores frame (module docstring) into :class:`ScoreData`.
 
@@ -74,8 +76,13 @@ def scores_from_frame(
     levels : sequence of float, optional
         The levels of a probability-vector judge.
     time, freq : str, optional
-        The period of each row (numbers and timestamps in time order, text sorted);
-        ``freq`` (``"D"``, ``"W"``, ``"M"``) buckets timestamps.  Not with ``item=``.
+        The period of each row (numbers, timestamps and text in time order:
+        :func:`~judgebayes.data.frames.period_codes`); ``freq`` (``"D"``, ``"W"``,
+        ``"M"``) buckets timestamps.  Not with ``item=``.
+    label_prob : str, optional
+        Each row's probability of being drawn for a human label, known to the user (labels
+        drawn more often on some scores, systems or periods); the residual means are then
+        weighted by its inverse.  Not with ``item=`` or ``cluster=``.
 
     Raises
     ------
@@ -122,6 +129,7 @@ def scores_from_frame(
     if codes["item"] is not None:
         _one_row_per_item(df, item, codes["item"], sys_codes[keep], len(systems), keep)
     period, periods = _periods(df, time, freq, item, keep, lab[keep], sys_codes[keep], systems)
+    weights = read_label_prob(df, label_prob, lab, paired=item is not None or cluster is not None)
     hs = observed_scale(h[lab]) if hs is None else hs
     return ScoreData(
         score=s[keep],
@@ -142,6 +150,7 @@ def scores_from_frame(
         threshold=None if threshold is None else float(threshold),
         period=period,
         periods=periods,
+        weights=None if weights is None else weights[keep],
     )
 
 

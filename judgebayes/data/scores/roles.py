@@ -232,3 +232,33 @@ def kept_codes(df, col: str | None, role: str, keep: np.ndarray) -> np.ndarray |
         return None
     c, _ = pd.factorize(group_labels(df[col], col, role)[keep], sort=False)
     return c.astype(np.int64)
+
+
+def read_label_prob(
+    df, col: str | None, labelled: np.ndarray, *, paired: bool = False
+) -> np.ndarray | None:
+    """Each labelled row's inverse labelling probability from column ``col`` (``None``
+    without it; NaN on unlabelled rows): the probability, known to the user, with which the
+    row was drawn for a human label, in (0, 1] on every labelled row.
+    """
+    if col is None:
+        return None
+    if paired:
+        raise InputError(
+            "label_prob= goes without item= and cluster= (weighted paired or clustered "
+            "variances are not implemented): leave those out",
+            field="label_prob",
+            value=col,
+        )
+    _column(df, col, "the labelling probability", "label_prob")
+    p = numeric_column(df[col], col)
+    bad = labelled & ~((p > 0) & (p <= 1))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"column {col!r}: a labelled row's labelling probability must be in (0, 1]; row "
+            f"{i} has {p[i]!r} ({int(bad.sum())} such row(s))",
+            field=col,
+            value=None if np.isnan(p[i]) else float(p[i]),
+        )
+    return np.where(labelled, 1.0 / np.where(labelled, p, 1.0), np.nan)

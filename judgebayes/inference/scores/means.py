@@ -93,6 +93,8 @@ def _sums(g: np.ndarray, x: np.ndarray, size: int) -> np.ndarray:
 
 def augmented_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEstimate:
     """The augmented mean per system and its variance (module docstring)."""
+    if data.weights is not None:
+        return weighted_means(data, cal, estimand)
     pred = cal.pred
     ns = len(data.systems)
     sysc, lab, h = data.system, data.labelled, data.human
@@ -217,7 +219,7 @@ def power_tuned(data: ScoreData, cal: Calibration) -> tuple[Calibration, float]:
     n_all = np.bincount(sysc, minlength=ns).astype(float)
     n_lab = np.bincount(sysc[lab], minlength=ns).astype(float)
     ok = n_lab >= 2
-    if not ok.any() or labels_follow_scores(data):
+    if not ok.any() or data.weights is not None or labels_follow_scores(data):
         return cal, 1.0
     with np.errstate(invalid="ignore", divide="ignore"):
         f_all = _sums(sysc, f, ns) / n_all
@@ -233,6 +235,53 @@ def power_tuned(data: ScoreData, cal: Calibration) -> tuple[Calibration, float]:
     lam = float(np.clip(np.sum(c) * cov_hf / denom, 0.0, 1.0)) if denom > 0 else 0.0
     # a constant per system is absorbed by that system's residual mean: scaling is enough
     return replace(cal, pred=lam * cal.pred, models=lam * cal.models), lam
+
+
+def weighted_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEstimate:
+    r"""The augmented mean when each labelled row was drawn with a known probability
+    :math:`\pi_i` (``label_prob=``): the calibrated scores of every row plus the residuals'
+    Hajek mean with weights :math:`w_i = 1/\pi_i`,
+
+    .. math::
+
+        \hat\mu = \frac1N \sum_{\text{all}} \hat f(s_j) + \bar e_w, \qquad
+        \bar e_w = \frac{\sum_{\text{lab}} w_i e_i}{\sum_{\text{lab}} w_i},
+
+    unbiased for the system's mean whatever the calibration, when the probabilities are
+    right.  Variance (Poisson sampling): :math:`\sum_{\text{lab}} w_i (w_i - 1)
+    (e_i - \bar e_w)^2 / N^2` for the rows' mean, plus the labels' variance over
+    :math:`N` for the process; t with :math:`n - 1` degrees of freedom.
+    """
+    assert data.weights is not None  # the caller's condition
+    ns = len(data.systems)
+    sysc, lab, h, pred = data.system, data.labelled, data.human, cal.pred
+    w = np.where(lab, np.nan_to_num(data.weights), 0.0)
+    n_all = np.bincount(sysc, minlength=ns).astype(float)
+    n_lab = np.bincount(sysc[lab], minlength=ns).astype(float)
+    e = np.where(lab, h - pred, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        e_bar = _sums(sysc, w * e, ns) / _sums(sysc, w, ns)
+        dev = np.where(lab, e - e_bar[sysc], 0.0)
+        var = _sums(sysc, w * (w - 1) * dev**2, ns) / n_all**2
+        imputed = np.where(lab, h, pred + e_bar[sysc])
+        est = _sums(sysc, pred, ns) / n_all + e_bar
+        if estimand == "process":
+            h_w = _sums(sysc, w * np.nan_to_num(h), ns) / _sums(sysc, w, ns)
+            v_h = _sums(sysc, w * np.where(lab, h - h_w[sysc], 0.0) ** 2, ns) / _sums(sysc, w, ns)
+            var = var + v_h / n_all
+    var = var + _fold_jackknife(data, cal, n_all, n_lab)
+    lo, hi = data.human_scale
+    se = np.where(n_lab < 2, np.nan, np.sqrt(np.maximum(var, 0)))
+    info = {
+        "residual_mean": e_bar,
+        "imputed": imputed,
+        "residual": dev,
+        "n_labelled": n_lab,
+        "n_items": n_all,
+        "labels_agree": np.zeros(ns, dtype=bool),
+        "weighted": True,
+    }
+    return ScoreEstimate(np.clip(est, lo, hi), se, n_lab - 1, (lo, hi), info)
 
 
 def _fold_jackknife(data: ScoreData, cal: Calibration, n_all, n_lab) -> np.ndarray:
@@ -269,6 +318,7 @@ def _period_rows(data: ScoreData, rows: np.ndarray) -> ScoreData:
         probabilities=pick,
         period=None,
         periods=(),
+        weights=None if data.weights is None else data.weights[rows],
     )
 
 

@@ -5,8 +5,8 @@ The closed form calibrates the human label on the score with a monotone (isotoni
 is linear in the score.  A judge whose score is not monotone in quality (top grades to
 both the best and the degenerate answers) breaks all three: the closed form stays unbiased
 (its residual term corrects any calibration) but loses the score's information; ``naive``
-and ``nuts`` are wrong (NUTS covered 0.81 of the rows' means in simulation), so the check
-fails them.
+and ``nuts`` are wrong (they under-cover in simulation: BENCHMARKS.md, judges that give
+scores), so the check fails them.
 
 Per judge (several judges: their least-squares index, fitted on the labelled rows), the
 labelled rows' scores are cut into at most :data:`BINS` quantile bins; the statistic is

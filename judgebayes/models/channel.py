@@ -195,7 +195,7 @@ def judge_channel_model(
         # each verdict as a one-hot row over the outcomes (a missing verdict: a row of
         # zeros, which adds log 1 = 0 for every human outcome); the judges' terms are then
         # sums and one tensor product, with no gather over the groups (a gather of the
-        # (G, J, human, verdict) tensor compiled 3x slower)
+        # (G, J, human, verdict) tensor compiled slower)
         onehot = pt.cast(pt.eq(v[:, :, None], pt.arange(K)), "float64")  # (G, J, verdict)
         # sum over judges and verdicts of log pi_j[h, v_gj]: (G, human)
         picked = pt.tensordot(onehot, pt.log(conf), axes=[[1, 2], [0, 2]])

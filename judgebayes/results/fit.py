@@ -253,7 +253,7 @@ class Fit:
             h = az.hdi(self.idata, var_names=[var], prob=1 - alpha)[var]
             lo = np.ravel(h.sel(ci_bound="lower").values)
             hi = np.ravel(h.sel(ci_bound="upper").values)
-        return pd.DataFrame(  # one float block (a dict of columns costs 1.5x)
+        return pd.DataFrame(  # one float block (a dict of columns costs more)
             np.column_stack([est, np.ravel(lo), np.ravel(hi)]).astype(float),
             index=index,
             columns=_INTERVAL_COLUMNS,

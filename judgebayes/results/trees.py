@@ -39,8 +39,8 @@ def tree(
 
     Sample groups (any name without ``data``) carry leading ``(chain, draw)`` axes; each
     variable's other axes are named by ``dims`` (ArviZ's convention, as ``az.from_dict``)
-    and labelled by ``coords``.  Built with xarray directly: ``az.from_dict`` costs 3x
-    more, which shows in closed-form fits that take well under a millisecond.
+    and labelled by ``coords``.  Built with xarray directly: ``az.from_dict`` costs several
+    times more, which shows in closed-form fits.
     """
     coords, dims = dict(coords or {}), dict(dims or {})
     out = {}

@@ -37,21 +37,18 @@ and on the round's own labels in folds :math:`1..k-1` (sequential cross-fitting,
 is fixed and fold :math:`k`'s draws are still independent with probabilities
 :math:`\pi_i`, so the folds' parts of the sum are martingale differences: the round's
 estimate stays exactly unbiased given the rounds before it, and so does the variance
-formula above, while the model learns from the round's own labels too (on LLMBar with two
-rounds of 30 and 120 labels, from 30 to 138; a round with fewer than :data:`MIN_LABELS`
-labels before it reads those alone).  Fitting each fold's model on every other
-fold's labels instead keeps the estimate unbiased but not the variance: the folds' models
-lean on each other's draws, a covariance the formula misses (a first round of 40 labels at
-random read alone covered 0.915 with a standardised error's sd of 1.22).  Each round's
+formula above, while the model learns from the round's own labels too (a round with fewer
+than :data:`MIN_LABELS` labels before it reads those alone).  Fitting each fold's model on
+every other fold's labels instead keeps the estimate unbiased but not the variance: the
+folds' models lean on each other's draws, a covariance the formula misses.  Each round's
 estimate is unbiased given the rounds before it, so the rounds' errors are uncorrelated and a
 combination with fixed weights has the weighted sum of their variances.  The default
 weights are the inverses of each round's variance as the design formula gives it with
 error scales learnt from the labels before the round (the first round's from the labels
 after it), so no round's weight follows its own residuals.  Weights that do are too
-narrow: each round's own variance estimate let a small round whose few residuals
-happened to be near zero take the weight (coverage 0.853 with six rounds of 15 labels,
-against 0.955, in the tests), and scales learnt from all labels covered 0.908 with five
-rounds on LLMBar (its estimated se 4% under the true sd).
+narrow: each round's own variance estimate lets a small round whose few residuals happen
+to be near zero take the weight, and scales learnt from all labels under-estimate the se
+(BENCHMARKS.md, evaluation as it runs).
 """
 
 from judgebayes.inference.active_labels.rounds import claim_outlook as claim_outlook

@@ -253,8 +253,8 @@ def round_rng(seed: int | None, labelled: np.ndarray) -> np.random.Generator:
     stream for every round (the same seed each time) an item not drawn in round 1 has a
     uniform above its round-1 probability, and in round 2 it is drawn only if that same
     uniform falls below its round-2 probability: the round's real probabilities are not
-    the stated ones (measured: 4 items drawn where 60 were planned, and a round estimate
-    of 0.026 for a rate of 0.50).  Keyed also by the labelled set, each round's uniforms
+    the stated ones (far fewer items drawn than planned, and a badly biased estimate).
+    Keyed also by the labelled set, each round's uniforms
     are new and a round stays reproducible from its seed and its input.
     """
     if seed is None:

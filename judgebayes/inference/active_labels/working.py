@@ -79,10 +79,9 @@ def crossfit_predictions(
     :math:`k` are predicted by :func:`working_model` on the labels ``before`` the round and
     the round's own labels (``now``) in the folds numbered below :math:`k`, in a round
     with at least :data:`MIN_LABELS` labels before it; otherwise, as with one fold, on the
-    labels before the round alone.  A round's first few labels mislead: with the round's
-    labels joining from 2 of them, a line put some of HANNA's 1-5 scores far off (the
-    interval's mean width at 152 labels 0.81 against 0.20), and from 30 of them a first
-    round of 40 random LLMBar labels read alone covered 0.935 against 0.947 (2,000 draws).
+    labels before the round alone.  A round's first few labels mislead: a line on a
+    handful of them puts some scores far off and widens the interval many times over
+    (BENCHMARKS.md, evaluation as it runs).
     """
     if before.sum() < MIN_LABELS:  # a line on a round's first few labels misleads
         return X @ working_model(X, y, before)  # one model for every fold
@@ -125,8 +124,8 @@ def error_scale(
     group gets one scale, so an uncertainty that says nothing gives a uniform design instead of one
     drawn on noise.  (Shrinking each bin by its James-Stein factor instead let bins
     with a few near-zero residuals keep a tiny scale, and the rare large residual drawn
-    there at a small probability made the mean width 1.36x a uniform round's with the
-    same model on the simulated judge of the tests.)
+    there at a small probability made the rounds wider than uniform ones with the same
+    model.)
     """
     u = np.asarray(uncertainty, float)
     groups = np.zeros(u.size, np.int64) if groups is None else np.asarray(groups)

@@ -146,8 +146,7 @@ def fit_regression(
 
     ``ftol``/``gtol`` are L-BFGS-B's stopping rules on the stacked problem.  The loss is
     nearly flat along the directions where precision and validator rates trade off, so
-    tighter tolerances keep lowering it slowly (1e-12/1e-8 with 30 correction pairs
-    lowered the mean loss of the leave-s-out fits by 1% at 15x the time); the defaults
+    tighter tolerances keep lowering it slowly, at a cost out of proportion; the defaults
     match scipy's per-restart defaults in spirit and the paper's pipeline.
 
     The RMS terms are not differentiable where a block fits its calibration values

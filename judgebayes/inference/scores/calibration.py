@@ -18,9 +18,9 @@ monotone in the score, by one of two fits:
   a shape it cannot follow).
 
 Isotonic stays the default: with about ten labels a system (HANNA at 10%) the logistic
-fit's narrower ``items`` interval covered 0.933 on one judge where isotonic's extra
-calibration variance kept 0.944 (BENCHMARKS); with tens of labels a system the two-parameter
-fit is the narrower and still covers.
+fit's narrower ``items`` interval under-covered on one judge where isotonic's extra
+calibration variance kept nominal coverage (BENCHMARKS); with tens of labels a system the
+two-parameter fit is the narrower and still covers.
 
 Several judges are first combined into one index, the least-squares fit of :math:`H` on
 their scores, and the index is calibrated.  It is *cross-fitted*: the labelled rows are

@@ -120,9 +120,9 @@ class AccuracyPriors:
 
 
 #: The items design's prior on each stratum's rate, in every engine (exact, Laplace, NUTS):
-#: Jeffreys's Beta(1/2, 1/2).  A uniform prior covered 0.86 / 0.90 at true rates 0.01 /
-#: 0.99 with 20 labels; this one covers 0.94-0.98 at 0.01-0.99 with 20-50 labels
-#: (BENCHMARKS.md, the items design at the edges).
+#: Jeffreys's Beta(1/2, 1/2).  A uniform prior under-covers at true rates near 0 and 1
+#: with 20 labels; this one covers over the whole range (BENCHMARKS.md, the items design
+#: at the edges).
 ITEMS_THETA_PRIOR = (0.5, 0.5)
 
 

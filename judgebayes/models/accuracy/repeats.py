@@ -44,9 +44,9 @@ def repeated_verdicts_model(
     :math:`\text{rate} = \sum_i \pi_i m_i`, ``var_prompt`` :math:`= \frac{I+1}{I-1}\sum_i
     \pi_i (m_i - \text{rate})^2` (the factor makes its mean the :math:`I` prompts' sample
     variance), ``var_generation`` :math:`= \sum_i \pi_i (s_i - m_i^2)`, ``var_judge``
-    :math:`= \sum_i \pi_i (m_i - s_i)`.  With prompts whose logit difficulty is -2.5 or
-    +2.5 (40 prompts x 4 generations x 3 runs), integrating over the fitted normal instead
-    covered the prompt and judge-run components in 0 of 7 sets.  Priors:
+    :math:`= \sum_i \pi_i (m_i - s_i)`.  With prompts whose logit difficulty sits at two
+    extremes, integrating over the fitted normal instead missed the prompt and judge-run
+    components (BENCHMARKS.md, repeats).  Priors:
     :math:`\mu \sim N(m_\mu, s_\mu)` (``cluster_mu``), both sds
     :math:`\mathrm{HalfNormal}(s_\sigma)` (``cluster_sigma``).
 

@@ -50,8 +50,8 @@ Likelihood, each output counted once:
   or Beta-Binomial with mean :math:`p_{ij}` and concentration :math:`\phi`
   (``overdispersion=True``, :math:`\log\phi \sim N(\log 50, 1.5)`) for dispersion within
   a validator.  However many validators there are, the verdicts can tell no more about
-  :math:`g_i` than :math:`N_i` labelled outputs would (before this layer, 14 agreeable
-  validators claimed 1.96x that information, and 6.3x for good ones).
+  :math:`g_i` than :math:`N_i` labelled outputs would (without this layer, agreeable
+  validators claimed several times that information).
   :math:`N_i` is the largest number of unannotated outputs any validator judged (exact
   when every validator judged every output).
 

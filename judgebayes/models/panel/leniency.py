@@ -70,8 +70,8 @@ def panel_leniency_model(
     whatever the generator (LLM validators that wave most invalid outputs through, and
     catch more of a weaker generator's mistakes), this model reads a generator's precision
     off its verdicts; where their sensitivity and specificity are fixed properties of the
-    validator, the cell model's mixture is the model, and there this one's 90% intervals
-    covered 0.86 of held-out generators (BENCHMARKS: the real Beyond Consensus panel and
+    validator, the cell model's mixture is the model, and there this one's intervals
+    under-cover held-out generators (BENCHMARKS: the real Beyond Consensus panel and
     simulated ones).  Check ``leniency`` (:mod:`judgebayes.checks.leniency`) tests the
     one-to-one slope on the annotated generators, and ``ValidatorPanel.fit("nuts")``
     without a variant chooses between the two models by it.

@@ -24,13 +24,12 @@ from judgebayes.studies.base import FitParts
 
 __all__ = ["STRATA_LAPLACE", "StrataAccuracy"]
 
-#: why the pooled-strata model has no Laplace fit (measured)
+#: why the pooled-strata model has no Laplace fit (BENCHMARKS.md has the measurements)
 STRATA_LAPLACE = (
     "Laplace is not offered for the pooled-strata model: its judge rates are a non-centred "
-    "hierarchy (a learned spread between strata), and a Gaussian at the mode was 2-3x too "
-    "wide (sd of q1 0.059 where NUTS gives 0.027 with 150 labels per class and stratum) and "
-    "failed the importance check on every data set tried (Pareto k-hat 0.82-1.07, even with "
-    "300 labels per class and stratum); use method='nuts'"
+    "hierarchy (a learned spread between strata), and a Gaussian at the mode is far too "
+    "wide and fails the importance check, even with hundreds of labels per class and "
+    "stratum; use method='nuts'"
 )
 
 

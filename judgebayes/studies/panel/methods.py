@@ -18,8 +18,7 @@ ValidatorPanel.methods.refuse(
     "laplace",
     "Laplace is not offered for panels: the cell model is hierarchical (generator "
     "and validator populations with learned spreads), and a Gaussian at its mode "
-    "was 2-3x too wide for g (sd 0.030-0.035 where the human labels alone give "
-    "0.013-0.019) and failed the importance check (Pareto k-hat 4.9); use "
+    "is far too wide for g and fails the importance check; use "
     "method='nuts' (cell model) or 'nuts_items' (item-level model)",
 )
 

@@ -34,10 +34,10 @@ added.  With ``cluster``, influence terms are summed within clusters and the var
 is the CR2 form :math:`\sum_g(\sum_{i\in g} e_i)^2 / (1 - n_g/N_s)` (Bell-McCaffrey's
 leverage correction for a mean; with equal clusters CR1's :math:`G/(G-1)`), and the
 interval's critical value is t at Bell-McCaffrey's degrees of freedom
-(:func:`bell_mccaffrey_df`; G - 1 for equal clusters): with 4 clusters of 50 items CR1
-with a normal critical value covered 0.865 over 400 simulations, CR2 with t(3) 0.958;
-with one cluster holding half the items t(G - 1) covered 0.87-0.89 at 10-20 clusters,
-Bell-McCaffrey's 0.95-0.96.  The unlabelled
+(:func:`bell_mccaffrey_df`; G - 1 for equal clusters): with few clusters, or one cluster
+holding half the items, CR1 with a normal or t(G - 1) critical value under-covers where
+CR2 with Bell-McCaffrey's degrees of freedom covers (BENCHMARKS.md, the items design).
+The unlabelled
 items' part is inflated by the intra-cluster correlation :math:`\hat\rho` of the
 labelled residuals :math:`h - (a v + b(1-v))`: :math:`\sum_g[\sum\sigma_i^2 +
 \hat\rho\,\bar\sigma^2 u_g(u_g - 1)]`.  (The covariance between a cluster's labelled and

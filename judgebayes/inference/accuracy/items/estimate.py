@@ -53,8 +53,8 @@ class ItemEstimate:
 
         Agresti-Coull: :math:`\tilde p = (k + z^2/2)/(n + z^2)`, :math:`\tilde p \pm
         z\sqrt{\tilde p(1 - \tilde p)/(n + z^2)}`.  Summed exactly over the binomial at
-        rates 0.01-0.05 and 0.95-0.99 with 20 or 50 labels it covers 0.96-0.99, where
-        Wilson's interval (the same centre, a narrower width) covers 0.91-0.94.
+        rates near 0 and 1 with 20 or 50 labels it covers, where Wilson's interval (the
+        same centre, a narrower width) does not (BENCHMARKS.md, the items design).
         """
         z = z_value(alpha)
         if self.counts is not None:

@@ -62,12 +62,10 @@ def exact_items_draws(
               + (a - K)\log\theta + (b - K)\log(1 - \theta)
 
     summed over strata (:math:`a_p` = :data:`PROPOSAL_A`).  Why Jeffreys: a uniform prior on
-    the rate covered 0.86 / 0.90 at true rates 0.01 / 0.99 with 20 labels (one labelled
-    positive in 20, a 17% chance at 0.01, puts 0.01 below the 2.5% quantile of
-    Beta(2, 20)); Jeffreys's covers 0.94-0.98 at rates 0.01-0.99 with 20 and 50 labels,
-    with intervals 20% narrower at the edges (BENCHMARKS.md, the items design at the
-    edges).  The conjugate prior the uniform one had replaced (uniform shares and human
-    rates) put 1% of its mass below 0.05 and covered 0.67-0.84 at 0.02 and 0.98.
+    the rate under-covers at true rates near 0 and 1 with 20 labels (one labelled positive
+    in 20 puts a rate of 0.01 below the 2.5% quantile of Beta(2, 20)); Jeffreys's covers
+    over the whole range, with narrower intervals at the edges (BENCHMARKS.md, the items
+    design at the edges).
 
     Returns ``{"theta": (draws, S), "theta_items": (draws, S), "human_rate", "share":
     (draws, S, T, K), "ess": (S,)}`` (``ess``: effective proposal draws per system).

@@ -38,4 +38,7 @@ COMMANDS: dict[str, Command] = {
     "label-next": Command(
         "judgebayes.cli.label", "which items to label next (active labelling), and the estimate"
     ),
+    "leaderboard": Command(
+        "judgebayes.cli.leaderboard", "many systems on one benchmark: ranks, tiers, contrasts"
+    ),
 }

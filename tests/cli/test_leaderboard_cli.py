@@ -1,0 +1,44 @@
+"""``judgebayes leaderboard``: the library's table, from a CSV or a Parquet file."""
+
+import json
+
+import numpy as np
+import pytest
+
+import judgebayes as jb
+from judgebayes.cli import main
+from tests.simulators import irt_board
+
+
+@pytest.fixture(scope="module")
+def board():
+    frame, _ = irt_board(np.random.default_rng(3), [1.0, 0.9, 0.0, -1.0], n_items=120)
+    return frame
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_the_command_prints_the_librarys_table(board, tmp_path, capsys, suffix):
+    path = tmp_path / f"board{suffix}"
+    board.to_csv(path, index=False) if suffix == ".csv" else board.to_parquet(path)
+    args = [str(path), "--top-k", "2", "--bootstrap", "300", "--format", "json"]
+    assert main(["leaderboard", *args]) == 0
+    out = json.loads(capsys.readouterr().out)
+    want = jb.leaderboard(board, top_k=2, bootstrap=300)
+    got = [(r["system"], r["rank_lower"], r["rank_upper"], r["tier"]) for r in out["systems"]]
+    assert got == list(
+        want[["system", "rank_lower", "rank_upper", "tier"]].itertuples(index=False, name=None)
+    )
+    assert [r["estimate"] for r in out["systems"]] == pytest.approx(want["estimate"].tolist())
+    assert out["critical_value"] == pytest.approx(want.attrs["critical_value"])
+    assert main(["leaderboard", str(path), "--bootstrap", "300"]) == 0
+    text = capsys.readouterr().out
+    assert "4 systems on 120 items" in text and "rank low" in text
+
+
+def test_bad_input_is_one_line_and_exit_2(board, tmp_path, capsys):
+    path = tmp_path / "board.csv"
+    board.to_csv(path, index=False)
+    assert main(["leaderboard", str(path), "--score", "nope"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nope" in err[0]
+    assert main(["leaderboard", str(tmp_path / "missing.parquet")]) == 2

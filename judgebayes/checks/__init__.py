@@ -8,7 +8,8 @@
 ``leniency`` (panels), ``pairs`` and ``channel`` (rankings), ``calibration_transport``
 (:mod:`~.transport`) and ``monotone_calibration`` (:mod:`~.monotone`) (judge scores),
 ``label_agreement`` (:mod:`~.raters`: several human raters), ``judge_drift`` (items over
-time).  A new check is one module here, imported below.
+time), ``score_labelling`` and ``score_range`` (judge scores: labels drawn by the score,
+scores the labels never saw).  A new check is one module here, imported below.
 """
 
 from judgebayes.checks import (  # noqa: F401  (each module registers its check)
@@ -22,6 +23,8 @@ from judgebayes.checks import (  # noqa: F401  (each module registers its check)
     pairs,
     predictive,
     raters,
+    score_labelling,
+    score_range,
     self_preference,
     transfer,
     transport,

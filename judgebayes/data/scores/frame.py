@@ -142,7 +142,8 @@ def scores_from_frame(
         n_missing=n_missing,
         n_raters=n_raters[keep],
         columns={"score": score, "human": human, **roles}
-        | ({"time": time} if time is not None else {}),
+        | ({"time": time} if time is not None else {})
+        | ({"label_prob": label_prob} if label_prob is not None else {}),
         rows=df.index.to_numpy()[keep],
         item=codes["item"],
         cluster=codes["cluster"],

@@ -84,3 +84,12 @@ def times_flagged(check: str, make_frame, sets: int = 40, seed: int = 13) -> int
         )
         fired += not study.check()[check].passed
     return fired
+
+
+def score_check_flags(frame) -> dict[str, bool]:
+    """Whether each check of a scores study's closed-form fit flags, by check name."""
+    import judgebayes as jb
+
+    study = jb.ScoreStudy.from_items(frame, score="score", human="human")
+    table = study.check(study.fit("closed_form")).table
+    return {c: bool(table.loc[table["check"] == c, "flagged"].any()) for c in table["check"]}

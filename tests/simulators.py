@@ -321,3 +321,15 @@ def scores_labelled_by_score(rng, n_per=400):
         )
     frame = pd.concat(rows, ignore_index=True)
     return frame, frame.groupby("system")["truth"].mean()
+
+
+def scores_labelled_where(rng, how: str, n: int = 600) -> tuple[pd.DataFrame, float]:
+    """A judge's 1-10 score of Likert 1-5 ratings, labelled at random (``"random"``, 20%)
+    or only on scores of 7 and above (``"high only"``, 40% of those). Returns the frame and
+    the mean rating of all rows."""
+    quality = rng.normal(0, 1, n)
+    human = np.clip(np.round(3 + quality + rng.normal(0, 0.6, n)), 1, 5)
+    score = np.clip(np.round(5.5 + 1.6 * (human - 3) + rng.normal(0, 1.2, n)), 1, 10)
+    p = {"random": np.full(n, 0.2), "high only": np.where(score >= 7, 0.4, 0.0)}[how]
+    lab = rng.random(n) < p
+    return pd.DataFrame({"score": score, "human": np.where(lab, human, np.nan)}), human.mean()

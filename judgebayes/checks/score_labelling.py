@@ -15,7 +15,6 @@ rows'; ``observed`` is the labelled rows' mean score minus the others', ``expect
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from judgebayes.checks.base import Check, register
 
@@ -24,32 +23,24 @@ __all__ = ["CHECK"]
 RANDOM_LABELS = ("labels_only", "ppi", "ppi_plus_plus")
 
 
-def mean_scores(data) -> np.ndarray:
-    """Each row's score, averaged over the judges."""
-    return np.asarray(data.score, float).reshape(len(data.system), -1).mean(axis=1)
-
-
 def _rows(study, fit=None, *, alpha: float) -> list[dict]:
+    from judgebayes.inference.scores import score_labelling_pvalues
+
     d = study.data
     if d.weights is not None:
         return []
-    f, lab = mean_scores(d), d.labelled
-    rows = []
-    for s, name in enumerate(study.systems):
-        mine = d.system == s
-        a, b = f[mine & lab], f[mine & ~lab]
-        if a.size < 2 or b.size < 2 or np.ptp(f[mine]) == 0:
-            continue
-        rows.append(
-            {
-                "unit": f"system {name!r}: labelled rows' scores against the others'",
-                "observed": float(a.mean() - b.mean()),
-                "expected": 0.0,
-                "p_raw": float(stats.ks_2samp(a, b).pvalue),
-                "n": int(a.size),
-            }
-        )
-    return rows
+    f, lab, ps = d.mean_score, d.labelled, score_labelling_pvalues(d)
+    return [
+        {
+            "unit": f"system {name!r}: labelled rows' scores against the others'",
+            "observed": float(f[(d.system == s) & lab].mean() - f[(d.system == s) & ~lab].mean()),
+            "expected": 0.0,
+            "p_raw": float(ps[s]),
+            "n": int(((d.system == s) & lab).sum()),
+        }
+        for s, name in enumerate(study.systems)
+        if not np.isnan(ps[s])
+    ]
 
 
 CHECK = register(

@@ -14,14 +14,13 @@ from __future__ import annotations
 from scipy import stats
 
 from judgebayes.checks.base import Check, register
-from judgebayes.checks.score_labelling import mean_scores
 
 __all__ = ["CHECK"]
 
 
 def _rows(study, fit=None, *, alpha: float) -> list[dict]:
     d = study.data
-    f, lab = mean_scores(d), d.labelled
+    f, lab = d.mean_score, d.labelled
     n, u = int(lab.sum()), f[~lab]
     if n < 2 or u.size == 0:
         return []

@@ -23,6 +23,7 @@ __all__ = [
     "column_values",
     "finite_values",
     "group_labels",
+    "label_probabilities",
     "not_scalar",
     "numeric_column",
     "period_codes",
@@ -108,6 +109,23 @@ def numeric_column(col, name: str) -> np.ndarray:
             value=str(col.iloc[i]),
         )
     return finite_values(x.to_numpy(dtype=float, na_value=np.nan), name)
+
+
+def label_probabilities(col: pd.Series, name: str, where: np.ndarray) -> np.ndarray:
+    """Each row's known probability of being drawn for a human label, checked to lie in
+    (0, 1] on the rows ``where`` it matters (a typed error naming the column and row).
+    """
+    prob = numeric_column(col, name)
+    bad = where & ~((prob > 0) & (prob <= 1))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"column {name!r}: labelling probabilities must lie in (0, 1]; row {i} has "
+            f"{prob[i]!r} ({int(bad.sum())} such row(s))",
+            field=name,
+            value=None if np.isnan(prob[i]) else float(prob[i]),
+        )
+    return prob
 
 
 def finite_values(x: np.ndarray, name: str) -> np.ndarray:

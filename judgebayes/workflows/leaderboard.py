@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from judgebayes.checks.base import holm
 from judgebayes.data.frames import (
     as_pandas,
     distinct_roles,
@@ -119,7 +120,7 @@ def leaderboard(
             "p_top_k": _top_k(b.boot_means, top_k),
         }
     )
-    table = table.join(_against(b, ref, alpha, names))
+    table = table.join(_against(b, ref, alpha))
     table = table.sort_values(["estimate", "system"], ascending=[False, True], kind="stable")
     table = table.reset_index(drop=True)
     table.attrs |= {
@@ -204,22 +205,18 @@ def _top_k(boot: np.ndarray, k: int) -> np.ndarray:
     return (ranks < k).mean(axis=0)
 
 
-def _against(b: lb.Board, ref: int, alpha: float, names: list[str]) -> pd.DataFrame:
+def _against(b: lb.Board, ref: int, alpha: float) -> pd.DataFrame:
     """Each system against the reference: the difference, its two-sided t p-value and
     Holm's step-down over the other systems.
     """
     d, se = b.diff[:, ref], b.diff_se[:, ref]
     with np.errstate(invalid="ignore", divide="ignore"):
         p = 2 * stats.t.sf(np.abs(d / se), max(b.df, 1))
-    p[ref] = np.nan
-    others = np.flatnonzero(np.arange(len(names)) != ref)
-    holm = np.full(len(names), np.nan)
-    order = others[np.argsort(p[others], kind="stable")]
-    running = 0.0
-    for rank, k in enumerate(order):
-        running = max(running, min(1.0, (len(order) - rank) * p[k]))
-        holm[k] = running
-    return pd.DataFrame({"difference": d, "p_value": p, "p_holm": holm, "separated": holm < alpha})
+    p[ref] = np.nan  # the reference itself: no comparison
+    adjusted = holm(p)
+    return pd.DataFrame(
+        {"difference": d, "p_value": p, "p_holm": adjusted, "separated": adjusted < alpha}
+    )
 
 
 def judge_corrected(

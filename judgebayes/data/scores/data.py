@@ -66,6 +66,11 @@ class ScoreData:
     weights: np.ndarray | None = None
 
     @property
+    def mean_score(self) -> np.ndarray:
+        """Each row's score, averaged over the judges."""
+        return self.score.mean(axis=1)
+
+    @property
     def labelled(self) -> np.ndarray:
         """Rows with a human label."""
         return ~np.isnan(self.human)

@@ -12,6 +12,7 @@ import pandas as pd
 from judgebayes.data.frames import (
     column_names,
     group_labels,
+    label_probabilities,
     numeric_column,
     require_column,
     time_periods,
@@ -251,14 +252,5 @@ def read_label_prob(
             value=col,
         )
     _column(df, col, "the labelling probability", "label_prob")
-    p = numeric_column(df[col], col)
-    bad = labelled & ~((p > 0) & (p <= 1))
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError(
-            f"column {col!r}: a labelled row's labelling probability must be in (0, 1]; row "
-            f"{i} has {p[i]!r} ({int(bad.sum())} such row(s))",
-            field=col,
-            value=None if np.isnan(p[i]) else float(p[i]),
-        )
+    p = label_probabilities(df[col], col, labelled)
     return np.where(labelled, 1.0 / np.where(labelled, p, 1.0), np.nan)

@@ -15,6 +15,9 @@ from judgebayes.inference.scores.means import augmented_means as augmented_means
 from judgebayes.inference.scores.means import paired_contrasts as paired_contrasts
 from judgebayes.inference.scores.means import period_means as period_means
 from judgebayes.inference.scores.means import power_tuned as power_tuned
+from judgebayes.inference.scores.means import (
+    score_labelling_pvalues as score_labelling_pvalues,
+)
 from judgebayes.inference.scores.means import tuned_calibration as tuned_calibration
 
 __all__ = [

@@ -182,21 +182,30 @@ def tuned_calibration(
 FOLLOWS_ALPHA = 0.01
 
 
-def labels_follow_scores(data: ScoreData) -> bool:
-    """Do the labelled rows' scores (their mean over judges) differ from the unlabelled
-    rows' in some system (two-sample Kolmogorov-Smirnov tests, Holm over the systems, at
-    :data:`FOLLOWS_ALPHA`)?  Power tuning leans on the labels' own mean, which is biased
-    when labelling followed the score; the full calibration (lambda 1) is not, since it
-    conditions on the score.
+def score_labelling_pvalues(data: ScoreData) -> np.ndarray:
+    """Per system, the two-sample Kolmogorov-Smirnov p-value of the labelled rows' scores
+    (their mean over judges) against the unlabelled rows' (NaN where a side has fewer than
+    two rows or the scores do not vary).
     """
-    f = np.asarray(data.score, float).reshape(len(data.system), -1).mean(axis=1)
-    ps = []
+    f, lab = data.mean_score, data.labelled
+    out = np.full(len(data.systems), np.nan)
     for s in range(len(data.systems)):
         rows = data.system == s
-        a, b = f[rows & data.labelled], f[rows & ~data.labelled]
+        a, b = f[rows & lab], f[rows & ~lab]
         if a.size >= 2 and b.size >= 2 and np.ptp(f[rows]) > 0:
-            ps.append(float(stats.ks_2samp(a, b).pvalue))
-    return bool(ps) and float(np.min(ps)) * len(ps) < FOLLOWS_ALPHA  # Holm's smallest
+            out[s] = stats.ks_2samp(a, b).pvalue
+    return out
+
+
+def labels_follow_scores(data: ScoreData) -> bool:
+    """Do the labelled rows' scores differ from the unlabelled rows' in some system
+    (:func:`score_labelling_pvalues`, Holm over the systems, at :data:`FOLLOWS_ALPHA`)?
+    Power tuning leans on the labels' own mean, which is biased when labelling followed
+    the score; the full calibration (lambda 1) is not, since it conditions on the score.
+    """
+    ps = score_labelling_pvalues(data)
+    ps = ps[~np.isnan(ps)]
+    return bool(ps.size) and float(ps.min()) * ps.size < FOLLOWS_ALPHA  # Holm's smallest
 
 
 def power_tuned(data: ScoreData, cal: Calibration) -> tuple[Calibration, float]:

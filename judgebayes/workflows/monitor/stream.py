@@ -11,6 +11,7 @@ from judgebayes.data.frames import (
     as_pandas,
     distinct_roles,
     group_labels,
+    label_probabilities,
     numeric_column,
     period_codes,
     require_column,
@@ -266,17 +267,7 @@ def _label_probs(df, label_prob, missing) -> np.ndarray | None:
     """Each item's known probability of being labelled, in (0, 1] (None: not given)."""
     if label_prob is None:
         return None
-    prob = numeric_column(df[label_prob], label_prob)
-    bad = ~((prob > 0) & (prob <= 1))
-    if bad[~missing].any():
-        i = int(np.flatnonzero(bad & ~missing)[0])
-        raise InputError(
-            f"column {label_prob!r}: labelling probabilities must lie in (0, 1]; row {i} "
-            f"has {prob[i]!r}",
-            field=label_prob,
-            value=prob[i],
-        )
-    return prob
+    return label_probabilities(df[label_prob], label_prob, ~missing)
 
 
 def _drift_part(back, drift_by, systems, missing, period, f, y, labels, alpha, reference,

@@ -121,3 +121,27 @@ def test_data_whose_packed_shape_changes_under_the_same_key_compile_again():
     mean = (np.nansum(y2) / 0.25) / prec
     # Monte-Carlo error: the gate holds the ESS >= 400; 4 standard errors of sd / sqrt(400)
     assert abs(again.mean() - mean) < 4 * (prec**-0.5) / np.sqrt(400)
+
+
+def _baked_mean(y):
+    """A model that compiles its data in as a constant (no data variable)."""
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0.0, 10.0)
+        pm.Normal("y", mu=mu, sigma=1.0, observed=np.asarray(y, float))
+    return model
+
+
+def test_a_model_that_bakes_its_data_in_is_not_reused_for_other_data():
+    # two specs of the same shapes and structure: a cache keyed by shapes alone would
+    # sample the first data's posterior for the second
+    clear_compile_cache()
+    means = []
+    for centre in (0.0, 5.0):
+        y = centre + np.linspace(-1, 1, 20)
+        spec = ModelSpec(_baked_mean, {"y": y}, {}, ("mu",))
+        idata, _, _ = sample_nuts(spec, random_seed=0, sampler=SMALL)
+        means.append(float(idata.posterior["mu"].mean()))
+    # posterior mean of mu: the data's mean, to within 4 Monte-Carlo sds (sd 1/sqrt(20)
+    # over about 2000 effective draws)
+    assert means[0] == pytest.approx(0.0, abs=4 * 0.224 / np.sqrt(2000) + 0.01)
+    assert means[1] == pytest.approx(5.0, abs=4 * 0.224 / np.sqrt(2000) + 0.01)

@@ -5,7 +5,7 @@ packed data vectors and the moment-based starting point.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,17 +36,26 @@ class _Facts:
     ``free`` and ``named``: the free variables (nutpie's order) and every variable kept in
     the posterior.  ``data``: the data variables' names and dtypes when every one of them
     is the spec's own array of that name (then a refit without start values swaps
-    ``spec.data`` in without building the model), else None.
+    ``spec.data`` in without building the model), else None.  ``baked``: the spec's data
+    arrays the model did not read through a data variable (compiled in as constants): a
+    spec whose arrays differ from these is not this compiled model, whatever its shapes.
     """
 
     free: tuple[str, ...]
     named: frozenset[str]
     data: dict[str, Any] | None
+    baked: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def bakes_other_data(self, spec: ModelSpec) -> bool:
+        """Whether ``spec`` holds other values in an array this model compiled in."""
+        return any(not np.array_equal(np.asarray(spec.data[n]), v) for n, v in self.baked.items())
 
 
 def _facts(model, spec: ModelSpec, known: set[str]) -> _Facts:
     free = tuple(v.name for v in model.free_RVs)
     named = frozenset(free) | {v.name for v in model.deterministics}
+    held = {d.name for d in model.data_vars}
+    baked = {n: np.array(v, copy=True) for n, v in spec.data.items() if n not in held}
     data: dict[str, Any] = {}
     for d in model.data_vars:
         if d.name not in known:
@@ -54,9 +63,9 @@ def _facts(model, spec: ModelSpec, known: set[str]) -> _Facts:
         v = d.get_value()
         mine = spec.data.get(d.name)
         if mine is None or np.shape(mine) != v.shape or not np.array_equal(mine, v):
-            return _Facts(free, named, None)
+            return _Facts(free, named, None, baked)
         data[d.name] = v.dtype
-    return _Facts(free, named, data)
+    return _Facts(free, named, data, baked)
 
 
 _CACHE: dict[tuple, _Compiled] = {}
@@ -162,6 +171,8 @@ def _compiled(spec: ModelSpec) -> tuple[Any, Any, _Facts, bool, float]:
 
     key = spec.key()
     entry = _CACHE.get(key)
+    if entry is not None and entry.facts.bakes_other_data(spec):
+        entry = None  # the same shapes, other constants: compile these
     if entry is not None and entry.facts.data is not None:
         values = {
             name: np.asarray(spec.data[name], dtype=dtype)
@@ -183,7 +194,8 @@ def _compiled(spec: ModelSpec) -> tuple[Any, Any, _Facts, bool, float]:
     with pytensor.config.change_flags(numba__fastmath=False):
         compiled = nutpie.compile_pymc_model(target)
     csec = time.perf_counter() - t0
-    if key not in _CACHE and len(_CACHE) >= _CACHE_MAX:
+    _CACHE.pop(key, None)
+    if len(_CACHE) >= _CACHE_MAX:
         _CACHE.pop(next(iter(_CACHE)))
     known = _known_data(compiled, packs)
     _CACHE[key] = _Compiled(compiled, model, csec, _facts(model, spec, known), packs, known)

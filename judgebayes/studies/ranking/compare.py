@@ -31,7 +31,7 @@ def compare_loo(
     import arviz as az
 
     if not isinstance(fits, dict):
-        fits = {f.label: f for f in fits}
+        fits = _named(list(fits))
     approx = [k for k, f in fits.items() if f.method != "nuts"]
     if approx and not approximate:
         raise InputError(
@@ -133,3 +133,20 @@ def _one_log_likelihood(idata, var_name: str | None):
     out = idata.copy()
     out["log_likelihood"] = xr.Dataset({"observed": pooled.transpose("chain", "draw", ...)})
     return out
+
+
+def _named(fits: list) -> dict:
+    """Fits by label; fits of one method on several models by label and study class
+    (``nuts (TwoPLBoard)``); two fits that still share a name are refused, not dropped.
+    """
+    labels = [f.label for f in fits]
+    if len(set(labels)) < len(labels):
+        labels = [f"{f.label} ({f.idata.attrs.get('study', '?')})" for f in fits]
+    if len(set(labels)) < len(labels):
+        twice = next(x for x in labels if labels.count(x) > 1)
+        raise InputError(
+            f"two fits are both {twice!r}; pass a dict that names each",
+            field="fits",
+            value=twice,
+        )
+    return dict(zip(labels, fits, strict=True))

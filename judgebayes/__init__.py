@@ -24,6 +24,7 @@ _EXPORTS: dict[str, str] = {
     "RepeatsStudy": "judgebayes.studies.repeats",
     "ValidatorPanel": "judgebayes.studies.panel",
     "PairwiseRanking": "judgebayes.studies.ranking",
+    "LeaderboardStudy": "judgebayes.studies.leaderboard",
     # results
     "Fit": "judgebayes.results",
     "compare": "judgebayes.results",
@@ -47,6 +48,7 @@ _EXPORTS: dict[str, str] = {
     "AccuracyPriors": "judgebayes.models.accuracy",
     "PanelPriors": "judgebayes.models.panel",
     "RankingPriors": "judgebayes.models.ranking",
+    "BoardPriors": "judgebayes.models.leaderboard",
     "SamplerConfig": "judgebayes.models.sampler",
     "set_progress": "judgebayes.inference.progress",
     # what a user catches (the rest: jb.errors)

@@ -21,9 +21,10 @@ import judgebayes as jb
 from judgebayes.errors import ConvergenceWarning, InputError
 from judgebayes.simulate import controlled_benchmark, simulate_panel
 from judgebayes.studies import STUDIES
+from judgebayes.studies.leaderboard import ExchangeableBoard, TwoPLBoard
 from judgebayes.studies.panel import LeniencyPanel, OverdispersedPanel, PooledPanel
 from tests.plots import check_forest, title
-from tests.simulators import RATERS, lenient_on_long, simulate_raters, stream
+from tests.simulators import RATERS, lenient_on_long, simulate_raters, small_board, stream
 
 SMALL = {"draws": 300, "tune": 300, "chains": 2}
 
@@ -120,6 +121,10 @@ EXAMPLES = {
     "ranking.channel": _ranking_with_humans,
     "repeats": _repeats,
     "scores": lambda: _scores(),
+    # the board of tests/studies/test_leaderboard.py (its shape: one compile per model)
+    "leaderboard.rasch": lambda: jb.LeaderboardStudy.from_frame(small_board()[0]),
+    "leaderboard.2pl": lambda: TwoPLBoard.from_frame(small_board()[0]),
+    "leaderboard.exchangeable": lambda: ExchangeableBoard.from_frame(small_board()[0]),
 }
 
 
@@ -231,6 +236,7 @@ UNITS = {
     "scores": ("mu_items", "system"),
     "panel": ("g", "generator"),
     "ranking": ("theta", "item"),
+    "leaderboard": ("theta", "system"),
 }
 #: the variants whose quantity is not the family's usual one
 QUANTITIES = {
@@ -249,6 +255,8 @@ def _expected(key, method, fit):
         return ("theta_items", "system")
     if key == "scores":
         return ("mu" if method in SCORES_PROCESS_ONLY else "mu_items", "system")
+    if key.startswith("leaderboard.") and method == "closed_form":
+        return ("theta_process", "system")
     return QUANTITIES.get(key, UNITS[fit.family])
 
 
@@ -342,6 +350,11 @@ def check_family_summaries(all_fits, key):
             continue
         if fit.family == "accuracy":
             assert fit.prob_best().sum() == pytest.approx(1)
+        elif fit.family == "leaderboard":
+            table = fit.table()
+            assert table["p_top_k"].sum() == pytest.approx(1)
+            assert (table["rank_lower"] <= table["rank"]).all()
+            assert (table["rank"] <= table["rank_upper"]).all()
         elif fit.family == "scores":
             assert fit.prob_best().sum() == pytest.approx(1)
             ranks = fit.ranks()

@@ -284,6 +284,12 @@ def irt_board(rng, abilities, n_items=300, spread=1.5, cluster_size=1):
     return frame, pd.Series(truth, index=names)
 
 
+def small_board(seed: int = 0):
+    """The leaderboard of the contract and the leaderboard study's tests: 6 systems x 80
+    items of :func:`irt_board` (its shape is the compiled models' key)."""
+    return irt_board(np.random.default_rng(seed), np.linspace(-1.0, 1.5, 6), n_items=80)
+
+
 def judged_board(rng, abilities, n_items=400, labelled=0.15, lenient_on="m01"):
     """:func:`irt_board`'s truth read by a judge (sensitivity 0.85, specificity 0.75, 0.4 on
     the answers of ``lenient_on``), human labels on a random ``labelled`` share of rows."""

@@ -9,7 +9,8 @@
 (:mod:`~.transport`) and ``monotone_calibration`` (:mod:`~.monotone`) (judge scores),
 ``label_agreement`` (:mod:`~.raters`: several human raters), ``judge_drift`` (items over
 time), ``score_labelling`` and ``score_range`` (judge scores: labels drawn by the score,
-scores the labels never saw).  A new check is one module here, imported below.
+scores the labels never saw), ``local_independence`` (leaderboards: items that move
+together).  A new check is one module here, imported below.
 """
 
 from judgebayes.checks import (  # noqa: F401  (each module registers its check)
@@ -19,6 +20,7 @@ from judgebayes.checks import (  # noqa: F401  (each module registers its check)
     judge_drift,
     labelling,
     leniency,
+    local_independence,
     monotone,
     pairs,
     predictive,

@@ -7,7 +7,15 @@ variant (:mod:`~.accuracy`, :mod:`~.items`, :mod:`~.panel`, :mod:`~.ranking`),
 Importing this package registers every study class and fit class.
 """
 
-from judgebayes.studies import accuracy, items, panel, ranking, repeats, scores  # noqa: F401
+from judgebayes.studies import (  # noqa: F401
+    accuracy,
+    items,
+    leaderboard,
+    panel,
+    ranking,
+    repeats,
+    scores,
+)
 from judgebayes.studies.base import STUDIES
 
 __all__ = ["STUDIES"]

@@ -1,0 +1,112 @@
+r"""What a fitted leaderboard model answers from its draws, in numpy.
+
+* :func:`simultaneous_rank_intervals`: every system's rank interval at once.  With
+  :math:`r^{(d)}_s` the rank of system :math:`s` in draw :math:`d`, the intervals are the
+  per-system :math:`[q_c(r_s), q_{1-c}(r_s)]` quantiles with the largest :math:`c \le
+  \alpha/2` for which the share of draws whose ranks all fall inside is at least
+  :math:`1 - \alpha` (a joint posterior statement, not one per system).
+* :func:`new_system`: a system not on the board, answered on a subset of its items.  Per
+  posterior draw of the items' difficulties (and discriminations), its ability's posterior
+  on a grid (its prior :math:`N(0, \sigma_\alpha^2)` times the subset's binomial
+  likelihood), one ability drawn from it, and its accuracy over every item of the board,
+  :math:`\frac1I\sum_i p_i`: the draws carry the items' uncertainty and its own.
+* :func:`informative_items`: the items a new system should answer for a budget: the
+  items whose Fisher information :math:`a_i^2 p(1 - p)`, summed over the board's
+  abilities, is largest, taken in turn from strata of difficulty so the subset spans the
+  board.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from judgebayes.models.leaderboard import success_probabilities
+
+__all__ = ["informative_items", "new_system", "simultaneous_rank_intervals"]
+
+#: ability grid of :func:`new_system` (logits)
+GRID = np.linspace(-8.0, 8.0, 321)
+
+
+def rank_draws(x: np.ndarray) -> np.ndarray:
+    """Rank of each system in each draw (1 = highest), shape as ``x`` (draws, S)."""
+    return (-x).argsort(axis=1, kind="stable").argsort(axis=1) + 1
+
+
+def simultaneous_rank_intervals(x: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper) rank of each system, holding for all systems at once in at least
+    ``1 - alpha`` of the draws ``x`` (draws, S) (module docstring).
+    """
+    r = rank_draws(np.asarray(x, float))
+    best = (np.quantile(r, alpha / 2, axis=0), np.quantile(r, 1 - alpha / 2, axis=0))
+    lo_c, hi_c = 0.0, alpha / 2
+    for _ in range(30):  # bisection on the per-system tail c
+        c = (lo_c + hi_c) / 2
+        lo = np.floor(np.quantile(r, c, axis=0))
+        hi = np.ceil(np.quantile(r, 1 - c, axis=0))
+        if np.mean(np.all((r >= lo) & (r <= hi), axis=1)) >= 1 - alpha:
+            lo_c, best = c, (lo, hi)
+        else:
+            hi_c = c
+    if lo_c == 0.0:
+        best = (r.min(axis=0), r.max(axis=0))
+    return np.asarray(best[0], np.int64), np.asarray(best[1], np.int64)
+
+
+def new_system(
+    k: np.ndarray,
+    n: np.ndarray,
+    items: np.ndarray,
+    difficulty: np.ndarray,
+    discrimination: np.ndarray | None,
+    ability_sd: float,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Draws of a new system's ability and of its accuracy on every item of the board.
+
+    ``k`` successes in ``n`` trials on the board's items ``items`` (codes); ``difficulty``
+    and ``discrimination`` the fit's draws (draws, I).
+    """
+    b = np.asarray(difficulty, float)
+    a = None if discrimination is None else np.asarray(discrimination, float)
+    eta = GRID[None, :, None] - b[:, None, items]  # (draws, grid, subset)
+    if a is not None:
+        eta = eta * a[:, None, items]
+    log_p = -np.logaddexp(0.0, -eta)
+    log_q = -np.logaddexp(0.0, eta)
+    ll = (k * log_p + (n - k) * log_q).sum(axis=2) - 0.5 * (GRID / ability_sd) ** 2
+    w = np.exp(ll - ll.max(axis=1, keepdims=True))
+    cdf = np.cumsum(w, axis=1)
+    u = rng.random(b.shape[0]) * cdf[:, -1]
+    pick = np.minimum((cdf < u[:, None]).sum(axis=1), GRID.size - 1)
+    step = GRID[1] - GRID[0]
+    ability = GRID[pick] + rng.uniform(-step / 2, step / 2, b.shape[0])
+    p = success_probabilities(ability[:, None], b, a)[:, 0, :]
+    return ability, p.mean(axis=1)
+
+
+def informative_items(
+    ability: np.ndarray,
+    difficulty: np.ndarray,
+    discrimination: np.ndarray | None,
+    budget: int,
+    strata: int = 5,
+) -> np.ndarray:
+    """Codes of ``budget`` items (module docstring): the posterior means ``ability`` (S,),
+    ``difficulty`` and ``discrimination`` (I,).
+    """
+    b = np.asarray(difficulty, float)
+    a = np.ones_like(b) if discrimination is None else np.asarray(discrimination, float)
+    p = 1 / (1 + np.exp(-a[None, :] * (np.asarray(ability, float)[:, None] - b[None, :])))
+    info = (a[None, :] ** 2 * p * (1 - p)).sum(axis=0)
+    edges = np.quantile(b, np.linspace(0, 1, strata + 1)[1:-1])
+    stratum = np.searchsorted(edges, b)
+    queues = [
+        list(np.flatnonzero(stratum == s)[np.argsort(-info[stratum == s])]) for s in range(strata)
+    ]
+    chosen: list[int] = []
+    while len(chosen) < min(budget, b.size):
+        for q in sorted(queues, key=lambda q: -info[q[0]] if q else 0.0):
+            if q and len(chosen) < budget:
+                chosen.append(int(q.pop(0)))
+    return np.sort(np.asarray(chosen, np.int64))

@@ -60,14 +60,12 @@ def q3_statistics(k, n, q, cluster=None) -> tuple[float, float]:
 
 def _rows(study, fit, *, alpha: float, random_seed: int = 0) -> list[dict]:
     d = study.data
-    q = study.positive_probabilities(fit)  # (draws, S, I)
     rng = np.random.default_rng(random_seed)
-    pick = rng.choice(q.shape[0], size=min(DRAWS, q.shape[0]), replace=False)
     cluster = d.cluster if d.clusters else None
     obs, rep = [], []
-    for j in pick:
-        obs.append(q3_statistics(d.k, d.n, q[j], cluster))
-        rep.append(q3_statistics(rng.binomial(d.n, q[j]), d.n, q[j], cluster))
+    for q, k_rep in study.replicates(fit, DRAWS, rng):
+        obs.append(q3_statistics(d.k, d.n, q, cluster))
+        rep.append(q3_statistics(k_rep, d.n, q, cluster))
     obs_a, rep_a = np.array(obs), np.array(rep)
     rows = []
     for c, unit in enumerate(("all pairs: mean squared Q3", "within clusters: Q3 less mean")):

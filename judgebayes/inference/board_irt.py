@@ -5,11 +5,15 @@ r"""What a fitted leaderboard model answers from its draws, in numpy.
   per-system :math:`[q_c(r_s), q_{1-c}(r_s)]` quantiles with the largest :math:`c \le
   \alpha/2` for which the share of draws whose ranks all fall inside is at least
   :math:`1 - \alpha` (a joint posterior statement, not one per system).
+* :func:`estimands`: each system's rate over the board's items and over new items like
+  them, from the draws (the cells' rates drawn given their outcomes when cells hold
+  several trials: :func:`cell_rates`).
 * :func:`new_system`: a system not on the board, answered on a subset of its items.  Per
-  posterior draw of the items' difficulties (and discriminations), its ability's posterior
-  on a grid (its prior :math:`N(0, \sigma_\alpha^2)` times the subset's binomial
-  likelihood), one ability drawn from it, and its accuracy over every item of the board,
-  :math:`\frac1I\sum_i p_i`: the draws carry the items' uncertainty and its own.
+  posterior draw of the items' difficulties (and discriminations, concentration), its
+  ability's posterior on a grid (its prior :math:`N(0, \sigma_\alpha^2)` times the
+  subset's binomial or beta-binomial likelihood), one ability drawn from it, and its
+  accuracy over every item of the board, :math:`\frac1I\sum_i r_i`: the draws carry the
+  items' uncertainty and its own.
 * :func:`informative_items`: the items a new system should answer for a budget: the
   items whose Fisher information :math:`a_i^2 p(1 - p)`, summed over the board's
   abilities, is largest, taken in turn from strata of difficulty so the subset spans the
@@ -22,7 +26,13 @@ import numpy as np
 
 from judgebayes.models.leaderboard import success_probabilities
 
-__all__ = ["informative_items", "new_system", "simultaneous_rank_intervals"]
+__all__ = [
+    "cell_rates",
+    "estimands",
+    "informative_items",
+    "new_system",
+    "simultaneous_rank_intervals",
+]
 
 #: ability grid of :func:`new_system` (logits)
 GRID = np.linspace(-8.0, 8.0, 321)
@@ -53,28 +63,65 @@ def simultaneous_rank_intervals(x: np.ndarray, alpha: float) -> tuple[np.ndarray
     return np.asarray(best[0], np.int64), np.asarray(best[1], np.int64)
 
 
+def cell_rates(p, phi, k, n, rng) -> np.ndarray:
+    r"""Draws of each cell's rate given its outcomes: :math:`r \sim \mathrm{Beta}(p\phi + k,
+    (1 - p)\phi + n - k)` for ``p`` (draws, S, I) and the concentrations ``phi`` (draws,);
+    ``phi`` None: the cells' rates are ``p`` itself.
+    """
+    if phi is None:
+        return p
+    f = np.asarray(phi, float).reshape(-1, *([1] * (p.ndim - 1)))
+    return rng.beta(p * f + k, (1 - p) * f + n - k)
+
+
+def estimands(draws: dict, k, n, rng, chunk: int = 250) -> tuple[np.ndarray, np.ndarray]:
+    r"""(theta, theta_process), each (draws, S): the cells' rates averaged over the items,
+    and weighted by Bayesian-bootstrap weights :math:`\pi \sim \mathrm{Dirichlet}(1,
+    \dots, 1)` (new items like these).  ``draws`` maps ``ability``, ``difficulty``,
+    ``discrimination`` and ``concentration`` (absent: None) to their draws; a chunk of
+    draws at a time.
+    """
+    ability = draws["ability"]
+    n_draws, n_items = ability.shape[0], np.shape(k)[1]
+    theta, process = np.empty((n_draws, ability.shape[1])), np.empty((n_draws, ability.shape[1]))
+    for lo in range(0, n_draws, chunk):
+        sl = slice(lo, lo + chunk)
+
+        def part(name, sl=sl):
+            x = draws.get(name)
+            return None if x is None else x[sl]
+
+        p = success_probabilities(part("ability"), part("difficulty"), part("discrimination"))
+        p = np.broadcast_to(p, (p.shape[0], ability.shape[1], n_items))
+        r = cell_rates(p, part("concentration"), k, n, rng)
+        w = rng.dirichlet(np.ones(n_items), p.shape[0])
+        theta[sl] = r.mean(axis=2)
+        process[sl] = np.einsum("dsi,di->ds", r, w)
+    return theta, process
+
+
 def new_system(
     k: np.ndarray,
     n: np.ndarray,
     items: np.ndarray,
-    difficulty: np.ndarray,
-    discrimination: np.ndarray | None,
+    draws: dict,
     ability_sd: float,
     rng: np.random.Generator,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Draws of a new system's ability and of its accuracy on every item of the board.
 
-    ``k`` successes in ``n`` trials on the board's items ``items`` (codes); ``difficulty``
-    and ``discrimination`` the fit's draws (draws, I).
+    ``k`` successes in ``n`` trials on the board's items ``items`` (codes); ``draws``
+    the fit's ``difficulty`` and ``discrimination`` (draws, I) and ``concentration``
+    (draws,) (absent: None): with a concentration each item's outcomes are beta-binomial
+    and the accuracy averages the items' rates drawn given them.
     """
-    b = np.asarray(difficulty, float)
-    a = None if discrimination is None else np.asarray(discrimination, float)
+    b = np.asarray(draws["difficulty"], float)
+    a = draws.get("discrimination")
+    phi = draws.get("concentration")
     eta = GRID[None, :, None] - b[:, None, items]  # (draws, grid, subset)
     if a is not None:
-        eta = eta * a[:, None, items]
-    log_p = -np.logaddexp(0.0, -eta)
-    log_q = -np.logaddexp(0.0, eta)
-    ll = (k * log_p + (n - k) * log_q).sum(axis=2) - 0.5 * (GRID / ability_sd) ** 2
+        eta = eta * np.asarray(a, float)[:, None, items]
+    ll = _log_likelihood(eta, k, n, phi).sum(axis=2) - 0.5 * (GRID / ability_sd) ** 2
     w = np.exp(ll - ll.max(axis=1, keepdims=True))
     cdf = np.cumsum(w, axis=1)
     u = rng.random(b.shape[0]) * cdf[:, -1]
@@ -82,7 +129,20 @@ def new_system(
     step = GRID[1] - GRID[0]
     ability = GRID[pick] + rng.uniform(-step / 2, step / 2, b.shape[0])
     p = success_probabilities(ability[:, None], b, a)[:, 0, :]
-    return ability, p.mean(axis=1)
+    kk, nn = np.zeros(b.shape[1]), np.zeros(b.shape[1])
+    kk[items], nn[items] = k, n
+    return ability, cell_rates(p, phi, kk, nn, rng).mean(axis=1)
+
+
+def _log_likelihood(eta, k, n, phi) -> np.ndarray:
+    """Each answered item's log likelihood (up to a constant) at each grid ability."""
+    if phi is None:
+        return k * -np.logaddexp(0.0, -eta) + (n - k) * -np.logaddexp(0.0, eta)
+    from scipy.special import betaln
+
+    p = 1 / (1 + np.exp(-eta))
+    f = np.asarray(phi, float)[:, None, None]
+    return betaln(k + p * f, n - k + (1 - p) * f) - betaln(p * f, (1 - p) * f)
 
 
 def informative_items(

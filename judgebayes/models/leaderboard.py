@@ -18,9 +18,15 @@ The abilities are on the scale of the board's average item (of its well-measured
 when some items are centred).
 
 The outcomes are binomial counts per cell: :math:`k_{si} \sim \mathrm{Bin}(n_{si},
-p_{si})` when the scores are the truth (exact match).  When they are a judge's verdicts,
-the truth is latent and the judge errs with system :math:`s`'s sensitivity and
-specificity,
+p_{si})` when the scores are the truth (exact match).  When cells hold several samples
+(``trials``), a system's rate on one item varies around :math:`p_{si}` beyond what its
+ability and the item's difficulty say (a model solves some hard problems and misses some
+easy ones): :math:`r_{si} \sim \mathrm{Beta}(p_{si}\phi, (1 - p_{si})\phi)`,
+:math:`k_{si} \sim \mathrm{Bin}(n_{si}, r_{si})`, marginally beta-binomial, with
+:math:`\log\phi` normal; the estimands then average the cells' rates :math:`r_{si}`.
+
+When the scores are a judge's verdicts, the truth is latent and the judge errs with
+system :math:`s`'s sensitivity and specificity,
 
 .. math::
     k_{si} \sim \mathrm{Bin}\bigl(n_{si},\ p_{si}\,\mathrm{se}_s
@@ -67,6 +73,11 @@ class BoardPriors:
         model is not bimodal when few rows are labelled).
     judge_spread : float
         Half-normal scale of the systems' deviations from the judge's rates (0.5 logit).
+    concentration : tuple of float
+        Normal mean and sd of :math:`\log\phi`, the concentration of a cell's rate
+        around the model's :math:`p_{si}` when cells hold several trials (2 and 1.5:
+        :math:`\phi` about 7, from near 0.4 to near 150 within two sds: a system's rate on
+        one problem anywhere from its ability's to nearly all or nothing).
     """
 
     ability_sd: float = 2.0
@@ -76,6 +87,7 @@ class BoardPriors:
     judge_mu: float = 1.4
     judge_mu_sd: float = 1.0
     judge_spread: float = 0.5
+    concentration: tuple[float, float] = (2.0, 1.5)
 
 
 def board_model(
@@ -98,6 +110,7 @@ def board_model(
     judged: bool,
     priors: BoardPriors,
     centred: tuple[int, ...] = (),
+    overdispersed: bool = False,
 ):
     r"""The leaderboard model of the module docstring.
 
@@ -127,15 +140,18 @@ def board_model(
         difficulty down, where the non-centred form makes a funnel of the spread; items
         with few successes or few failures stay non-centred).  Empty: every item
         non-centred.
+    overdispersed : bool
+        Cells hold several trials: each cell's rate varies around :math:`p_{si}` (the
+        beta-binomial likelihood of the module docstring).
 
     Returns
     -------
     pm.Model
         ``ability`` (system); with item effects ``difficulty`` (item), ``sigma_item``
         (and ``sigma_cluster``); with discrimination ``discrimination`` (item) and
-        ``sigma_disc``; judged: ``sensitivity``, ``specificity`` (system).  Observed:
-        ``y`` (the unlabelled cells), and judged ``human``, ``judge_on_positives``,
-        ``judge_on_negatives``.
+        ``sigma_disc``; judged: ``sensitivity``, ``specificity`` (system); overdispersed:
+        ``concentration``.  Observed: ``y`` (the unlabelled cells), and judged ``human``,
+        ``judge_on_positives``, ``judge_on_negatives``.
     """
     import pymc as pm
     import pytensor.tensor as pt
@@ -170,6 +186,13 @@ def board_model(
             centred,
         )
         p_cell = pm.math.invlogit(eta[d["cell_system"], d["cell_item"]])
+        if not judged and overdispersed:
+            lo, sd = priors.concentration
+            phi = pm.Deterministic("concentration", pm.math.exp(pm.Normal("log_phi", lo, sd)))
+            pm.BetaBinomial(
+                "y", n=d["n"], alpha=p_cell * phi, beta=(1 - p_cell) * phi, observed=d["k"]
+            )
+            return model
         if not judged:
             pm.Binomial("y", n=d["n"], p=p_cell, observed=d["k"])
             return model

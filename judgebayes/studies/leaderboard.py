@@ -45,6 +45,8 @@ from judgebayes.results import check_alpha, point_tree
 from judgebayes.studies.accuracy_fit import AccuracyFit
 from judgebayes.studies.base import FitParts, Study, register_bayes
 
+#: posterior draws a new system's accuracy is read against
+NEW_SYSTEM_DRAWS = 2000
 #: successes and failures an item needs for its deviation to be drawn centred: on
 #: LiveCodeBench (45 systems x 10 samples) every item non-centred reached R-hat 1.6 and
 #: every item centred 1.39 (the items no system solves)
@@ -92,7 +94,8 @@ class BoardFit(AccuracyFit):
         )
         return out.sort_values("rank", kind="stable").reset_index(drop=True)
 
-    def _item_draws(self):
+    def _item_draws(self) -> dict:
+        """The draws a new system is read against (at most :data:`NEW_SYSTEM_DRAWS`)."""
         post = self.idata.posterior
         if "difficulty" not in post:
             raise InputError(
@@ -101,9 +104,10 @@ class BoardFit(AccuracyFit):
                 field="fit",
                 value=self.method,
             )
-        b = self.draws("difficulty").values
-        a = self.draws("discrimination").values if "discrimination" in post else None
-        return b, a
+        total = post.sizes["chain"] * post.sizes["draw"]
+        keep = np.linspace(0, total - 1, min(total, NEW_SYSTEM_DRAWS)).astype(int)
+        names = ("difficulty", "discrimination", "concentration", "ability")
+        return {v: self.draws(v).values[keep] for v in names if v in post}
 
     def new_system(self, outcomes, *, trials=None, alpha: float = 0.05, random_seed=0):
         """A system not on the board, from its outcomes on some of the board's items.
@@ -126,7 +130,7 @@ class BoardFit(AccuracyFit):
             board (the benchmark's items), and ``items`` (how many it answered).
         """
         alpha = check_alpha(alpha)
-        b, a = self._item_draws()
+        draws = self._item_draws()
         s = pd.Series(outcomes, dtype=float).dropna()
         items = list(self.idata.posterior["item"].values.astype(str))
         unknown = sorted(set(map(str, s.index)) - set(items))
@@ -140,7 +144,8 @@ class BoardFit(AccuracyFit):
         if np.any((k < 0) | (k > n)):
             raise InputError("outcomes must lie between 0 and the trials", field="outcomes")
         sd = float(self.info.get("ability_sd", BoardPriors().ability_sd))
-        _, acc = board_irt.new_system(k, n, code, b, a, sd, np.random.default_rng(random_seed))
+        rng = np.random.default_rng(random_seed)
+        _, acc = board_irt.new_system(k, n, code, draws, sd, rng)
         lo, hi = np.quantile(acc, [alpha / 2, 1 - alpha / 2])
         return pd.Series({"estimate": acc.mean(), "lower": lo, "upper": hi, "items": len(s)})
 
@@ -149,10 +154,13 @@ class BoardFit(AccuracyFit):
         board's abilities, spread over the difficulties: :func:`~judgebayes.inference.
         board_irt.informative_items`).
         """
-        b, a = self._item_draws()
-        ability = self.draws("ability").values.mean(0)
+        draws = self._item_draws()
+        a = draws.get("discrimination")
         codes = board_irt.informative_items(
-            ability, b.mean(0), None if a is None else a.mean(0), int(budget)
+            draws["ability"].mean(0),
+            draws["difficulty"].mean(0),
+            None if a is None else a.mean(0),
+            int(budget),
         )
         items = self.idata.posterior["item"].values.astype(str)
         return [str(items[c]) for c in codes]
@@ -210,27 +218,41 @@ class LeaderboardStudy(Study):
         return tuple(int(c) if w else -1 for c, w in zip(d.cluster, well, strict=True))
 
     @property
+    def overdispersed(self) -> bool:
+        """Whether the cells' rates vary around the model's (a concentration is learnt):
+        a board whose cells hold several trials, the scores the truth.
+        """
+        return bool(not self.data.judged and self.data.n.max() >= 2)
+
+    @property
     def systems(self) -> tuple[str, ...]:
         """System labels."""
         return self.data.systems
 
-    def positive_probabilities(self, fit: BoardFit) -> np.ndarray:
-        r"""Draws (draws, systems, items) of each cell's probability of a positive outcome
-        under ``fit``: the success probability, or with a judge its verdict's,
-        :math:`p\,\mathrm{se}_s + (1 - p)(1 - \mathrm{sp}_s)` (the checks' replicates).
+    def replicates(self, fit: BoardFit, count: int, rng) -> list[tuple[np.ndarray, np.ndarray]]:
+        r"""``count`` posterior predictive replicates of the unlabelled cells' counts, each
+        with its draw's probability of a positive outcome (systems, items): the success
+        probability, or with a judge its verdict's, :math:`p\,\mathrm{se}_s + (1 - p)(1 -
+        \mathrm{sp}_s)`; with a concentration, each cell's rate drawn around it first.
         """
-        fit._require_draws("the outcomes' probabilities")
+        fit._require_draws("the posterior predictive")
         post = fit.idata.posterior
+        total = post.sizes["chain"] * post.sizes["draw"]
+        out = []
+        for j in rng.choice(total, size=min(count, total), replace=False):
 
-        def flat(name):
-            return None if name not in post else fit.draws(name).values
+            def at(name, j=j):
+                return None if name not in post else fit.draws(name).values[j : j + 1]
 
-        p = success_probabilities(flat("ability"), flat("difficulty"), flat("discrimination"))
-        p = np.broadcast_to(p, (p.shape[0], *self.data.shape))
-        if not self.data.judged:
-            return p
-        se, sp = flat("sensitivity")[:, :, None], flat("specificity")[:, :, None]
-        return p * se + (1 - p) * (1 - sp)
+            q = success_probabilities(at("ability"), at("difficulty"), at("discrimination"))[0]
+            q = np.broadcast_to(q, self.data.shape)
+            if self.data.judged:
+                se, sp = at("sensitivity")[0][:, None], at("specificity")[0][:, None]
+                q = q * se + (1 - q) * (1 - sp)
+            phi = at("concentration")
+            r = q if phi is None else board_irt.cell_rates(q, phi[0], 0, 0, rng)
+            out.append((q, rng.binomial(self.data.n, r)))
+        return out
 
     def _info(self, method, parts: FitParts) -> dict:
         d = self.data
@@ -267,6 +289,8 @@ class LeaderboardStudy(Study):
             names.append("sigma_disc")
         if d.judged:
             names += ["sensitivity", "specificity"]
+        if self.overdispersed:
+            names.append("concentration")
         return ModelSpec(
             board_model,
             {
@@ -290,6 +314,7 @@ class LeaderboardStudy(Study):
                 "judged": d.judged,
                 "priors": self.priors,
                 "centred": self.centred,
+                "overdispersed": self.overdispersed,
             },
             tuple(names),
             sampler=self.sampler,
@@ -297,22 +322,19 @@ class LeaderboardStudy(Study):
 
     def _bayes_done(self, parts: FitParts, random_seed) -> FitParts:
         """``theta`` (the benchmark's items) and ``theta_process`` (Bayesian-bootstrap
-        weights over the items) from the draws of the abilities and item effects.
+        weights over the items) from the draws (:func:`~judgebayes.inference.board_irt.
+        estimands`).
         """
         import xarray as xr
 
         post = parts.idata.posterior
         ch, dr = post.sizes["chain"], post.sizes["draw"]
-
-        def flat(name):
-            return None if name not in post else post[name].values.reshape(ch * dr, -1)
-
-        p = success_probabilities(flat("ability"), flat("difficulty"), flat("discrimination"))
-        n_items = len(self.data.items)
+        names = ("ability", "difficulty", "discrimination", "concentration")
+        draws = {v: post[v].values.reshape(ch * dr, -1) for v in names if v in post}
+        if "concentration" in draws:
+            draws["concentration"] = draws["concentration"][:, 0]
         rng = np.random.default_rng([0 if random_seed is None else random_seed, 17])
-        w = rng.dirichlet(np.ones(n_items), ch * dr)
-        theta = p.mean(axis=2) if p.shape[2] > 1 else p[:, :, 0]
-        process = np.einsum("dsi,di->ds", p, w) if p.shape[2] > 1 else theta
+        theta, process = board_irt.estimands(draws, self.data.k, self.data.n, rng)
         coords = {
             "chain": post["chain"].values,
             "draw": post["draw"].values,

@@ -139,6 +139,47 @@ def test_a_judge_kinder_to_one_system_is_corrected_by_its_labels():
         study.fit("closed_form")
 
 
+def _overdispersed(rng, ability, b, phi=3.0, trials=10):
+    """Cells of ``trials`` samples whose rate r ~ Beta(p phi, (1 - p) phi) varies around
+    the one-parameter model's p (a model solves some hard items, misses some easy ones)."""
+    p = 1 / (1 + np.exp(-(ability[:, None] - b[None, :])))
+    r = rng.beta(p * phi, (1 - p) * phi)
+    k = rng.binomial(trials, r)
+    return r, k
+
+
+def test_cells_of_several_samples_whose_rates_vary_are_covered():
+    rng = np.random.default_rng(21)
+    b = rng.normal(0, 1.3, 80)
+    r, k = _overdispersed(rng, ABILITY, b)
+    names = [f"m{j}" for j in range(ABILITY.size)]
+    frame = pd.DataFrame(
+        {
+            "system": np.repeat(names, 80),
+            "item": np.tile([f"q{i:03d}" for i in range(80)], ABILITY.size),
+            "score": k.ravel(),
+            "trials": 10,
+        }
+    )
+    study = jb.LeaderboardStudy.from_frame(frame, trials="trials")
+    assert study.overdispersed
+    fit = study.fit("nuts", random_seed=2)
+    assert fit.diagnostics.passed
+    truth = pd.Series(r.mean(1), index=names)  # each system's rate over these items
+    iv = fit.interval(0.05)
+    assert ((iv["lower"] <= truth) & (truth <= iv["upper"])).sum() >= 5, iv.assign(t=truth)
+    phi = fit.interval(0.05, var="concentration").iloc[0]
+    assert phi["lower"] <= 3.0 <= phi["upper"]
+    # a new system (ability 0.3) from 30 planned items: its rate over all 80 covered
+    r_new, k_new = _overdispersed(rng, np.array([0.3]), b)
+    planned = fit.plan_items(30)
+    codes = [int(i[1:]) for i in planned]
+    out = fit.new_system(
+        pd.Series(k_new[0, codes], index=planned), trials=pd.Series(10, index=planned)
+    )
+    assert out["lower"] <= r_new.mean() <= out["upper"], (out, r_new.mean())
+
+
 def test_the_table_from_known_draws():
     """Three clear tiers of two systems each (means 3 sds apart within a tier pair 0.2):
     the simultaneous rank intervals hold every rank at once in 95% of the draws."""

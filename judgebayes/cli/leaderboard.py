@@ -5,7 +5,11 @@ One CSV (or Parquet) file with one row per system and item: ``--system``, ``--it
 ``--human`` (labels on a few rows: the judge is then corrected) and ``--cluster``.  Prints
 each system's mean with its interval, its simultaneous rank interval, tier, share of the
 top ``--top-k`` and its contrast with the leader (or ``--baseline``) under Holm
-(:func:`judgebayes.leaderboard`).
+(:func:`judgebayes.leaderboard`).  ``--model`` (a registered model of
+:class:`judgebayes.LeaderboardStudy`: ``rasch``, ``2pl``, ``exchangeable``) fits the
+Bayesian leaderboard by NUTS instead and prints :meth:`BoardFit.table
+<judgebayes.studies.leaderboard.BoardFit.table>`, its checks' failures as notes;
+``--trials`` names a column of samples per row (``--score`` then counts successes).
 
 JSON (``--format json``): ``{"systems": [row, ...], "notes": [str, ...], "n_items",
 "n_clusters", "critical_value", "reference", "alpha", "control"}`` with the columns of
@@ -51,7 +55,16 @@ def add_parser(sub) -> None:
     a.add_argument(
         "--bootstrap", type=count_arg, default=1000, help="resamples of the items (max-T)"
     )
-    a.add_argument("--seed", type=seed_arg, default=0, help="bootstrap seed")
+    a.add_argument("--seed", type=seed_arg, default=0, help="bootstrap (or NUTS) seed")
+    from judgebayes.studies.leaderboard import LeaderboardStudy
+
+    a.add_argument(
+        "--model",
+        default=None,
+        choices=tuple(LeaderboardStudy.models()),
+        help="fit this Bayesian model by NUTS (default: the closed form)",
+    )
+    a.add_argument("--trials", default=None, help="samples behind each row's --score count")
     add_common(a)
 
 
@@ -79,6 +92,13 @@ def run(args) -> tuple[str, int]:
     from judgebayes.results import to_json
     from judgebayes.workflows.leaderboard import leaderboard
 
+    if args.model is not None:
+        return _bayes(args)
+    if args.trials is not None:
+        from judgebayes.errors import InputError
+
+        raise InputError("--trials needs --model (the closed form reads one score a row)",
+                         field="trials", value=args.trials)  # fmt: skip
     table = leaderboard(
         _read(args.scores),
         system=args.system,
@@ -103,3 +123,33 @@ def run(args) -> tuple[str, int]:
         f"with {table.attrs['reference']!r}, Holm\n\n"
     )
     return head + render(table.to_dict("records"), _COLUMNS, args.format), 0
+
+
+def _bayes(args) -> tuple[str, int]:
+    """``--model``: the Bayesian leaderboard's table."""
+    from judgebayes.results import to_json
+    from judgebayes.studies.leaderboard import LeaderboardStudy
+
+    cls = LeaderboardStudy.models()[args.model]
+    study = cls.from_frame(
+        _read(args.scores), system=args.system, item=args.item, score=args.score,
+        trials=args.trials, human=args.human, cluster=args.cluster,
+    )  # fmt: skip
+    fit = study.fit("nuts", random_seed=args.seed)
+    table = fit.table(args.alpha, top_k=args.top_k)
+    notes = [
+        *fit.notes,
+        *(f"check failed: {r.describe()}" for r in study.check(fit).failures),
+    ]
+    if not fit.diagnostics.passed:
+        notes.append("NUTS did not pass the convergence gate: do not report these numbers")
+    for note in notes:
+        print(f"judgebayes leaderboard: note: {note}", file=sys.stderr)
+    if args.format == "json":
+        out = {"systems": table.to_dict("records"), "notes": notes, "model": args.model}
+        return json.dumps(to_json(out), indent=2), 0
+    head = (
+        f"{len(table)} systems on {len(study.data.items)} items, model {args.model!r} (NUTS); "
+        f"ranks and tiers hold for every system at once at {1 - args.alpha:g}\n\n"
+    )
+    return head + render(table.to_dict("records"), _COLUMNS[:9], args.format), 0

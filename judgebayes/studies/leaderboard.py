@@ -188,6 +188,8 @@ class LeaderboardStudy(Study):
     sampler = SamplerConfig(draws=2000, tune=1500, target_accept=0.9)
     item_effects: ClassVar[bool] = True
     discrimination: ClassVar[bool] = False
+    #: the model's name (the command line's ``--model``)
+    model_name: ClassVar[str] = ""
 
     def __init__(self, data: BoardData, *, priors: BoardPriors | None = None):
         self.data = require_type(data, BoardData, "data", "use LeaderboardStudy.from_frame")
@@ -199,6 +201,14 @@ class LeaderboardStudy(Study):
         columns: ``system``, ``item``, ``score``, ``trials``, ``human``, ``cluster``).
         """
         return cls(board_from_frame(frame, **columns), priors=priors)
+
+    @classmethod
+    def models(cls) -> dict[str, type[LeaderboardStudy]]:
+        """Every registered leaderboard model by its name."""
+        from judgebayes.studies.base import STUDIES
+
+        found = [c for c in STUDIES.values() if issubclass(c, cls) and c.model_name]
+        return {c.model_name: c for c in sorted(found, key=lambda c: c.priority)}
 
     @classmethod
     def _variant_data(cls, data: Any = None, *args: Any, **kwargs: Any) -> BoardData:
@@ -401,6 +411,7 @@ class RaschBoard(LeaderboardStudy):
     """The one-parameter model (:math:`a_i = 1`): the board's default."""
 
     key = "leaderboard.rasch"
+    model_name = "rasch"
     priority = 100
 
     @classmethod
@@ -413,6 +424,7 @@ class TwoPLBoard(LeaderboardStudy):
     """The two-parameter model: each item's discrimination :math:`a_i` as well."""
 
     key = "leaderboard.2pl"
+    model_name = "2pl"
     discrimination = True
     #: the discriminations' spread is learnt from few systems per item: R-hat of
     #: ``sigma_disc`` reached 1.011 at 4 x 1000 after 1000 tuning on 8 systems x 150 items
@@ -425,4 +437,5 @@ class ExchangeableBoard(LeaderboardStudy):
     """
 
     key = "leaderboard.exchangeable"
+    model_name = "exchangeable"
     item_effects = False

@@ -1,6 +1,7 @@
 """Every choice the command line offers comes from a registry: the commands, each
 command's ``--method`` (the study classes' method tables), ``--variant`` (the panel's
-model classes) and ``--prior`` (the bias-prior classes)."""
+model classes), ``--prior`` (the bias-prior classes) and the leaderboard's ``--model``
+(its model classes)."""
 
 import argparse
 
@@ -60,6 +61,13 @@ def test_every_method_choice_is_a_registered_method(command, families, extra):
 
 def test_report_all_is_the_accuracy_familys_default_methods():
     assert AccuracyStudy.default_methods == ("closed_form", "laplace", "nuts")
+
+
+def test_the_leaderboards_models_are_its_classes():
+    from judgebayes.studies.leaderboard import LeaderboardStudy
+
+    assert _choices("leaderboard", "model") == tuple(LeaderboardStudy.models())
+    assert set(_choices("leaderboard", "model")) == {"rasch", "2pl", "exchangeable"}
 
 
 def test_variant_and_prior_choices_are_the_model_classes():

@@ -7,7 +7,7 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.cli import main
-from tests.simulators import irt_board
+from tests.simulators import irt_board, small_board
 
 
 @pytest.fixture(scope="module")
@@ -42,3 +42,20 @@ def test_bad_input_is_one_line_and_exit_2(board, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nope" in err[0]
     assert main(["leaderboard", str(tmp_path / "missing.parquet")]) == 2
+
+
+def test_model_fits_the_bayesian_leaderboard(tmp_path, capsys):
+    # the contract's board (tests/simulators.small_board): its Rasch model compiles once
+    frame, _ = small_board()
+    path = tmp_path / "board.csv"
+    frame.to_csv(path, index=False)
+    assert main(["leaderboard", str(path), "--model", "rasch", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    fit = jb.LeaderboardStudy.from_frame(frame).fit("nuts", random_seed=0)
+    want = fit.table()
+    assert [r["system"] for r in out["systems"]] == list(want["system"])
+    assert [r["estimate"] for r in out["systems"]] == pytest.approx(want["estimate"].tolist())
+    assert out["model"] == "rasch"
+    assert main(["leaderboard", str(path), "--trials", "n"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--trials" in err[0]

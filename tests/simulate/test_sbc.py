@@ -256,6 +256,9 @@ def test_sbc_bias_aware_bradley_terry(prior, seed, R, max_failed):
         # the scores model (ordinal, partially pooled system offsets): 0 of 30 missed the
         # gate (seed 0, 14 draws refused for a level without labels); at most 8 of 200
         ("scores", 200, 8),
+        # the leaderboard's one-parameter model (5 systems x 40 items): 0 of 200 missed the
+        # gate (seed 2026); at most 8
+        ("board", 200, 8),
     ],
 )
 def test_sbc_of_every_nuts_model(problem, n, max_failed):

@@ -59,6 +59,8 @@ Problems (:data:`PROBLEMS`):
 ``scores``
     a judge that gives scores: the ordinal model of the human level given the score, with
     partially pooled system offsets.
+``board``
+    a leaderboard: the one-parameter model of systems' abilities and items' difficulties.
 """
 
 from judgebayes.simulate.sbc.result import SBCDataset as SBCDataset

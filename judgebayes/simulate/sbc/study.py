@@ -27,6 +27,7 @@ from judgebayes.simulate.sbc.accuracy_problems import (
     _multiclass,
     _strata,
 )
+from judgebayes.simulate.sbc.board_problems import _board
 from judgebayes.simulate.sbc.panel_problems import _panel_cells, _panel_items, _scores
 from judgebayes.simulate.sbc.result import SBCResult
 
@@ -66,6 +67,7 @@ PROBLEMS: dict[str, tuple[Callable[..., SBCDataset], str]] = {
         _scores(),
         "3 systems x 150 rows, 60 labelled each, a 1-10 judge, Likert 1-5 labels (ordinal)",
     ),
+    "board": (_board(), "5 systems x 40 items, one 0/1 outcome a cell, one-parameter model"),
 }
 
 

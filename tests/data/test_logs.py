@@ -200,6 +200,24 @@ def test_lm_eval_items(tmp_path, capsys):
     assert "needs --metric" in capsys.readouterr().err
 
 
+def test_lm_eval_output_path_of_many_models_is_a_leaderboard(tmp_path):
+    # lm-eval writes <output_path>/<model>/samples_<task>_<time>.jsonl per model
+    rng = np.random.default_rng(0)
+    accs = {}
+    for m, rate in (("model-a", 0.8), ("model-b", 0.5), ("model-c", 0.3)):
+        (tmp_path / m).mkdir()
+        accs[m] = (rng.random(40) < rate).astype(float)
+        with open(tmp_path / m / "samples_arc_2026-11-23T01-00-00.jsonl", "w") as f:
+            for i, a in enumerate(accs[m]):
+                f.write(json.dumps(_lm_eval_record(i, a)) + "\n")
+    frame = jb.io.lm_eval_items(tmp_path, metric="acc")
+    assert sorted(frame["system"].unique()) == ["model-a", "model-b", "model-c"]
+    study = jb.LeaderboardStudy.from_frame(frame, item="sample_id", score="judge")
+    fit = study.fit("closed_form")
+    want = [accs[m].mean() for m in ("model-a", "model-b", "model-c")]
+    np.testing.assert_allclose(fit.interval()["estimate"], want, atol=1e-12)
+
+
 # ------------------------------------------------------------------ promptfoo
 def _promptfoo_result(test_idx, provider, rubric_pass, other_pass=True, error=False):
     # promptfoo's EvaluateResult (src/types): provider, testIdx, promptIdx, gradingResult

@@ -24,7 +24,9 @@ def lm_eval_items(
     Parameters
     ----------
     samples : str, path or list
-        ``samples_<task>_<time>.jsonl`` files, or the model's output directory.
+        ``samples_<task>_<time>.jsonl`` files, a model's output directory, or the run's
+        ``--output_path`` holding one directory per model (each model a ``system``: one
+        frame of many models, paired on ``sample_id``, for a leaderboard).
     labels : DataFrame or CSV path, optional
         Human labels keyed by ``sample_id`` (the record's ``doc_id``, prefixed by the
         task name when several tasks are read: ``<task>/<doc_id>``).
@@ -40,7 +42,7 @@ def lm_eval_items(
         Metric value(s) meaning correct, when the metric is not 0/1.
     """
     rows = []
-    files = _paths(samples, "samples", ("samples_*.jsonl",))
+    files = _paths(samples, "samples", ("samples_*.jsonl", "*/samples_*.jsonl"))
     tasks = {p: p.name.removeprefix("samples_").rsplit("_", 1)[0] for p in files}
     several = len(set(tasks.values())) > 1
     for p in files:

@@ -383,6 +383,18 @@ def test_inspect_logs_of_two_models_on_the_same_samples_give_paired_contrasts(
     assert cli["lower"] == pytest.approx(row["lower"], abs=1e-12)
 
 
+def test_inspect_logs_of_several_models_are_a_leaderboard(inspect_logs):
+    # each log's model a system; the samples a model's grader left unscored are blank
+    df = jb.io.inspect_items(inspect_logs)
+    study = jb.LeaderboardStudy.from_frame(df, item="sample_id", score="judge")
+    assert study.data.n_missing == 2  # one unscored sample per model
+    fit = study.fit("closed_form")
+    wide = _expected_items({}).pivot(index="system", columns="sample_id", values="judge")
+    want = wide.dropna(axis=1).mean(axis=1)  # the closed form pairs on items all answered
+    np.testing.assert_allclose(fit.interval()["estimate"], want.loc[list(fit.units)])
+    assert any("not answered by every system" in n for n in fit.notes)
+
+
 # ------------------------------------------------------------------ numeric scores
 #: the 1-10 grade the mock grader gives each sample's answer, per system ("X": no grade)
 GRADES = {

@@ -2,6 +2,7 @@
 boards, its fit times on LiveCodeBench, and a held-out model's accuracy from a few items.
 
     python benchmarks/leaderboard_bayes.py --boards 30
+    python benchmarks/leaderboard_bayes.py --judged --boards 30
     python benchmarks/leaderboard_bayes.py --real      # needs ../shared/data
 """
 
@@ -71,6 +72,35 @@ def simulated(boards: int) -> None:
     print(f"NUTS CPU per fit (median): {np.median(t_nuts):.1f} s")
 
 
+def judged(boards: int) -> None:
+    """Judged boards (tests/simulators.judged_board: sensitivity 0.85, specificity 0.75,
+    0.4 on m01's answers, a fifth of the rows labelled at random): the corrected process
+    interval against the truth, beside the judge's raw rate."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from tests.simulators import judged_board  # shares no code with the package
+
+    hit, raw_hit, width, total = 0, 0, [], 0
+    for r in range(boards):
+        frame, truth = judged_board(np.random.default_rng([5, r]), ABILITY, n_items=150,
+                                    labelled=0.2)  # fmt: skip
+        study = jb.LeaderboardStudy.from_frame(frame, human="human")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fit = study.fit("nuts", random_seed=r)
+        iv = fit.interval(0.1, var="theta_process").loc[truth.index]
+        hit += int(((iv["lower"] <= truth) & (truth <= iv["upper"])).sum())
+        width.append(float((iv["upper"] - iv["lower"]).mean()))
+        raw = pd.Series(study.data.observed_rate(), index=study.systems).loc[truth.index]
+        raw_hit += int((abs(raw - truth) < (iv["upper"] - iv["lower"]) / 2).sum())
+        total += len(truth)
+    print(f"{boards} judged boards of 6 x 150, a fifth labelled, 90% process intervals:")
+    print(f"coverage {hit / total:.3f}, mean width {np.mean(width):.3f}; the raw rate within "
+          f"the same half-width of the truth {raw_hit / total:.3f}")  # fmt: skip
+
+
 def real() -> None:
     from judgebayes.datasets import livecodebench_generation
 
@@ -104,5 +134,11 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--boards", type=int, default=30)
     ap.add_argument("--real", action="store_true")
+    ap.add_argument("--judged", action="store_true")
     args = ap.parse_args()
-    real() if args.real else simulated(args.boards)
+    if args.real:
+        real()
+    elif args.judged:
+        judged(args.boards)
+    else:
+        simulated(args.boards)

@@ -61,7 +61,7 @@ def add_parser(sub) -> None:
     a.add_argument(
         "--model",
         default=None,
-        choices=tuple(LeaderboardStudy.models()),
+        choices=tuple(c.model_name for c in LeaderboardStudy.models()),
         help="fit this Bayesian model by NUTS (default: the closed form)",
     )
     a.add_argument("--trials", default=None, help="samples behind each row's --score count")
@@ -130,7 +130,7 @@ def _bayes(args) -> tuple[str, int]:
     from judgebayes.results import to_json
     from judgebayes.studies.leaderboard import LeaderboardStudy
 
-    cls = LeaderboardStudy.models()[args.model]
+    cls = next(c for c in LeaderboardStudy.models() if c.model_name == args.model)
     study = cls.from_frame(
         _read(args.scores), system=args.system, item=args.item, score=args.score,
         trials=args.trials, human=args.human, cluster=args.cluster,

@@ -24,8 +24,9 @@ from judgebayes.data.frames import (
     distinct_roles,
     group_labels,
     numeric_column,
-    require_column,
+    require_roles,
 )
+from judgebayes.data.items.labels import binary_labels
 from judgebayes.errors import InputError
 
 __all__ = ["BoardData", "board_from_frame"]
@@ -93,16 +94,11 @@ def board_from_frame(
         {"score": score, "trials": trials, "human": human},
         {"system": system, "item": item, "cluster": cluster},
     )
-    for role, col in {
-        "system": system,
-        "item": item,
-        "score": score,
-        "trials": trials,
-        "human": human,
-        "cluster": cluster,
-    }.items():
-        if col is not None:
-            require_column(df, col, f"the {role} column", role, frame="frame")
+    require_roles(
+        df,
+        {"system": system, "item": item, "score": score, "trials": trials, "human": human,
+         "cluster": cluster},
+    )  # fmt: skip
     if human is not None and trials is not None:
         raise InputError(
             "human= labels one outcome per row; a row of trials= counts holds several",
@@ -111,14 +107,18 @@ def board_from_frame(
         )
     s = group_labels(df[system], system, "system").to_numpy()
     i = group_labels(df[item], item, "item").to_numpy()
-    y = numeric_column(df[score], score)
+    # a 0/1 outcome is read as every verdict of the package is (booleans, yes/no, 0/1)
+    y = (
+        binary_labels(df[score], score, None)
+        if trials is None
+        else numeric_column(df[score], score)
+    )
     t = np.ones_like(y) if trials is None else numeric_column(df[trials], trials)
     blank = np.isnan(y) | np.isnan(t)
     y, t, s, i = y[~blank], t[~blank], s[~blank], i[~blank]
-    _check_counts(y, t, score, trials)
-    h = None if human is None else numeric_column(df[human], human)[~blank]
-    if h is not None:
-        _check_binary(h[~np.isnan(h)], human)
+    if trials is not None:
+        _check_counts(y, t, score, trials)
+    h = None if human is None else binary_labels(df[human], human, None)[~blank]
     systems, sc = np.unique(s.astype(str), return_inverse=True)
     items, ic = np.unique(i.astype(str), return_inverse=True)
     if systems.size < 2 or items.size < 2:
@@ -160,9 +160,6 @@ def board_from_frame(
 
 
 def _check_counts(y, t, score, trials) -> None:
-    if trials is None:
-        _check_binary(y, score)
-        return
     bad = (t < 1) | (t != np.round(t)) | (y < 0) | (y > t) | (y != np.round(y))
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
@@ -171,16 +168,6 @@ def _check_counts(y, t, score, trials) -> None:
             "are whole numbers from 0 to the trials",
             field=score,
             value=float(y[j]),
-        )
-
-
-def _check_binary(x, col) -> None:
-    bad = ~np.isin(x, (0.0, 1.0))
-    if bad.any():
-        raise InputError(
-            f"column {col!r} holds {x[bad][0]:g}; its outcomes are 0 or 1",
-            field=col,
-            value=float(x[bad][0]),
         )
 
 

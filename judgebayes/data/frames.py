@@ -228,6 +228,13 @@ def require_column(df, col, what: str, field: str, frame: str = "items") -> None
         )
 
 
+def require_roles(df, roles: dict[str, Any], frame: str = "frame") -> None:
+    """Each column named in ``roles`` (role -> column, None: not given) is in ``df``."""
+    for role, col in roles.items():
+        if col is not None:
+            require_column(df, col, f"the {role} column", role, frame=frame)
+
+
 def distinct_roles(measures: dict[str, Any], others: dict[str, Any] | None = None) -> None:
     """An :class:`InputError` when one column plays two roles: the columns of
     ``measures`` (role -> a column or several: the judge's verdicts or scores, the human

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from judgebayes.inference.ranking.topk import rank_draws
 from judgebayes.models.leaderboard import success_probabilities
 
 __all__ = [
@@ -38,17 +39,12 @@ __all__ = [
 GRID = np.linspace(-8.0, 8.0, 321)
 
 
-def rank_draws(x: np.ndarray) -> np.ndarray:
-    """Rank of each system in each draw (1 = highest), shape as ``x`` (draws, S)."""
-    return (-x).argsort(axis=1, kind="stable").argsort(axis=1) + 1
-
-
 def simultaneous_rank_intervals(x: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """(lower, upper) rank of each system, holding for all systems at once in at least
     ``1 - alpha`` of the draws ``x`` (draws, S) (module docstring).
     """
     r = rank_draws(np.asarray(x, float))
-    best = (np.quantile(r, alpha / 2, axis=0), np.quantile(r, 1 - alpha / 2, axis=0))
+    best = (r.min(axis=0), r.max(axis=0))  # every draw's rank: the widest, at c = 0
     lo_c, hi_c = 0.0, alpha / 2
     for _ in range(30):  # bisection on the per-system tail c
         c = (lo_c + hi_c) / 2
@@ -58,8 +54,6 @@ def simultaneous_rank_intervals(x: np.ndarray, alpha: float) -> tuple[np.ndarray
             lo_c, best = c, (lo, hi)
         else:
             hi_c = c
-    if lo_c == 0.0:
-        best = (r.min(axis=0), r.max(axis=0))
     return np.asarray(best[0], np.int64), np.asarray(best[1], np.int64)
 
 
@@ -107,6 +101,7 @@ def new_system(
     draws: dict,
     ability_sd: float,
     rng: np.random.Generator,
+    chunk: int = 100,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Draws of a new system's ability and of its accuracy on every item of the board.
 
@@ -118,10 +113,14 @@ def new_system(
     b = np.asarray(draws["difficulty"], float)
     a = draws.get("discrimination")
     phi = draws.get("concentration")
-    eta = GRID[None, :, None] - b[:, None, items]  # (draws, grid, subset)
-    if a is not None:
-        eta = eta * np.asarray(a, float)[:, None, items]
-    ll = _log_likelihood(eta, k, n, phi).sum(axis=2) - 0.5 * (GRID / ability_sd) ** 2
+    ll = np.empty((b.shape[0], GRID.size))
+    for lo in range(0, b.shape[0], chunk):  # (draws, grid, items answered) a chunk at a time
+        sl = slice(lo, lo + chunk)
+        eta = GRID[None, :, None] - b[sl, None][:, :, items]
+        if a is not None:
+            eta = eta * np.asarray(a, float)[sl, None][:, :, items]
+        ll[sl] = _log_likelihood(eta, k, n, None if phi is None else phi[sl]).sum(axis=2)
+    ll -= 0.5 * (GRID / ability_sd) ** 2
     w = np.exp(ll - ll.max(axis=1, keepdims=True))
     cdf = np.cumsum(w, axis=1)
     u = rng.random(b.shape[0]) * cdf[:, -1]

@@ -109,6 +109,9 @@ class Study:
     priors: Any = None
     #: why the variant was chosen from the data (None: asked for by its class)
     chosen: str | None = None
+    #: the Bayesian model's name, for a family whose models are classes (the command
+    #: line's ``--variant`` / ``--model``); empty: not one of them
+    model_name: ClassVar[str] = ""
 
     def __new__(cls, *args: Any, **kwargs: Any):
         """The variant the data call for (:meth:`variant_for`): a family's door returns one
@@ -188,6 +191,14 @@ class Study:
             field="data",
             value=type(data).__name__,
         )
+
+    @classmethod
+    def models(cls) -> tuple[type[Study], ...]:
+        """Every registered model class below this one (those with a :attr:`model_name`),
+        in :attr:`priority` order.
+        """
+        found = [c for c in STUDIES.values() if issubclass(c, cls) and c.model_name]
+        return tuple(sorted(found, key=lambda c: c.priority))
 
     @classmethod
     def keys(cls) -> tuple[str, ...]:

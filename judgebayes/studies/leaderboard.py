@@ -132,14 +132,18 @@ class BoardFit(AccuracyFit):
         alpha = check_alpha(alpha)
         draws = self._item_draws()
         s = pd.Series(outcomes, dtype=float).dropna()
-        items = list(self.idata.posterior["item"].values.astype(str))
-        unknown = sorted(set(map(str, s.index)) - set(items))
-        if unknown:
-            raise InputError(
-                f"item {unknown[0]!r} is not on the board", field="outcomes", value=unknown[0]
-            )
-        code = np.array([items.index(str(i)) for i in s.index], np.int64)
-        n = np.ones(len(s)) if trials is None else pd.Series(trials, dtype=float)[s.index].values
+        s.index = s.index.astype(str)
+        code = pd.Index(self.idata.posterior["item"].values.astype(str)).get_indexer(s.index)
+        if (code < 0).any():
+            bad = s.index[code < 0][0]
+            raise InputError(f"item {bad!r} is not on the board", field="outcomes", value=bad)
+        n = np.ones(len(s))
+        if trials is not None:
+            t = pd.Series(trials, dtype=float)
+            n = t.set_axis(t.index.astype(str)).reindex(s.index).to_numpy()
+            if np.isnan(n).any():
+                bad = s.index[np.isnan(n)][0]
+                raise InputError(f"trials has no count for item {bad!r}", field="trials", value=bad)
         k = s.to_numpy()
         if np.any((k < 0) | (k > n)):
             raise InputError("outcomes must lie between 0 and the trials", field="outcomes")
@@ -188,8 +192,6 @@ class LeaderboardStudy(Study):
     sampler = SamplerConfig(draws=2000, tune=1500, target_accept=0.9)
     item_effects: ClassVar[bool] = True
     discrimination: ClassVar[bool] = False
-    #: the model's name (the command line's ``--model``)
-    model_name: ClassVar[str] = ""
 
     def __init__(self, data: BoardData, *, priors: BoardPriors | None = None):
         self.data = require_type(data, BoardData, "data", "use LeaderboardStudy.from_frame")
@@ -201,14 +203,6 @@ class LeaderboardStudy(Study):
         columns: ``system``, ``item``, ``score``, ``trials``, ``human``, ``cluster``).
         """
         return cls(board_from_frame(frame, **columns), priors=priors)
-
-    @classmethod
-    def models(cls) -> dict[str, type[LeaderboardStudy]]:
-        """Every registered leaderboard model by its name."""
-        from judgebayes.studies.base import STUDIES
-
-        found = [c for c in STUDIES.values() if issubclass(c, cls) and c.model_name]
-        return {c.model_name: c for c in sorted(found, key=lambda c: c.priority)}
 
     @classmethod
     def _variant_data(cls, data: Any = None, *args: Any, **kwargs: Any) -> BoardData:
@@ -248,21 +242,18 @@ class LeaderboardStudy(Study):
         fit._require_draws("the posterior predictive")
         post = fit.idata.posterior
         total = post.sizes["chain"] * post.sizes["draw"]
-        out = []
-        for j in rng.choice(total, size=min(count, total), replace=False):
-
-            def at(name, j=j):
-                return None if name not in post else fit.draws(name).values[j : j + 1]
-
-            q = success_probabilities(at("ability"), at("difficulty"), at("discrimination"))[0]
-            q = np.broadcast_to(q, self.data.shape)
-            if self.data.judged:
-                se, sp = at("sensitivity")[0][:, None], at("specificity")[0][:, None]
-                q = q * se + (1 - q) * (1 - sp)
-            phi = at("concentration")
-            r = q if phi is None else board_irt.cell_rates(q, phi[0], 0, 0, rng)
-            out.append((q, rng.binomial(self.data.n, r)))
-        return out
+        pick = rng.choice(total, size=min(count, total), replace=False)
+        names = ("ability", "difficulty", "discrimination", "sensitivity", "specificity")
+        d = {v: fit.draws(v).values[pick] for v in (*names, "concentration") if v in post}
+        q = success_probabilities(d["ability"], d.get("difficulty"), d.get("discrimination"))
+        q = np.broadcast_to(q, (pick.size, *self.data.shape))
+        if self.data.judged:
+            se, sp = d["sensitivity"][:, :, None], d["specificity"][:, :, None]
+            q = q * se + (1 - q) * (1 - sp)
+        phi = d.get("concentration")
+        r = q if phi is None else board_irt.cell_rates(q, phi, 0, 0, rng)
+        k = rng.binomial(self.data.n, r)
+        return list(zip(q, k, strict=True))
 
     def _info(self, method, parts: FitParts) -> dict:
         d = self.data

@@ -23,10 +23,11 @@ from judgebayes.data.frames import (
     distinct_roles,
     group_labels,
     numeric_column,
-    require_column,
+    require_roles,
 )
 from judgebayes.errors import InputError, check_choice
 from judgebayes.inference import leaderboard as lb
+from judgebayes.inference.ranking.topk import top_k_probabilities
 from judgebayes.results import check_alpha
 
 __all__ = ["judge_corrected", "leaderboard"]
@@ -144,9 +145,7 @@ def _matrix(frame, system, item, score, cluster, human=None):
     distinct_roles(
         {"score": score, "human": human}, {"system": system, "item": item, "cluster": cluster}
     )
-    for role, col in cols.items():
-        if col is not None:
-            require_column(df, col, f"the {role} column", role, frame="frame")
+    require_roles(df, cols)
     s = group_labels(df[system], system, "system").to_numpy()
     i = group_labels(df[item], item, "item").to_numpy()
     y = numeric_column(df[score], score)
@@ -201,8 +200,7 @@ def _top_k(boot: np.ndarray, k: int) -> np.ndarray:
     """The share of resamples in which each system is among the best ``k``."""
     if boot.size == 0:
         return np.full(boot.shape[1], np.nan)
-    ranks = (-boot).argsort(axis=1, kind="stable").argsort(axis=1)
-    return (ranks < k).mean(axis=0)
+    return top_k_probabilities(boot, k)
 
 
 def _against(b: lb.Board, ref: int, alpha: float) -> pd.DataFrame:

@@ -66,7 +66,9 @@ def test_report_all_is_the_accuracy_familys_default_methods():
 def test_the_leaderboards_models_are_its_classes():
     from judgebayes.studies.leaderboard import LeaderboardStudy
 
-    assert _choices("leaderboard", "model") == tuple(LeaderboardStudy.models())
+    assert _choices("leaderboard", "model") == tuple(
+        c.model_name for c in LeaderboardStudy.models()
+    )
     assert set(_choices("leaderboard", "model")) == {"rasch", "2pl", "exchangeable"}
 
 

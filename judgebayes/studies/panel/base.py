@@ -53,7 +53,7 @@ from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models.panel import PanelPriors, panel_item_model, panel_var_names
 from judgebayes.results import Fit, point_tree, tree
-from judgebayes.studies.base import STUDIES, FitParts, Study
+from judgebayes.studies.base import FitParts, Study
 
 __all__ = ["PanelFit", "ValidatorPanel"]
 
@@ -104,8 +104,6 @@ class ValidatorPanel(Study):
     key = "panel"
     abstract = True
     fit_type = PanelFit
-    #: the Bayesian model's name (``fit.info["variant"]``, the CLI's ``--variant``)
-    model_name: ClassVar[str] = ""
     #: the builder of the Bayesian model, the structure it is built with, and the
     #: variables the convergence gate checks (None: ``panel_var_names()``)
     builder: ClassVar[Any] = None
@@ -179,12 +177,6 @@ class ValidatorPanel(Study):
         """
         door = ValidatorPanel if self.chosen is not None else type(self)
         return door(require_type(data, PanelData, "data"), priors=self.priors)
-
-    @classmethod
-    def models(cls) -> tuple[type[ValidatorPanel], ...]:
-        """Every registered panel model (a concrete class), by its model name's order."""
-        found = [c for c in STUDIES.values() if issubclass(c, cls) and c.model_name]
-        return tuple(sorted(found, key=lambda c: c.priority))
 
     # ------------------------------------------------------------ Bayesian
     def _data_structure(self, d: PanelData) -> dict[str, Any]:

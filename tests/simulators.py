@@ -339,3 +339,37 @@ def scores_labelled_where(rng, how: str, n: int = 600) -> tuple[pd.DataFrame, fl
     p = {"random": np.full(n, 0.2), "high only": np.where(score >= 7, 0.4, 0.0)}[how]
     lab = rng.random(n) < p
     return pd.DataFrame({"score": score, "human": np.where(lab, human, np.nan)}), human.mean()
+
+
+def scores_labelled_by_length(rng, n_per=400, follows=True):
+    """Two systems' outputs (B 0.4 sd better), a 1-10 judge that sees quality only, and
+    humans (1-5) who also reward length; a row is labelled with probability
+    0.08 + 0.4 Phi(1.5 length) (unknown to the user; 0.28 for all with
+    ``follows=False``).  Returns the frame (``length``, ``source``: short/long) and each
+    system's mean rating over its rows."""
+    from scipy.stats import norm
+
+    rows = []
+    for s, shift in (("A", 0.0), ("B", 0.4)):
+        quality = rng.normal(shift, 1, n_per)
+        length = rng.normal(0, 1, n_per)
+        score = np.clip(np.round(5.5 + 1.5 * quality + rng.normal(0, 1, n_per)), 1, 10)
+        human = np.clip(
+            np.round(3 + 0.7 * quality + 0.6 * length + rng.normal(0, 0.5, n_per)), 1, 5
+        )
+        p = 0.08 + 0.4 * norm.cdf(1.5 * length) if follows else np.full(n_per, 0.28)
+        lab = rng.random(n_per) < p
+        rows.append(
+            pd.DataFrame(
+                {
+                    "system": s,
+                    "score": score,
+                    "length": length,
+                    "source": np.where(length > 0, "long", "short"),
+                    "human": np.where(lab, human, np.nan),
+                    "truth": human,
+                }
+            )
+        )
+    frame = pd.concat(rows, ignore_index=True)
+    return frame, frame.groupby("system")["truth"].mean()

@@ -5,7 +5,8 @@ judge's score?  (the scores design)
 of a system's rows; labels drawn more often on some scores bias them.  The closed form
 calibrates on the score, so it stays valid when the labelling depended on the score alone
 and the labelled scores cover the unlabelled ones (check ``score_range``); ``label_prob=``
-states known probabilities, and this check then has no rows.
+states known probabilities and ``labelled_by=`` the columns the labelling followed, and
+this check then has no rows.
 
 Per system with two labelled and two unlabelled rows: the two-sample Kolmogorov-Smirnov
 test of the labelled rows' scores (their mean over the judges) against the unlabelled
@@ -49,7 +50,8 @@ CHECK = register(
         _rows,
         applies_to=("scores",),
         assumption="the labelled rows are a random choice of each system's rows, whatever "
-        "their score (label_prob= states known probabilities instead)",
+        "their score (label_prob= states known probabilities instead, labelled_by= the "
+        "columns the labelling followed)",
         tests=lambda study, fit: fit.method in RANDOM_LABELS,
     )
 )

@@ -63,6 +63,15 @@ def add_parser(sub) -> None:
         "--label-prob", default=None, help="column: each row's known labelling probability"
     )
     a.add_argument(
+        "--labelled-by",
+        action="append",
+        default=None,
+        dest="labelled_by",
+        metavar="COLUMN",
+        help="a column the labelling followed at unknown rates (repeatable): the residuals "
+        "are weighted within strata of its quintiles",
+    )
+    a.add_argument(
         "--time", default=None, help="the period column: calibrated within each period, pooled"
     )
     a.add_argument("--freq", default=None, help="with --time timestamps: D, W or M periods")
@@ -147,10 +156,10 @@ def _frame(args):
 
 
 def _time(args) -> dict:
-    """``time=`` / ``freq=`` / ``label_prob=`` when given (``--freq`` alone is the study's
-    error).
+    """``time=`` / ``freq=`` / ``label_prob=`` / ``labelled_by=`` when given (``--freq``
+    alone is the study's error).
     """
-    keys = ("time", "freq", "label_prob")
+    keys = ("time", "freq", "label_prob", "labelled_by")
     return {k: getattr(args, k) for k in keys if getattr(args, k) is not None}
 
 

@@ -19,7 +19,8 @@ Methods (one :class:`ScoreFit` contract):
   raw score (as ppi_py), ``labels_only`` and ``naive`` (the judge's mean, uncorrected).
 
 With ``time=`` the closed form calibrates within each period and pools the period means by
-rows (:meth:`ScoreFit.periods`); ``label_prob=`` weights the closed form's residuals.
+rows (:meth:`ScoreFit.periods`); ``label_prob=`` (known probabilities) or ``labelled_by=``
+(strata of the columns the labelling followed) weights the closed form's residuals.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from judgebayes.data.items.roles import LABELLED_BY_BINS
 from judgebayes.data.scores import ScoreData, scores_from_frame
 from judgebayes.errors import (
     InputError,
@@ -45,6 +47,7 @@ from judgebayes.results import point_tree
 from judgebayes.studies.base import FitParts, Study, register_bayes
 from judgebayes.studies.notes import missing_notes, point_interval_notes
 from judgebayes.studies.score_fit import ScoreFit
+from judgebayes.studies.score_refusals import refuse_comparator, refuse_nuts
 
 __all__ = ["ScoreFit", "ScoreStudy"]
 
@@ -162,7 +165,12 @@ class ScoreStudy(Study):
         }
 
     def _notes(self, method, parts: FitParts, info: dict) -> tuple[str, ...]:
-        return missing_notes(self.systems, self.data.n_missing, "every judge's score")
+        bins = self.data.columns.get("labelled_by_bins", {})
+        fewer = [f"{c!r} in {k} bins" for c, k in bins.items() if k < LABELLED_BY_BINS]
+        return missing_notes(self.systems, self.data.n_missing, "every judge's score") + tuple(
+            f"labelled_by: {', '.join(fewer)} (the quintiles left a stratum without a label)"
+            for _ in fewer[:1]
+        )
 
     def _attrs(self, method, parts: FitParts) -> dict:
         return {
@@ -204,8 +212,7 @@ class ScoreStudy(Study):
         from judgebayes.models.scores import PAD, distinct_lines, scores_model
 
         d = self.data
-        if d.period is not None:
-            _refuse_time("nuts", d)
+        refuse_nuts(d)
         lv = self.levels()
         if lv.size > MAX_LEVELS:
             raise MethodRefused(
@@ -382,43 +389,10 @@ def _closed_form(
     return study._point(study.quantity, est, info, notes)
 
 
-def _refuse_time(name: str, d) -> None:
-    raise MethodRefused(
-        f"method {name!r} fits one calibration across the periods of "
-        f"time={d.columns.get('time')!r}, biased when the labelling rate changes while the "
-        "judge drifts; use 'closed_form', which calibrates within each period",
-        field="time",
-        value=d.columns.get("time"),
-    )
-
-
 def _comparator(name: str, summary: str):
     def fit(study: ScoreStudy, *, random_seed=None) -> FitParts:
         d = study.data
-        if name.startswith("ppi") and d.n_judges > 1:
-            raise MethodRefused(
-                f"method {name!r} takes one judge's raw score; {d.n_judges} judges were "
-                "given: fit it on one judge's column, or use 'closed_form' for all of them",
-                field="score",
-                value=list(d.judges),
-            )
-        if d.period is not None:
-            _refuse_time(name, d)
-        if d.weights is not None and name != "naive":
-            raise MethodRefused(
-                f"method {name!r} takes the labels as a simple random sample; label_prob="
-                f"{d.columns.get('label_prob')!r} says they were not: use 'closed_form' "
-                "(weighted) or 'nuts' (it conditions on the score and the system)",
-                field="label_prob",
-                value=d.columns.get("label_prob"),
-            )
-        if d.cluster is not None:
-            raise MethodRefused(
-                f"method {name!r} treats rows as independent and would ignore cluster="
-                f"{d.columns.get('cluster')!r}; use 'closed_form' (cluster-robust)",
-                field="cluster",
-                value=d.columns.get("cluster"),
-            )
+        refuse_comparator(name, d)
         if name in ("ppi", "ppi_plus_plus"):
             est = sc.ppi_means(d, lam=1.0 if name == "ppi" else None)
             extra = {"lam": est.info["lam"].tolist()}

@@ -90,6 +90,30 @@ def test_every_point_method_and_contrasts(csv, capsys):
             assert r["estimate"] == pytest.approx(ref.loc[r["unit"], "estimate"], abs=1e-12)
 
 
+def test_labelled_by_reaches_the_weighted_closed_form(tmp_path, capsys):
+    from tests.simulators import scores_labelled_by_length
+
+    frame, _ = scores_labelled_by_length(np.random.default_rng(3))
+    path = tmp_path / "by_length.csv"
+    frame.drop(columns="truth").to_csv(path, index=False)
+    argv = ["scores", str(path), "--system", "system", "--format", "json", "--quiet"]
+    assert main([*argv, "--labelled-by", "length"]) == 0
+    rows = json.loads(capsys.readouterr().out)["systems"]
+    ref = (
+        jb.ScoreStudy.from_items(
+            pd.read_csv(path), score="score", system="system", labelled_by="length"
+        )
+        .fit(random_seed=0)
+        .interval()
+    )
+    for r in rows:
+        assert r["estimate"] == pytest.approx(ref.loc[r["unit"], "estimate"], abs=1e-12)
+    # a method the design does not suit is refused (exit 1), not bad input (exit 2)
+    assert main([*argv, "--labelled-by", "length", "--method", "labels_only"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "labelled_by='length'" in err, err
+
+
 @pytest.mark.parametrize(
     ("extra", "words"),
     [

@@ -42,7 +42,7 @@ def read_count(series, column: str) -> np.ndarray:
 LABELLED_BY_BINS = 5
 
 
-def _design_values(series, col: str) -> np.ndarray:
+def design_values(series, col: str) -> np.ndarray:
     """A design column's values: numbers (times as seconds) as float, others as strings."""
     if pd.api.types.is_datetime64_any_dtype(series.dtype):
         t = pd.to_datetime(series)
@@ -55,12 +55,13 @@ def _design_values(series, col: str) -> np.ndarray:
     return out
 
 
-def _strata_cols(labelled_by) -> tuple[str, ...]:
+def strata_columns(labelled_by) -> tuple[str, ...]:
+    """The columns named by ``labelled_by=`` (a name, a list, or a dict of bins)."""
     cols = list(labelled_by) if isinstance(labelled_by, dict) else labelled_by
     return column_names(cols, "labelled_by")
 
 
-def _strata_by(items, stratum: str | None, labelled_by, keep: np.ndarray) -> pd.Series:
+def strata_by(items, stratum: str | None, labelled_by, keep: np.ndarray) -> pd.Series:
     """Strata crossed with quantile bins of each ``labelled_by`` column."""
     bins = labelled_by if isinstance(labelled_by, dict) else {}
     label = (
@@ -68,9 +69,9 @@ def _strata_by(items, stratum: str | None, labelled_by, keep: np.ndarray) -> pd.
         if stratum is None
         else group_labels(items[stratum], stratum, "stratum")
     )
-    for col in _strata_cols(labelled_by):
+    for col in strata_columns(labelled_by):
         require_column(items, col, "a labelled_by column", "labelled_by")
-        x = _design_values(items[col], col)
+        x = design_values(items[col], col)
         if x.dtype == object:
             part = pd.Series(x, index=items.index).fillna("missing").astype(str)
         else:
@@ -112,9 +113,9 @@ def read_strata(items, stratum, labelled_by, time, freq, keep: np.ndarray) -> St
         return Strata(periods[0], tuple(periods[1]), ())
     if labelled_by is None:
         return Strata(*group_codes(items, stratum, "stratum"), ())
-    by = _strata_by(items, stratum, labelled_by, keep)
+    by = strata_by(items, stratum, labelled_by, keep)
     codes, names = group_codes(items.assign(_labelled_by=by), "_labelled_by", "stratum")
-    return Strata(codes, names, tuple(dict.fromkeys(_strata_cols(labelled_by))))
+    return Strata(codes, names, tuple(dict.fromkeys(strata_columns(labelled_by))))
 
 
 def read_design(items, design_columns, taken: tuple[str, ...]) -> dict[str, np.ndarray]:
@@ -124,7 +125,7 @@ def read_design(items, design_columns, taken: tuple[str, ...]) -> dict[str, np.n
         for col in column_names(design_columns, "design_columns"):
             require_column(items, col, "a design_columns column", "design_columns")
             if col not in taken:
-                design[col] = _design_values(items[col], col)
+                design[col] = design_values(items[col], col)
     return design
 
 
@@ -142,7 +143,7 @@ def read_order(items, order: Any, count: str | None) -> np.ndarray | None:
             field="order",
             value=order,
         )
-    pos = _design_values(items[order], order)
+    pos = design_values(items[order], order)
     if pos.dtype == object:
         raise InputError(
             f"column {order!r} (the order column) must hold numbers or times",

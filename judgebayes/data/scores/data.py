@@ -39,7 +39,14 @@ class ScoreData:
         Judge name -> (levels, (N, K) probabilities) for judges given as a probability
         vector over levels.
     weights : ndarray of float, shape (N,), or None
-        ``label_prob=``: each labelled row's inverse labelling probability (NaN elsewhere).
+        ``label_prob=``: each labelled row's inverse labelling probability (NaN elsewhere);
+        with ``labelled_by=`` its stratum's rows over its labels.
+    label_strata : ndarray of int, shape (N,), or None
+        ``labelled_by=``: each row's stratum (within its system), in which the labels are
+        a random choice.
+    label_covariates : ndarray of float, shape (N, K), or None
+        ``labelled_by=``'s numeric columns (a blank is the system's mean), which the
+        weighted closed form also regresses its residuals on.
     columns : dict
         Column names given, for messages.
     rows : ndarray
@@ -64,6 +71,8 @@ class ScoreData:
     period: np.ndarray | None = None
     periods: tuple[str, ...] = ()
     weights: np.ndarray | None = None
+    label_strata: np.ndarray | None = None
+    label_covariates: np.ndarray | None = None
 
     @property
     def mean_score(self) -> np.ndarray:

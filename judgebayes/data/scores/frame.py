@@ -23,6 +23,7 @@ from judgebayes.data.scores.roles import (
     observed_scale,
     passes,
     read_label_prob,
+    read_labelled_by,
     read_labels,
     read_scores,
     require_in_scale,
@@ -46,6 +47,7 @@ def scores_from_frame(
     time: str | None = None,
     freq: str | None = None,
     label_prob: str | None = None,
+    labelled_by: str | list[str] | dict | None = None,
 ) -> ScoreData:
     """Validate one scores frame (module docstring) into :class:`ScoreData`.
 
@@ -83,6 +85,13 @@ def scores_from_frame(
         Each row's probability of being drawn for a human label, known to the user (labels
         drawn more often on some scores, systems or periods); the residual means are then
         weighted by its inverse.  Not with ``item=`` or ``cluster=``.
+    labelled_by : str, list of str or dict, optional
+        Columns the labelling followed at rates the user does not know (the judge's score,
+        a length, a source): each system's rows are cut into strata by them (a text
+        column's values; five quantile bins of a numeric one, or ``{column: bins}``), the
+        labels are taken as random within a stratum, and the residual means are weighted
+        by each stratum's rows over its labels.  Not with ``label_prob=``, ``item=`` or
+        ``cluster=``.
 
     Raises
     ------
@@ -113,23 +122,14 @@ def scores_from_frame(
     if threshold is not None:
         h, hs = passes(h, threshold, hs)
     sys_codes, systems = group_codes(df, system, "system")
-    keep = ~np.isnan(s).any(1)
-    n_missing = np.bincount(sys_codes[~keep], minlength=len(systems)).astype(np.int64)
-    if not keep.any():
-        raise InputError("no row has every judge's score", field="score", value=list(judges))
-    lab = ~np.isnan(h) & keep
-    if not lab.any():
-        raise InputError(
-            f"no scored row has a human label in {list(raters)}: the judge's scores cannot "
-            "be calibrated to humans without some",
-            field="human",
-            value=list(raters),
-        )
+    keep, lab, n_missing = _kept(s, h, sys_codes, len(systems), judges, raters)
     codes = {role: kept_codes(df, roles[role], role, keep) for role in ("item", "cluster")}
     if codes["item"] is not None:
         _one_row_per_item(df, item, codes["item"], sys_codes[keep], len(systems), keep)
     period, periods = _periods(df, time, freq, item, keep, lab[keep], sys_codes[keep], systems)
-    weights = read_label_prob(df, label_prob, lab, paired=item is not None or cluster is not None)
+    weights, strata, covariates, given = _weights(
+        df, label_prob, labelled_by, lab, keep, roles, sys_codes, systems, (period, periods)
+    )
     hs = observed_scale(h[lab]) if hs is None else hs
     return ScoreData(
         score=s[keep],
@@ -143,7 +143,7 @@ def scores_from_frame(
         n_raters=n_raters[keep],
         columns={"score": score, "human": human, **roles}
         | ({"time": time} if time is not None else {})
-        | ({"label_prob": label_prob} if label_prob is not None else {}),
+        | given,
         rows=df.index.to_numpy()[keep],
         item=codes["item"],
         cluster=codes["cluster"],
@@ -152,7 +152,67 @@ def scores_from_frame(
         period=period,
         periods=periods,
         weights=None if weights is None else weights[keep],
+        label_strata=strata,
+        label_covariates=covariates,
     )
+
+
+def _kept(s, h, sys_codes, n_systems: int, judges, raters):
+    """Rows with every judge's score, those with a label too, and the rows excluded per
+    system; no such row, or no label, is an error.
+    """
+    keep = ~np.isnan(s).any(1)
+    n_missing = np.bincount(sys_codes[~keep], minlength=n_systems).astype(np.int64)
+    if not keep.any():
+        raise InputError("no row has every judge's score", field="score", value=list(judges))
+    lab = ~np.isnan(h) & keep
+    if not lab.any():
+        raise InputError(
+            f"no scored row has a human label in {list(raters)}: the judge's scores cannot "
+            "be calibrated to humans without some",
+            field="human",
+            value=list(raters),
+        )
+    return keep, lab, n_missing
+
+
+def _cell(g: int, systems, periods) -> str:
+    p, k = divmod(int(g), len(systems))
+    return f"system {systems[k]!r}" + (f" in period {periods[p]!r}" if periods else "")
+
+
+def _weights(df, label_prob, labelled_by, lab, keep, roles, sys_codes, systems, periods):
+    """The labelled rows' inverse probabilities (``label_prob=``, or estimated within the
+    ``labelled_by=`` strata of each system, or of each system in each period), those
+    strata's codes, the numeric ``labelled_by`` columns, and the keywords given (with the
+    bins used) for :attr:`ScoreData.columns`.
+    """
+    paired = roles["item"] is not None or roles["cluster"] is not None
+    if label_prob is not None and labelled_by is not None:
+        raise InputError(
+            "label_prob= and labelled_by= together: give the known probabilities or the "
+            "columns the labelling followed, not both",
+            field="labelled_by",
+            value=labelled_by,
+        )
+    if labelled_by is None:
+        given = {} if label_prob is None else {"label_prob": label_prob}
+        return read_label_prob(df, label_prob, lab, paired=paired), None, None, given
+    if paired:
+        raise InputError(
+            "labelled_by= goes without item= and cluster= (weighted paired or clustered "
+            "variances are not implemented): leave those out",
+            field="labelled_by",
+            value=labelled_by,
+        )
+    period, names = periods
+    group = sys_codes.astype(np.int64)
+    if period is not None:  # strata within each period
+        group[keep] = period * len(systems) + sys_codes[keep]
+    w, strata, x, bins = read_labelled_by(
+        df, labelled_by, lab, keep, group, lambda g: _cell(g, systems, names)
+    )
+    return w, strata, x, {"labelled_by": labelled_by, "labelled_by_bins": bins}
 
 
 def _one_row_per_item(df, item, codes, system, n_systems: int, keep) -> None:

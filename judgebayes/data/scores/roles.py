@@ -254,3 +254,78 @@ def read_label_prob(
     _column(df, col, "the labelling probability", "label_prob")
     p = label_probabilities(df[col], col, labelled)
     return np.where(labelled, 1.0 / np.where(labelled, p, 1.0), np.nan)
+
+
+def read_labelled_by(df, labelled_by, labelled: np.ndarray, keep: np.ndarray, group, name):
+    """``labelled_by=``: the labelling followed these columns, at rates the user does not
+    know.  Each group's rows (a system, or a system in a period) are cut into strata (a
+    text column's values, quintiles of a numeric one, or ``{column: bins}``), labels are
+    taken as random within a stratum, and each labelled row weighs its stratum's rows over
+    its labels, :math:`N_s / n_s`.  Where the quintiles leave a stratum without a label,
+    4, 3 and then 2 bins are tried (the bins used are returned).
+
+    ``group`` holds each row's group code (all rows), ``name(code)`` names a group.
+    Returns (inverse probabilities, NaN off the labelled rows; stratum codes of the kept
+    rows; the numeric columns on the kept rows, a blank filled with its group's mean, or
+    None; the bins of the numeric columns).  A stratum with rows and no label at the
+    fewest bins, or at the bins given, is an error.
+    """
+    from judgebayes.data.items.roles import LABELLED_BY_BINS, design_values, strata_columns
+
+    names = list(dict.fromkeys(strata_columns(labelled_by)))
+    for c in names:
+        require_column(df, c, "a labelled_by column", "labelled_by")
+    cols = {c: design_values(df[c], c) for c in names}
+    numeric = [c for c, x in cols.items() if x.dtype != object]
+    tries = [labelled_by] if isinstance(labelled_by, dict) or not numeric else []
+    tries += [{c: k for c in cols} for k in range(LABELLED_BY_BINS, 1, -1) if not tries]
+    for spec in tries:
+        w, codes, empty = _stratum_weights(df, spec, labelled, keep, group)
+        if empty is None:
+            break
+    else:
+        names, s, n = empty
+        row = int(np.flatnonzero(keep & (codes == s))[0])
+        raise InputError(
+            f"labelled_by={labelled_by!r}: the stratum {names[row]!r} of {name(group[row])} "
+            f"has {n} row(s) and no human label, so its residual mean cannot be estimated; "
+            "give fewer bins, e.g. labelled_by={column: 2}, or label a row in each",
+            field="labelled_by",
+            value=names[row],
+        )
+    x = [cols[c][keep].astype(float) for c in numeric]
+    covariates = _filled(np.column_stack(x), group[keep]) if x else None
+    bins = {c: int(spec.get(c, LABELLED_BY_BINS)) for c in numeric}
+    return w, codes, covariates, bins
+
+
+def _stratum_weights(df, spec, labelled, keep, group):
+    """Weights and stratum codes (kept rows) of one cut, or the first empty stratum:
+    (names, its code, its rows), with the codes of every row in place of the kept ones.
+    """
+    from judgebayes.data.items.roles import strata_by
+
+    names = [str(v) for v in strata_by(df, None, spec, keep)]
+    _, part = np.unique(np.array(names, dtype=object), return_inverse=True)
+    code = np.asarray(group, dtype=np.int64) * (int(part.max()) + 1) + part
+    n = np.bincount(code[keep], minlength=code.max() + 1)
+    n_lab = np.bincount(code[keep & labelled], minlength=code.max() + 1)
+    empty = np.flatnonzero((n > 0) & (n_lab == 0))
+    if empty.size:
+        return None, code, (names, int(empty[0]), int(n[empty[0]]))
+    _, codes = np.unique(code[keep], return_inverse=True)
+    w = np.where(labelled, n[code] / np.maximum(n_lab[code], 1), np.nan)
+    return w, codes.astype(np.int64), None
+
+
+def _filled(x: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """``x`` with each blank replaced by its group's mean (0 where the group has none)."""
+    out = x.copy()
+    for j in range(x.shape[1]):
+        bad = np.isnan(x[:, j])
+        if bad.any():
+            ok = ~bad
+            n = np.bincount(group[ok], minlength=group.max() + 1)
+            m = np.bincount(group[ok], weights=x[ok, j], minlength=group.max() + 1)
+            out[bad, j] = np.where(n > 0, m / np.maximum(n, 1), 0.0)[group[bad]]
+    return out

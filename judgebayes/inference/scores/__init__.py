@@ -10,7 +10,7 @@ from judgebayes.inference.scores.calibration import logistic as logistic
 from judgebayes.inference.scores.comparators import labels_only_means as labels_only_means
 from judgebayes.inference.scores.comparators import naive_means as naive_means
 from judgebayes.inference.scores.comparators import ppi_means as ppi_means
-from judgebayes.inference.scores.means import ScoreEstimate as ScoreEstimate
+from judgebayes.inference.scores.estimate import ScoreEstimate as ScoreEstimate
 from judgebayes.inference.scores.means import augmented_means as augmented_means
 from judgebayes.inference.scores.means import paired_contrasts as paired_contrasts
 from judgebayes.inference.scores.means import period_means as period_means

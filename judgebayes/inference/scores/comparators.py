@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from judgebayes.data.scores import ScoreData
-from judgebayes.inference.scores.means import ScoreEstimate, _sums
+from judgebayes.inference.scores.estimate import ScoreEstimate, sums
 
 
 # --------------------------------------------------------------------- comparators
@@ -47,8 +47,8 @@ def labels_only_means(data: ScoreData) -> ScoreEstimate:
     sysc, h = data.system[lab], data.human[lab]
     n = np.bincount(sysc, minlength=ns).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        m = _sums(sysc, h, ns) / n
-        v = _sums(sysc, (h - m[sysc]) ** 2, ns) / (n - 1)
+        m = sums(sysc, h, ns) / n
+        v = sums(sysc, (h - m[sysc]) ** 2, ns) / (n - 1)
         se = np.sqrt(v / n)
     return ScoreEstimate(m, np.where(n < 2, np.nan, se), n - 1, data.human_scale)
 
@@ -63,6 +63,6 @@ def naive_means(data: ScoreData) -> ScoreEstimate:
     mapped = (hlo + (data.score - lo) / (hi - lo) * (hhi - hlo)).mean(1)
     n = np.bincount(data.system, minlength=ns).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        m = _sums(data.system, mapped, ns) / n
-        v = _sums(data.system, (mapped - m[data.system]) ** 2, ns) / (n - 1)
+        m = sums(data.system, mapped, ns) / n
+        v = sums(data.system, (mapped - m[data.system]) ** 2, ns) / (n - 1)
     return ScoreEstimate(m, np.sqrt(v / n), n - 1, data.human_scale)

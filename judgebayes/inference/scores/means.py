@@ -54,7 +54,7 @@ unbiased when the labelling rate changes over time while the judge drifts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -62,35 +62,14 @@ from scipy import stats
 
 from judgebayes.data.scores import ScoreData
 from judgebayes.inference.scores.calibration import FOLDS, calibrate
+from judgebayes.inference.scores.estimate import ScoreEstimate, fold_jackknife, sums
+from judgebayes.inference.scores.weighted import weighted_means
 
 if TYPE_CHECKING:  # pragma: no cover
     from judgebayes.inference.scores.calibration import Calibration
 
 
-@dataclass
-class ScoreEstimate:
-    """Per-system estimates with standard errors and degrees of freedom (t intervals)."""
-
-    estimate: np.ndarray
-    se: np.ndarray
-    df: np.ndarray
-    bounds: tuple[float, float]
-    info: dict = field(default_factory=dict)
-
-    def interval(self, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-        """``alpha -> (lower, upper)``: t intervals clipped to the bounds."""
-        with np.errstate(invalid="ignore"):
-            q = stats.t.ppf(1 - alpha / 2, np.where(self.df >= 1, self.df, np.nan))
-            half = q * self.se
-        lo, hi = self.bounds
-        return np.clip(self.estimate - half, lo, hi), np.clip(self.estimate + half, lo, hi)
-
-
 # --------------------------------------------------------------------- the augmented mean
-def _sums(g: np.ndarray, x: np.ndarray, size: int) -> np.ndarray:
-    return np.bincount(g, weights=x, minlength=size)
-
-
 def augmented_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEstimate:
     """The augmented mean per system and its variance (module docstring)."""
     if data.weights is not None:
@@ -102,29 +81,29 @@ def augmented_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEs
     n_lab = np.bincount(sysc[lab], minlength=ns).astype(float)
     e = np.where(lab, h - pred, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        e_bar = _sums(sysc, e, ns) / n_lab
+        e_bar = sums(sysc, e, ns) / n_lab
         dev = np.where(lab, e - e_bar[sysc], 0.0)
-        s2e = _sums(sysc, dev**2, ns) / (n_lab - 1)
+        s2e = sums(sysc, dev**2, ns) / (n_lab - 1)
         # labels that all agree leave no residual to measure (a point interval): the
         # residual variance is floored there at the smoothed Bernoulli variance of their
         # mean on the [0, 1]-scaled labels, (l m + 1) / (l + 2), as the items closed form
         lo, hi = data.human_scale
-        h_bar = _sums(sysc, np.where(lab, h, 0.0), ns) / n_lab
-        agree = (n_lab >= 2) & (_sums(sysc, np.where(lab, (h - h_bar[sysc]) ** 2, 0.0), ns) == 0)
+        h_bar = sums(sysc, np.where(lab, h, 0.0), ns) / n_lab
+        agree = (n_lab >= 2) & (sums(sysc, np.where(lab, (h - h_bar[sysc]) ** 2, 0.0), ns) == 0)
         sm = (n_lab * (h_bar - lo) / (hi - lo) + 1) / (n_lab + 2)
         s2e = np.where(agree, np.maximum(s2e, sm * (1 - sm) * (hi - lo) ** 2), s2e)
         imputed = np.where(lab, h, pred + e_bar[sysc])
-        est = _sums(sysc, imputed, ns) / n_all
+        est = sums(sysc, imputed, ns) / n_all
         var_items = (1 - n_lab / n_all) * s2e / n_lab
         df = n_lab - 1
         unl_share = 1 - n_lab / n_all
         # Var(H) = Var(f) + Var(e) + 2 Cov(f, e): the calibrated scores' spread over every
         # row, the residuals' and their covariance over the labelled rows (not 0 where the
         # shared calibration misfits the system: a judge kinder to it)
-        f_mean = _sums(sysc, pred, ns) / n_all
-        var_f = _sums(sysc, (pred - f_mean[sysc]) ** 2, ns) / (n_all - 1)
-        fl_mean = _sums(sysc[lab], pred[lab], ns) / n_lab
-        cov_fe = _sums(sysc, np.where(lab, (pred - fl_mean[sysc]) * dev, 0.0), ns) / (n_lab - 1)
+        f_mean = sums(sysc, pred, ns) / n_all
+        var_f = sums(sysc, (pred - f_mean[sysc]) ** 2, ns) / (n_all - 1)
+        fl_mean = sums(sysc[lab], pred[lab], ns) / n_lab
+        cov_fe = sums(sysc, np.where(lab, (pred - fl_mean[sysc]) * dev, 0.0), ns) / (n_lab - 1)
         v_h = np.maximum(var_f + s2e + 2 * cov_fe, 0.0)
         if estimand == "process":
             if data.cluster is None:
@@ -139,16 +118,16 @@ def augmented_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEs
                 tot = np.bincount(ginv, weights=imputed - est[sysc])
                 g_sys = gk // (int(cl.max()) + 1)
                 n_g = np.bincount(g_sys, minlength=ns).astype(float)
-                cr = n_g / (n_g - 1) * _sums(g_sys, tot**2, ns) / n_all**2
+                cr = n_g / (n_g - 1) * sums(g_sys, tot**2, ns) / n_all**2
                 # the residuals of one cluster's labelled rows move together too
                 rtot = np.bincount(ginv, weights=dev, minlength=gk.size)
-                r_cr = n_g / (n_g - 1) * _sums(g_sys, rtot**2, ns) / n_lab**2
+                r_cr = n_g / (n_g - 1) * sums(g_sys, rtot**2, ns) / n_lab**2
                 var = (1 - n_lab / n_all) * np.maximum(r_cr, s2e / n_lab) + cr
                 var = var + unl_share * s2e / n_all
                 df = np.minimum(df, n_g - 1)
         else:
             var = var_items
-    var = var + _fold_jackknife(data, cal, n_all, n_lab)
+    var = var + fold_jackknife(data, cal, n_all, n_lab)
     bad = n_lab < 2
     se = np.where(bad, np.nan, np.sqrt(np.maximum(var, 0)))
     return ScoreEstimate(
@@ -231,85 +210,19 @@ def power_tuned(data: ScoreData, cal: Calibration) -> tuple[Calibration, float]:
     if not ok.any() or data.weights is not None or labels_follow_scores(data):
         return cal, 1.0
     with np.errstate(invalid="ignore", divide="ignore"):
-        f_all = _sums(sysc, f, ns) / n_all
-        f_lab = _sums(sysc[lab], f[lab], ns) / n_lab
-        h_lab = _sums(sysc[lab], h[lab], ns) / n_lab
+        f_all = sums(sysc, f, ns) / n_all
+        f_lab = sums(sysc[lab], f[lab], ns) / n_lab
+        h_lab = sums(sysc[lab], h[lab], ns) / n_lab
     cov_hf = np.sum((h[lab] - h_lab[sysc[lab]]) * (f[lab] - f_lab[sysc[lab]])) / max(
         float(n_lab[ok].sum() - ok.sum()), 1.0
     )
     var_f = np.sum((f - f_all[sysc]) ** 2) / max(float(n_all.sum() - ns), 1.0)
     c = np.where(ok, 1 / np.maximum(n_lab, 1) - 1 / n_all, 0.0)
-    jack = np.where(ok, _fold_jackknife(data, cal, n_all, n_lab), 0.0)
+    jack = np.where(ok, fold_jackknife(data, cal, n_all, n_lab), 0.0)
     denom = float(np.sum(c * var_f + jack))
     lam = float(np.clip(np.sum(c) * cov_hf / denom, 0.0, 1.0)) if denom > 0 else 0.0
     # a constant per system is absorbed by that system's residual mean: scaling is enough
     return replace(cal, pred=lam * cal.pred, models=lam * cal.models), lam
-
-
-def weighted_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEstimate:
-    r"""The augmented mean when each labelled row was drawn with a known probability
-    :math:`\pi_i` (``label_prob=``): the calibrated scores of every row plus the residuals'
-    Hajek mean with weights :math:`w_i = 1/\pi_i`,
-
-    .. math::
-
-        \hat\mu = \frac1N \sum_{\text{all}} \hat f(s_j) + \bar e_w, \qquad
-        \bar e_w = \frac{\sum_{\text{lab}} w_i e_i}{\sum_{\text{lab}} w_i},
-
-    unbiased for the system's mean whatever the calibration, when the probabilities are
-    right.  Variance (Poisson sampling): :math:`\sum_{\text{lab}} w_i (w_i - 1)
-    (e_i - \bar e_w)^2 / N^2` for the rows' mean, plus the labels' variance over
-    :math:`N` for the process; t with :math:`n - 1` degrees of freedom.
-    """
-    assert data.weights is not None  # the caller's condition
-    ns = len(data.systems)
-    sysc, lab, h, pred = data.system, data.labelled, data.human, cal.pred
-    w = np.where(lab, np.nan_to_num(data.weights), 0.0)
-    n_all = np.bincount(sysc, minlength=ns).astype(float)
-    n_lab = np.bincount(sysc[lab], minlength=ns).astype(float)
-    e = np.where(lab, h - pred, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        e_bar = _sums(sysc, w * e, ns) / _sums(sysc, w, ns)
-        dev = np.where(lab, e - e_bar[sysc], 0.0)
-        var = _sums(sysc, w * (w - 1) * dev**2, ns) / n_all**2
-        imputed = np.where(lab, h, pred + e_bar[sysc])
-        est = _sums(sysc, pred, ns) / n_all + e_bar
-        if estimand == "process":
-            h_w = _sums(sysc, w * np.nan_to_num(h), ns) / _sums(sysc, w, ns)
-            v_h = _sums(sysc, w * np.where(lab, h - h_w[sysc], 0.0) ** 2, ns) / _sums(sysc, w, ns)
-            var = var + v_h / n_all
-    var = var + _fold_jackknife(data, cal, n_all, n_lab)
-    lo, hi = data.human_scale
-    se = np.where(n_lab < 2, np.nan, np.sqrt(np.maximum(var, 0)))
-    info = {
-        "residual_mean": e_bar,
-        "imputed": imputed,
-        "residual": dev,
-        "n_labelled": n_lab,
-        "n_items": n_all,
-        "labels_agree": np.zeros(ns, dtype=bool),
-        "weighted": True,
-    }
-    return ScoreEstimate(np.clip(est, lo, hi), se, n_lab - 1, (lo, hi), info)
-
-
-def _fold_jackknife(data: ScoreData, cal: Calibration, n_all, n_lab) -> np.ndarray:
-    """The calibration's own share of the variance: the delete-a-fold jackknife of what the
-    estimate reads off the calibration, its mean over every row minus its mean over the
-    labelled rows (per system); 0 with one fold.
-    """
-    kk = cal.models.shape[0]
-    if kk < 2:
-        return np.zeros(len(n_all))
-    ns = len(n_all)
-    sysc, lab = data.system, data.labelled
-    g = np.stack(
-        [
-            _sums(sysc, m, ns) / n_all - _sums(sysc[lab], m[lab], ns) / np.maximum(n_lab, 1)
-            for m in cal.models
-        ]
-    )
-    return (kk - 1) / kk * ((g - g.mean(0)) ** 2).sum(0)
 
 
 def _period_rows(data: ScoreData, rows: np.ndarray) -> ScoreData:
@@ -328,6 +241,8 @@ def _period_rows(data: ScoreData, rows: np.ndarray) -> ScoreData:
         period=None,
         periods=(),
         weights=None if data.weights is None else data.weights[rows],
+        label_strata=None if data.label_strata is None else data.label_strata[rows],
+        label_covariates=None if data.label_covariates is None else data.label_covariates[rows],
     )
 
 

@@ -132,7 +132,7 @@ def agreement(
         boot = np.concatenate(
             [np.empty(0)] + [_replicate(key, ratings, counts, W, c) for c in weights]
         )
-        blo, bhi = _percentile(boot, alpha)
+        blo, bhi = _percentile(boot, alpha, _units(ratings))
         rows.append(
             {
                 "coefficient": key,
@@ -177,11 +177,23 @@ def _notes(ratings: Ratings, rows: list[dict], bootstrap: int) -> list[str]:
     return notes
 
 
-def _percentile(values: np.ndarray, alpha: float) -> tuple[float, float]:
-    """The percentile interval of the finite bootstrap replicates (NaN with fewer than 2)."""
+def _percentile(values: np.ndarray, alpha: float, units: int) -> tuple[float, float]:
+    r"""The expanded percentile interval of the finite bootstrap replicates over ``units``
+    resampled items or clusters (NaN with fewer than 2 replicates).
+
+    The plain percentile interval is too narrow on few units: the bootstrap's spread is
+    the plug-in one (a factor :math:`(G - 1)/G` on the variance) and its quantiles are
+    normal where the analytic interval's are t (on 20 clusters it covered 0.90 at 95%).
+    The percentiles are taken at :math:`\alpha'/2` and :math:`1 - \alpha'/2` with
+    :math:`\Phi^{-1}(1 - \alpha'/2) = \sqrt{G/(G-1)}\, t_{G-1, 1-\alpha/2}`
+    (Hesterberg's expanded percentile interval), which keeps the replicates' skew.
+    """
     ok = values[np.isfinite(values)]
     if ok.size < 2:
         return np.nan, np.nan
+    if units >= 2:
+        z = np.sqrt(units / (units - 1)) * stats.t.ppf(1 - alpha / 2, units - 1)
+        alpha = float(2 * stats.norm.sf(z))
     lo, hi = np.percentile(ok, [100 * alpha / 2, 100 * (1 - alpha / 2)])
     return float(lo), float(hi)
 
@@ -237,6 +249,12 @@ def _replicate(key, ratings: Ratings, counts, W, c) -> np.ndarray:
     if key == "krippendorff":
         return ag.krippendorff(counts, ratings.values, ratings.level, c)
     return ag.fleiss_family(counts, W, key, c)
+
+
+def _units(ratings: Ratings) -> int:
+    """How many units the bootstrap resamples: the clusters, or the items."""
+    c = ratings.clusters
+    return len(ratings.items) if c is None else len(np.unique(c))
 
 
 def _replicates(ratings: Ratings, bootstrap: int, seed: int):

@@ -23,6 +23,7 @@ from judgebayes.workflows.agreement.coefficients import (
     _check_level,
     _percentile,
     _replicates,
+    _units,
 )
 
 
@@ -114,7 +115,7 @@ def judge_agreement(
         jp, jboot = _pairwise_kappas(ratings, W, [(col, h) for h in range(H)], weights)
         diff = jp.mean() - hp.mean()
         boot = jboot.mean(axis=1) - hboot.mean(axis=1)
-        lo, hi = _percentile(boot, alpha)
+        lo, hi = _percentile(boot, alpha, _units(ratings))
         rated = (ratings.codes[:, col] >= 0) & (ratings.codes[:, :H] >= 0).any(axis=1)
         rows.append(
             {
@@ -235,7 +236,7 @@ def effective_judges(
     boot = [_mean_correlation(X, c) for c in _blocks(groups, bootstrap, random_seed)]
     rb = np.concatenate(boot) if boot else np.empty(0)
     meff = m / (1 + (m - 1) * rho)
-    lo, hi = _percentile(m / (1 + (m - 1) * rb), alpha)
+    lo, hi = _percentile(m / (1 + (m - 1) * rb), alpha, int(groups.max()) + 1)
     out = pd.DataFrame(
         [
             {

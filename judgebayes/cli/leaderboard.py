@@ -50,6 +50,14 @@ def add_parser(sub) -> None:
     a.add_argument("--score", default="score", help="score column (0/1, a win, a fraction)")
     a.add_argument("--human", default=None, help="human labels on some rows (blank elsewhere)")
     a.add_argument("--cluster", default=None, help="clusters of items (a subtask)")
+    a.add_argument(
+        "--adjust",
+        action="append",
+        default=None,
+        metavar="COLUMN",
+        help="a covariate the judge follows (an answer's log length over the reference's; "
+        "repeatable): each mean at covariate 0, one slope for all systems",
+    )
     a.add_argument("--top-k", type=count_arg, default=1, help="the P(top k) column's k")
     a.add_argument("--baseline", default=None, help="the system all others are compared with")
     a.add_argument(
@@ -106,6 +114,7 @@ def run(args) -> tuple[str, int]:
         score=args.score,
         human=args.human,
         cluster=args.cluster,
+        adjust=args.adjust,
         alpha=args.alpha,
         top_k=args.top_k,
         baseline=args.baseline,
@@ -115,7 +124,9 @@ def run(args) -> tuple[str, int]:
     for note in table.attrs["notes"]:
         print(f"judgebayes leaderboard: note: {note}", file=sys.stderr)
     if args.format == "json":
-        out = {"systems": table.to_dict("records"), **table.attrs}
+        sep = table.attrs["separated"]
+        above = [[a, b] for a in sep.index for b in sep.columns if sep.loc[a, b]]
+        out = {"systems": table.to_dict("records"), **table.attrs, "separated": above}
         return json.dumps(to_json(out), indent=2), 0
     head = (
         f"{len(table)} systems on {table.attrs['n_items']} items; ranks and tiers hold for "

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-__all__ = ["Board", "board", "rank_intervals", "tiers"]
+__all__ = ["Board", "board", "covariate_adjusted", "rank_intervals", "tiers"]
 
 
 @dataclass(frozen=True)
@@ -142,3 +142,44 @@ def tiers(b: Board) -> np.ndarray:
             if not tier[t] and not surely_above[s, t]:
                 tier[t] = level
     return tier
+
+
+def covariate_adjusted(x: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Pseudo-scores whose item means are each system's mean at covariates 0, with the
+    slopes' own uncertainty in their per-item spread.
+
+    The judge's pull towards a covariate of the row (the answer's length against the
+    reference's, say) is one slope vector :math:`\beta` for every system, fitted by least
+    squares with an effect per system and per item (the rows two-way demeaned, tildes):
+    :math:`\hat\beta = A^{-1} \sum_{si} \tilde c_{si} \tilde x_{si}`,
+    :math:`A = \sum_{si} \tilde c_{si} \tilde c_{si}^\top`.  Each system's adjusted mean is
+    :math:`\bar x_s - \hat\beta^\top \bar c_s`; the pseudo-score
+
+    .. math::
+
+        \phi_{si} = x_{si} - \hat\beta^\top c_{si} - \bar c_s^\top \psi_i, \qquad
+        \psi_i = I\,A^{-1} \sum_s \tilde c_{si} \tilde e_{si},
+
+    adds item :math:`i`'s influence on :math:`\hat\beta` (:math:`\sum_i \psi_i = 0`, so
+    the means are unchanged), and the paired, cluster-robust variance of :mod:`this
+    module <judgebayes.inference.leaderboard>` then carries the slopes' estimation.
+
+    ``x`` is (S, I), ``c`` (S, I, K).  Returns the pseudo-scores, :math:`\hat\beta` and
+    its standard errors (clustered by item).
+    """
+    x = np.asarray(x, float)
+    c = np.asarray(c, float).reshape(*x.shape, -1)
+    n_items = x.shape[1]
+
+    def demeaned(a):
+        return a - a.mean(0, keepdims=True) - a.mean(1, keepdims=True) + a.mean((0, 1))
+
+    xt, ct = demeaned(x), demeaned(c)
+    a = np.einsum("sik,sil->kl", ct, ct)
+    beta = np.linalg.solve(a, np.einsum("sik,si->k", ct, xt))
+    resid = xt - ct @ beta
+    psi = n_items * np.linalg.solve(a, np.einsum("sik,si->ki", ct, resid)).T  # (I, K)
+    cbar = c.mean(axis=1)  # (S, K)
+    phi = x - c @ beta - cbar @ psi.T
+    se = np.sqrt(np.einsum("ik,ik->k", psi, psi)) / n_items
+    return phi, beta, se

@@ -20,6 +20,7 @@ from scipy import stats
 from judgebayes.checks.base import holm
 from judgebayes.data.frames import (
     as_pandas,
+    column_names,
     distinct_roles,
     group_labels,
     numeric_column,
@@ -44,6 +45,7 @@ def leaderboard(
     score: str = "score",
     human: str | None = None,
     cluster: str | None = None,
+    adjust: str | list[str] | None = None,
     alpha: float = 0.05,
     top_k: int = 1,
     baseline: str | None = None,
@@ -63,6 +65,15 @@ def leaderboard(
     human : str, optional
         Human labels on some rows (blank elsewhere): the scores are then a judge's, and
         each system's mean is corrected by them (:func:`judge_corrected`).
+    adjust : str or list of str, optional
+        Covariates of each row that the judge's score follows beside quality (the answer's
+        log length over the reference's, say): each system's mean is given at covariates
+        0, with one slope for every system fitted with an effect per system and item, and
+        the slopes' uncertainty in every interval
+        (:func:`~judgebayes.inference.leaderboard.covariate_adjusted`).  A covariate the
+        same for every system on an item (the position an answer was shown in, when it is
+        drawn per item) moves no rank and is absorbed by the items: an error.  Not with
+        ``human=``.
     alpha : float
         1 - the level of every interval (the rank intervals and tiers: all at once).
     top_k : int
@@ -84,7 +95,10 @@ def leaderboard(
         (simultaneous), ``tier``, ``p_top_k``, ``difference`` (against the reference),
         ``p_value`` (two-sided t), ``p_holm`` and ``separated`` (Holm at ``alpha``).
         ``attrs``: ``notes`` (items left out, and why), ``n_items``, ``n_clusters``,
-        ``critical_value``, ``reference``, ``alpha``.
+        ``critical_value``, ``reference``, ``alpha``, ``slopes`` (``adjust=``: each
+        covariate's slope and its standard error) and ``separated`` (a system x system
+        frame in the table's order: True where the row's system is above the column's by
+        the simultaneous intervals).
 
     Notes
     -----
@@ -93,7 +107,12 @@ def leaderboard(
     benchmark's own items may still share a tier.
     """
     alpha = check_alpha(alpha)
-    x, names, g, notes, h = _matrix(frame, system, item, score, cluster, human)
+    covariates = () if adjust is None else column_names(adjust, "adjust")
+    x, names, g, notes, h, c = _matrix(frame, system, item, score, cluster, human, covariates)
+    slopes = {}
+    if covariates:
+        x, slopes, note = _adjusted(x, c, covariates, human)
+        notes.append(note)
     if h is not None:
         x, note = judge_corrected(x, h, names, human)
         notes.append(note)
@@ -132,13 +151,57 @@ def leaderboard(
         "reference": names[ref],
         "alpha": alpha,
         "control": "max-T over items" if bootstrap else "Bonferroni",
+        "slopes": slopes,
+        "separated": _separated(b, names, table["system"]),
     }
     return table
 
 
-def _matrix(frame, system, item, score, cluster, human=None):
-    """The (S, I) score matrix, the systems, each item's cluster code, the notes and the
-    (S, I) human labels (NaN = unlabelled; None without ``human``).
+def _separated(b: lb.Board, names: list[str], order) -> pd.DataFrame:
+    """(S, S) booleans in the table's order: the row's system is above the column's by
+    the simultaneous intervals (the pairs the rank intervals and tiers rest on).
+    """
+    above = b.diff - b.crit * b.diff_se > 0
+    np.fill_diagonal(above, False)
+    out = pd.DataFrame(above, index=names, columns=names)
+    return out.loc[list(order), list(order)]
+
+
+def _adjusted(x, c, covariates, human):
+    """The pseudo-scores at covariates 0 (:func:`lb.covariate_adjusted`), the slopes with
+    their standard errors, and the note that says so.
+    """
+    if human is not None:
+        raise InputError(
+            "adjust= and human= together are not built: correct the judge by the labels, or "
+            "adjust its scores for the covariates, not both",
+            field="adjust",
+            value=list(covariates),
+        )
+    within = c - c.mean(axis=0, keepdims=True)  # across the systems on each item
+    for k, col in enumerate(covariates):
+        if np.abs(within[..., k]).max() < 1e-12:
+            raise InputError(
+                f"adjust={col!r} is the same for every system on each item: it moves no rank, "
+                "and the items' own effects absorb it; leave it out",
+                field="adjust",
+                value=col,
+            )
+    phi, beta, se = lb.covariate_adjusted(x, c)
+    slopes = {col: (float(b), float(e)) for col, b, e in zip(covariates, beta, se, strict=True)}
+    said = ", ".join(f"{col} {b:+.4g} (se {e:.2g})" for col, (b, e) in slopes.items())
+    note = (
+        f"adjusted to {' = '.join(covariates)} = 0: the score's slope on {said}, one for "
+        "every system, fitted with an effect per system and item; its uncertainty is in "
+        "every interval"
+    )
+    return phi, slopes, note
+
+
+def _matrix(frame, system, item, score, cluster, human=None, covariates=()):
+    """The (S, I) score matrix, the systems, each item's cluster code, the notes, the
+    (S, I) human labels (NaN = unlabelled; None without ``human``) and the (S, I, K)
+    ``covariates`` (None without them; a blank on a kept row is an error).
     """
     df = as_pandas(frame, "frame")
     cols = {"system": system, "item": item, "score": score, "cluster": cluster, "human": human}
@@ -146,6 +209,8 @@ def _matrix(frame, system, item, score, cluster, human=None):
         {"score": score, "human": human}, {"system": system, "item": item, "cluster": cluster}
     )
     require_roles(df, cols)
+    for col in covariates:
+        require_roles(df, {"adjust": col})
     s = group_labels(df[system], system, "system").to_numpy()
     i = group_labels(df[item], item, "item").to_numpy()
     y = numeric_column(df[score], score)
@@ -154,7 +219,10 @@ def _matrix(frame, system, item, score, cluster, human=None):
     if blank.any():
         notes.append(f"{int(blank.sum())} row(s) without a score left out")
     hv = None if human is None else numeric_column(df[human], human)
-    keys = pd.DataFrame({"s": s, "i": i, "y": y, "h": np.nan if hv is None else hv})[~blank]
+    keys = pd.DataFrame({"s": s, "i": i, "y": y, "h": np.nan if hv is None else hv})
+    for k, col in enumerate(covariates):
+        keys[f"c{k}"] = numeric_column(df[col], col)
+    keys = keys[~blank]
     dup = keys.duplicated(["s", "i"])
     if dup.any():
         first = keys[dup].iloc[0]
@@ -175,6 +243,7 @@ def _matrix(frame, system, item, score, cluster, human=None):
     if hv is not None:
         labels = keys.pivot(index="s", columns="i", values="h").loc[wide.index, wide.columns]
         labels = labels.to_numpy(float)
+    c = _covariates(keys, wide, covariates)
     if wide.shape[0] < 2 or wide.shape[1] < 2:
         raise InputError(
             f"a leaderboard needs 2 systems and 2 items scored for all of them; got "
@@ -188,7 +257,30 @@ def _matrix(frame, system, item, score, cluster, human=None):
         c = group_labels(df[cluster], cluster, "cluster")
         of = pd.Series(c.to_numpy(), index=i).groupby(level=0).first()
         g = pd.factorize(of.loc[wide.columns].to_numpy())[0]
-    return wide.to_numpy(float), list(map(str, wide.index)), g, notes, labels
+    return wide.to_numpy(float), list(map(str, wide.index)), g, notes, labels, c
+
+
+def _covariates(keys, wide, covariates) -> np.ndarray | None:
+    """The (S, I, K) covariates on the score matrix's rows and items."""
+    if not covariates:
+        return None
+    c = np.stack(
+        [
+            keys.pivot(index="s", columns="i", values=f"c{k}").loc[wide.index, wide.columns]
+            for k in range(len(covariates))
+        ],
+        axis=-1,
+    ).astype(float)
+    if np.isnan(c).any():
+        where = np.argwhere(np.isnan(c))[0]
+        raise InputError(
+            f"column {covariates[where[2]]!r} (adjust=) is blank for system "
+            f"{wide.index[where[0]]!r} on item {wide.columns[where[1]]!r}, a row the "
+            "leaderboard keeps: every scored row needs a value",
+            field=covariates[where[2]],
+            value=None,
+        )
+    return c
 
 
 def _index(names: list[str], baseline: str) -> int:

@@ -35,6 +35,27 @@ def test_the_command_prints_the_librarys_table(board, tmp_path, capsys, suffix):
     assert "4 systems on 120 items" in text and "rank low" in text
 
 
+def test_adjust_takes_the_judges_pull_out(tmp_path, capsys):
+    from tests.simulators import verbose_board
+
+    frame, _ = verbose_board(np.random.default_rng(4), n_items=60)
+    path = tmp_path / "verbose.csv"
+    frame.to_csv(path, index=False)
+    args = [str(path), "--adjust", "length", "--bootstrap", "200", "--format", "json"]
+    assert main(["leaderboard", *args]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    want = jb.leaderboard(frame, adjust="length", bootstrap=200)
+    assert [r["estimate"] for r in out["systems"]] == pytest.approx(want["estimate"].tolist())
+    assert out["slopes"]["length"] == pytest.approx(list(want.attrs["slopes"]["length"]))
+    sep = want.attrs["separated"]
+    assert out["separated"] == [[a, b] for a in sep.index for b in sep.columns if sep.loc[a, b]]
+    assert "adjusted to length = 0" in captured.err
+    assert main(["leaderboard", str(path), "--adjust", "shown_first"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "same for every system on each item" in err, err
+
+
 def test_bad_input_is_one_line_and_exit_2(board, tmp_path, capsys):
     path = tmp_path / "board.csv"
     board.to_csv(path, index=False)

@@ -34,6 +34,7 @@ _EXPORTS: dict[str, str] = {
     "plot_forest": "judgebayes.results",
     "plot_check": "judgebayes.results",
     "plot_intervals": "judgebayes.results",
+    "plot_ranks": "judgebayes.results",
     # the workflows a user starts from
     "agreement": "judgebayes.workflows.agreement",
     "monitor": "judgebayes.workflows.monitor",

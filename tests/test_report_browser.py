@@ -73,3 +73,40 @@ def test_html_report_renders_in_chromium(tmp_path, capsys):
         finally:
             browser.close()
     assert os.path.getsize(shot) > 10_000
+
+
+def test_leaderboard_report_renders_in_chromium(tmp_path, capsys):
+    # the command's table, cell for cell, and its rank plot, in a real browser
+    import numpy as np
+
+    from tests.simulators import irt_board
+
+    sync_playwright = browser_or_skip()
+    frame, _ = irt_board(np.random.default_rng(5), np.linspace(-1, 1.5, 8), n_items=200)
+    frame.to_csv(tmp_path / "board.csv", index=False)
+    out_path = tmp_path / "board.html"
+    argv = ["leaderboard", str(tmp_path / "board.csv"), "--report", str(out_path)]
+    assert main([*argv, "--bootstrap", "300", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["systems"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 900})
+            page.goto(out_path.as_uri())
+            page.wait_for_load_state("load")
+            assert page.inner_text("h2") == "Leaderboard"
+            images = page.eval_on_selector_all(
+                "img", "els => els.map(e => [e.complete, e.naturalWidth, e.naturalHeight])"
+            )
+            assert len(images) == 1 and images[0][0] and images[0][1] > 300, images
+            header = page.eval_on_selector_all(
+                "div#leaderboard table thead th", "ths => ths.map(th => th.innerText.trim())"
+            )
+            shown = page.eval_on_selector_all(
+                "div#leaderboard table tbody tr",
+                "trs => trs.map(tr => [...tr.cells].map(td => td.innerText.trim()))",
+            )
+            assert header[:5] == ["system", "rank", "rank_lower", "rank_upper", "tier"]
+            assert shown == [[_cell(r[c]) for c in header] for r in rows]
+        finally:
+            browser.close()

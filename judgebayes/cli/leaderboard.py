@@ -58,6 +58,12 @@ def add_parser(sub) -> None:
         help="a covariate the judge follows (an answer's log length over the reference's; "
         "repeatable): each mean at covariate 0, one slope for all systems",
     )
+    a.add_argument(
+        "--report",
+        default=None,
+        metavar="PATH",
+        help="also write the leaderboard as a report (.html or .md, with the rank plot)",
+    )
     a.add_argument("--top-k", type=count_arg, default=1, help="the P(top k) column's k")
     a.add_argument("--baseline", default=None, help="the system all others are compared with")
     a.add_argument(
@@ -123,6 +129,7 @@ def run(args) -> tuple[str, int]:
     )
     for note in table.attrs["notes"]:
         print(f"judgebayes leaderboard: note: {note}", file=sys.stderr)
+    _report(args, table)
     if args.format == "json":
         sep = table.attrs["separated"]
         above = [[a, b] for a in sep.index for b in sep.columns if sep.loc[a, b]]
@@ -134,6 +141,18 @@ def run(args) -> tuple[str, int]:
         f"with {table.attrs['reference']!r}, Holm\n\n"
     )
     return head + render(table.to_dict("records"), _COLUMNS, args.format), 0
+
+
+def _report(args, table) -> None:
+    """``--report PATH``: the table and its rank plot as a report."""
+    if args.report is None:
+        return
+    from judgebayes.report import Report
+
+    report = Report(f"Leaderboard of {args.scores}")
+    report.leaderboard(table)
+    done = report.write(args.report)
+    print(f"judgebayes leaderboard: report written to {done.path}", file=sys.stderr)
 
 
 def _bayes(args) -> tuple[str, int]:
@@ -156,6 +175,13 @@ def _bayes(args) -> tuple[str, int]:
         notes.append("NUTS did not pass the convergence gate: do not report these numbers")
     for note in notes:
         print(f"judgebayes leaderboard: note: {note}", file=sys.stderr)
+    table.attrs |= {
+        "notes": notes,
+        "alpha": args.alpha,
+        "n_items": len(study.data.items),
+        "control": f"the joint posterior of model {args.model!r}",
+    }
+    _report(args, table)
     if args.format == "json":
         out = {"systems": table.to_dict("records"), "notes": notes, "model": args.model}
         return json.dumps(to_json(out), indent=2), 0

@@ -29,6 +29,7 @@ from judgebayes.results.fit import saved_interval as saved_interval
 from judgebayes.results.plots import plot_check as plot_check
 from judgebayes.results.plots import plot_forest as plot_forest
 from judgebayes.results.plots import plot_intervals as plot_intervals
+from judgebayes.results.plots import plot_ranks as plot_ranks
 from judgebayes.results.trees import LazyTree as LazyTree
 from judgebayes.results.trees import check_alpha as check_alpha
 from judgebayes.results.trees import lazy_tree as lazy_tree
@@ -52,6 +53,7 @@ __all__ = [
     "plot_check",
     "plot_forest",
     "plot_intervals",
+    "plot_ranks",
     "point_tree",
     "saved_interval",
     "stamp",

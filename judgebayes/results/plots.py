@@ -179,3 +179,45 @@ def plot_intervals(table: pd.DataFrame, ax=None, truth: dict | None = None):
     level = table["level"].iloc[0]
     ax.set_xlabel(f"{table['quantity'].iloc[0]} ({100 * level:g}% intervals)")
     return ax
+
+
+def plot_ranks(table: pd.DataFrame, ax=None, truth: dict | None = None):
+    """Each system's rank interval, best at the top, coloured by tier.
+
+    ``table`` is a leaderboard: :func:`judgebayes.leaderboard`'s or
+    :meth:`BoardFit.table <judgebayes.studies.leaderboard.BoardFit.table>`'s (columns
+    ``system``, ``rank``, ``rank_lower``, ``rank_upper``, ``tier``).  A bar spans the ranks
+    the system may hold when every system's interval holds at once, the dot is its rank by
+    estimate, and ``truth`` optionally maps systems to their true ranks (crosses).
+
+    Returns the matplotlib axes.
+    """
+    import matplotlib.pyplot as plt
+
+    need = ("system", "rank", "rank_lower", "rank_upper", "tier")
+    missing = [c for c in need if c not in table.columns]
+    if missing:
+        raise InputError(
+            f"plot_ranks takes a leaderboard table; it lacks the column(s) {missing}",
+            field="table",
+            value=missing,
+        )
+    rows = table.sort_values(["rank", "system"], kind="stable").reset_index(drop=True)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 0.8 + 0.28 * len(rows)))
+    y = -np.arange(len(rows), dtype=float)
+    colour = [f"C{(int(t) - 1) % 10}" for t in rows["tier"]]
+    ax.hlines(y, rows["rank_lower"] - 0.3, rows["rank_upper"] + 0.3, colors=colour, lw=5, alpha=0.5)
+    ax.scatter(rows["rank"], y, c=colour, zorder=3, s=18)
+    if truth:
+        known = rows["system"].map(truth)
+        ok = known.notna().to_numpy()
+        ax.scatter(known[ok], y[ok], marker="x", color="k", zorder=4, s=24, label="true rank")
+        ax.legend(loc="upper right", frameon=False)
+    ax.set_yticks(y, [f"{s} (tier {t})" for s, t in zip(rows["system"], rows["tier"], strict=True)])
+    ax.set_xlim(0.3, len(rows) + 0.7)
+    level = table.attrs.get("alpha")
+    at = "" if level is None else f" ({100 * (1 - level):g}%, every system at once)"
+    ax.set_xlabel(f"rank{at}")
+    ax.grid(axis="x", alpha=0.3)
+    return ax

@@ -146,3 +146,27 @@ def test_a_judged_board_is_corrected_by_a_few_human_labels():
         few = frame.assign(human=frame["human"].where(frame["system"] != "m03"))
         jb.leaderboard(few, human="human")
     assert err.value.field == "human"
+
+
+def test_the_rank_plot_draws_each_systems_interval_and_tier():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    frame, truth = irt_board(np.random.default_rng(8), np.linspace(-1, 1.5, 7), n_items=150)
+    table = jb.leaderboard(frame, bootstrap=200)
+    true_rank = dict(zip(truth.index, (-truth).rank(method="min"), strict=True))
+    ax = jb.plot_ranks(table, truth=true_rank)
+    segments = ax.collections[0].get_segments()  # the bars, best first, top down
+    order = table.sort_values(["rank", "system"], kind="stable")
+    for seg, (_, r) in zip(segments, order.iterrows(), strict=True):
+        assert seg[0][0] == pytest.approx(r["rank_lower"] - 0.3)
+        assert seg[1][0] == pytest.approx(r["rank_upper"] + 0.3)
+    dots = ax.collections[1].get_offsets()
+    assert dots[:, 0].tolist() == order["rank"].tolist()
+    crosses = ax.collections[2].get_offsets()
+    assert crosses[:, 0].tolist() == [true_rank[s] for s in order["system"]]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    pairs = zip(order["system"], order["tier"], strict=True)
+    assert labels == [f"{s} (tier {t})" for s, t in pairs]
+    with pytest.raises(InputError, match="lacks the column"):
+        jb.plot_ranks(table.drop(columns="tier"))

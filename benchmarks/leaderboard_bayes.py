@@ -101,7 +101,42 @@ def judged(boards: int) -> None:
           f"the same half-width of the truth {raw_hit / total:.3f}")  # fmt: skip
 
 
-def real() -> None:
+def held_out(fit, rows, truth: float, n_items: int, rng, score: str, trials, items):
+    """A held-out model's estimate from ``n_items`` planned and random items: one table
+    cell per choice, and (error, covered) pairs."""
+    out, errs = [f"{truth:.3f}"], []
+    for chosen in (fit.plan_items(n_items), list(rng.choice(items, n_items, replace=False))):
+        r = rows.loc[chosen]
+        e = fit.new_system(r[score], trials=None if trials is None else r[trials])
+        out.append(f"{e['estimate']:.3f} [{e['lower']:.3f}, {e['upper']:.3f}]")
+        errs.append((abs(e["estimate"] - truth), e["lower"] <= truth <= e["upper"]))
+    return out, errs
+
+
+def _leave_out(name, study, frame, held, cols, n_items, truth_of) -> None:
+    system, item, score, trials = cols
+    t0, c0 = time.perf_counter(), time.process_time()
+    fit = study.fit("nuts", random_seed=0)
+    print(f"{name}, {len(study.systems)} models x {len(study.data.items)} items: "
+          f"{time.perf_counter() - t0:.0f} s wall, {time.process_time() - c0:.0f} s CPU, "
+          f"gate passed {fit.diagnostics.passed}")  # fmt: skip
+    rng = np.random.default_rng(0)
+    print(f"| model | all | {n_items} planned | {n_items} random |\n|---|---|---|---|")
+    errs = []
+    for m in held:
+        rows = frame[frame[system] == m].set_index(item)
+        rows.index = rows.index.astype(str)
+        items = [str(i) for i in study.data.items]
+        out, e = held_out(fit, rows, truth_of(rows), n_items, rng, score, trials, items)
+        errs.append(e)
+        print(f"| {m} | " + " | ".join(out) + " |")
+    for k, how in enumerate(("planned", "random")):
+        err = [e[k][0] for e in errs]
+        hit = sum(e[k][1] for e in errs)
+        print(f"{how}: mean absolute error {np.mean(err):.4f}, {hit} of {len(errs)} covered")
+
+
+def real(n_items: int) -> None:
     from judgebayes.datasets import livecodebench_generation
 
     lcb = livecodebench_generation()
@@ -110,24 +145,26 @@ def real() -> None:
     held = ["Claude-3-Haiku", "GPT-3.5-Turbo-0125", "DSCoder-6.7b-Ins", "Command-R+",
             "StarCoder2-7b"]  # fmt: skip
     study = jb.LeaderboardStudy.from_frame(lcb[~lcb["model"].isin(held)], **cols)
-    t0, c0 = time.perf_counter(), time.process_time()
-    fit = study.fit("nuts", random_seed=0)
-    print(f"LiveCodeBench, {len(study.systems)} models x {len(study.data.items)} problems: "
-          f"{time.perf_counter() - t0:.0f} s wall, {time.process_time() - c0:.0f} s CPU, "
-          f"gate passed {fit.diagnostics.passed}")  # fmt: skip
-    print(study.check(fit).table[["unit", "observed", "expected", "p_value"]].to_string())
-    rng = np.random.default_rng(0)
-    items = list(study.data.items)
-    print("| model | all 400 | 40 planned | 40 random |\n|---|---|---|---|")
-    for m in held:
-        rows = lcb[lcb["model"] == m].set_index("question_id")
-        truth = rows["n_correct"].sum() / rows["n_samples"].sum()
-        out = [f"{truth:.3f}"]
-        for chosen in (fit.plan_items(40), list(rng.choice(items, 40, replace=False))):
-            r = rows.loc[chosen]
-            e = fit.new_system(r["n_correct"], trials=r["n_samples"])
-            out.append(f"{e['estimate']:.3f} [{e['lower']:.3f}, {e['upper']:.3f}]")
-        print(f"| {m} | " + " | ".join(out) + " |")
+    names = ("model", "question_id", "n_correct", "n_samples")
+    _leave_out("LiveCodeBench", study, lcb, held, names, n_items,
+               lambda r: r["n_correct"].sum() / r["n_samples"].sum())  # fmt: skip
+
+
+def alpaca(n_items: int) -> None:
+    """AlpacaEval 2.0 with the judge's win read as 0/1 (win >= 0.5; the judge is nearly
+    binary), 5 models held out across the range; the truth is the held-out model's mean
+    0/1 win over every item."""
+    from judgebayes.datasets import alpaca_eval_judgments
+
+    ae2 = alpaca_eval_judgments("weighted_alpaca_eval_gpt4_turbo").dropna(subset=["win"])
+    ae2 = ae2.assign(won=(ae2["win"] >= 0.5).astype(float))
+    held = ["claude-2", "gpt-3.5-turbo-1106", "vicuna-13b-v1.5", "gemma-7b-it",
+            "FuseChat-Llama-3.2-3B-Instruct"]  # fmt: skip
+    study = jb.LeaderboardStudy.from_frame(
+        ae2[~ae2["model"].isin(held)], system="model", item="item_id", score="won"
+    )
+    _leave_out("AlpacaEval 2.0", study, ae2, held, ("model", "item_id", "won", None), n_items,
+               lambda r: r["won"].mean())  # fmt: skip
 
 
 if __name__ == "__main__":
@@ -135,9 +172,13 @@ if __name__ == "__main__":
     ap.add_argument("--boards", type=int, default=30)
     ap.add_argument("--real", action="store_true")
     ap.add_argument("--judged", action="store_true")
+    ap.add_argument("--alpaca", action="store_true")
+    ap.add_argument("--items", type=int, default=100)
     args = ap.parse_args()
     if args.real:
-        real()
+        real(args.items)
+    elif args.alpaca:
+        alpaca(args.items)
     elif args.judged:
         judged(args.boards)
     else:

@@ -37,6 +37,7 @@ SMALL = {
     "05_scores": "REPS = 6\nNUTS_REPS = 1",
     "06_raters": "BOOTSTRAP = 200\nREPS = 2",
     "07_monitoring": "STREAMS = 3\nDRAWS = 3",
+    "08_leaderboards": "LCB_MODELS, LCB_PROBLEMS = 8, 60\nDRAWS = 500",
 }
 
 

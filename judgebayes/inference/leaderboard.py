@@ -29,6 +29,11 @@ system :math:`s`'s rank lies in
 for every system at once (the rank intervals of Al Mohamad et al., 2022): simultaneous
 coverage at least :math:`1 - \alpha`.  Tiers group, from the top, each remaining leader
 with every system the intervals cannot place below it.
+
+**A judge's pull.**  When the judge's score follows a covariate of the row besides quality
+(the answer's length), :func:`covariate_adjusted` replaces :math:`x` by pseudo-scores whose
+item means are each system's mean at covariate 0 under one slope for every system, and
+whose per-item spread carries the slope's estimation: everything above then applies.
 """
 
 from __future__ import annotations

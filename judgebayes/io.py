@@ -4,7 +4,9 @@ Readers of eval logs return the frame a study reads (see :mod:`judgebayes.data.l
 the formats): :func:`inspect_items`, :func:`lm_eval_items`, :func:`promptfoo_items` give an
 items frame for :meth:`~judgebayes.AccuracyStudy.from_items`, :func:`arena_pairs` and
 :func:`mt_bench_pairs` a comparisons frame for
-:meth:`~judgebayes.PairwiseRanking.from_frames`; :func:`attach_labels` joins human labels.
+:meth:`~judgebayes.PairwiseRanking.from_frames`; :func:`mlflow_items` a leaderboard frame of
+MLflow evaluation runs for :func:`~judgebayes.leaderboard`; :func:`attach_labels` joins
+human labels.
 
 Containers and their frame readers, for data already in counts or arrays:
 :class:`TestCounts`, :class:`CalibrationCounts`, :class:`MulticlassCounts`,
@@ -23,6 +25,7 @@ _EXPORTS = {
             "attach_labels",
             "inspect_items",
             "lm_eval_items",
+            "mlflow_items",
             "mt_bench_pairs",
             "promptfoo_items",
         ),

@@ -218,3 +218,19 @@ def test_nuts_sbc_ranks_are_the_same_serially_and_on_dask(client):
         np.testing.assert_array_equal(got.ranks[v], ref.ranks[v])
     assert got.messages == ref.messages
     assert got.settings["executor"].startswith("dask(")
+
+
+@pytest.mark.slow
+def test_the_leaderboard_sbc_sweep_is_the_same_serially_and_on_dask(client):
+    """The Bayesian leaderboard's sweep (boards drawn from its prior, each fitted by NUTS)
+    gives the same ranks here and on the cluster's workers (slow: each worker compiles the
+    board model, about 25 s)."""
+    from judgebayes.simulate.sbc import sbc_study
+
+    kw = dict(random_seed=5, sampler={"draws": 200, "tune": 200, "chains": 2}, thin=2)
+    ref = sbc_study("board", 1, **kw)
+    got = sbc_study("board", 1, executor=client, **kw)
+    assert set(got.ranks) == set(ref.ranks) and len(ref.ranks) >= 3
+    for v in ref.ranks:
+        np.testing.assert_array_equal(got.ranks[v], ref.ranks[v])
+    assert got.messages == ref.messages

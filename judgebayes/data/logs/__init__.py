@@ -8,6 +8,7 @@ reader                    reads                                       returns
 :func:`inspect_items`     Inspect AI eval logs (``.eval`` / ``.json``) items frame (accuracy)
 :func:`lm_eval_items`     lm-evaluation-harness ``samples_*.jsonl``   items frame (accuracy)
 :func:`promptfoo_items`   promptfoo ``--output results.json``         items frame (accuracy)
+:func:`mlflow_items`      MLflow GenAI evaluation runs                leaderboard frame
 :func:`mt_bench_pairs`    MT-Bench pairwise judgment JSONL            comparisons frame (ranking)
 :func:`arena_pairs`       Chatbot Arena battles (JSON / JSONL)        comparisons frame (ranking)
 ========================  ==========================================  ===========================
@@ -43,6 +44,7 @@ from judgebayes.data.logs.harness import lm_eval_items as lm_eval_items
 from judgebayes.data.logs.harness import promptfoo_items as promptfoo_items
 from judgebayes.data.logs.inspect_log import inspect_items as inspect_items
 from judgebayes.data.logs.labels import attach_labels as attach_labels
+from judgebayes.data.logs.mlflow_runs import mlflow_items as mlflow_items
 from judgebayes.data.logs.pairs import arena_pairs as arena_pairs
 from judgebayes.data.logs.pairs import mt_bench_pairs as mt_bench_pairs
 
@@ -51,6 +53,7 @@ __all__ = [
     "attach_labels",
     "inspect_items",
     "lm_eval_items",
+    "mlflow_items",
     "mt_bench_pairs",
     "promptfoo_items",
 ]

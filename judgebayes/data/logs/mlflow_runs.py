@@ -1,0 +1,186 @@
+"""MLflow GenAI evaluation runs (``mlflow.genai.evaluate``): many runs into one frame.
+
+An evaluation run holds one trace per row of the evaluation data, with the request, the
+response and the assessments: each scorer's feedback (an LLM judge, or code), and
+feedback or expectations from humans.  Each run is a system; the rows are paired across
+runs on the request (one of its fields, ``item=``, or the whole request), so the frame is
+a leaderboard's: :func:`judgebayes.leaderboard` or
+:meth:`judgebayes.LeaderboardStudy.from_frame` reads it as it is.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgebayes.errors import InputError
+
+__all__ = ["mlflow_items"]
+
+
+def mlflow_items(
+    runs,
+    *,
+    scorer: str,
+    item: str | None = None,
+    human: str | None = None,
+    tracking_uri: str | None = None,
+) -> pd.DataFrame:
+    """One row per (run, request) of MLflow evaluation runs, paired on the request.
+
+    Parameters
+    ----------
+    runs : str or list of str
+        Run ids of ``mlflow.genai.evaluate`` runs (one a system; its name is the run's
+        name, or its id when it has none).
+    scorer : str
+        The assessment that is the score: a scorer's feedback (``True`` / ``False`` read as
+        1 / 0, numbers as they are; ``"yes"`` / ``"no"`` as 1 / 0).  A trace without it, or
+        with the scorer's error, has a blank score (counted in ``attrs["n_missing"]``).
+    item : str, optional
+        The request field that names the row of the evaluation data (an id); default: the
+        whole request, as canonical JSON.
+    human : str, optional
+        The name of a human assessment (feedback or expectation whose source is
+        ``HUMAN``) read as the ``human`` column (blank where there is none).
+    tracking_uri : str, optional
+        Where the runs are (default: MLflow's own setting).
+
+    Returns
+    -------
+    DataFrame
+        ``system``, ``item``, ``score``, ``trace_id`` and with ``human=`` ``human``;
+        ``attrs["n_missing"]``: traces per system without a score.
+
+    Raises
+    ------
+    InputError
+        MLflow not installed, a run that does not exist, two runs of one name, a request
+        without the ``item`` field, one item twice in a run, or a score that is not a
+        number.
+    """
+    try:
+        import mlflow
+    except ImportError:
+        raise InputError(
+            "reading MLflow runs needs MLflow: pip install mlflow-skinny (or mlflow)",
+            field="runs",
+            value=runs,
+        ) from None
+    ids = [runs] if isinstance(runs, str) else list(runs)
+    if not ids:
+        raise InputError("runs is empty: give one or more run ids", field="runs", value=ids)
+    client = mlflow.MlflowClient(tracking_uri=tracking_uri)
+    frames, names = [], []
+    for run_id in ids:
+        try:
+            run = client.get_run(run_id)
+        except Exception as exc:  # MLflow raises its own exception for an unknown run
+            raise InputError(
+                f"MLflow run {run_id!r} not found: {str(exc).splitlines()[0]}",
+                field="runs",
+                value=run_id,
+            ) from None
+        name = run.data.tags.get("mlflow.runName") or run_id
+        if name in names:
+            raise InputError(
+                f"two runs are named {name!r}: each run is a system; rename one",
+                field="runs",
+                value=name,
+            )
+        names.append(name)
+        traces = _traces(mlflow, tracking_uri, run.info.experiment_id, run_id)
+        frames.append(_rows(traces, name, scorer, item, human))
+    out = pd.concat(frames, ignore_index=True)
+    out.attrs["n_missing"] = out["score"].isna().groupby(out["system"]).sum().to_dict()
+    return out
+
+
+def _traces(mlflow, tracking_uri, experiment_id: str, run_id: str) -> pd.DataFrame:
+    """The run's traces as MLflow's frame (request, assessments, trace id)."""
+    previous = mlflow.get_tracking_uri()
+    if tracking_uri is not None:
+        mlflow.set_tracking_uri(tracking_uri)
+    try:
+        return mlflow.search_traces(
+            locations=[experiment_id], run_id=run_id, return_type="pandas"
+        )
+    finally:
+        mlflow.set_tracking_uri(previous)
+
+
+def _rows(traces: pd.DataFrame, system: str, scorer: str, item, human) -> pd.DataFrame:
+    """One row per trace: the item key, the scorer's value and the human one."""
+    rows = []
+    for t in traces.itertuples(index=False):
+        request = _as_dict(t.request)
+        if item is None:
+            key = json.dumps(request, sort_keys=True, default=str)
+        elif isinstance(request, dict) and item in request:
+            key = str(request[item])
+        else:
+            raise InputError(
+                f"trace {t.trace_id} of run {system!r} has no request field {item!r} "
+                f"(its request: {str(request)[:80]})",
+                field="item",
+                value=item,
+            )
+        row: dict[str, Any] = {"system": system, "item": key, "trace_id": t.trace_id}
+        row["score"] = _value(t.assessments, scorer, system, human_only=False)
+        if human is not None:
+            row["human"] = _value(t.assessments, human, system, human_only=True)
+        rows.append(row)
+    out = pd.DataFrame(
+        rows, columns=["system", "item", "score", "trace_id"] + (["human"] if human else [])
+    )
+    dup = out["item"].duplicated()
+    if dup.any():
+        raise InputError(
+            f"run {system!r} has the item {out['item'][dup].iloc[0]!r} twice: give item= a "
+            "request field that names each row of the evaluation data",
+            field="item",
+            value=out["item"][dup].iloc[0],
+        )
+    return out
+
+
+def _as_dict(request):
+    if isinstance(request, str):
+        try:
+            return json.loads(request)
+        except ValueError:
+            return request
+    return request
+
+
+def _value(assessments, name: str, system: str, *, human_only: bool) -> float:
+    """The latest valid assessment ``name`` as a number (NaN: none, or the scorer's error)."""
+    found = [
+        a
+        for a in (assessments or [])
+        if a.get("assessment_name") == name
+        and a.get("valid", True) is not False
+        and (not human_only or (a.get("source") or {}).get("source_type") == "HUMAN")
+    ]
+    if not found:
+        return np.nan
+    a = max(found, key=lambda x: str(x.get("last_update_time", "")))
+    part = a.get("feedback") or a.get("expectation") or {}
+    if part.get("error") is not None or "value" not in part:
+        return np.nan
+    v = part["value"]
+    if isinstance(v, bool):
+        return float(v)
+    if isinstance(v, str) and v.strip().lower() in ("yes", "no"):
+        return float(v.strip().lower() == "yes")
+    if isinstance(v, int | float) and np.isfinite(v):
+        return float(v)
+    raise InputError(
+        f"run {system!r}: assessment {name!r} has the value {v!r}, not a number, a boolean "
+        "or yes / no",
+        field="scorer" if not human_only else "human",
+        value=str(v)[:40],
+    )

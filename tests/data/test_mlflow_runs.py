@@ -1,0 +1,106 @@
+"""``jb.io.mlflow_items``: real MLflow GenAI evaluation runs (``mlflow.genai.evaluate``
+with a code scorer, written to a local store in a temporary folder), read as one
+leaderboard frame paired on the request; human feedback logged with ``mlflow.log_feedback``.
+"""
+
+import numpy as np
+import pytest
+
+import judgebayes as jb
+
+mlflow = pytest.importorskip("mlflow")
+
+# three systems answer 40 questions; the truth of each answer is fixed here, the scorer
+# compares the answer with the expectation, a human re-grades some answers
+QUESTIONS = 40
+SKILL = {"good": 0.8, "fair": 0.6, "poor": 0.3}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    import os
+
+    from mlflow.entities import AssessmentSource
+    from mlflow.genai.scorers import scorer
+
+    store = tmp_path_factory.mktemp("mlflow")
+    # the local file store (MLflow 3 keeps it for tests like this one; a server or a
+    # database is what a team uses, read the same way through the tracking URI)
+    os.environ["MLFLOW_ALLOW_FILE_STORE"] = "true"
+    mlflow.set_tracking_uri(store.as_uri())
+    mlflow.set_experiment("board")
+    rng = np.random.default_rng(0)
+    right = {s: rng.random(QUESTIONS) < p for s, p in SKILL.items()}
+    data = [
+        {"inputs": {"qid": f"q{i:02d}", "text": f"question {i}"}, "expectations": {"answer": "A"}}
+        for i in range(QUESTIONS)
+    ]
+
+    @scorer
+    def correct(outputs, expectations):
+        return outputs == expectations["answer"]
+
+    def system(ok):  # the app under evaluation: its arguments are the request's fields
+        def predict(qid, text):
+            return "A" if ok[int(qid[1:])] else "B"
+
+        return predict
+
+    ids = {}
+    for name, ok in right.items():
+        with mlflow.start_run(run_name=name):
+            res = mlflow.genai.evaluate(data=data, predict_fn=system(ok), scorers=[correct])
+        ids[name] = res.run_id
+    # a human grades the first 10 traces of "good", disagreeing on the first
+    exp = mlflow.get_run(ids["good"]).info.experiment_id
+    good = mlflow.search_traces(locations=[exp], run_id=ids["good"], return_type="list")
+    human = {}
+    for t in sorted(good, key=lambda t: t.data.request)[:10]:
+        qid = __import__("json").loads(t.data.request)["qid"]
+        value = bool(right["good"][int(qid[1:])]) != (qid == "q00")
+        mlflow.log_feedback(
+            trace_id=t.info.trace_id,
+            name="human_grade",
+            value=value,
+            source=AssessmentSource(source_type="HUMAN", source_id="rater"),
+        )
+        human[qid] = float(value)
+    yield store.as_uri(), ids, right, human
+    mlflow.set_tracking_uri(None)
+
+
+def test_runs_are_one_frame_paired_on_the_request(runs):
+    uri, ids, right, human = runs
+    frame = jb.io.mlflow_items(
+        list(ids.values()), scorer="correct", item="qid", human="human_grade", tracking_uri=uri
+    )
+    assert sorted(frame["system"].unique()) == sorted(SKILL)
+    for name, ok in right.items():
+        rows = frame[frame["system"] == name].set_index("item").sort_index()
+        assert rows["score"].tolist() == [float(v) for v in ok]
+    graded = frame[(frame["system"] == "good") & frame["human"].notna()].set_index("item")
+    assert graded["human"].to_dict() == human
+    assert frame.loc[frame["system"] != "good", "human"].isna().all()
+    assert frame.attrs["n_missing"] == dict.fromkeys(SKILL, 0)
+    # the frame is a leaderboard's: the closed form's means are the runs' pass rates
+    board = jb.leaderboard(frame, score="score", bootstrap=0).set_index("system")
+    for name, ok in right.items():
+        assert board.loc[name, "estimate"] == pytest.approx(ok.mean())
+    # without item= the whole request pairs the rows (the same questions in every run)
+    whole = jb.io.mlflow_items(list(ids.values()), scorer="correct", tracking_uri=uri)
+    assert whole.groupby("item")["system"].nunique().eq(3).all()
+
+
+def test_bad_runs_and_fields_are_named(runs):
+    uri, ids, _, _ = runs
+    with pytest.raises(jb.InputError, match="not found") as err:
+        jb.io.mlflow_items("0" * 32, scorer="correct", tracking_uri=uri)
+    assert err.value.field == "runs"
+    with pytest.raises(jb.InputError, match="no request field 'nope'") as err:
+        jb.io.mlflow_items(ids["good"], scorer="correct", item="nope", tracking_uri=uri)
+    assert err.value.field == "item"
+    with pytest.raises(jb.InputError, match="two runs are named 'good'"):
+        jb.io.mlflow_items([ids["good"], ids["good"]], scorer="correct", tracking_uri=uri)
+    # an assessment that is no score: every score blank, and counted
+    blank = jb.io.mlflow_items(ids["fair"], scorer="absent", tracking_uri=uri)
+    assert blank["score"].isna().all() and blank.attrs["n_missing"] == {"fair": QUESTIONS}

@@ -148,24 +148,31 @@ def group_labels(col: pd.Series, name: str, role: str) -> pd.Series:
     Whole numbers read as floats (a blank elsewhere makes pandas read an id column as
     float) are written without ``.0``.  Refused, by name: a blank value (it would become a
     unit called "nan"), and values of different types that read as one label (``1`` and
-    ``"1"`` in one column would be pooled into one {role}).
+    ``"1"`` in one column would be pooled into one {role}).  The labels are worked out
+    once per distinct value (a log of millions of rows has few systems and items).
     """
-    text = col.astype("string").str.strip()
-    blank = text.isna() | text.eq("")
+    codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    u = pd.Series(uniques)
+    text = u.astype("string").str.strip()
+    blank_u = (text.isna() | text.eq("")).to_numpy(bool)
+    blank = codes < 0
+    if blank_u.any():
+        blank |= blank_u[np.maximum(codes, 0)] & (codes >= 0)
     if blank.any():
-        i = int(np.flatnonzero(blank.to_numpy(bool))[0])
+        i = int(np.flatnonzero(blank)[0])
         raise InputError(
             f"column {name!r} (the {role} column): {int(blank.sum())} row(s) have no value "
             f"(first at row {i})",
             field=name,
             value=None,
         )
+    labels = text.to_numpy(str)
     if pd.api.types.is_float_dtype(col.dtype):
-        x = col.to_numpy(dtype=float)
+        x = u.to_numpy(dtype=float)
         if np.all(x == np.round(x)):
-            return pd.Series(x.astype(np.int64).astype(str), index=col.index)
+            labels = x.astype(np.int64).astype(str)
     elif col.dtype == object:
-        kinds = pd.DataFrame({"text": text.to_numpy(str), "kind": col.map(_kind).to_numpy()})
+        kinds = pd.DataFrame({"text": labels, "kind": u.map(_kind).to_numpy()})
         mixed = kinds.drop_duplicates().duplicated("text", keep=False)
         if mixed.any():
             clash = kinds.drop_duplicates()[mixed]
@@ -177,7 +184,7 @@ def group_labels(col: pd.Series, name: str, role: str) -> pd.Series:
                 field=name,
                 value=label,
             )
-    return pd.Series(text.to_numpy(str), index=col.index)
+    return pd.Series(labels[codes], index=col.index)
 
 
 def _kind(value) -> str:

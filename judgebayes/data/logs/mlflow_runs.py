@@ -105,9 +105,7 @@ def _traces(mlflow, tracking_uri, experiment_id: str, run_id: str) -> pd.DataFra
     if tracking_uri is not None:
         mlflow.set_tracking_uri(tracking_uri)
     try:
-        return mlflow.search_traces(
-            locations=[experiment_id], run_id=run_id, return_type="pandas"
-        )
+        return mlflow.search_traces(locations=[experiment_id], run_id=run_id, return_type="pandas")
     finally:
         mlflow.set_tracking_uri(previous)
 

@@ -83,6 +83,8 @@ def judged(boards: int) -> None:
     from tests.simulators import judged_board  # shares no code with the package
 
     hit, raw_hit, width, total = 0, 0, [], 0
+    items = {"board (theta)": [0, []], "each system alone (closed form)": [0, []]}
+    rank_len = {"board (NUTS)": [], "closed form (jb.leaderboard, human=)": []}
     for r in range(boards):
         frame, truth = judged_board(np.random.default_rng([5, r]), ABILITY, n_items=150,
                                     labelled=0.2)  # fmt: skip
@@ -96,9 +98,32 @@ def judged(boards: int) -> None:
         raw = pd.Series(study.data.observed_rate(), index=study.systems).loc[truth.index]
         raw_hit += int((abs(raw - truth) < (iv["upper"] - iv["lower"]) / 2).sum())
         total += len(truth)
+        # the board's own items: the Bayesian theta against each system's own closed form
+        realised = frame.groupby("system")["outcome"].mean().loc[truth.index]
+        own = {}
+        for s in truth.index:
+            rows = frame[frame["system"] == s]
+            one = jb.ItemStudy.from_frame(rows, judge="score", human="human")
+            own[s] = one.fit("closed_form").interval(0.1).iloc[0]
+        per = {"board (theta)": fit.interval(0.1, var="theta").loc[truth.index],
+               "each system alone (closed form)": pd.DataFrame(own).T.loc[truth.index]}  # fmt: skip
+        for k, t in per.items():
+            items[k][0] += int(((t["lower"] <= realised) & (realised <= t["upper"])).sum())
+            items[k][1].append(float((t["upper"] - t["lower"]).mean()))
+        tb = fit.table(0.1)
+        rank_len["board (NUTS)"].append(float((tb["rank_upper"] - tb["rank_lower"] + 1).mean()))
+        cf = jb.leaderboard(frame, score="score", human="human", alpha=0.1)
+        rank_len["closed form (jb.leaderboard, human=)"].append(
+            float((cf["rank_upper"] - cf["rank_lower"] + 1).mean())
+        )
     print(f"{boards} judged boards of 6 x 150, a fifth labelled, 90% process intervals:")
     print(f"coverage {hit / total:.3f}, mean width {np.mean(width):.3f}; the raw rate within "
           f"the same half-width of the truth {raw_hit / total:.3f}")  # fmt: skip
+    print("the board's own items (90%): | interval | coverage | mean width |")
+    for k, (h, w) in items.items():
+        print(f"| {k} | {h / total:.3f} | {np.mean(w):.3f} |")
+    for k, v in rank_len.items():
+        print(f"rank intervals (90%, all at once), {k}: mean length {np.mean(v):.2f}")
 
 
 def held_out(fit, rows, truth: float, n_items: int, rng, score: str, trials, items):

@@ -298,7 +298,8 @@ def judged_board(rng, abilities, n_items=400, labelled=0.15, lenient_on="m01"):
     spec = np.where(frame["system"] == lenient_on, 0.4, 0.75)
     says = np.where(y == 1, rng.random(y.size) < 0.85, rng.random(y.size) > spec)
     human = np.where(rng.random(y.size) < labelled, y, np.nan)
-    return frame.assign(score=says.astype(float), human=human), truth
+    # ``outcome``: the true 0/1 answer behind each verdict (for the items estimand)
+    return frame.assign(score=says.astype(float), human=human, outcome=y), truth
 
 
 def scores_labelled_by_score(rng, n_per=400):

@@ -72,7 +72,7 @@ def simulated(boards: int) -> None:
     print(f"NUTS CPU per fit (median): {np.median(t_nuts):.1f} s")
 
 
-def judged(boards: int) -> None:
+def judged(boards: int, labelled: float = 0.2) -> None:
     """Judged boards (tests/simulators.judged_board: sensitivity 0.85, specificity 0.75,
     0.4 on m01's answers, a fifth of the rows labelled at random): the corrected process
     interval against the truth, beside the judge's raw rate."""
@@ -87,7 +87,7 @@ def judged(boards: int) -> None:
     rank_len = {"board (NUTS)": [], "closed form (jb.leaderboard, human=)": []}
     for r in range(boards):
         frame, truth = judged_board(np.random.default_rng([5, r]), ABILITY, n_items=150,
-                                    labelled=0.2)  # fmt: skip
+                                    labelled=labelled)  # fmt: skip
         study = jb.LeaderboardStudy.from_frame(frame, human="human")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -116,7 +116,7 @@ def judged(boards: int) -> None:
         rank_len["closed form (jb.leaderboard, human=)"].append(
             float((cf["rank_upper"] - cf["rank_lower"] + 1).mean())
         )
-    print(f"{boards} judged boards of 6 x 150, a fifth labelled, 90% process intervals:")
+    print(f"{boards} judged boards of 6 x 150, {labelled:.0%} labelled, 90% process intervals:")
     print(f"coverage {hit / total:.3f}, mean width {np.mean(width):.3f}; the raw rate within "
           f"the same half-width of the truth {raw_hit / total:.3f}")  # fmt: skip
     print("the board's own items (90%): | interval | coverage | mean width |")
@@ -199,12 +199,13 @@ if __name__ == "__main__":
     ap.add_argument("--judged", action="store_true")
     ap.add_argument("--alpaca", action="store_true")
     ap.add_argument("--items", type=int, default=100)
+    ap.add_argument("--labelled", type=float, default=0.2)
     args = ap.parse_args()
     if args.real:
         real(args.items)
     elif args.alpaca:
         alpaca(args.items)
     elif args.judged:
-        judged(args.boards)
+        judged(args.boards, args.labelled)
     else:
         simulated(args.boards)

@@ -200,7 +200,10 @@ def column_names(value, field: str) -> tuple[str, ...]:
     """One column name or several distinct ones, as a tuple (an :class:`InputError` naming
     ``field`` otherwise).
     """
-    names = (value,) if isinstance(value, str) else tuple(value)
+    try:
+        names = (value,) if isinstance(value, str) else tuple(value)
+    except TypeError:  # a number, None: not column names
+        names = ()
     if not names or len(set(names)) != len(names):
         raise InputError(
             f"{field} must name one column or several distinct ones; got {value!r}",

@@ -195,6 +195,12 @@ def plot_ranks(table: pd.DataFrame, ax=None, truth: dict | None = None):
     import matplotlib.pyplot as plt
 
     need = ("system", "rank", "rank_lower", "rank_upper", "tier")
+    if not isinstance(table, pd.DataFrame):
+        raise InputError(
+            f"plot_ranks takes a leaderboard table (a DataFrame); got {type(table).__name__}",
+            field="table",
+            value=type(table).__name__,
+        )
     missing = [c for c in need if c not in table.columns]
     if missing:
         raise InputError(

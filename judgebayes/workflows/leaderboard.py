@@ -108,6 +108,14 @@ def leaderboard(
     """
     alpha = check_alpha(alpha)
     covariates = () if adjust is None else column_names(adjust, "adjust")
+    taken = {system, item, score, human, cluster} & set(covariates)
+    if taken:
+        raise InputError(
+            f"adjust= names {sorted(taken)!r}, which already has a role (system, item, score, "
+            "human or cluster)",
+            field="adjust",
+            value=sorted(taken),
+        )
     x, names, g, notes, h, c = _matrix(frame, system, item, score, cluster, human, covariates)
     slopes = {}
     if covariates:
@@ -187,6 +195,22 @@ def _adjusted(x, c, covariates, human):
                 field="adjust",
                 value=col,
             )
+    flat = (within - within.mean(axis=1, keepdims=True)).reshape(-1, len(covariates))
+    for k, col in enumerate(covariates):
+        if np.abs(flat[:, k]).max() < 1e-12:
+            raise InputError(
+                f"adjust={col!r} is one value per system (the same on every item): the "
+                "systems' own effects absorb it, so no slope can be told from quality",
+                field="adjust",
+                value=col,
+            )
+    if len(covariates) > 1 and np.linalg.matrix_rank(flat) < len(covariates):
+        raise InputError(
+            f"adjust={list(covariates)!r}: the covariates are collinear once each system's "
+            "and each item's own level is taken out; leave one out",
+            field="adjust",
+            value=list(covariates),
+        )
     phi, beta, se = lb.covariate_adjusted(x, c)
     slopes = {col: (float(b), float(e)) for col, b, e in zip(covariates, beta, se, strict=True)}
     said = ", ".join(f"{col} {b:+.4g} (se {e:.2g})" for col, (b, e) in slopes.items())

@@ -155,3 +155,20 @@ def test_quintiles_without_a_label_fall_back_to_fewer_bins_and_say_so():
     # bins the user gave are kept, and the empty stratum is named instead
     with pytest.raises(jb.InputError, match="the stratum 'length 1/5' of system 'A'"):
         jb.ScoreStudy.from_items(blank, score="score", system="system", labelled_by={"length": 5})
+
+
+@pytest.mark.parametrize(
+    ("by", "frame_change", "words"),
+    [
+        ({"length": 0}, None, "whole number of at least 2"),
+        ({"length": True}, None, "whole number of at least 2"),
+        (5, None, "must name one column"),
+        ("length", "inf", "not a finite number"),
+    ],
+)
+def test_odd_labelled_by_values_are_one_typed_error(by, frame_change, words):
+    frame, _ = scores_labelled_by_length(np.random.default_rng(10))
+    if frame_change == "inf":
+        frame.loc[0, "length"] = np.inf
+    with pytest.raises(jb.InputError, match=words):
+        jb.ScoreStudy.from_items(frame, score="score", system="system", labelled_by=by)

@@ -73,5 +73,22 @@ def test_a_covariate_the_same_on_every_item_and_bad_input_are_named():
     with pytest.raises(jb.InputError) as err:
         jb.leaderboard(frame, score="score", adjust="nope")
     assert err.value.field == "adjust"
+    with pytest.raises(jb.InputError, match="collinear"):
+        jb.leaderboard(
+            frame.assign(l2=2 * frame["length"] + 1), score="score", adjust=["length", "l2"]
+        )
+    per_system = frame.assign(size=frame["system"].str[1:].astype(float))
+    with pytest.raises(jb.InputError, match="one value per system"):
+        jb.leaderboard(per_system, score="score", adjust="size")
+    with pytest.raises(jb.InputError, match="already has a role"):
+        jb.leaderboard(frame, score="score", adjust="score")
+    with pytest.raises(jb.InputError, match="not a finite number"):
+        jb.leaderboard(
+            frame.assign(length=frame["length"].replace(frame["length"][3], np.inf)),
+            score="score",
+            adjust="length",
+        )
+    with pytest.raises(jb.InputError, match="a DataFrame"):
+        jb.plot_ranks([1, 2])
     with pytest.raises(jb.InputError, match="not both"):
         jb.leaderboard(frame.assign(h=np.nan), score="score", adjust="length", human="h")

@@ -55,6 +55,20 @@ def design_values(series, col: str) -> np.ndarray:
     return out
 
 
+def _bins(value, col: str) -> int:
+    """A ``labelled_by={col: bins}`` value: a whole number of at least 2."""
+    ok = not isinstance(value, bool) and isinstance(value, int | np.integer | str)
+    k = int(value) if ok and str(value).strip().isdigit() else -1
+    if k < 2:
+        raise InputError(
+            f"labelled_by={{{col!r}: {value!r}}}: the bins of a column must be a whole number "
+            "of at least 2",
+            field="labelled_by",
+            value=value,
+        )
+    return k
+
+
 def strata_columns(labelled_by) -> tuple[str, ...]:
     """The columns named by ``labelled_by=`` (a name, a list, or a dict of bins)."""
     cols = list(labelled_by) if isinstance(labelled_by, dict) else labelled_by
@@ -75,7 +89,7 @@ def strata_by(items, stratum: str | None, labelled_by, keep: np.ndarray) -> pd.S
         if x.dtype == object:
             part = pd.Series(x, index=items.index).fillna("missing").astype(str)
         else:
-            k = int(bins.get(col, LABELLED_BY_BINS))
+            k = _bins(bins.get(col, LABELLED_BY_BINS), col)
             q = np.full(len(items), k)  # bin k: "missing"
             ok = keep & np.isfinite(x)
             q[ok] = pd.qcut(x[ok], k, labels=False, duplicates="drop")

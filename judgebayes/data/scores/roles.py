@@ -11,6 +11,7 @@ import pandas as pd
 
 from judgebayes.data.frames import (
     column_names,
+    finite_values,
     group_labels,
     label_probabilities,
     numeric_column,
@@ -276,7 +277,10 @@ def read_labelled_by(df, labelled_by, labelled: np.ndarray, keep: np.ndarray, gr
     for c in names:
         require_column(df, c, "a labelled_by column", "labelled_by")
     cols = {c: design_values(df[c], c) for c in names}
-    numeric = [c for c, x in cols.items() if x.dtype != object]
+    for c, v in cols.items():
+        if v.dtype != object:  # a blank is a stratum of its own; an infinity is no value
+            finite_values(np.where(np.isnan(v), 0.0, v), c)
+    numeric = [c for c, v in cols.items() if v.dtype != object]
     tries = [labelled_by] if isinstance(labelled_by, dict) or not numeric else []
     tries += [{c: k for c in cols} for k in range(LABELLED_BY_BINS, 1, -1) if not tries]
     for spec in tries:

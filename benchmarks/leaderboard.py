@@ -77,7 +77,8 @@ def judged(n_systems: int, n_items: int, labelled: float, boards: int) -> str:
         split += int(np.triu(equal & np.not_equal.outer(tier, tier), 1).sum())
         n_equal += int(np.triu(equal, 1).sum())
         # the other partition: components of "the intervals cannot order them"
-        sep = t.attrs["separated"].loc[truth.index, truth.index].to_numpy()
+        above = t.attrs["surely_above"]
+        sep = np.array([[b in above[a] for b in truth.index] for a in truth.index])
         comp = connected_components(~(sep | sep.T), directed=False)[1]
         # each pair alone: the paired t test on the same judge-corrected pseudo-scores
         x, names, g, _, h, _ = _matrix(frame, "system", "item", "score", None, "human")

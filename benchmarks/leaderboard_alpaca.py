@@ -29,8 +29,8 @@ from judgebayes.datasets.base import data_dir
 
 def adjacent_separated(table: pd.DataFrame) -> int:
     """How many neighbours in the table's order the simultaneous intervals separate."""
-    sep = table.attrs["separated"].to_numpy()
-    return int(sum(sep[k, k + 1] for k in range(len(table) - 1)))
+    above, names = table.attrs["surely_above"], list(table["system"])
+    return sum(names[k + 1] in above[names[k]] for k in range(len(names) - 1))
 
 
 def main() -> None:

@@ -166,8 +166,8 @@ published = jb.leaderboard(ae2, **cols)
 adjusted = jb.leaderboard(ae2, adjust="log_len", **cols)
 print(adjusted.attrs["notes"][-1])
 for name, t in (("published", published), ("length-adjusted", adjusted)):
-    sep = t.attrs["separated"].to_numpy()
-    apart = sum(sep[k, k + 1] for k in range(len(t) - 1))
+    above, names = t.attrs["surely_above"], list(t["system"])
+    apart = sum(names[k + 1] in above[names[k]] for k in range(len(names) - 1))
     print(f"{name:16s} tiers {t['tier'].max()}; adjacent ranks separated {apart} of "
           f"{len(t) - 1}")  # fmt: skip
 

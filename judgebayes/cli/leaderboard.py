@@ -131,9 +131,7 @@ def run(args) -> tuple[str, int]:
         print(f"judgebayes leaderboard: note: {note}", file=sys.stderr)
     _report(args, table)
     if args.format == "json":
-        sep = table.attrs["separated"]
-        above = [[a, b] for a in sep.index for b in sep.columns if sep.loc[a, b]]
-        out = {"systems": table.to_dict("records"), **table.attrs, "separated": above}
+        out = {"systems": table.to_dict("records"), **table.attrs}
         return json.dumps(to_json(out), indent=2), 0
     head = (
         f"{len(table)} systems on {table.attrs['n_items']} items; ranks and tiers hold for "

@@ -96,9 +96,8 @@ def leaderboard(
         ``p_value`` (two-sided t), ``p_holm`` and ``separated`` (Holm at ``alpha``).
         ``attrs``: ``notes`` (items left out, and why), ``n_items``, ``n_clusters``,
         ``critical_value``, ``reference``, ``alpha``, ``slopes`` (``adjust=``: each
-        covariate's slope and its standard error) and ``separated`` (a system x system
-        frame in the table's order: True where the row's system is above the column's by
-        the simultaneous intervals).
+        covariate's slope and its standard error) and ``surely_above`` (each system to the
+        systems the simultaneous intervals place below it).
 
     Notes
     -----
@@ -160,19 +159,20 @@ def leaderboard(
         "alpha": alpha,
         "control": "max-T over items" if bootstrap else "Bonferroni",
         "slopes": slopes,
-        "separated": _separated(b, names, table["system"]),
+        "surely_above": _surely_above(b, names, table["system"]),
     }
     return table
 
 
-def _separated(b: lb.Board, names: list[str], order) -> pd.DataFrame:
-    """(S, S) booleans in the table's order: the row's system is above the column's by
-    the simultaneous intervals (the pairs the rank intervals and tiers rest on).
+def _surely_above(b: lb.Board, names: list[str], order) -> dict[str, list[str]]:
+    """Each system (in the table's order) to the systems the simultaneous intervals place
+    below it (the pairs the rank intervals and tiers rest on), as plain lists so the table
+    still writes to Parquet and JSON.
     """
     above = b.diff - b.crit * b.diff_se > 0
     np.fill_diagonal(above, False)
-    out = pd.DataFrame(above, index=names, columns=names)
-    return out.loc[list(order), list(order)]
+    at = {n: k for k, n in enumerate(names)}
+    return {s: [t for t in order if above[at[s], at[t]]] for s in order}
 
 
 def _adjusted(x, c, covariates, human):

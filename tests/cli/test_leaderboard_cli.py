@@ -48,8 +48,7 @@ def test_adjust_takes_the_judges_pull_out(tmp_path, capsys):
     want = jb.leaderboard(frame, adjust="length", bootstrap=200)
     assert [r["estimate"] for r in out["systems"]] == pytest.approx(want["estimate"].tolist())
     assert out["slopes"]["length"] == pytest.approx(list(want.attrs["slopes"]["length"]))
-    sep = want.attrs["separated"]
-    assert out["separated"] == [[a, b] for a in sep.index for b in sep.columns if sep.loc[a, b]]
+    assert out["surely_above"] == want.attrs["surely_above"]
     assert "adjusted to length = 0" in captured.err
     assert main(["leaderboard", str(path), "--adjust", "shown_first"]) == 2
     err = capsys.readouterr().err

@@ -3,6 +3,7 @@ taken out of every system's mean with one slope, against least squares with dumm
 boards simulated by ``tests.simulators.verbose_board``."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import judgebayes as jb
@@ -92,3 +93,19 @@ def test_a_covariate_the_same_on_every_item_and_bad_input_are_named():
         jb.plot_ranks([1, 2])
     with pytest.raises(jb.InputError, match="not both"):
         jb.leaderboard(frame.assign(h=np.nan), score="score", adjust="length", human="h")
+
+
+def test_the_table_and_its_attrs_write_to_parquet(tmp_path):
+    # the attrs are plain data: pandas writes them into the Parquet file's metadata
+    frame, _ = verbose_board(np.random.default_rng(3), n_items=40)
+    table = jb.leaderboard(frame, score="score", adjust="length", bootstrap=100)
+    table.to_parquet(tmp_path / "board.parquet")
+    back = pd.read_parquet(tmp_path / "board.parquet")
+    assert back.attrs["surely_above"] == table.attrs["surely_above"]
+    above = table.attrs["surely_above"]
+    # a system is surely above another only if its rank interval lies wholly above it
+    rows = table.set_index("system")
+    for s, below in above.items():
+        for t in below:
+            assert rows.loc[s, "rank_lower"] < rows.loc[t, "rank_upper"]
+            assert rows.loc[s, "estimate"] > rows.loc[t, "estimate"]

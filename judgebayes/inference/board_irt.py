@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from judgebayes.inference.ranking.topk import rank_draws
+from judgebayes.inference.ranking.topk import rank_draws, separable_groups, top_k_probabilities
 from judgebayes.models.leaderboard import success_probabilities
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "estimands",
     "informative_items",
     "new_system",
+    "posterior_table",
     "simultaneous_rank_intervals",
 ]
 
@@ -169,3 +170,34 @@ def informative_items(
             if q and len(chosen) < budget:
                 chosen.append(int(q.pop(0)))
     return np.sort(np.asarray(chosen, np.int64))
+
+
+def posterior_table(x: np.ndarray, interval, alpha: float, top_k: int = 1):
+    """The leaderboard table of ``(draws, systems)`` draws ``x`` and their equal-tailed
+    ``interval`` (a frame indexed by system with ``estimate``, ``lower``, ``upper``): one
+    row per system, best first, with ``rank``, the simultaneous ``rank_lower`` /
+    ``rank_upper``, ``tier`` (groups every member of which is above every member of the
+    next, all at once, with posterior probability at least ``1 - alpha``) and ``p_top_k``.
+    """
+    import pandas as pd
+    from scipy import stats
+
+    lo_r, hi_r = simultaneous_rank_intervals(x, alpha)
+    tier = np.zeros(x.shape[1], np.int64)
+    for t, members in enumerate(separable_groups(x, level=1 - alpha), start=1):
+        tier[members] = t
+    mean = interval["estimate"].to_numpy()
+    out = pd.DataFrame(
+        {
+            "system": list(interval.index),
+            "estimate": mean,
+            "lower": interval["lower"].to_numpy(),
+            "upper": interval["upper"].to_numpy(),
+            "rank": stats.rankdata(-mean, method="min").astype(int),
+            "rank_lower": lo_r,
+            "rank_upper": hi_r,
+            "tier": tier,
+            "p_top_k": top_k_probabilities(x, top_k),
+        }
+    )
+    return out.sort_values("rank", kind="stable").reset_index(drop=True)

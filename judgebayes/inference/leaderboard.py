@@ -41,9 +41,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
-__all__ = ["Board", "board", "covariate_adjusted", "rank_intervals", "tiers"]
+__all__ = ["Board", "board", "covariate_adjusted", "rank_intervals", "ranked_table", "tiers"]
 
 
 @dataclass(frozen=True)
@@ -188,3 +189,33 @@ def covariate_adjusted(x: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.nda
     phi = x - c @ beta - cbar @ psi.T
     se = np.sqrt(np.einsum("ik,ik->k", psi, psi)) / n_items
     return phi, beta, se
+
+
+def ranked_table(b: Board, names: list[str], alpha: float, top_k: int = 1) -> pd.DataFrame:
+    """One row per system of the board ``b`` (in ``names``' order): ``system``,
+    ``estimate``, ``se``, the t interval ``lower`` / ``upper``, ``rank`` (by estimate),
+    the simultaneous ``rank_lower`` / ``rank_upper``, ``tier`` and ``p_top_k`` (the share
+    of bootstrap resamples in which the system is among the best ``top_k``; NaN without
+    a bootstrap).
+    """
+    from judgebayes.inference.ranking.topk import top_k_probabilities
+
+    lower_rank, upper_rank = rank_intervals(b)
+    q = stats.t.ppf(1 - alpha / 2, max(b.df, 1))
+    boot = b.boot_means
+    return pd.DataFrame(
+        {
+            "system": names,
+            "estimate": b.mean,
+            "se": b.se,
+            "lower": b.mean - q * b.se,
+            "upper": b.mean + q * b.se,
+            "rank": stats.rankdata(-b.mean, method="min").astype(int),
+            "rank_lower": lower_rank,
+            "rank_upper": upper_rank,
+            "tier": tiers(b),
+            "p_top_k": np.full(len(names), np.nan)
+            if boot.size == 0
+            else top_k_probabilities(boot, top_k),
+        }
+    )

@@ -308,6 +308,8 @@ class Fit:
         for f in fields(self):
             if f.name in ("idata", "interval_fn", "estimate_override"):
                 continue
+            if f.metadata.get("saved") is False:  # a family's member not kept (a function)
+                continue
             v = getattr(self, f.name)
             if hasattr(v, "to_dataset"):  # a family's data container
                 t[f"judgebayes_{f.name}"] = v.to_dataset()

@@ -26,7 +26,7 @@ items) and :meth:`BoardFit.plan_items` (which items it should answer).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -38,7 +38,6 @@ from judgebayes.errors import InputError, MethodRefused, require_type
 from judgebayes.inference import board_irt
 from judgebayes.inference import leaderboard as lb
 from judgebayes.inference.nuts import ModelSpec
-from judgebayes.inference.ranking.topk import separable_groups, top_k_probabilities
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models.leaderboard import BoardPriors, board_model, success_probabilities
 from judgebayes.results import check_alpha, point_tree
@@ -63,6 +62,18 @@ class BoardFit(AccuracyFit):
 
     family: str = "leaderboard"
     quantity: str = "theta"
+    #: the closed form's table, ``(alpha, top_k) -> DataFrame`` (None for draws)
+    table_fn: Any = field(default=None, repr=False, compare=False, metadata={"saved": False})
+
+    def leaderboard(self, alpha: float = 0.05, top_k: int = 1) -> pd.DataFrame:
+        """One row per system, best first: ``estimate``, ``lower``, ``upper``, ``rank``,
+        ``rank_lower``, ``rank_upper`` (all systems at once), ``tier`` (1 the best) and
+        ``p_top_k``: :meth:`table` for a fit with draws, the paired closed form's table
+        (:func:`~judgebayes.inference.leaderboard.ranked_table`) for ``closed_form``.
+        """
+        if self.table_fn is not None:
+            return self.table_fn(check_alpha(alpha), top_k)
+        return self.table(alpha, top_k)
 
     def table(self, alpha: float = 0.05, top_k: int = 1) -> pd.DataFrame:
         """One row per system, best first: ``estimate``, ``lower``, ``upper`` (equal-tailed),
@@ -72,27 +83,8 @@ class BoardFit(AccuracyFit):
         """
         alpha = check_alpha(alpha)
         self._require_draws("the leaderboard table")
-        x = self.draws().values
-        lo_r, hi_r = board_irt.simultaneous_rank_intervals(x, alpha)
-        tier = np.zeros(x.shape[1], np.int64)
-        for t, members in enumerate(separable_groups(x, level=1 - alpha), start=1):
-            tier[members] = t
         iv = self.interval(alpha)
-        mean = iv["estimate"].to_numpy()
-        out = pd.DataFrame(
-            {
-                "system": list(self.units),
-                "estimate": mean,
-                "lower": iv["lower"].to_numpy(),
-                "upper": iv["upper"].to_numpy(),
-                "rank": stats.rankdata(-mean, method="min").astype(int),
-                "rank_lower": lo_r,
-                "rank_upper": hi_r,
-                "tier": tier,
-                "p_top_k": top_k_probabilities(x, top_k),
-            }
-        )
-        return out.sort_values("rank", kind="stable").reset_index(drop=True)
+        return board_irt.posterior_table(self.draws().values, iv, alpha, top_k)
 
     def _item_draws(self) -> dict:
         """The draws a new system is read against (at most :data:`NEW_SYSTEM_DRAWS`)."""
@@ -200,9 +192,20 @@ class LeaderboardStudy(Study):
     @classmethod
     def from_frame(cls, frame, *, priors: BoardPriors | None = None, **columns: Any):
         """From one row per outcome (:func:`~judgebayes.data.board.board_from_frame`'s
-        columns: ``system``, ``item``, ``score``, ``trials``, ``human``, ``cluster``).
+        columns: ``system``, ``item``, ``score``, ``trials``, ``human``, ``cluster``;
+        ``judge=`` names the score column when it holds a judge's verdicts).
         """
+        if "judge" in columns:
+            if "score" in columns:
+                raise InputError(
+                    "judge= and score= name the same role (the outcome column): give one",
+                    field="judge",
+                    value=columns["judge"],
+                )
+            columns["score"] = columns.pop("judge")
         return cls(board_from_frame(frame, **columns), priors=priors)
+
+    from_items = from_frame
 
     @classmethod
     def _variant_data(cls, data: Any = None, *args: Any, **kwargs: Any) -> BoardData:
@@ -389,12 +392,20 @@ def _closed_form(study: LeaderboardStudy, *, random_seed=None) -> FitParts:
     if not full.all():
         notes.append(f"{int((~full).sum())} item(s) not answered by every system left out")
     idata = point_tree({"theta_process": board.mean, "se": board.se}, "system", study.systems)
+
+    def table(alpha: float, top_k: int) -> pd.DataFrame:
+        b = lb.board(x, g, alpha=alpha, bootstrap=1000, random_seed=0)
+        out = lb.ranked_table(b, list(study.systems), alpha, top_k)
+        out = out.sort_values(["estimate", "system"], ascending=[False, True], kind="stable")
+        return out.reset_index(drop=True)
+
     return FitParts(
         idata,
         quantity="theta_process",
         info={"df": df},
         notes=tuple(notes),
         interval_fn=interval,
+        extra={"table_fn": table},
     )
 
 

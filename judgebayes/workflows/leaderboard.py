@@ -28,7 +28,6 @@ from judgebayes.data.frames import (
 )
 from judgebayes.errors import InputError, check_choice
 from judgebayes.inference import leaderboard as lb
-from judgebayes.inference.ranking.topk import top_k_probabilities
 from judgebayes.results import check_alpha
 
 __all__ = ["judge_corrected", "leaderboard"]
@@ -130,23 +129,8 @@ def leaderboard(
             value=top_k,
         )
     b = lb.board(x, g, alpha=alpha, bootstrap=bootstrap, random_seed=random_seed)
-    lower_rank, upper_rank = lb.rank_intervals(b)
-    q = stats.t.ppf(1 - alpha / 2, max(b.df, 1))
     ref = int(np.argmax(b.mean)) if baseline is None else _index(names, baseline)
-    table = pd.DataFrame(
-        {
-            "system": names,
-            "estimate": b.mean,
-            "se": b.se,
-            "lower": b.mean - q * b.se,
-            "upper": b.mean + q * b.se,
-            "rank": stats.rankdata(-b.mean, method="min").astype(int),
-            "rank_lower": lower_rank,
-            "rank_upper": upper_rank,
-            "tier": lb.tiers(b),
-            "p_top_k": _top_k(b.boot_means, top_k),
-        }
-    )
+    table = lb.ranked_table(b, names, alpha, top_k)
     table = table.join(_against(b, ref, alpha))
     table = table.sort_values(["estimate", "system"], ascending=[False, True], kind="stable")
     table = table.reset_index(drop=True)
@@ -310,13 +294,6 @@ def _covariates(keys, wide, covariates) -> np.ndarray | None:
 def _index(names: list[str], baseline: str) -> int:
     check_choice(str(baseline), names, "baseline", "system")
     return names.index(str(baseline))
-
-
-def _top_k(boot: np.ndarray, k: int) -> np.ndarray:
-    """The share of resamples in which each system is among the best ``k``."""
-    if boot.size == 0:
-        return np.full(boot.shape[1], np.nan)
-    return top_k_probabilities(boot, k)
 
 
 def _against(b: lb.Board, ref: int, alpha: float) -> pd.DataFrame:

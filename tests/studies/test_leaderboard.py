@@ -70,6 +70,22 @@ def test_closed_form_is_each_systems_mean_with_the_t_interval_over_items():
     assert fit.quantity == "theta_process"
 
 
+def test_the_issues_interface_from_items_judge_and_fit_leaderboard(rasch_fit):
+    # from_items(judge=) is from_frame(score=); fit.leaderboard() is the closed form's
+    # table (as jb.leaderboard's) for closed_form and the posterior's for NUTS
+    frame, _ = small_board()
+    study = jb.LeaderboardStudy.from_items(frame, system="system", item="item", judge="score")
+    table = study.fit("closed_form").leaderboard(alpha=0.05, top_k=2)
+    ref = jb.leaderboard(frame, top_k=2)
+    cols = ["system", "estimate", "lower", "upper", "rank", "rank_lower", "rank_upper", "tier"]
+    pd.testing.assert_frame_equal(table[cols], ref[cols])
+    np.testing.assert_allclose(table["p_top_k"], ref["p_top_k"])
+    _, fit, _, _ = rasch_fit
+    pd.testing.assert_frame_equal(fit.leaderboard(0.1), fit.table(0.1))
+    with pytest.raises(InputError, match="same role"):
+        jb.LeaderboardStudy.from_items(frame, judge="score", score="score")
+
+
 def test_the_one_parameter_fit_covers_the_items_rates(rasch_fit):
     study, fit, truth, _ = rasch_fit
     assert fit.diagnostics.passed and fit.quantity == "theta"

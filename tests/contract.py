@@ -255,7 +255,7 @@ def _expected(key, method, fit):
         return ("theta_items", "system")
     if key == "scores":
         return ("mu" if method in SCORES_PROCESS_ONLY else "mu_items", "system")
-    if key.startswith("leaderboard.") and method == "closed_form":
+    if key.startswith("leaderboard.") and method in ("closed_form", "bootstrap"):
         return ("theta_process", "system")
     return QUANTITIES.get(key, UNITS[fit.family])
 

@@ -71,6 +71,7 @@ def board_from_frame(
     trials: str | None = None,
     human: str | None = None,
     cluster: str | None = None,
+    judge: str | None = None,
 ) -> BoardData:
     """:class:`BoardData` from one row per outcome (module docstring).
 
@@ -88,7 +89,10 @@ def board_from_frame(
         verdict; needs one score per row (no ``trials``).
     cluster : str, optional
         The item's group (a subtask): the same on every row of an item.
+    judge : str, optional
+        The outcome column by another name, for a judge's verdicts (not with ``score=``).
     """
+    score = _outcome(score, judge, human, trials)
     df = as_pandas(frame, "frame")
     distinct_roles(
         {"score": score, "trials": trials, "human": human},
@@ -99,12 +103,6 @@ def board_from_frame(
         {"system": system, "item": item, "score": score, "trials": trials, "human": human,
          "cluster": cluster},
     )  # fmt: skip
-    if human is not None and trials is not None:
-        raise InputError(
-            "human= labels one outcome per row; a row of trials= counts holds several",
-            field="trials",
-            value=trials,
-        )
     s = group_labels(df[system], system, "system").to_numpy()
     i = group_labels(df[item], item, "item").to_numpy()
     # a 0/1 outcome is read as every verdict of the package is (booleans, yes/no, 0/1)
@@ -157,6 +155,27 @@ def board_from_frame(
         judged_labelled=jl,
         n_missing=int(blank.sum()),
     )
+
+
+def _outcome(score: str, judge, human, trials) -> str:
+    """The outcome column (``judge=`` is ``score=`` by another name), with the roles'
+    checks: not both names, and no human labels on rows of several trials.
+    """
+    if judge is not None:
+        if score != "score":
+            raise InputError(
+                "judge= and score= name the same role (the outcome column): give one",
+                field="judge",
+                value=judge,
+            )
+        score = judge
+    if human is not None and trials is not None:
+        raise InputError(
+            "human= labels one outcome per row; a row of trials= counts holds several",
+            field="trials",
+            value=trials,
+        )
+    return score
 
 
 def _check_counts(y, t, score, trials) -> None:

@@ -44,7 +44,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = ["Board", "board", "covariate_adjusted", "rank_intervals", "ranked_table", "tiers"]
+__all__ = [
+    "Board",
+    "board",
+    "covariate_adjusted",
+    "rank_intervals",
+    "ranked_table",
+    "resampled_means",
+    "tiers",
+]
 
 
 @dataclass(frozen=True)
@@ -100,6 +108,23 @@ def board(
         boot = np.empty((0, S))
         crit = float(stats.t.ppf(1 - alpha / (2 * max(pairs, 1)), max(df, 1)))
     return Board(mean, np.sqrt(var), diff, diff_se, df, crit, boot)
+
+
+def resampled_means(x: np.ndarray, g: np.ndarray, reps: int, seed) -> np.ndarray:
+    """(reps, S) each system's mean over ``reps`` resamples of the clusters ``g`` (of the
+    items when each is its own) with replacement: the item bootstrap HELM reports.
+    """
+    g = np.asarray(g, np.int64)
+    n_g = int(g.max()) + 1
+    size = np.bincount(g, minlength=n_g).astype(float)
+    totals = np.zeros((x.shape[0], n_g))
+    np.add.at(totals.T, g, np.asarray(x, float).T)
+    rng = np.random.default_rng(seed)
+    out = np.empty((reps, x.shape[0]))
+    for lo in range(0, reps, 200):
+        w = rng.multinomial(n_g, np.full(n_g, 1.0 / n_g), size=min(200, reps - lo)).astype(float)
+        out[lo : lo + len(w)] = (w @ totals.T) / (w @ size)[:, None]
+    return out
 
 
 def _max_t(x, g, n_g, diff, diff_se, alpha, reps, seed) -> tuple[np.ndarray, float]:

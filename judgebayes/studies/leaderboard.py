@@ -41,6 +41,7 @@ from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models.leaderboard import BoardPriors, board_model, success_probabilities
 from judgebayes.results import check_alpha, point_tree
+from judgebayes.results.trees import tree
 from judgebayes.studies.accuracy_fit import AccuracyFit
 from judgebayes.studies.base import FitParts, Study, register_bayes
 
@@ -195,14 +196,6 @@ class LeaderboardStudy(Study):
         columns: ``system``, ``item``, ``score``, ``trials``, ``human``, ``cluster``;
         ``judge=`` names the score column when it holds a judge's verdicts).
         """
-        if "judge" in columns:
-            if "score" in columns:
-                raise InputError(
-                    "judge= and score= name the same role (the outcome column): give one",
-                    field="judge",
-                    value=columns["judge"],
-                )
-            columns["score"] = columns.pop("judge")
         return cls(board_from_frame(frame, **columns), priors=priors)
 
     from_items = from_frame
@@ -261,7 +254,7 @@ class LeaderboardStudy(Study):
     def _info(self, method, parts: FitParts) -> dict:
         d = self.data
         return {
-            "estimand": "process" if method.name == "closed_form" else "items",
+            "estimand": "process" if method.name in ("closed_form", "bootstrap") else "items",
             "n_items": len(d.items),
             "n_missing": d.n_missing,
             "judged": d.judged,
@@ -360,27 +353,44 @@ LeaderboardStudy.methods.refuse(
 )
 
 
-@LeaderboardStudy.methods.register(
-    "closed_form", engine="closed_form", summary="paired cluster-robust means, t intervals"
-)
-def _closed_form(study: LeaderboardStudy, *, random_seed=None) -> FitParts:
+def _paired(study: LeaderboardStudy, method: str):
+    """The rates on the items every system answered, clusters, the note of the rest."""
     d = study.data
     if d.judged:
         raise MethodRefused(
-            "the closed form takes the scores as the truth; these are a judge's (human=): "
+            f"method {method!r} takes the scores as the truth; these are a judge's (human=): "
             "use method='nuts', or jb.leaderboard(frame, human=...) for the corrected means",
-            method="closed_form",
+            method=method,
         )
     full = np.all(d.n > 0, axis=0)
     if full.sum() < 2:
         raise MethodRefused(
-            f"{int(full.sum())} item(s) answered by every system; the paired closed form "
-            "needs 2: use method='nuts'",
-            method="closed_form",
+            f"{int(full.sum())} item(s) answered by every system; method {method!r} pairs "
+            "them and needs 2: use method='nuts'",
+            method=method,
         )
-    x = d.k[:, full] / d.n[:, full]
     g = d.cluster[full] if d.clusters else np.arange(int(full.sum()))
-    g = pd.factorize(g)[0]
+    left = [f"{int((~full).sum())} item(s) not answered by every system left out"]
+    return d.k[:, full] / d.n[:, full], pd.factorize(g)[0], left if not full.all() else []
+
+
+@LeaderboardStudy.methods.register(
+    "bootstrap", engine="closed_form", summary="resampled items (HELM's), percentile intervals"
+)
+def _bootstrap(study: LeaderboardStudy, *, random_seed=None, reps: int = 2000) -> FitParts:
+    """Each system's mean in ``reps`` resamples of the items (clusters): percentiles."""
+    x, g, notes = _paired(study, "bootstrap")
+    means = lb.resampled_means(x, g, reps, random_seed)
+    idata = tree({"posterior": {"theta_process": means[None]}}, dims={"theta_process": ["system"]},
+                 coords={"system": list(study.systems)})  # fmt: skip
+    return FitParts(idata, quantity="theta_process", info={"reps": reps}, notes=tuple(notes))
+
+
+@LeaderboardStudy.methods.register(
+    "closed_form", engine="closed_form", summary="paired cluster-robust means, t intervals"
+)
+def _closed_form(study: LeaderboardStudy, *, random_seed=None) -> FitParts:
+    x, g, notes = _paired(study, "closed_form")
     board = lb.board(x, g, alpha=0.05, bootstrap=0, random_seed=0)
     df = max(board.df, 1)
 
@@ -388,9 +398,6 @@ def _closed_form(study: LeaderboardStudy, *, random_seed=None) -> FitParts:
         q = stats.t.ppf(1 - alpha / 2, df)
         return board.mean - q * board.se, board.mean + q * board.se
 
-    notes = []
-    if not full.all():
-        notes.append(f"{int((~full).sum())} item(s) not answered by every system left out")
     idata = point_tree({"theta_process": board.mean, "se": board.se}, "system", study.systems)
 
     def table(alpha: float, top_k: int) -> pd.DataFrame:

@@ -44,6 +44,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from judgebayes.inference.ranking.topk import top_k_probabilities
+
 __all__ = [
     "Board",
     "board",
@@ -51,6 +53,7 @@ __all__ = [
     "rank_intervals",
     "ranked_table",
     "resampled_means",
+    "surely_above",
     "tiers",
 ]
 
@@ -128,32 +131,36 @@ def resampled_means(x: np.ndarray, g: np.ndarray, reps: int, seed) -> np.ndarray
 
 
 def _max_t(x, g, n_g, diff, diff_se, alpha, reps, seed) -> tuple[np.ndarray, float]:
-    """Bootstrap means over resampled clusters, and the max-T critical value."""
-    rng = np.random.default_rng(seed)
-    S, _n_items = x.shape
-    size = np.bincount(g, minlength=n_g).astype(float)
-    totals = np.zeros((S, n_g))
-    np.add.at(totals.T, g, x.T)
-    iu = np.triu_indices(S, 1)
+    """Bootstrap means over resampled clusters (:func:`resampled_means`), and the max-T
+    critical value.
+    """
+    means = resampled_means(x, g, reps, seed)
+    iu = np.triu_indices(x.shape[0], 1)
     se = diff_se[iu]
     ok = se > 0
-    means, worst = np.empty((reps, S)), np.empty(reps)
+    worst = np.zeros(reps)
     for lo in range(0, reps, 200):  # blocks keep the (block, pairs) array small
-        w = rng.multinomial(n_g, np.full(n_g, 1.0 / n_g), size=min(200, reps - lo)).astype(float)
-        m = (w @ totals.T) / (w @ size)[:, None]  # (block, S)
-        means[lo : lo + len(w)] = m
+        m = means[lo : lo + 200]
         d = m[:, iu[0]] - m[:, iu[1]] - diff[iu]
-        t = np.abs(d[:, ok]) / se[ok] if ok.any() else np.zeros((len(w), 1))
-        worst[lo : lo + len(w)] = t.max(axis=1)
+        if ok.any():
+            worst[lo : lo + len(m)] = (np.abs(d[:, ok]) / se[ok]).max(axis=1)
     return means, float(np.quantile(worst, 1 - alpha))
+
+
+def surely_above(b: Board) -> np.ndarray:
+    """(S, S) booleans: ``[s, t]`` where the simultaneous intervals put ``s`` above ``t``
+    (the pairs the rank intervals and tiers rest on).
+    """
+    above = b.diff - b.crit * b.diff_se > 0
+    np.fill_diagonal(above, False)
+    return above
 
 
 def rank_intervals(b: Board) -> tuple[np.ndarray, np.ndarray]:
     """Each system's simultaneous rank interval (1 = best; module docstring)."""
-    surely_above = b.diff - b.crit * b.diff_se > 0  # [s, t]: s surely above t
-    np.fill_diagonal(surely_above, False)
-    lower = 1 + surely_above.sum(axis=0)  # the systems surely above s
-    upper = b.mean.size - surely_above.sum(axis=1)  # minus those surely below s
+    above = surely_above(b)  # [s, t]: s surely above t
+    lower = 1 + above.sum(axis=0)  # the systems surely above s
+    upper = b.mean.size - above.sum(axis=1)  # minus those surely below s
     return lower, upper
 
 
@@ -161,17 +168,13 @@ def tiers(b: Board) -> np.ndarray:
     """Tier of each system (1 = top): the best unassigned system and every unassigned
     system the intervals cannot place below it, in turn.
     """
-    surely_above = b.diff - b.crit * b.diff_se > 0
-    order = np.argsort(-b.mean, kind="stable")
+    above = surely_above(b)
     tier = np.zeros(b.mean.size, dtype=np.int64)
     level = 0
-    for s in order:
-        if tier[s]:
-            continue
-        level += 1
-        for t in order:
-            if not tier[t] and not surely_above[s, t]:
-                tier[t] = level
+    for s in np.argsort(-b.mean, kind="stable"):
+        if not tier[s]:
+            level += 1
+            tier[(tier == 0) & ~above[s]] = level
     return tier
 
 
@@ -223,8 +226,6 @@ def ranked_table(b: Board, names: list[str], alpha: float, top_k: int = 1) -> pd
     of bootstrap resamples in which the system is among the best ``top_k``; NaN without
     a bootstrap).
     """
-    from judgebayes.inference.ranking.topk import top_k_probabilities
-
     lower_rank, upper_rank = rank_intervals(b)
     q = stats.t.ppf(1 - alpha / 2, max(b.df, 1))
     boot = b.boot_means

@@ -167,10 +167,11 @@ class ScoreStudy(Study):
     def _notes(self, method, parts: FitParts, info: dict) -> tuple[str, ...]:
         bins = self.data.columns.get("labelled_by_bins", {})
         fewer = [f"{c!r} in {k} bins" for c, k in bins.items() if k < LABELLED_BY_BINS]
-        return missing_notes(self.systems, self.data.n_missing, "every judge's score") + tuple(
-            f"labelled_by: {', '.join(fewer)} (the quintiles left a stratum without a label)"
-            for _ in fewer[:1]
-        )
+        notes = missing_notes(self.systems, self.data.n_missing, "every judge's score")
+        if fewer:
+            said = ", ".join(fewer)
+            notes += (f"labelled_by: {said} (the quintiles left a stratum without a label)",)
+        return notes
 
     def _attrs(self, method, parts: FitParts) -> dict:
         return {

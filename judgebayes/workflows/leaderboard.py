@@ -153,8 +153,7 @@ def _surely_above(b: lb.Board, names: list[str], order) -> dict[str, list[str]]:
     below it (the pairs the rank intervals and tiers rest on), as plain lists so the table
     still writes to Parquet and JSON.
     """
-    above = b.diff - b.crit * b.diff_se > 0
-    np.fill_diagonal(above, False)
+    above = lb.surely_above(b)
     at = {n: k for k, n in enumerate(names)}
     return {s: [t for t in order if above[at[s], at[t]]] for s in order}
 

@@ -18,6 +18,12 @@ from judgebayes.data.frames import (
     require_column,
     time_periods,
 )
+from judgebayes.data.items.roles import (
+    LABELLED_BY_BINS,
+    design_values,
+    strata_by,
+    strata_columns,
+)
 from judgebayes.errors import InputError
 
 
@@ -271,8 +277,6 @@ def read_labelled_by(df, labelled_by, labelled: np.ndarray, keep: np.ndarray, gr
     None; the bins of the numeric columns).  A stratum with rows and no label at the
     fewest bins, or at the bins given, is an error.
     """
-    from judgebayes.data.items.roles import LABELLED_BY_BINS, design_values, strata_columns
-
     names = list(dict.fromkeys(strata_columns(labelled_by)))
     for c in names:
         require_column(df, c, "a labelled_by column", "labelled_by")
@@ -307,8 +311,6 @@ def _stratum_weights(df, spec, labelled, keep, group):
     """Weights and stratum codes (kept rows) of one cut, or the first empty stratum:
     (names, its code, its rows), with the codes of every row in place of the kept ones.
     """
-    from judgebayes.data.items.roles import strata_by
-
     names = [str(v) for v in strata_by(df, None, spec, keep)]
     _, part = np.unique(np.array(names, dtype=object), return_inverse=True)
     code = np.asarray(group, dtype=np.int64) * (int(part.max()) + 1) + part

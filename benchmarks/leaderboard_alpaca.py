@@ -41,12 +41,13 @@ def main() -> None:
     t1 = time.process_time()
     adj = jb.leaderboard(ae2, system="model", item="item_id", score="win", adjust="log_len")
     t2 = time.process_time()
-    slope, se = adj.attrs["slopes"]["log_len"]
+    slope, se, p_one = adj.attrs["slopes"]["log_len"]
     print(
         f"{len(plain)} models x {plain.attrs['n_items']} items; CPU {t1 - t0:.2f} s, "
         f"adjusted {t2 - t1:.2f} s"
     )
-    print(f"slope of the win on log length ratio: {slope:+.4f} (se {se:.4f})")
+    print(f"slope of the win on log length ratio: {slope:+.4f} (se {se:.4f}); one slope for "
+          f"every model: p = {p_one:.2g}")  # fmt: skip
     official = pd.read_csv(
         data_dir() / "alpaca_eval" / "weighted_alpaca_eval_gpt4_turbo_leaderboard.csv", index_col=0
     )

@@ -376,17 +376,21 @@ def scores_labelled_by_length(rng, n_per=400, follows=True):
     return frame, frame.groupby("system")["truth"].mean()
 
 
-def verbose_board(rng, n_items=300, slope=0.8):
+def verbose_board(rng, n_items=300, slope=0.8, slopes=None):
     """Six systems' answers scored by a judge that adds ``slope`` per unit of the answer's
     log length over the reference's: score = ability + item effect + slope x length +
     noise, lengths centred at -1.5 to 0.5 by system (the verbose score higher).  Returns the
     long frame (``length``, and ``shown_first`` drawn once per item) and each system's
-    mean score at length 0 over the item population (its ability)."""
+    mean score at length 0 over the item population (its ability).  ``slopes``: one pull
+    per system instead (the adjustment's assumption broken)."""
     ability = np.array([0.0, 0.3, 0.3, 0.6, 0.9, 1.2])
     verbosity = np.array([0.5, -1.5, 0.0, -0.5, -1.0, 0.2])
     item = rng.normal(0, 1, n_items)
     length = verbosity[:, None] + rng.normal(0, 0.6, (6, n_items))
-    score = ability[:, None] + item[None, :] + slope * length + rng.normal(0, 1, (6, n_items))
+    pull = np.full(6, slope) if slopes is None else np.asarray(slopes, float)
+    score = (
+        ability[:, None] + item[None, :] + pull[:, None] * length + rng.normal(0, 1, (6, n_items))
+    )
     names = [f"m{k}" for k in range(6)]
     frame = pd.DataFrame(
         {

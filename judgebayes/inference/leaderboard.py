@@ -178,7 +178,9 @@ def tiers(b: Board) -> np.ndarray:
     return tier
 
 
-def covariate_adjusted(x: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def covariate_adjusted(
+    x: np.ndarray, c: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     r"""Pseudo-scores whose item means are each system's mean at covariates 0, with the
     slopes' own uncertainty in their per-item spread.
 
@@ -198,8 +200,10 @@ def covariate_adjusted(x: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.nda
     the means are unchanged), and the paired, cluster-robust variance of :mod:`this
     module <judgebayes.inference.leaderboard>` then carries the slopes' estimation.
 
-    ``x`` is (S, I), ``c`` (S, I, K).  Returns the pseudo-scores, :math:`\hat\beta` and
-    its standard errors (clustered by item).
+    ``x`` is (S, I), ``c`` (S, I, K).  Returns the pseudo-scores, :math:`\hat\beta`, its
+    standard errors (clustered by item) and, per covariate, the p-value of one slope for
+    every system (:func:`_one_slope_pvalues`): where systems are pulled differently, the
+    adjusted means are biased.
     """
     x = np.asarray(x, float)
     c = np.asarray(c, float).reshape(*x.shape, -1)
@@ -216,7 +220,22 @@ def covariate_adjusted(x: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.nda
     cbar = c.mean(axis=1)  # (S, K)
     phi = x - c @ beta - cbar @ psi.T
     se = np.sqrt(np.einsum("ik,ik->k", psi, psi)) / n_items
-    return phi, beta, se
+    return phi, beta, se, _one_slope_pvalues(ct, resid)
+
+
+def _one_slope_pvalues(ct: np.ndarray, resid: np.ndarray) -> np.ndarray:
+    r"""Per covariate, the p-value of "one slope fits every system": each system's score
+    :math:`u_s = \sum_i \tilde c_{si} e_{si}` (0 under one slope), its item-clustered
+    covariance :math:`V = \sum_i v_i v_i^\top`, and the Wald statistic
+    :math:`u^\top V^+ u` against :math:`\chi^2_{S-1}` (the scores sum to 0).
+    """
+    out = []
+    for k in range(ct.shape[2]):
+        v = ct[:, :, k] * resid  # (S, I): each item's share of each system's score
+        u = v.sum(axis=1)
+        wald = float(u @ np.linalg.pinv(v @ v.T) @ u)
+        out.append(stats.chi2.sf(wald, ct.shape[0] - 1))
+    return np.asarray(out)
 
 
 def ranked_table(b: Board, names: list[str], alpha: float, top_k: int = 1) -> pd.DataFrame:

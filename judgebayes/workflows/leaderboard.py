@@ -34,6 +34,8 @@ __all__ = ["judge_corrected", "leaderboard"]
 
 #: a system needs this many labelled rows for its residual mean
 MIN_LABELS = 2
+#: the level of the check that one slope fits every system's pull (``adjust=``)
+ONE_SLOPE_ALPHA = 0.01
 
 
 def leaderboard(
@@ -95,8 +97,10 @@ def leaderboard(
         ``p_value`` (two-sided t), ``p_holm`` and ``separated`` (Holm at ``alpha``).
         ``attrs``: ``notes`` (items left out, and why), ``n_items``, ``n_clusters``,
         ``critical_value``, ``reference``, ``alpha``, ``slopes`` (``adjust=``: each
-        covariate's slope and its standard error) and ``surely_above`` (each system to the
-        systems the simultaneous intervals place below it).
+        covariate's slope, its standard error, and the p-value of one slope for every
+        system; below 0.01 the notes say the adjusted means are biased) and
+        ``surely_above`` (each system to the systems the simultaneous intervals place
+        below it).
 
     Notes
     -----
@@ -194,14 +198,23 @@ def _adjusted(x, c, covariates, human):
             field="adjust",
             value=list(covariates),
         )
-    phi, beta, se = lb.covariate_adjusted(x, c)
-    slopes = {col: (float(b), float(e)) for col, b, e in zip(covariates, beta, se, strict=True)}
-    said = ", ".join(f"{col} {b:+.4g} (se {e:.2g})" for col, (b, e) in slopes.items())
+    phi, beta, se, p = lb.covariate_adjusted(x, c)
+    slopes = {
+        col: (float(b), float(e), float(q))
+        for col, b, e, q in zip(covariates, beta, se, p, strict=True)
+    }
+    said = ", ".join(f"{col} {b:+.4g} (se {e:.2g})" for col, (b, e, _) in slopes.items())
     note = (
         f"adjusted to {' = '.join(covariates)} = 0: the score's slope on {said}, one for "
         "every system, fitted with an effect per system and item; its uncertainty is in "
         "every interval"
     )
+    apart = [f"{col} (p = {q:.2g})" for col, (_, _, q) in slopes.items() if q < ONE_SLOPE_ALPHA]
+    if apart:
+        note += (
+            f"; check failed: the systems are pulled by {', '.join(apart)} with different "
+            "slopes, so one slope biases the adjusted means: do not report them"
+        )
     return phi, slopes, note
 
 

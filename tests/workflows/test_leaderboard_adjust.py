@@ -24,7 +24,7 @@ def test_the_slope_and_means_equal_least_squares_with_dummies():
         ]
     )
     beta = np.linalg.lstsq(design, x.ravel(), rcond=None)[0][0]
-    phi, b, se = lb.covariate_adjusted(x, c)
+    phi, b, se, _ = lb.covariate_adjusted(x, c)
     assert b[0] == pytest.approx(beta, abs=1e-10)
     # the pseudo-scores' item means are the means at length 0
     assert phi.mean(axis=1) == pytest.approx(x.mean(axis=1) - beta * c.mean(axis=1), abs=1e-10)
@@ -109,3 +109,21 @@ def test_the_table_and_its_attrs_write_to_parquet(tmp_path):
         for t in below:
             assert rows.loc[s, "rank_lower"] < rows.loc[t, "rank_upper"]
             assert rows.loc[s, "estimate"] > rows.loc[t, "estimate"]
+
+
+def test_systems_pulled_by_different_slopes_fire_the_check():
+    # one slope for every system is the adjustment's assumption; with slopes 0.4-1.2 the
+    # adjusted means missed (0.59 of 1,200 intervals, measured) and the check (alpha 0.01)
+    # fires; with one slope it fires at its level.  200 boards each: measured 0.94 and 0.005
+    # (Monte-Carlo sd of a 0.01 rate 0.007)
+    pulls = [0.4, 1.2, 0.8, 0.6, 1.0, 0.8]
+    fired = {"one slope": 0, "six slopes": 0}
+    for r in range(200):
+        for how, kw in (("one slope", {}), ("six slopes", {"slopes": pulls})):
+            frame, _ = verbose_board(np.random.default_rng([43, r]), **kw)
+            t = jb.leaderboard(frame, score="score", adjust="length", bootstrap=0)
+            p = t.attrs["slopes"]["length"][2]
+            fired[how] += p < 0.01
+            assert (p < 0.01) == any("check failed" in n for n in t.attrs["notes"])
+    assert fired["six slopes"] / 200 >= 0.8, fired
+    assert fired["one slope"] / 200 <= 0.01 + 2.5 * 0.007, fired

@@ -5,7 +5,8 @@ the formats): :func:`inspect_items`, :func:`lm_eval_items`, :func:`promptfoo_ite
 items frame for :meth:`~judgebayes.AccuracyStudy.from_items`, :func:`arena_pairs` and
 :func:`mt_bench_pairs` a comparisons frame for
 :meth:`~judgebayes.PairwiseRanking.from_frames`; :func:`mlflow_items` a leaderboard frame of
-MLflow evaluation runs for :func:`~judgebayes.leaderboard`; :func:`attach_labels` joins
+MLflow evaluation runs and :func:`alpaca_eval_items` one of AlpacaEval's annotation files,
+for :func:`~judgebayes.leaderboard`; :func:`attach_labels` joins
 human labels.
 
 Containers and their frame readers, for data already in counts or arrays:
@@ -21,6 +22,7 @@ _ACC = "judgebayes.data.accuracy"
 _EXPORTS = {
     **dict.fromkeys(
         (
+            "alpaca_eval_items",
             "arena_pairs",
             "attach_labels",
             "inspect_items",

@@ -9,6 +9,7 @@ reader                    reads                                       returns
 :func:`lm_eval_items`     lm-evaluation-harness ``samples_*.jsonl``   items frame (accuracy)
 :func:`promptfoo_items`   promptfoo ``--output results.json``         items frame (accuracy)
 :func:`mlflow_items`      MLflow GenAI evaluation runs                leaderboard frame
+:func:`alpaca_eval_items` AlpacaEval ``annotations.json`` files       leaderboard frame
 :func:`mt_bench_pairs`    MT-Bench pairwise judgment JSONL            comparisons frame (ranking)
 :func:`arena_pairs`       Chatbot Arena battles (JSON / JSONL)        comparisons frame (ranking)
 ========================  ==========================================  ===========================
@@ -39,6 +40,7 @@ FastChat's Chatbot Arena ``clean_battle`` records (``model_a``, ``model_b``,
 ``winner`` in ``model_a`` / ``model_b`` / ``tie`` / ``tie (bothbad)``).
 """
 
+from judgebayes.data.logs.alpaca_eval import alpaca_eval_items as alpaca_eval_items
 from judgebayes.data.logs.files import ITEM_COLUMNS as ITEM_COLUMNS
 from judgebayes.data.logs.harness import lm_eval_items as lm_eval_items
 from judgebayes.data.logs.harness import promptfoo_items as promptfoo_items
@@ -49,6 +51,7 @@ from judgebayes.data.logs.pairs import arena_pairs as arena_pairs
 from judgebayes.data.logs.pairs import mt_bench_pairs as mt_bench_pairs
 
 __all__ = [
+    "alpaca_eval_items",
     "arena_pairs",
     "attach_labels",
     "inspect_items",

@@ -1,0 +1,148 @@
+"""AlpacaEval's annotation files: many models' judged answers as one leaderboard frame.
+
+AlpacaEval (``alpaca_eval evaluate``) writes, per evaluated model, ``annotations.json``: a
+list of records, one per instruction, with the reference's answer (``output_1``,
+``generator_1``), the model's (``output_2``, ``generator_2``), the judge configuration
+(``annotator``) and its ``preference``: 1 the reference preferred, 2 the model, 1.5 a draw
+(also written without asking the judge when the two answers are identical; legacy files
+write 0), fractional for a judge that gives a probability, and blank when the judge's
+answer could not be parsed.  The model's win is ``preference - 1``; AlpacaEval's win rate
+is 100 times its mean over the non-blank rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from judgebayes.errors import InputError
+
+__all__ = ["alpaca_eval_items"]
+
+_KEYS = ("instruction", "output_1", "generator_1", "output_2", "generator_2", "preference")
+
+
+def _files(paths) -> list[Path]:
+    """The annotation files of ``paths`` (files, or folders searched for
+    ``annotations.json``).
+    """
+    out: list[Path] = []
+    for p in [paths] if isinstance(paths, str | Path) else list(paths):
+        p = Path(p)
+        if p.is_dir():
+            found = sorted(p.rglob("annotations.json"))
+            if not found:
+                raise InputError(
+                    f"no annotations.json under {str(p)!r}", field="paths", value=str(p)
+                )
+            out += found
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise InputError(f"no such file or folder: {str(p)!r}", field="paths", value=str(p))
+    return out
+
+
+def _records(path: Path) -> pd.DataFrame:
+    try:
+        rows = json.loads(path.read_text())
+    except (OSError, ValueError) as err:
+        raise InputError(
+            f"{path} is not a JSON file ({err})", field="paths", value=str(path)
+        ) from None
+    if not isinstance(rows, list) or not rows:
+        rows = [{}]
+    for j, r in enumerate(rows):
+        missing = [k for k in _KEYS if not isinstance(r, dict) or k not in r]
+        if missing:
+            raise InputError(
+                f"{path} is not an AlpacaEval annotations file: record {j} has no {missing[0]!r}",
+                field="paths",
+                value=str(path),
+            )
+    return pd.DataFrame(rows).assign(file=str(path))
+
+
+def alpaca_eval_items(paths, *, annotator: str | None = None) -> pd.DataFrame:
+    """One row per (model, instruction) of AlpacaEval annotation files, paired on the
+    instruction.
+
+    Parameters
+    ----------
+    paths : str, path or list of them
+        ``annotations.json`` files, or folders holding them (searched below, as AlpacaEval's
+        ``results/<model>/<annotator>/``).
+    annotator : str, optional
+        The judge configuration to keep; required when the files hold several.
+
+    Returns
+    -------
+    DataFrame
+        ``system`` (``generator_2``), ``item`` (12 hex digits of the instruction's SHA-1,
+        the same for every model), ``score`` (the model's win, ``preference - 1``, draws
+        0.5; blank where the judge's answer did not parse), ``identical`` (the model's
+        answer is the reference's), ``len_chars_model``, ``len_chars_ref``, ``log_len``
+        (log of their ratio: a covariate for ``jb.leaderboard(adjust=)``) and
+        ``instruction``; ``attrs``: ``annotator``, ``reference`` and ``n_missing`` (blank
+        scores per system).
+
+    Raises
+    ------
+    InputError
+        A path that holds no annotations, records without AlpacaEval's keys, several
+        annotators without ``annotator=``, several references, or one model's instruction
+        twice (two files of one model).
+    """
+    frame = pd.concat([_records(p) for p in _files(paths)], ignore_index=True)
+    names = sorted(frame["annotator"].dropna().astype(str).unique()) if "annotator" in frame else []
+    if annotator is not None:
+        if annotator not in names:
+            raise InputError(f"annotator {annotator!r} is not in the files; they hold {names}",
+                             field="annotator", value=annotator)  # fmt: skip
+        frame = frame[frame["annotator"] == annotator]
+    elif len(names) > 1:
+        raise InputError(f"the files hold {len(names)} annotators {names}: name one (annotator=)",
+                         field="annotator", value=None)  # fmt: skip
+    refs = sorted(frame["generator_1"].astype(str).unique())
+    if len(refs) > 1:
+        raise InputError(f"the files compare against {len(refs)} references {refs}: a "
+                         "leaderboard needs one", field="generator_1", value=refs)  # fmt: skip
+    twice = frame.duplicated(["generator_2", "instruction"], keep=False)
+    if twice.any():
+        row = frame[twice].iloc[0]
+        raise InputError(
+            f"model {row['generator_2']!r} answers one instruction {int(twice.sum())} times "
+            f"(files {sorted(frame.loc[twice, 'file'].unique())}); keep one file per model",
+            field="paths",
+            value=row["generator_2"],
+        )
+    return _frame(frame, names[0] if names and annotator is None else annotator, refs[0])
+
+
+def _frame(frame: pd.DataFrame, annotator, reference) -> pd.DataFrame:
+    pref = pd.to_numeric(frame["preference"], errors="coerce").to_numpy(float)
+    score = np.where(pref == 0, 0.5, pref - 1)  # legacy files write a draw as 0
+    out = pd.DataFrame(
+        {
+            "system": frame["generator_2"].astype(str).to_numpy(),
+            "item": [hashlib.sha1(str(s).encode()).hexdigest()[:12] for s in frame["instruction"]],
+            "score": score,
+            "identical": (frame["output_1"] == frame["output_2"]).to_numpy(),
+            "len_chars_model": frame["output_2"].astype(str).str.len().to_numpy(),
+            "len_chars_ref": frame["output_1"].astype(str).str.len().to_numpy(),
+            "instruction": frame["instruction"].astype(str).to_numpy(),
+        }
+    )
+    ratio = out["len_chars_model"].clip(lower=1) / out["len_chars_ref"].clip(lower=1)
+    out.insert(6, "log_len", np.log(ratio))
+    out = out.sort_values(["system", "item"], kind="stable").reset_index(drop=True)
+    out.attrs.update(
+        annotator=annotator,
+        reference=reference,
+        n_missing=out["score"].isna().groupby(out["system"]).sum().astype(int).to_dict(),
+    )
+    return out

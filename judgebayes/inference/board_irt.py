@@ -69,15 +69,22 @@ def cell_rates(p, phi, k, n, rng) -> np.ndarray:
     return rng.beta(p * f + k, (1 - p) * f + n - k)
 
 
-def estimands(draws: dict, k, n, rng, chunk: int = 250) -> tuple[np.ndarray, np.ndarray]:
+#: cells (draws x systems x items) held at once by :func:`estimands`: 8 MB a float array
+#: per million, so a few arrays of this size stay under a gigabyte on any board
+CHUNK_CELLS = 10_000_000
+
+
+def estimands(draws: dict, k, n, rng, chunk: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     r"""(theta, theta_process), each (draws, S): the cells' rates averaged over the items,
     and weighted by Bayesian-bootstrap weights :math:`\pi \sim \mathrm{Dirichlet}(1,
     \dots, 1)` (new items like these).  ``draws`` maps ``ability``, ``difficulty``,
-    ``discrimination`` and ``concentration`` (absent: None) to their draws; a chunk of
-    draws at a time.
+    ``discrimination`` and ``concentration`` (absent: None) to their draws; ``chunk``
+    draws at a time (default: :data:`CHUNK_CELLS` cells' worth).
     """
     ability = draws["ability"]
     n_draws, n_items = ability.shape[0], np.shape(k)[1]
+    if chunk is None:
+        chunk = max(1, CHUNK_CELLS // (ability.shape[1] * n_items))
     theta, process = np.empty((n_draws, ability.shape[1])), np.empty((n_draws, ability.shape[1]))
     for lo in range(0, n_draws, chunk):
         sl = slice(lo, lo + chunk)

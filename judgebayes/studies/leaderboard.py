@@ -31,17 +31,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from judgebayes.data.board import BoardData, board_from_frame
-from judgebayes.errors import InputError, MethodRefused, require_type
+from judgebayes.errors import InputError, require_type
 from judgebayes.inference import board_irt
-from judgebayes.inference import leaderboard as lb
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models.leaderboard import BoardPriors, board_model, success_probabilities
-from judgebayes.results import check_alpha, point_tree
-from judgebayes.results.trees import tree
+from judgebayes.results import check_alpha
 from judgebayes.studies.accuracy_fit import AccuracyFit
 from judgebayes.studies.base import FitParts, Study, register_bayes
 
@@ -346,74 +343,6 @@ class LeaderboardStudy(Study):
 
 
 register_bayes(LeaderboardStudy)
-LeaderboardStudy.methods.refuse(
-    "laplace",
-    "the Laplace approximation does not fit the leaderboard models: the items' spread is "
-    "learnt from the items, a funnel a Gaussian misses; use method='nuts' or 'closed_form'",
-)
-
-
-def _paired(study: LeaderboardStudy, method: str):
-    """The rates on the items every system answered, clusters, the note of the rest."""
-    d = study.data
-    if d.judged:
-        raise MethodRefused(
-            f"method {method!r} takes the scores as the truth; these are a judge's (human=): "
-            "use method='nuts', or jb.leaderboard(frame, human=...) for the corrected means",
-            method=method,
-        )
-    full = np.all(d.n > 0, axis=0)
-    if full.sum() < 2:
-        raise MethodRefused(
-            f"{int(full.sum())} item(s) answered by every system; method {method!r} pairs "
-            "them and needs 2: use method='nuts'",
-            method=method,
-        )
-    g = d.cluster[full] if d.clusters else np.arange(int(full.sum()))
-    left = [f"{int((~full).sum())} item(s) not answered by every system left out"]
-    return d.k[:, full] / d.n[:, full], pd.factorize(g)[0], left if not full.all() else []
-
-
-@LeaderboardStudy.methods.register(
-    "bootstrap", engine="closed_form", summary="resampled items (HELM's), percentile intervals"
-)
-def _bootstrap(study: LeaderboardStudy, *, random_seed=None, reps: int = 2000) -> FitParts:
-    """Each system's mean in ``reps`` resamples of the items (clusters): percentiles."""
-    x, g, notes = _paired(study, "bootstrap")
-    means = lb.resampled_means(x, g, reps, random_seed)
-    idata = tree({"posterior": {"theta_process": means[None]}}, dims={"theta_process": ["system"]},
-                 coords={"system": list(study.systems)})  # fmt: skip
-    return FitParts(idata, quantity="theta_process", info={"reps": reps}, notes=tuple(notes))
-
-
-@LeaderboardStudy.methods.register(
-    "closed_form", engine="closed_form", summary="paired cluster-robust means, t intervals"
-)
-def _closed_form(study: LeaderboardStudy, *, random_seed=None) -> FitParts:
-    x, g, notes = _paired(study, "closed_form")
-    board = lb.board(x, g, alpha=0.05, bootstrap=0, random_seed=0)
-    df = max(board.df, 1)
-
-    def interval(alpha):
-        q = stats.t.ppf(1 - alpha / 2, df)
-        return board.mean - q * board.se, board.mean + q * board.se
-
-    idata = point_tree({"theta_process": board.mean, "se": board.se}, "system", study.systems)
-
-    def table(alpha: float, top_k: int) -> pd.DataFrame:
-        b = lb.board(x, g, alpha=alpha, bootstrap=1000, random_seed=0)
-        out = lb.ranked_table(b, list(study.systems), alpha, top_k)
-        out = out.sort_values(["estimate", "system"], ascending=[False, True], kind="stable")
-        return out.reset_index(drop=True)
-
-    return FitParts(
-        idata,
-        quantity="theta_process",
-        info={"df": df},
-        notes=tuple(notes),
-        interval_fn=interval,
-        extra={"table_fn": table},
-    )
 
 
 class RaschBoard(LeaderboardStudy):

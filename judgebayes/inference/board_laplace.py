@@ -1,0 +1,225 @@
+r"""A Laplace approximation of the leaderboard model that integrates its spreads.
+
+The one-parameter board (:func:`~judgebayes.models.leaderboard.board_model`) splits into
+a latent field :math:`x` and a few spreads :math:`\psi`:
+
+* :math:`x`: the abilities :math:`\alpha_s`, the difficulties :math:`b_i` and, with a
+  judge, each system's logit sensitivity and specificity :math:`a_s, c_s` and their means
+  :math:`\mu_a, \mu_c`; given :math:`\psi` their prior is Gaussian;
+* :math:`\psi`: :math:`\log\sigma_b` (the items' spread), with several trials a cell
+  :math:`\log\phi` (the beta-binomial cells' concentration), with a judge
+  :math:`\log\tau_a, \log\tau_c` (its rates' spreads over systems).
+
+A Gaussian at the joint mode cannot represent :math:`\psi` (the density of a centred
+hierarchy grows without bound as a spread shrinks to 0, the funnel the generic
+:mod:`~judgebayes.inference.laplace` refuses), so the spreads are integrated instead, as
+in INLA (Rue, Martino and Chopin 2009).  For a given :math:`\psi`, Newton's method finds
+the field's mode :math:`\hat x_\psi` and its precision :math:`Q_\psi = -\nabla^2 \log
+p(x \mid y, \psi)`, and
+
+.. math::
+    \log p(\psi \mid y) \approx \log p(y, \hat x_\psi, \psi)
+        - \tfrac12 \log\det Q_\psi + \text{const}.
+
+Its mode and curvature give a Gaussian proposal for :math:`\psi`; ``points``
+quasi-random :math:`\psi_k` from it (scale widened by :data:`PSI_WIDEN`) are weighted by
+:math:`p(\psi_k \mid y) / q(\psi_k)`, and each gives its share of the draws from
+:math:`N(\hat x_{\psi_k}, Q_{\psi_k}^{-1})`.  When those weights leave fewer than a
+quarter of the points effective, the spreads' posterior is not near the Gaussian the
+points are drawn from, and the fit is refused.
+
+Only the items' block of :math:`Q` is large, and it is diagonal (an item's difficulty
+meets the other items only through the systems), so every solve, determinant and draw
+goes through the Schur complement of that block: the cost is that of the cells plus one
+dense matrix of the system block's size.  Newton's steps and the draws use the observed
+information, or the expected where the observed is not positive definite (a judge's
+likelihood far from its mode).  The engine carries a judge's rates, but
+:class:`~judgebayes.studies.leaderboard.LeaderboardStudy` refuses judged boards: there the
+Gaussian at the joint mode trades the judge's sensitivity against the items' spread, and
+lands several posterior sds from NUTS (``benchmarks/leaderboard_laplace.py --judged``).
+
+The items' difficulties are independent :math:`N(0, \sigma_b^2)` here, where the NUTS
+model makes them sum to zero: that moves the abilities and difficulties together by an
+amount of sd :math:`\sigma_b / \sqrt{I}`, and leaves every success probability, hence
+every estimand, unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg, optimize, special, stats
+
+from judgebayes.errors import MethodRefused
+from judgebayes.inference.board_field import BoardCells, field_mode, spreads
+from judgebayes.models.leaderboard import BoardPriors
+
+__all__ = ["PSI_WIDEN", "BoardCells", "fit_board_laplace"]
+
+#: scale of the spreads' proposal relative to their Laplace Gaussian: wider, so that the
+#: importance weights stay bounded in its tails
+PSI_WIDEN = 1.5
+#: finite-difference step of the curvature of :math:`\log p(\psi \mid y)` (log scale)
+PSI_STEP = 0.05
+
+
+class _Marginal:
+    r""":math:`\log p(\psi \mid y)` up to a constant, warm-starting each field mode from
+    the last.
+    """
+
+    def __init__(self, c: BoardCells, pr: BoardPriors):
+        self.c, self.pr, self.solves = c, pr, 0
+        S, n_i = c.shape
+        self.start = (np.zeros(c.n_sys), np.zeros(n_i if c.items else 0))
+        if c.judged:  # the judge's logits start at their prior mean
+            self.start[0][S:] = pr.judge_mu
+
+    def __call__(self, psi) -> float:
+        return self.at(psi)[0]
+
+    def at(self, psi):
+        self.solves += 1
+        mode, loc, fac = field_mode(np.asarray(psi, float), self.start, self.c, self.pr)
+        self.start = mode
+        return loc.logp - 0.5 * fac.logdet(), mode, fac
+
+
+def _curvature(f, x0: np.ndarray, h: float) -> np.ndarray:
+    """Central finite-difference Hessian of ``f`` at ``x0``."""
+    d = x0.size
+    eye = np.eye(d) * h
+    f0 = f(x0)
+    H = np.empty((d, d))
+    for i in range(d):
+        H[i, i] = (f(x0 + eye[i]) - 2 * f0 + f(x0 - eye[i])) / h**2
+        for j in range(i):
+            H[i, j] = H[j, i] = (
+                f(x0 + eye[i] + eye[j])
+                - f(x0 + eye[i] - eye[j])
+                - f(x0 - eye[i] + eye[j])
+                + f(x0 - eye[i] - eye[j])
+            ) / (4 * h**2)
+    return H
+
+
+def _psi_points(marg: _Marginal, points: int, rng):
+    """The spreads' mode, the points, their normalised weights and the points' modes."""
+    c = marg.c
+    if c.n_psi == 0:
+        return np.zeros(0), np.zeros((1, 0)), np.ones(1), [marg.start]
+    first = {"sigma_item": 1.0, "concentration": 7.0}  # the judge's spreads: 0.3
+    psi0 = np.log([first.get(n, 0.3) for n in c.psi_names])
+    if c.n_psi == 1:
+        res = optimize.minimize_scalar(lambda v: -marg([v]), bracket=(psi0[0] - 0.5, psi0[0]))
+        mode = np.array([res.x])
+    else:
+        opts = {"xatol": 1e-3, "fatol": 1e-5}
+        mode = optimize.minimize(lambda v: -marg(v), psi0, method="Nelder-Mead", options=opts).x
+    at_mode = marg.start
+    H = -_curvature(marg, mode, PSI_STEP)
+    marg.start = at_mode
+    try:
+        root = linalg.cholesky(linalg.inv(H), lower=True) * PSI_WIDEN
+    except linalg.LinAlgError:
+        raise MethodRefused(
+            "the leaderboard's spreads (items, judge) have no peaked posterior on this "
+            "board; use method='nuts'",
+            method="laplace",
+        ) from None
+    u = stats.qmc.Sobol(c.n_psi, scramble=True, seed=rng).random(points)
+    psi = mode + stats.norm.ppf(u) @ root.T
+    logq = stats.multivariate_normal(mode, root @ root.T).logpdf(psi).reshape(-1)
+    logp, modes = np.empty(points), []
+    for j, v in enumerate(psi):
+        logp[j], m, _ = marg.at(v)
+        modes.append(m)
+    lw = logp - logq
+    w = np.exp(lw - lw.max())
+    return mode, psi, w / w.sum(), modes
+
+
+def fit_board_laplace(
+    c: BoardCells, pr: BoardPriors, *, draws: int, points: int, rng
+) -> tuple[dict, dict]:
+    """Draws of the one-parameter board's posterior (module docstring).
+
+    Parameters
+    ----------
+    c : BoardCells
+        The board's counts.
+    pr : BoardPriors
+        The priors' settings.
+    draws : int
+        Draws in all, shared among the spreads' points by their weights.
+    points : int
+        Points at which the spreads are integrated (a power of 2; 1 without spreads).
+    rng : numpy.random.Generator
+        The draws' generator.
+
+    Returns
+    -------
+    dict
+        ``ability`` (draws, S), with item effects ``difficulty`` (draws, I) and
+        ``sigma_item`` (draws,), with a judge ``sensitivity``, ``specificity`` (draws,
+        S), ``tau_*`` and ``mu_*`` (draws,).
+    dict
+        ``psi_mode`` (the spreads at their posterior mode), ``psi_ess`` (the effective
+        points of the weights), ``points`` and ``newton_solves``.
+
+    Raises
+    ------
+    MethodRefused
+        When a precision is not positive definite, the spreads' posterior has no
+        curvature, or the weights leave under a quarter of the points effective.
+    """
+    marg = _Marginal(c, pr)
+    psi_mode, psi, w, modes = _psi_points(marg, points if c.n_psi else 1, rng)
+    ess = float(1 / np.sum(w**2))
+    if ess < len(w) / 4:
+        raise MethodRefused(
+            f"the leaderboard's spreads (items, judge) are far from the Gaussian the "
+            f"Laplace fit integrates them over ({ess:.1f} of {len(w)} points effective); "
+            "use method='nuts'",
+            method="laplace",
+        )
+    counts = rng.multinomial(draws, w)
+    out: dict[str, list] = {}
+    for v, m, count in zip(psi, modes, counts, strict=True):
+        if count == 0:
+            continue
+        marg.start = m
+        _, (xs, b), fac = marg.at(v)
+        ds, db = fac.draw(int(count), rng)
+        _collect(out, xs + ds, b + db, v, c)
+    order = rng.permutation(draws)  # the points' draws interleaved
+    res = {k: np.concatenate(v)[order] for k, v in out.items()}
+    info = {
+        "psi_mode": dict(zip(c.psi_names, np.exp(psi_mode).round(6).tolist(), strict=True)),
+        "psi_ess": round(ess, 2),
+        "points": len(w),
+        "newton_solves": marg.solves,
+    }
+    return res, info
+
+
+def _collect(out: dict, xs: np.ndarray, b: np.ndarray, psi, c: BoardCells) -> None:
+    """The named draws of one point's field (appended to ``out``)."""
+    S = c.shape[0]
+    count = xs.shape[0]
+    named = {"ability": xs[:, :S]}
+    sp = spreads(psi, c)
+    if c.items:
+        named |= {"difficulty": b, "sigma_item": np.full(count, sp["sigma_item"])}
+    if c.overdispersed:
+        named["concentration"] = np.full(count, sp["concentration"])
+    if c.judged:
+        named |= {
+            "sensitivity": special.expit(xs[:, S : 2 * S]),
+            "specificity": special.expit(xs[:, 2 * S : 3 * S]),
+            "mu_sensitivity": xs[:, 3 * S],
+            "mu_specificity": xs[:, 3 * S + 1],
+            "tau_sensitivity": np.full(count, sp["tau_sensitivity"]),
+            "tau_specificity": np.full(count, sp["tau_specificity"]),
+        }
+    for k, v in named.items():
+        out.setdefault(k, []).append(v)

@@ -1,0 +1,106 @@
+"""The leaderboard's Laplace fit (judgebayes/inference/board_laplace.py) against references
+written here: the field's mode and precision against a generic optimiser and finite
+differences of a log posterior written from the model's definition; the exchangeable
+board's Gaussian against its one-dimensional closed form; the spreads' refusal.
+"""
+
+import numpy as np
+import pytest
+from scipy import optimize, special
+
+from judgebayes.inference.board_field import BoardCells, field_mode
+from judgebayes.inference.board_laplace import _Marginal, fit_board_laplace
+from judgebayes.models.leaderboard import BoardPriors
+
+PR = BoardPriors()
+
+
+def _board(rng, S, n_items, judged, labelled=0.3):
+    """0/1 answers sigmoid(ability - difficulty); a judge (sensitivity 0.85, specificity
+    0.8) reads them, and humans label a ``labelled`` share of the rows."""
+    p = special.expit(rng.normal(0, 1, S)[:, None] - rng.normal(0, 1.3, n_items)[None, :])
+    y = (rng.random(p.shape) < p).astype(float)
+    if not judged:
+        z = np.zeros_like(y)
+        return BoardCells(y, np.ones_like(y), z, z, np.zeros((S, 4)), judged=False, items=True)
+    v = np.where(y == 1, rng.random(p.shape) < 0.85, rng.random(p.shape) < 0.2).astype(float)
+    lab = rng.random(p.shape) < labelled
+    tp, fn = ((v == 1) & (y == 1) & lab).sum(1), ((v == 0) & (y == 1) & lab).sum(1)
+    tn, fp = ((v == 0) & (y == 0) & lab).sum(1), ((v == 1) & (y == 0) & lab).sum(1)
+    return BoardCells(
+        np.where(lab, 0, v), np.where(lab, 0, 1.0), np.where(lab, y, 0), lab.astype(float),
+        np.c_[tp, fn, tn, fp].astype(float), judged=True, items=True,
+    )  # fmt: skip
+
+
+def _neg_log_post(x, c: BoardCells, psi):
+    """Minus the log density of the field given the spreads, from the model's definition:
+    abilities N(0, 2^2), difficulties N(0, sigma^2), the judge's logits N(mu, tau^2) with
+    mu ~ N(1.4, 1); binomial cells."""
+    S = c.shape[0]
+    sig, ta, tc = np.exp(psi) if c.judged else (np.exp(psi[0]), 1, 1)
+    alpha, rest = x[:S], x[S:]
+    if c.judged:
+        a, cc, mua, muc, b = (
+            rest[:S],
+            rest[S : 2 * S],
+            rest[2 * S],
+            rest[2 * S + 1],
+            rest[2 * S + 2 :],
+        )
+    else:
+        b = rest
+    p = special.expit(alpha[:, None] - b[None, :])
+    lp = np.sum(c.h1 * np.log(p) + (c.nl - c.h1) * np.log1p(-p))
+    lp -= alpha @ alpha / 8 + b @ b / (2 * sig**2)
+    if not c.judged:
+        return -(lp + np.sum(c.k * np.log(p) + (c.n - c.k) * np.log1p(-p)))
+    se, sp = special.expit(a), special.expit(cc)
+    q = p * se[:, None] + (1 - p) * (1 - sp[:, None])
+    lp += np.sum(c.k * np.log(q) + (c.n - c.k) * np.log1p(-q))
+    tp, fn, tn, fp = c.confusion.T
+    lp += np.sum(tp * np.log(se) + fn * np.log1p(-se) + tn * np.log(sp) + fp * np.log1p(-sp))
+    lp -= np.sum((a - mua) ** 2) / (2 * ta**2) + np.sum((cc - muc) ** 2) / (2 * tc**2)
+    return -(lp - (mua - 1.4) ** 2 / 2 - (muc - 1.4) ** 2 / 2)
+
+
+@pytest.mark.parametrize("judged", [False, True])
+def test_the_fields_mode_and_precision_are_the_log_posteriors(judged):
+    c = _board(np.random.default_rng(1), 5, 30, judged)
+    psi = np.log([1.2, 0.4, 0.5][: 1 + 2 * judged])
+    marg = _Marginal(c, PR)
+    (xs, b), _, fac = field_mode(psi, marg.start, c, PR)
+    x = np.r_[xs, b]
+    ref = optimize.minimize(_neg_log_post, np.zeros(x.size), args=(c, psi), method="BFGS",
+                            options={"gtol": 1e-8})  # fmt: skip
+    # BFGS stops where the gradient is below 1e-8: its point agrees to about 1e-6
+    np.testing.assert_allclose(x, ref.x, atol=1e-5)
+    assert _neg_log_post(x, c, psi) <= ref.fun + 1e-9
+
+    def grad(v):
+        return optimize.approx_fprime(v, _neg_log_post, 1e-6, c, psi)
+
+    h = 1e-4
+    hess = np.array([(grad(x + h * e) - grad(x - h * e)) / (2 * h) for e in np.eye(x.size)])
+    # central differences of forward-difference gradients: about 1e-5 relative per entry
+    sign, logdet = np.linalg.slogdet((hess + hess.T) / 2)
+    assert sign > 0 and logdet == pytest.approx(fac.logdet(), rel=1e-4)
+
+
+def test_the_exchangeable_boards_draws_are_each_systems_gaussian():
+    # no items, no judge: no spreads, and each ability's Laplace Gaussian is closed form,
+    # N(mode, 1 / (n p (1 - p) + 1 / 4)) at the root of k - n p - alpha / 4 = 0
+    k, n = np.array([[30.0], [55.0], [2.0]]), np.array([[100.0], [80.0], [40.0]])
+    z = np.zeros_like(k)
+    c = BoardCells(k, n, z, z, np.zeros((3, 4)), judged=False, items=False)
+    out, info = fit_board_laplace(c, PR, draws=20000, points=16, rng=np.random.default_rng(2))
+    assert info["points"] == 1 and "difficulty" not in out
+    for s in range(3):
+        ks, ns = k[s, 0], n[s, 0]
+        mode = optimize.brentq(lambda a, ks=ks, ns=ns: ks - ns * special.expit(a) - a / 4, -9, 9)
+        p = special.expit(mode)
+        sd = 1 / np.sqrt(ns * p * (1 - p) + 1 / 4)
+        draws = out["ability"][:, s]
+        # 20,000 draws: the mean's Monte-Carlo sd is sd / 141, the sd's sd / 200; 4 of each
+        assert abs(draws.mean() - mode) < 4 * sd / np.sqrt(20000)
+        assert abs(draws.std() / sd - 1) < 4 / np.sqrt(2 * 20000)

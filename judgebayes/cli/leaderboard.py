@@ -76,7 +76,14 @@ def add_parser(sub) -> None:
         "--model",
         default=None,
         choices=tuple(c.model_name for c in LeaderboardStudy.models()),
-        help="fit this Bayesian model by NUTS (default: the closed form)",
+        help="fit this Bayesian model (default: the closed form)",
+    )
+    a.add_argument(
+        "--engine",
+        default="nuts",
+        choices=("nuts", "laplace"),
+        help="how --model is fitted: NUTS, or Laplace for boards too large for NUTS "
+        "(rasch and exchangeable, no judge)",
     )
     a.add_argument("--trials", default=None, help="samples behind each row's --score count")
     add_common(a)
@@ -163,13 +170,13 @@ def _bayes(args) -> tuple[str, int]:
         _read(args.scores), system=args.system, item=args.item, score=args.score,
         trials=args.trials, human=args.human, cluster=args.cluster,
     )  # fmt: skip
-    fit = study.fit("nuts", random_seed=args.seed)
+    fit = study.fit(args.engine, random_seed=args.seed)
     table = fit.table(args.alpha, top_k=args.top_k)
     notes = [
         *fit.notes,
         *(f"check failed: {r.describe()}" for r in study.check(fit).failures),
     ]
-    if not fit.diagnostics.passed:
+    if fit.diagnostics is not None and not fit.diagnostics.passed:
         notes.append("NUTS did not pass the convergence gate: do not report these numbers")
     for note in notes:
         print(f"judgebayes leaderboard: note: {note}", file=sys.stderr)
@@ -181,10 +188,12 @@ def _bayes(args) -> tuple[str, int]:
     }
     _report(args, table)
     if args.format == "json":
-        out = {"systems": table.to_dict("records"), "notes": notes, "model": args.model}
+        out = {"systems": table.to_dict("records"), "notes": notes, "model": args.model,
+               "engine": args.engine}  # fmt: skip
         return json.dumps(to_json(out), indent=2), 0
     head = (
-        f"{len(table)} systems on {len(study.data.items)} items, model {args.model!r} (NUTS); "
+        f"{len(table)} systems on {len(study.data.items)} items, model {args.model!r} "
+        f"({'NUTS' if args.engine == 'nuts' else 'Laplace'}); "
         f"ranks and tiers hold for every system at once at {1 - args.alpha:g}\n\n"
     )
     return head + render(table.to_dict("records"), _COLUMNS[:9], args.format), 0

@@ -79,3 +79,21 @@ def test_model_fits_the_bayesian_leaderboard(tmp_path, capsys):
     assert main(["leaderboard", str(path), "--trials", "n"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--trials" in err[0]
+
+
+def test_engine_laplace_fits_the_same_model_by_laplace(tmp_path, capsys):
+    frame, _ = small_board()
+    path = tmp_path / "board.csv"
+    frame.to_csv(path, index=False)
+    args = ["leaderboard", str(path), "--model", "rasch", "--engine", "laplace"]
+    assert main([*args, "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    want = jb.LeaderboardStudy.from_frame(frame).fit("laplace", random_seed=0).table()
+    assert [r["estimate"] for r in out["systems"]] == pytest.approx(want["estimate"].tolist())
+    assert (out["model"], out["engine"]) == ("rasch", "laplace")
+    assert main(args) == 0 and "(Laplace)" in capsys.readouterr().out
+    # a judge's verdicts: refused (exit 1), one line naming NUTS
+    frame.assign(human=frame["score"].where(frame.index % 5 == 0)).to_csv(path, index=False)
+    assert main([*args, "--human", "human"]) == 1  # a refusal, as every command's
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nuts" in err[0]

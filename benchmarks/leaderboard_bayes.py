@@ -4,6 +4,14 @@ boards, its fit times on LiveCodeBench, and a held-out model's accuracy from a f
     python benchmarks/leaderboard_bayes.py --boards 30
     python benchmarks/leaderboard_bayes.py --judged --boards 30
     python benchmarks/leaderboard_bayes.py --real      # needs ../shared/data
+    python benchmarks/leaderboard_bayes.py --real --py-irt   # py-irt beside it (below)
+
+py-irt (the 2PL that tinyBenchmarks fits) declares Python < 3.12 and needs PyTorch, so
+``--py-irt`` runs in a venv of its own, in the same process as the package's fit::
+
+    python -m venv .irt && .irt/bin/pip install torch==2.14.1 -e '.[test]'
+    .irt/bin/pip install --no-deps --ignore-requires-python py-irt==0.7.1
+    .irt/bin/pip install pyro-ppl ordered-set toml 'typer<0.15' scikit-learn
 """
 
 from __future__ import annotations
@@ -126,42 +134,110 @@ def judged(boards: int, labelled: float = 0.2) -> None:
         print(f"rank intervals (90%, all at once), {k}: mean length {np.mean(v):.2f}")
 
 
-def held_out(fit, rows, truth: float, n_items: int, rng, score: str, trials, items):
+def held_out(fit, rows, truth: float, n_items: int, rng, score: str, trials, items, irt=None):
     """A held-out model's estimate from ``n_items`` planned and random items: one table
-    cell per choice, and (error, covered) pairs."""
+    cell per choice, and (error, covered) pairs; with ``irt`` (py-irt's items) its p-IRT
+    estimate from the random items beside them."""
     out, errs = [f"{truth:.3f}"], []
     for chosen in (fit.plan_items(n_items), list(rng.choice(items, n_items, replace=False))):
         r = rows.loc[chosen]
         e = fit.new_system(r[score], trials=None if trials is None else r[trials])
         out.append(f"{e['estimate']:.3f} [{e['lower']:.3f}, {e['upper']:.3f}]")
         errs.append((abs(e["estimate"] - truth), e["lower"] <= truth <= e["upper"]))
+    if irt is not None:
+        k = r[score].to_numpy(float)
+        n = np.ones_like(k) if trials is None else r[trials].to_numpy(float)
+        est = p_irt(irt, [items.index(i) for i in chosen], k, n)
+        out.append(f"{est:.3f}")
+        errs.append((abs(est - truth), False))
     return out, errs
 
 
-def _leave_out(name, study, frame, held, cols, n_items, truth_of) -> None:
+def fit_py_irt(study) -> tuple[np.ndarray, np.ndarray]:
+    """py-irt's 2PL (tinyBenchmarks' settings: 2,000 epochs, lr 0.1, its hierarchical
+    priors) on the board's rows, each sample one Bernoulli response: (difficulty,
+    discrimination) per item."""
+    from ordered_set import OrderedSet
+    from py_irt.config import IrtConfig
+    from py_irt.dataset import Dataset
+    from py_irt.training import IrtModelTrainer
+
+    d = study.data
+    subj, item, obs = [], [], []
+    for s, i in zip(*np.nonzero(d.n > 0), strict=True):
+        k, n = int(d.k[s, i]), int(d.n[s, i])
+        subj += [int(s)] * n
+        item += [int(i)] * n
+        obs += [1.0] * k + [0.0] * (n - k)
+    items, systems = [str(i) for i in d.items], [str(s) for s in d.systems]
+    ds = Dataset(
+        item_ids=OrderedSet(items), subject_ids=OrderedSet(systems),
+        item_id_to_ix={v: j for j, v in enumerate(items)},
+        ix_to_item_id=dict(enumerate(items)),
+        subject_id_to_ix={v: j for j, v in enumerate(systems)},
+        ix_to_subject_id=dict(enumerate(systems)),
+        observation_subjects=subj, observation_items=item, observations=obs,
+        training_example=[True] * len(obs),
+    )  # fmt: skip
+    config = IrtConfig(model_type="2pl", epochs=2000, priors="hierarchical", lr=0.1, seed=0)
+    trainer = IrtModelTrainer(data_path=None, config=config, dataset=ds, verbose=False)
+    trainer.train(device="cpu")
+    p = trainer.best_params
+    return np.asarray(p["diff"], float), np.asarray(p["disc"], float)
+
+
+def p_irt(irt, seen: list[int], k: np.ndarray, n: np.ndarray) -> float:
+    """tinyBenchmarks' p-IRT: the new model's ability by maximum likelihood (a N(0, 1)
+    prior keeps it finite) on the seen items given py-irt's items, then the seen items'
+    observed rate and the unseen items' predicted rates, weighted by their counts."""
+    from scipy import optimize
+
+    b, a = irt
+
+    def nll(t):
+        eta = a[seen] * (t - b[seen])
+        return -np.sum(k * -np.logaddexp(0, -eta) + (n - k) * -np.logaddexp(0, eta)) + t**2 / 2
+
+    theta = optimize.minimize_scalar(nll, bounds=(-8, 8), method="bounded").x
+    pred = 1 / (1 + np.exp(-a * (theta - b)))
+    unseen = np.setdiff1d(np.arange(b.size), seen)
+    lam = len(seen) / b.size
+    return float(lam * k.sum() / n.sum() + (1 - lam) * pred[unseen].mean())
+
+
+def _leave_out(name, study, frame, held, cols, n_items, truth_of, py_irt=False) -> None:
     system, item, score, trials = cols
     t0, c0 = time.perf_counter(), time.process_time()
     fit = study.fit("nuts", random_seed=0)
     print(f"{name}, {len(study.systems)} models x {len(study.data.items)} items: "
           f"{time.perf_counter() - t0:.0f} s wall, {time.process_time() - c0:.0f} s CPU, "
           f"gate passed {fit.diagnostics.passed}")  # fmt: skip
+    irt = None
+    if py_irt:
+        c0 = time.process_time()
+        irt = fit_py_irt(study)
+        print(f"py-irt 2PL: {time.process_time() - c0:.0f} s CPU")
     rng = np.random.default_rng(0)
-    print(f"| model | all | {n_items} planned | {n_items} random |\n|---|---|---|---|")
+    extra = " py-irt p-IRT, same random |" if py_irt else ""
+    print(
+        f"| model | all | {n_items} planned | {n_items} random |{extra}\n|---|---|---|---|"
+        + "---|" * py_irt
+    )
     errs = []
     for m in held:
         rows = frame[frame[system] == m].set_index(item)
         rows.index = rows.index.astype(str)
         items = [str(i) for i in study.data.items]
-        out, e = held_out(fit, rows, truth_of(rows), n_items, rng, score, trials, items)
+        out, e = held_out(fit, rows, truth_of(rows), n_items, rng, score, trials, items, irt)
         errs.append(e)
         print(f"| {m} | " + " | ".join(out) + " |")
-    for k, how in enumerate(("planned", "random")):
+    for k, how in enumerate(("planned", "random", "py-irt random")[: len(errs[0])]):
         err = [e[k][0] for e in errs]
         hit = sum(e[k][1] for e in errs)
         print(f"{how}: mean absolute error {np.mean(err):.4f}, {hit} of {len(errs)} covered")
 
 
-def real(n_items: int) -> None:
+def real(n_items: int, py_irt: bool = False) -> None:
     from judgebayes.datasets import livecodebench_generation
 
     lcb = livecodebench_generation()
@@ -172,10 +248,10 @@ def real(n_items: int) -> None:
     study = jb.LeaderboardStudy.from_frame(lcb[~lcb["model"].isin(held)], **cols)
     names = ("model", "question_id", "n_correct", "n_samples")
     _leave_out("LiveCodeBench", study, lcb, held, names, n_items,
-               lambda r: r["n_correct"].sum() / r["n_samples"].sum())  # fmt: skip
+               lambda r: r["n_correct"].sum() / r["n_samples"].sum(), py_irt)  # fmt: skip
 
 
-def alpaca(n_items: int) -> None:
+def alpaca(n_items: int, py_irt: bool = False) -> None:
     """AlpacaEval 2.0 with the judge's win read as 0/1 (win >= 0.5; the judge is nearly
     binary), 5 models held out across the range; the truth is the held-out model's mean
     0/1 win over every item."""
@@ -189,7 +265,7 @@ def alpaca(n_items: int) -> None:
         ae2[~ae2["model"].isin(held)], system="model", item="item_id", score="won"
     )
     _leave_out("AlpacaEval 2.0", study, ae2, held, ("model", "item_id", "won", None), n_items,
-               lambda r: r["won"].mean())  # fmt: skip
+               lambda r: r["won"].mean(), py_irt)  # fmt: skip
 
 
 if __name__ == "__main__":
@@ -199,12 +275,13 @@ if __name__ == "__main__":
     ap.add_argument("--judged", action="store_true")
     ap.add_argument("--alpaca", action="store_true")
     ap.add_argument("--items", type=int, default=100)
+    ap.add_argument("--py-irt", action="store_true")
     ap.add_argument("--labelled", type=float, default=0.2)
     args = ap.parse_args()
     if args.real:
-        real(args.items)
+        real(args.items, args.py_irt)
     elif args.alpaca:
-        alpaca(args.items)
+        alpaca(args.items, args.py_irt)
     elif args.judged:
         judged(args.boards, args.labelled)
     else:

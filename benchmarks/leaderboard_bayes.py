@@ -233,8 +233,8 @@ def _leave_out(name, study, frame, held, cols, n_items, truth_of, py_irt=False) 
         print(f"| {m} | " + " | ".join(out) + " |")
     for k, how in enumerate(("planned", "random", "py-irt random")[: len(errs[0])]):
         err = [e[k][0] for e in errs]
-        hit = sum(e[k][1] for e in errs)
-        print(f"{how}: mean absolute error {np.mean(err):.4f}, {hit} of {len(errs)} covered")
+        hit = f"{sum(e[k][1] for e in errs)} of {len(errs)} covered" if k < 2 else "no interval"
+        print(f"{how}: mean absolute error {np.mean(err):.4f}, {hit}")
 
 
 def real(n_items: int, py_irt: bool = False) -> None:

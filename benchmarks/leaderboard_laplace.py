@@ -131,9 +131,7 @@ def judged() -> None:
     human = np.where(rng.random(y.size) < 0.1, y, np.nan)
     study = jb.LeaderboardStudy.from_frame(frame.assign(score=says.astype(float), human=human),
                                            human="human")  # fmt: skip
-    d = study.data
-    c = BoardCells(*(np.asarray(x, float) for x in (d.k, d.n, d.h1, d.n_l)),
-                   confusion=np.asarray(d.confusion, float), judged=True, items=True)  # fmt: skip
+    c = BoardCells.of(study.data, items=True, overdispersed=False)
     out, _ = fit_board_laplace(c, study.priors, draws=2000, points=16, rng=rng)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -36,6 +36,26 @@ class BoardCells:
     items: bool
     overdispersed: bool = False
 
+    @classmethod
+    def of(cls, data, *, items: bool, overdispersed: bool) -> BoardCells:
+        """From a :class:`~judgebayes.data.board.BoardData`; without item effects (and one
+        trial a cell) each system's cells are summed into one binomial.
+        """
+        cells = [data.k, data.n, data.h1, data.n_l]
+        if not items and not overdispersed:
+            cells = [np.sum(x, axis=1, keepdims=True) for x in cells]
+        k, n, h1, nl = (np.asarray(x, float) for x in cells)
+        return cls(
+            k,
+            n,
+            h1,
+            nl,
+            confusion=np.asarray(data.confusion, float),
+            judged=bool(data.judged),
+            items=items,
+            overdispersed=overdispersed,
+        )
+
     @property
     def shape(self) -> tuple[int, int]:
         """(systems, item columns)."""

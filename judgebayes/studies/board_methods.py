@@ -106,21 +106,10 @@ def _laplace(study: LeaderboardStudy, *, random_seed=None, draws: int = 2000, po
             )
     draws = check_count(draws, "draws", minimum=100)
     points = check_count(points, "points", minimum=4)
-    full = study.item_effects
-    cells = [d.k, d.n, d.h1, d.n_l]
-    if not full and not study.overdispersed:  # no item effect: one binomial a system
-        cells = [x.sum(axis=1, keepdims=True) for x in cells]
-    c = BoardCells(
-        *(np.asarray(x, float) for x in cells),
-        confusion=np.asarray(d.confusion, float),
-        judged=d.judged,
-        items=full,
-        overdispersed=study.overdispersed,
-    )
+    c = BoardCells.of(d, items=study.item_effects, overdispersed=study.overdispersed)
     rng = np.random.default_rng(random_seed)
     out, info = fit_board_laplace(c, study.priors, draws=draws, points=points, rng=rng)
     dims = {"ability": ["system"], "difficulty": ["item"]}
-    dims |= {"sensitivity": ["system"], "specificity": ["system"]}
     idata = tree(
         {"posterior": {k: v[None] for k, v in out.items()}},
         dims={k: v for k, v in dims.items() if k in out},

@@ -65,7 +65,7 @@ def _copy(tmp_path, change):
         (lambda r: r[0].update(annotator="other_judge"), "annotator"),
         (lambda r: r[0].update(generator_1="other_reference"), "generator_1"),
         (lambda r: r.append(dict(r[0])), "paths"),
-        (lambda r: r[0].pop("preference"), "paths"),
+        (lambda r: r[0].pop("preference"), "preference"),
     ],
 )
 def test_bad_files_are_one_typed_error_naming_the_field(tmp_path, change, field):
@@ -80,7 +80,7 @@ def test_one_annotator_of_several_and_missing_paths(tmp_path):
     assert set(alpha["system"]) == {"alpha"} and alpha.attrs["annotator"] == "other_judge"
     with pytest.raises(InputError, match="not in the files"):
         jb.io.alpaca_eval_items(folder, annotator="nobody")
-    with pytest.raises(InputError, match="no such file"):
+    with pytest.raises(InputError, match="not found"):
         jb.io.alpaca_eval_items(tmp_path / "nowhere")
-    with pytest.raises(InputError, match=r"no annotations\.json"):
+    with pytest.raises(InputError, match=r"has no \*\*/annotations\.json files"):
         jb.io.alpaca_eval_items(FIXTURE / "judge")

@@ -13,12 +13,12 @@ is 100 times its mean over the non-blank rows.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from judgebayes.data.logs.files import _need, _paths, _read_records
 from judgebayes.errors import InputError
 
 __all__ = ["alpaca_eval_items"]
@@ -26,44 +26,10 @@ __all__ = ["alpaca_eval_items"]
 _KEYS = ("instruction", "output_1", "generator_1", "output_2", "generator_2", "preference")
 
 
-def _files(paths) -> list[Path]:
-    """The annotation files of ``paths`` (files, or folders searched for
-    ``annotations.json``).
-    """
-    out: list[Path] = []
-    for p in [paths] if isinstance(paths, str | Path) else list(paths):
-        p = Path(p)
-        if p.is_dir():
-            found = sorted(p.rglob("annotations.json"))
-            if not found:
-                raise InputError(
-                    f"no annotations.json under {str(p)!r}", field="paths", value=str(p)
-                )
-            out += found
-        elif p.is_file():
-            out.append(p)
-        else:
-            raise InputError(f"no such file or folder: {str(p)!r}", field="paths", value=str(p))
-    return out
-
-
 def _records(path: Path) -> pd.DataFrame:
-    try:
-        rows = json.loads(path.read_text())
-    except (OSError, ValueError) as err:
-        raise InputError(
-            f"{path} is not a JSON file ({err})", field="paths", value=str(path)
-        ) from None
-    if not isinstance(rows, list) or not rows:
-        rows = [{}]
-    for j, r in enumerate(rows):
-        missing = [k for k in _KEYS if not isinstance(r, dict) or k not in r]
-        if missing:
-            raise InputError(
-                f"{path} is not an AlpacaEval annotations file: record {j} has no {missing[0]!r}",
-                field="paths",
-                value=str(path),
-            )
+    rows = _read_records(path, "paths")
+    for i, r in enumerate(rows):
+        _need(r, _KEYS, "paths", path, i)
     return pd.DataFrame(rows).assign(file=str(path))
 
 
@@ -93,11 +59,13 @@ def alpaca_eval_items(paths, *, annotator: str | None = None) -> pd.DataFrame:
     Raises
     ------
     InputError
-        A path that holds no annotations, records without AlpacaEval's keys, several
+        A path that holds no annotations (``field="paths"``), a record without one of
+        AlpacaEval's keys (``field`` the key), several
         annotators without ``annotator=``, several references, or one model's instruction
         twice (two files of one model).
     """
-    frame = pd.concat([_records(p) for p in _files(paths)], ignore_index=True)
+    files = _paths(paths, "paths", ("**/annotations.json",))
+    frame = pd.concat([_records(p) for p in files], ignore_index=True)
     names = sorted(frame["annotator"].dropna().astype(str).unique()) if "annotator" in frame else []
     if annotator is not None:
         if annotator not in names:

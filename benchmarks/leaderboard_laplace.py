@@ -5,7 +5,8 @@ items, where NUTS is out of reach.
     python benchmarks/leaderboard_laplace.py --coverage 100   # simulated boards, 90%
     python benchmarks/leaderboard_laplace.py --versus-nuts    # same boards, both fits
     python benchmarks/leaderboard_laplace.py --large          # 300 x 10,000
-    python benchmarks/leaderboard_laplace.py --judged         # why a judge is refused
+    python benchmarks/leaderboard_laplace.py --judged         # a judged board, both fits
+    python benchmarks/leaderboard_laplace.py --judged-coverage 40
 
 The boards are simulated here with numpy (no package code): abilities evenly spaced over
 [-1.5, 1.5], difficulties N(0, 1.3^2), one 0/1 outcome a cell; the truth is each system's
@@ -118,33 +119,68 @@ def large() -> None:
           f"of 300 (MC sd 0.017); sigma_item {fit.info['psi_mode']['sigma_item']:.3f}")  # fmt: skip
 
 
-def judged() -> None:
-    """The engine on a judged board (the study refuses it) against NUTS."""
-    from judgebayes.inference.board_field import BoardCells
-    from judgebayes.inference.board_laplace import fit_board_laplace
-
-    rng = np.random.default_rng(5)
-    systems, items = 40, 300
-    frame, _ = board(rng, systems, items)
+def judged_board(rng, systems: int, items: int, labelled: float = 0.1):
+    """:func:`board` read by a judge (sensitivity 0.85, specificity 0.75) with human labels
+    on a random ``labelled`` share of the rows."""
+    frame, truth = board(rng, systems, items)
     y = frame["score"].to_numpy()
     says = np.where(y == 1, rng.random(y.size) < 0.85, rng.random(y.size) > 0.75)
-    human = np.where(rng.random(y.size) < 0.1, y, np.nan)
-    study = jb.LeaderboardStudy.from_frame(frame.assign(score=says.astype(float), human=human),
-                                           human="human")  # fmt: skip
-    c = BoardCells.of(study.data, items=True, overdispersed=False)
-    out, _ = fit_board_laplace(c, study.priors, draws=2000, points=16, rng=rng)
+    human = np.where(rng.random(y.size) < labelled, y, np.nan)
+    return frame.assign(score=says.astype(float), human=human), truth
+
+
+def judged() -> None:
+    """The judged board's Laplace fit (items integrated one by one) against NUTS."""
+    systems, items = 40, 300
+    frame, _ = judged_board(np.random.default_rng(5), systems, items)
+    study = jb.LeaderboardStudy.from_frame(frame, human="human")
+    c0 = time.process_time()
+    lap = study.fit("laplace", random_seed=0)
+    t_lap = time.process_time() - c0
+    c0 = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         nuts = study.fit("nuts", random_seed=0)
-    print(f"judged {systems} x {items}, 10% labelled: Laplace's engine against NUTS")
-    for var in ("sensitivity", "specificity"):
-        a, b = out[var], nuts.draws(var).values.reshape(-1, systems)
-        gap = (a.mean(0) - b.mean(0)) / b.std(0)
-        print(f"{var}: mean gap {np.median(gap):.2f} NUTS sds (median over systems), "
-              f"sd ratio {np.median(a.std(0) / b.std(0)):.2f}")  # fmt: skip
-    s = nuts.draws("sigma_item").values
-    print(f"sigma_item: Laplace {out['sigma_item'].mean():.3f}, NUTS {s.mean():.3f} "
-          f"(sd {s.std():.3f})")  # fmt: skip
+    t_nuts = time.process_time() - c0
+    print(f"judged {systems} x {items}, 10% labelled: Laplace against NUTS "
+          f"(CPU {t_lap:.0f} s / {t_nuts:.0f} s, {t_nuts / t_lap:.1f}x; NUTS gate "
+          f"{nuts.diagnostics.passed}; {lap.info['psi_ess']} of {lap.info['points']} "
+          "points effective)")  # fmt: skip
+    print("| quantity | sd, Laplace / NUTS | mean gap, median (NUTS sds) | largest gap |")
+    print("|---|---|---|---|")
+    for var in ("theta", "theta_process", "sensitivity", "specificity"):
+        a, b = (f.draws(var).values.reshape(-1, systems) for f in (lap, nuts))
+        gap, ratio = (a.mean(0) - b.mean(0)) / b.std(0), a.std(0) / b.std(0)
+        print(f"| {var} | {ratio.min():.2f}-{ratio.max():.2f} | {np.median(gap):+.2f} | "
+              f"{np.abs(gap).max():.2f} |")  # fmt: skip
+    for var in ("sigma_item", "tau_sensitivity", "tau_specificity"):
+        a, b = (f.draws(var).values for f in (lap, nuts))
+        print(f"| {var} | Laplace {a.mean():.3f}, NUTS {b.mean():.3f} (sd {b.std():.3f}) | | |")
+
+
+def judged_coverage(boards: int) -> None:
+    """90% intervals of judged boards' Laplace fits over many boards."""
+    print("| board | boards fitted | refused | 90% coverage (MC sd) | mean width | CPU per fit |")
+    print("|---|---|---|---|---|---|")
+    for systems, items in ((10, 200), (20, 200)):
+        hits, width, cpu, refused = [], [], [], 0
+        for r in range(boards):
+            rng = np.random.default_rng([17, systems, r])
+            frame, truth = judged_board(rng, systems, items)
+            study = jb.LeaderboardStudy.from_frame(frame, human="human")
+            c0 = time.process_time()
+            try:
+                fit = study.fit("laplace", random_seed=r)
+            except jb.MethodRefused:
+                refused += 1
+                continue
+            cpu.append(time.process_time() - c0)
+            iv = fit.interval(0.1)
+            hits.append(float(np.mean((iv["lower"] <= truth) & (truth <= iv["upper"]))))
+            width.append(float((iv["upper"] - iv["lower"]).mean()))
+        cov, mc = np.mean(hits), np.std(hits, ddof=1) / np.sqrt(len(hits))
+        print(f"| {systems} x {items} | {len(hits)} | {refused} | {cov:.3f} ({mc:.3f}) "
+              f"| {np.mean(width):.4f} | {np.mean(cpu):.1f} s |", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":
@@ -153,6 +189,7 @@ if __name__ == "__main__":
     ap.add_argument("--versus-nuts", action="store_true")
     ap.add_argument("--large", action="store_true")
     ap.add_argument("--judged", action="store_true")
+    ap.add_argument("--judged-coverage", type=int, default=0, metavar="BOARDS")
     args = ap.parse_args()
     if args.coverage:
         coverage(args.coverage)
@@ -162,3 +199,5 @@ if __name__ == "__main__":
         large()
     if args.judged:
         judged()
+    if args.judged_coverage:
+        judged_coverage(args.judged_coverage)

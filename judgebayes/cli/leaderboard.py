@@ -83,7 +83,7 @@ def add_parser(sub) -> None:
         default="nuts",
         choices=("nuts", "laplace"),
         help="how --model is fitted: NUTS, or Laplace for boards too large for NUTS "
-        "(rasch and exchangeable, no judge)",
+        "(rasch and exchangeable, with or without a judge)",
     )
     a.add_argument("--trials", default=None, help="samples behind each row's --score count")
     add_common(a)

@@ -17,7 +17,15 @@ from scipy import linalg, special
 from judgebayes.errors import MethodRefused
 from judgebayes.models.leaderboard import BoardPriors
 
-__all__ = ["BoardCells", "Factor", "field_mode", "spreads"]
+__all__ = [
+    "BoardCells",
+    "Factor",
+    "cell_terms",
+    "field_mode",
+    "judge_terms",
+    "psi_prior",
+    "spreads",
+]
 
 
 @dataclass(frozen=True)
@@ -103,7 +111,7 @@ def spreads(psi, c: BoardCells) -> dict[str, float]:
     return out
 
 
-def _psi_prior(psi, c: BoardCells, pr: BoardPriors) -> float:
+def psi_prior(psi, c: BoardCells, pr: BoardPriors) -> float:
     """The spreads' priors on the log scale: half-normal scales (Jacobian included), the
     concentration's normal on its log.
     """
@@ -118,27 +126,27 @@ def _psi_prior(psi, c: BoardCells, pr: BoardPriors) -> float:
     return float(lp)
 
 
-def _cell_terms(alpha, b, a, cc, c: BoardCells, fisher: bool, phi: float = 1.0):
-    """Log likelihood and per-cell derivatives in the linear predictor (``e``) and the
-    judge's logits (``a``, ``c``).
+def cell_terms(alpha, b, a, cc, c: BoardCells, fisher: bool, phi: float = 1.0):
+    """Each cell's log likelihood and derivatives in the linear predictor (``e``) and the
+    judge's logits (``a``, ``c``), all (systems, items).
     """
     eta = alpha[:, None] - b[None, :] if c.items else np.repeat(alpha[:, None], 1, 1)
     p = special.expit(eta)
     w = p * (1 - p)
     lp, lq = special.log_expit(eta), special.log_expit(-eta)
-    ll = float(np.sum(c.h1 * lp + (c.nl - c.h1) * lq))
+    ll = c.h1 * lp + (c.nl - c.h1) * lq
     le, lee = c.h1 - c.nl * p, -c.nl * w
     d: dict[str, np.ndarray] = {}
     if c.overdispersed:
         bll, be, bee = _beta_binomial(p, w, phi, c)
         return ll + bll, le + be, lee + bee, d
     if not c.judged:
-        ll += float(np.sum(c.k * lp + (c.n - c.k) * lq))
+        ll = ll + c.k * lp + (c.n - c.k) * lq
         return ll, le + c.k - c.n * p, lee - c.n * w, d
     se, sp = special.expit(a)[:, None], special.expit(cc)[:, None]
     g = se + sp - 1
     q = np.clip((1 - sp) + p * g, 1e-12, 1 - 1e-12)
-    ll += float(np.sum(c.k * np.log(q) + (c.n - c.k) * np.log1p(-q)))
+    ll = ll + c.k * np.log(q) + (c.n - c.k) * np.log1p(-q)
     l1 = c.k / q - (c.n - c.k) / (1 - q)
     l2 = -c.n / (q * (1 - q)) if fisher else -c.k / q**2 - (c.n - c.k) / (1 - q) ** 2
     f = 0.0 if fisher else l1  # the expected information drops the l1 terms
@@ -166,7 +174,7 @@ def _beta_binomial(p, w, phi: float, c: BoardCells):
     dp -= phi * (special.digamma(f + be) - special.digamma(be))
     dpp = phi**2 * (special.polygamma(1, k + al) - special.polygamma(1, al))
     dpp += phi**2 * (special.polygamma(1, f + be) - special.polygamma(1, be))
-    return float(ll.sum()), dp * w, dpp * w**2 + dp * w * (1 - 2 * p)
+    return ll, dp * w, dpp * w**2 + dp * w * (1 - 2 * p)
 
 
 def _local(xs, b, psi, c: BoardCells, pr: BoardPriors, fisher: bool) -> _Local:
@@ -176,7 +184,8 @@ def _local(xs, b, psi, c: BoardCells, pr: BoardPriors, fisher: bool) -> _Local:
     sigma, ta, tc = sp["sigma_item"], sp["tau_sensitivity"], sp["tau_specificity"]
     alpha = xs[:S]
     a, cc = (xs[S : 2 * S], xs[2 * S : 3 * S]) if c.judged else (None, None)
-    ll, le, lee, d = _cell_terms(alpha, b, a, cc, c, fisher, sp["concentration"])
+    cells, le, lee, d = cell_terms(alpha, b, a, cc, c, fisher, sp["concentration"])
+    ll = float(cells.sum())
     m = c.n_sys
     g_s, A = np.zeros(m), np.zeros((m, m))
     ia = np.arange(S)
@@ -192,11 +201,11 @@ def _local(xs, b, psi, c: BoardCells, pr: BoardPriors, fisher: bool) -> _Local:
     else:
         g_b, D, B = np.zeros(0), np.zeros(0), np.zeros((m, 0))
     if c.judged:
-        ll += _judge_terms(xs, d, ta, tc, c, pr, g_s, A)
-    return _Local(ll + _psi_prior(psi, c, pr), g_s, g_b, A, B, D)
+        ll += judge_terms(xs, d, ta, tc, c, pr, g_s, A)
+    return _Local(ll + psi_prior(psi, c, pr), g_s, g_b, A, B, D)
 
 
-def _judge_terms(xs, d, ta, tc, c: BoardCells, pr: BoardPriors, g_s, A) -> float:
+def judge_terms(xs, d, ta, tc, c: BoardCells, pr: BoardPriors, g_s, A) -> float:
     """The judge's blocks of the gradient and precision (in place); its log density."""
     S = c.shape[0]
     ia = np.arange(S)

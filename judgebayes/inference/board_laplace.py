@@ -33,10 +33,14 @@ meets the other items only through the systems), so every solve, determinant and
 goes through the Schur complement of that block: the cost is that of the cells plus one
 dense matrix of the system block's size.  Newton's steps and the draws use the observed
 information, or the expected where the observed is not positive definite (a judge's
-likelihood far from its mode).  The engine carries a judge's rates, but
-:class:`~judgebayes.studies.leaderboard.LeaderboardStudy` refuses judged boards: there the
-Gaussian at the joint mode trades the judge's sensitivity against the items' spread, and
-lands several posterior sds from NUTS (``benchmarks/leaderboard_laplace.py --judged``).
+likelihood far from its mode).
+
+With a judge, the Gaussian at the joint mode is biased: each difficulty is learnt from a
+few noisy verdicts, and maximising over hundreds of them moves the judge's rates by
+several posterior sds (the incidental-parameter problem).  There the items are
+integrated out one by one first (:mod:`judgebayes.inference.board_items`), and the
+Gaussian given :math:`\psi` is that of the systems' block alone; its first mode starts
+from the joint one.
 
 The items' difficulties are independent :math:`N(0, \sigma_b^2)` here, where the NUTS
 model makes them sum to zero: that moves the abilities and difficulties together by an
@@ -51,6 +55,7 @@ from scipy import linalg, optimize, special, stats
 
 from judgebayes.errors import MethodRefused
 from judgebayes.inference.board_field import BoardCells, field_mode, spreads
+from judgebayes.inference.board_items import nested_mode
 from judgebayes.models.leaderboard import BoardPriors
 
 __all__ = ["PSI_WIDEN", "BoardCells", "fit_board_laplace"]
@@ -58,6 +63,10 @@ __all__ = ["PSI_WIDEN", "BoardCells", "fit_board_laplace"]
 #: scale of the spreads' proposal relative to their Laplace Gaussian: wider, so that the
 #: importance weights stay bounded in its tails
 PSI_WIDEN = 1.5
+#: degrees of freedom of the judged board's Student-t points: as a judge's spread shrinks,
+#: its log posterior falls only linearly on the log scale, and a Gaussian's points would
+#: leave the weight of that tail to one point
+PSI_DF = 4
 #: finite-difference step of the curvature of :math:`\log p(\psi \mid y)` (log scale)
 PSI_STEP = 0.05
 
@@ -68,7 +77,7 @@ class _Marginal:
     """
 
     def __init__(self, c: BoardCells, pr: BoardPriors):
-        self.c, self.pr, self.solves = c, pr, 0
+        self.c, self.pr, self.solves, self.fresh = c, pr, 0, True
         S, n_i = c.shape
         self.start = (np.zeros(c.n_sys), np.zeros(n_i if c.items else 0))
         if c.judged:  # the judge's logits start at their prior mean
@@ -79,7 +88,15 @@ class _Marginal:
 
     def at(self, psi):
         self.solves += 1
-        mode, loc, fac = field_mode(np.asarray(psi, float), self.start, self.c, self.pr)
+        psi = np.asarray(psi, float)
+        if self.c.judged and self.c.items:  # the items integrated one by one (board_items)
+            if self.fresh:
+                self.start, _, _ = field_mode(psi, self.start, self.c, self.pr)
+                self.fresh = False
+            mode, F, fac = nested_mode(psi, self.start, self.c, self.pr)
+            self.start = mode
+            return F - float(np.log(np.diag(fac.chol)).sum()), mode, fac
+        mode, loc, fac = field_mode(psi, self.start, self.c, self.pr)
         self.start = mode
         return loc.logp - 0.5 * fac.logdet(), mode, fac
 
@@ -113,7 +130,11 @@ def _psi_points(marg: _Marginal, points: int, rng):
         res = optimize.minimize_scalar(lambda v: -marg([v]), bracket=(psi0[0] - 0.5, psi0[0]))
         mode = np.array([res.x])
     else:
-        opts = {"xatol": 1e-3, "fatol": 1e-5}
+        opts: dict[str, object] = {"xatol": 1e-3, "fatol": 1e-5}
+        if c.judged:  # each point a nested solve: a wide first simplex and a looser stop
+            # (the importance weights correct a mode that is a little off)
+            step = np.vstack([np.zeros(c.n_psi), 0.5 * np.eye(c.n_psi)])
+            opts = {"xatol": 1e-2, "fatol": 1e-3, "initial_simplex": psi0 + step}
         mode = optimize.minimize(lambda v: -marg(v), psi0, method="Nelder-Mead", options=opts).x
     at_mode = marg.start
     H = -_curvature(marg, mode, PSI_STEP)
@@ -126,9 +147,15 @@ def _psi_points(marg: _Marginal, points: int, rng):
             "board; use method='nuts'",
             method="laplace",
         ) from None
-    u = stats.qmc.Sobol(c.n_psi, scramble=True, seed=rng).random(points)
-    psi = mode + stats.norm.ppf(u) @ root.T
-    logq = stats.multivariate_normal(mode, root @ root.T).logpdf(psi).reshape(-1)
+    u = stats.qmc.Sobol(c.n_psi + c.judged, scramble=True, seed=rng).random(points)
+    z = stats.norm.ppf(u[:, : c.n_psi])
+    if c.judged:  # Student-t points: a judge's log spread has an exponential left tail
+        z /= np.sqrt(stats.chi2.ppf(u[:, -1], PSI_DF) / PSI_DF)[:, None]
+        q = stats.multivariate_t(mode, root @ root.T, df=PSI_DF)
+    else:
+        q = stats.multivariate_normal(mode, root @ root.T)
+    psi = mode + z @ root.T
+    logq = np.asarray(q.logpdf(psi)).reshape(-1)
     logp, modes = np.empty(points), []
     for j, v in enumerate(psi):
         logp[j], m, _ = marg.at(v)

@@ -28,7 +28,8 @@ def _paired(study: LeaderboardStudy, method: str):
     if d.judged:
         raise MethodRefused(
             f"method {method!r} takes the scores as the truth; these are a judge's (human=): "
-            "use method='nuts', or jb.leaderboard(frame, human=...) for the corrected means",
+            "use method='nuts' (or 'laplace' on large boards), or jb.leaderboard(frame, "
+            "human=...) for the corrected means",
             method=method,
         )
     full = np.all(d.n > 0, axis=0)
@@ -94,29 +95,28 @@ def _laplace(study: LeaderboardStudy, *, random_seed=None, draws: int = 2000, po
     over ``points`` points.
     """
     d = study.data
-    for refused, why in (
-        (d.clusters, "item clusters"),
-        (d.judged, "a judge's verdicts (human=): its Gaussian misses how the judge's rates "
-                   "trade against the items' spread"),
-    ):  # fmt: skip
-        if refused:
-            raise MethodRefused(
-                f"the leaderboard's Laplace fit does not cover {why}; use method='nuts'",
-                method="laplace",
-            )
+    if d.clusters:
+        raise MethodRefused(
+            "the leaderboard's Laplace fit does not cover item clusters; use method='nuts'",
+            method="laplace",
+        )
     draws = check_count(draws, "draws", minimum=100)
     points = check_count(points, "points", minimum=4)
     c = BoardCells.of(d, items=study.item_effects, overdispersed=study.overdispersed)
     rng = np.random.default_rng(random_seed)
     out, info = fit_board_laplace(c, study.priors, draws=draws, points=points, rng=rng)
     dims = {"ability": ["system"], "difficulty": ["item"]}
+    dims |= {"sensitivity": ["system"], "specificity": ["system"]}
     idata = tree(
         {"posterior": {k: v[None] for k, v in out.items()}},
         dims={k: v for k, v in dims.items() if k in out},
         coords={"system": list(d.systems), "item": list(d.items)},
     )
+    what = "the field's Gaussian"
+    if d.judged:
+        what = "the systems' Gaussian, each item integrated out,"
     note = (
-        f"Laplace: the field's Gaussian at each of {info['points']} points of the spreads "
+        f"Laplace: {what} at each of {info['points']} points of the spreads "
         f"({info['psi_ess']} effective)"
     )
     parts = FitParts(idata, info=info, notes=(note,) if c.n_psi else ())

@@ -92,8 +92,16 @@ def test_engine_laplace_fits_the_same_model_by_laplace(tmp_path, capsys):
     assert [r["estimate"] for r in out["systems"]] == pytest.approx(want["estimate"].tolist())
     assert (out["model"], out["engine"]) == ("rasch", "laplace")
     assert main(args) == 0 and "(Laplace)" in capsys.readouterr().out
-    # a judge's verdicts: refused (exit 1), one line naming NUTS
-    frame.assign(human=frame["score"].where(frame.index % 5 == 0)).to_csv(path, index=False)
-    assert main([*args, "--human", "human"]) == 1  # a refusal, as every command's
+    # a judge's verdicts with human labels on every fifth row: the judged Laplace fit
+    judged = frame.assign(human=frame["score"].where(frame.index % 5 == 0))
+    judged.to_csv(path, index=False)
+    assert main([*args, "--human", "human", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    study = jb.LeaderboardStudy.from_frame(judged, human="human")
+    want = study.fit("laplace", random_seed=0).table()
+    assert [r["estimate"] for r in out["systems"]] == pytest.approx(want["estimate"].tolist())
+    # item clusters: refused (exit 1), one line naming NUTS
+    judged.assign(cluster=judged["item"] // 4).to_csv(path, index=False)
+    assert main([*args, "--cluster", "cluster"]) == 1  # a refusal, as every command's
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nuts" in err[0]

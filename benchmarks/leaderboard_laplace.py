@@ -7,7 +7,7 @@ items, where NUTS is out of reach.
     python benchmarks/leaderboard_laplace.py --large          # 300 x 10,000
     python benchmarks/leaderboard_laplace.py --judged         # a judged board, both fits
     python benchmarks/leaderboard_laplace.py --judged-coverage 40
-    python benchmarks/leaderboard_laplace.py --judged-large   # 100 x 1,000 with a judge
+    python benchmarks/leaderboard_laplace.py --judged-large 4 # 100 x 1,000 with a judge
 
 The boards are simulated here with numpy (no package code): abilities evenly spaced over
 [-1.5, 1.5], difficulties N(0, 1.3^2), one 0/1 outcome a cell; the truth is each system's
@@ -159,19 +159,21 @@ def judged() -> None:
         print(f"| {var} | Laplace {a.mean():.3f}, NUTS {b.mean():.3f} (sd {b.std():.3f}) | | |")
 
 
-def judged_large() -> None:
-    """A judged 100 x 1,000 board by Laplace alone (NUTS would take hours)."""
-    frame, truth = judged_board(np.random.default_rng(10), 100, 1000)
-    study = jb.LeaderboardStudy.from_frame(frame, human="human")
-    c0 = time.process_time()
-    fit = study.fit("laplace", random_seed=0)
-    t_lap = time.process_time() - c0
-    iv = fit.interval(0.1)
-    hit = float(np.mean((iv["lower"] <= truth) & (truth <= iv["upper"])))
-    info = fit.info
-    print(f"judged 100 x 1,000: Laplace {t_lap:.0f} s CPU ({info['newton_solves']} solves, "
-          f"{info['psi_ess']} of 16 points effective); 90% intervals cover {hit:.3f} of "
-          f"100 (MC sd 0.03 if independent); spreads {info['psi_mode']}")  # fmt: skip
+def judged_large(boards: int) -> None:
+    """Judged 100 x 1,000 boards by Laplace alone (NUTS would take hours)."""
+    for r in range(boards):
+        frame, truth = judged_board(np.random.default_rng(10 + r), 100, 1000)
+        study = jb.LeaderboardStudy.from_frame(frame, human="human")
+        c0 = time.process_time()
+        fit = study.fit("laplace", random_seed=r)
+        t_lap = time.process_time() - c0
+        iv = fit.interval(0.1)
+        hit = float(np.mean((iv["lower"] <= truth) & (truth <= iv["upper"])))
+        info = fit.info
+        print(f"judged 100 x 1,000, board {r}: Laplace {t_lap:.0f} s CPU "
+              f"({info['newton_solves']} solves, {info['psi_ess']} of 16 points effective); "
+              f"90% intervals cover {hit:.3f} of 100; spreads {info['psi_mode']}",
+              flush=True)  # fmt: skip
 
 
 def judged_coverage(boards: int) -> None:
@@ -219,7 +221,7 @@ if __name__ == "__main__":
     ap.add_argument("--large", action="store_true")
     ap.add_argument("--judged", action="store_true")
     ap.add_argument("--judged-coverage", type=int, default=0, metavar="BOARDS")
-    ap.add_argument("--judged-large", action="store_true")
+    ap.add_argument("--judged-large", type=int, default=0, metavar="BOARDS")
     args = ap.parse_args()
     if args.coverage:
         coverage(args.coverage)
@@ -232,4 +234,4 @@ if __name__ == "__main__":
     if args.judged_coverage:
         judged_coverage(args.judged_coverage)
     if args.judged_large:
-        judged_large()
+        judged_large(args.judged_large)

@@ -402,3 +402,23 @@ def verbose_board(rng, n_items=300, slope=0.8, slopes=None):
         }
     )
     return frame, pd.Series(ability, index=names)
+
+
+def board_cells(rng, systems: int, n_items: int, judged: bool, labelled: float = 0.3):
+    """A board's cells: 0/1 answers sigmoid(ability - difficulty), abilities N(0, 1) and
+    difficulties N(0, 1.3^2); with ``judged`` a judge (sensitivity 0.85, specificity 0.8)
+    reads them and humans label a ``labelled`` share of the rows.  Returns the unlabelled
+    cells' positives and trials, the labelled cells' human positives and rows, and each
+    system's (tp, fn, tn, fp) on its labelled rows (``BoardCells``' first five fields)."""
+    p = 1 / (1 + np.exp(-(rng.normal(0, 1, systems)[:, None] - rng.normal(0, 1.3, n_items))))
+    y = (rng.random(p.shape) < p).astype(float)
+    if not judged:
+        z = np.zeros_like(y)
+        return y, np.ones_like(y), z, z, np.zeros((systems, 4))
+    v = np.where(y == 1, rng.random(p.shape) < 0.85, rng.random(p.shape) < 0.2).astype(float)
+    lab = rng.random(p.shape) < labelled
+    tp, fn = ((v == 1) & (y == 1) & lab).sum(1), ((v == 0) & (y == 1) & lab).sum(1)
+    tn, fp = ((v == 0) & (y == 0) & lab).sum(1), ((v == 1) & (y == 0) & lab).sum(1)
+    confusion = np.c_[tp, fn, tn, fp].astype(float)
+    k, n, h1 = np.where(lab, 0, v), np.where(lab, 0, 1.0), np.where(lab, y, 0)
+    return k, n, h1, lab.astype(float), confusion

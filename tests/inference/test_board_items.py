@@ -10,24 +10,15 @@ from scipy import special
 from judgebayes.inference import board_items as bi
 from judgebayes.inference.board_field import BoardCells
 from judgebayes.models.leaderboard import BoardPriors
+from tests.simulators import board_cells
 
 PR = BoardPriors()
 S, N_ITEMS = 4, 12
 
 
-def _judged(rng, labelled=0.3) -> BoardCells:
-    """0/1 answers sigmoid(ability - difficulty), a judge (sensitivity 0.85, specificity
-    0.8) reading them, humans labelling a ``labelled`` share of the rows."""
-    p = special.expit(rng.normal(0, 1, S)[:, None] - rng.normal(0, 1.3, N_ITEMS)[None, :])
-    y = (rng.random(p.shape) < p).astype(float)
-    v = np.where(y == 1, rng.random(p.shape) < 0.85, rng.random(p.shape) < 0.2).astype(float)
-    lab = rng.random(p.shape) < labelled
-    tp, fn = ((v == 1) & (y == 1) & lab).sum(1), ((v == 0) & (y == 1) & lab).sum(1)
-    tn, fp = ((v == 0) & (y == 0) & lab).sum(1), ((v == 1) & (y == 0) & lab).sum(1)
-    return BoardCells(
-        np.where(lab, 0, v), np.where(lab, 0, 1.0), np.where(lab, y, 0), lab.astype(float),
-        np.c_[tp, fn, tn, fp].astype(float), judged=True, items=True,
-    )  # fmt: skip
+def _judged(rng) -> BoardCells:
+    """The simulators' judged board as the engine's cells."""
+    return BoardCells(*board_cells(rng, S, N_ITEMS, True), judged=True, items=True)
 
 
 def _log_marginal(xs, psi, c: BoardCells) -> float:

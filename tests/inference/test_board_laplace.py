@@ -11,26 +11,15 @@ from scipy import optimize, special
 from judgebayes.inference.board_field import BoardCells, field_mode
 from judgebayes.inference.board_laplace import _Marginal, fit_board_laplace
 from judgebayes.models.leaderboard import BoardPriors
+from tests.simulators import board_cells
 
 PR = BoardPriors()
 
 
 def _board(rng, S, n_items, judged, labelled=0.3):
-    """0/1 answers sigmoid(ability - difficulty); a judge (sensitivity 0.85, specificity
-    0.8) reads them, and humans label a ``labelled`` share of the rows."""
-    p = special.expit(rng.normal(0, 1, S)[:, None] - rng.normal(0, 1.3, n_items)[None, :])
-    y = (rng.random(p.shape) < p).astype(float)
-    if not judged:
-        z = np.zeros_like(y)
-        return BoardCells(y, np.ones_like(y), z, z, np.zeros((S, 4)), judged=False, items=True)
-    v = np.where(y == 1, rng.random(p.shape) < 0.85, rng.random(p.shape) < 0.2).astype(float)
-    lab = rng.random(p.shape) < labelled
-    tp, fn = ((v == 1) & (y == 1) & lab).sum(1), ((v == 0) & (y == 1) & lab).sum(1)
-    tn, fp = ((v == 0) & (y == 0) & lab).sum(1), ((v == 1) & (y == 0) & lab).sum(1)
-    return BoardCells(
-        np.where(lab, 0, v), np.where(lab, 0, 1.0), np.where(lab, y, 0), lab.astype(float),
-        np.c_[tp, fn, tn, fp].astype(float), judged=True, items=True,
-    )  # fmt: skip
+    """The simulators' board (a judge reads it when ``judged``) as the engine's cells."""
+    cells = board_cells(rng, S, n_items, judged, labelled)
+    return BoardCells(*cells, judged=judged, items=True)
 
 
 def _neg_log_post(x, c: BoardCells, psi):

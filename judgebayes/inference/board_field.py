@@ -22,9 +22,9 @@ __all__ = [
     "Factor",
     "cell_terms",
     "field_mode",
-    "judge_terms",
     "psi_prior",
     "spreads",
+    "system_terms",
 ]
 
 
@@ -126,9 +126,12 @@ def psi_prior(psi, c: BoardCells, pr: BoardPriors) -> float:
     return float(lp)
 
 
-def cell_terms(alpha, b, a, cc, c: BoardCells, fisher: bool, phi: float = 1.0):
+def cell_terms(
+    alpha, b, a, cc, c: BoardCells, fisher: bool, phi: float = 1.0, derivatives: bool = True
+):
     """Each cell's log likelihood and derivatives in the linear predictor (``e``) and the
-    judge's logits (``a``, ``c``), all (systems, items).
+    judge's logits (``a``, ``c``), all (systems, items); without ``derivatives`` the log
+    likelihood alone (the derivatives None).
     """
     eta = alpha[:, None] - b[None, :] if c.items else np.repeat(alpha[:, None], 1, 1)
     p = special.expit(eta)
@@ -138,15 +141,19 @@ def cell_terms(alpha, b, a, cc, c: BoardCells, fisher: bool, phi: float = 1.0):
     le, lee = c.h1 - c.nl * p, -c.nl * w
     d: dict[str, np.ndarray] = {}
     if c.overdispersed:
-        bll, be, bee = _beta_binomial(p, w, phi, c)
-        return ll + bll, le + be, lee + bee, d
+        bll, be, bee = _beta_binomial(p, w, phi, c, derivatives)
+        return (ll + bll, le + be, lee + bee, d) if derivatives else (ll + bll, None, None, d)
     if not c.judged:
         ll = ll + c.k * lp + (c.n - c.k) * lq
+        if not derivatives:
+            return ll, None, None, d
         return ll, le + c.k - c.n * p, lee - c.n * w, d
     se, sp = special.expit(a)[:, None], special.expit(cc)[:, None]
     g = se + sp - 1
     q = np.clip((1 - sp) + p * g, 1e-12, 1 - 1e-12)
     ll = ll + c.k * np.log(q) + (c.n - c.k) * np.log1p(-q)
+    if not derivatives:
+        return ll, None, None, d
     l1 = c.k / q - (c.n - c.k) / (1 - q)
     l2 = -c.n / (q * (1 - q)) if fisher else -c.k / q**2 - (c.n - c.k) / (1 - q) ** 2
     f = 0.0 if fisher else l1  # the expected information drops the l1 terms
@@ -161,15 +168,17 @@ def cell_terms(alpha, b, a, cc, c: BoardCells, fisher: bool, phi: float = 1.0):
     return ll, le + l1 * qe, lee + l2 * qe * qe + f * g * w * (1 - 2 * p), d
 
 
-def _beta_binomial(p, w, phi: float, c: BoardCells):
+def _beta_binomial(p, w, phi: float, c: BoardCells, derivatives: bool = True):
     r"""Log likelihood and derivatives in :math:`\eta` of beta-binomial cells,
     :math:`k \sim \mathrm{BetaBin}(n, p\phi, (1 - p)\phi)` (binomial coefficients left
-    out).
+    out); without ``derivatives`` the log likelihood and Nones.
     """
     al, be = p * phi, (1 - p) * phi
     k, f = c.k, c.n - c.k
     ll = special.gammaln(k + al) - special.gammaln(al) + special.gammaln(f + be)
     ll -= special.gammaln(be) + special.gammaln(c.n + phi) - special.gammaln(phi)
+    if not derivatives:
+        return ll, None, None
     dp = phi * (special.digamma(k + al) - special.digamma(al))
     dp -= phi * (special.digamma(f + be) - special.digamma(be))
     dpp = phi**2 * (special.polygamma(1, k + al) - special.polygamma(1, al))
@@ -181,7 +190,7 @@ def _local(xs, b, psi, c: BoardCells, pr: BoardPriors, fisher: bool) -> _Local:
     """:class:`_Local` of the log posterior of the field at ``(xs, b)`` given ``psi``."""
     S, n_i = c.shape
     sp = spreads(psi, c)
-    sigma, ta, tc = sp["sigma_item"], sp["tau_sensitivity"], sp["tau_specificity"]
+    sigma = sp["sigma_item"]
     alpha = xs[:S]
     a, cc = (xs[S : 2 * S], xs[2 * S : 3 * S]) if c.judged else (None, None)
     cells, le, lee, d = cell_terms(alpha, b, a, cc, c, fisher, sp["concentration"])
@@ -189,9 +198,9 @@ def _local(xs, b, psi, c: BoardCells, pr: BoardPriors, fisher: bool) -> _Local:
     m = c.n_sys
     g_s, A = np.zeros(m), np.zeros((m, m))
     ia = np.arange(S)
-    ll -= float(alpha @ alpha) / (2 * pr.ability_sd**2)
-    g_s[:S] = le.sum(1) - alpha / pr.ability_sd**2
-    A[ia, ia] = -lee.sum(1) + 1 / pr.ability_sd**2
+    g_s[:S], A[ia, ia] = le.sum(1), -lee.sum(1)
+    if c.judged:
+        _judge_cells(d, S, g_s, A)
     if c.items:
         ll -= n_i * np.log(sigma) + float(b @ b) / (2 * sigma**2)
         g_b = -le.sum(0) - b / sigma**2
@@ -200,31 +209,55 @@ def _local(xs, b, psi, c: BoardCells, pr: BoardPriors, fisher: bool) -> _Local:
         B = np.vstack([B, np.zeros((m - B.shape[0], n_i))]) if B.shape[0] < m else B
     else:
         g_b, D, B = np.zeros(0), np.zeros(0), np.zeros((m, 0))
-    if c.judged:
-        ll += judge_terms(xs, d, ta, tc, c, pr, g_s, A)
+    ll += system_terms(xs, psi, c, pr, g_s, A)
     return _Local(ll + psi_prior(psi, c, pr), g_s, g_b, A, B, D)
 
 
-def judge_terms(xs, d, ta, tc, c: BoardCells, pr: BoardPriors, g_s, A) -> float:
-    """The judge's blocks of the gradient and precision (in place); its log density."""
+def _judge_cells(d, S: int, g_s, A) -> None:
+    """The cells' derivatives in the judge's logits, summed over the items, added to the
+    systems' block's gradient and precision (in place).
+    """
+    ia = np.arange(S)
+    for j, key in enumerate(("a", "c")):
+        at = (j + 1) * S + ia
+        g_s[at] += d[key].sum(1)
+        A[at, at] -= d[key + key].sum(1)
+        A[ia, at] -= d["e" + key].sum(1)
+        A[at, ia] -= d["e" + key].sum(1)
+    A[S + ia, 2 * S + ia] -= d["ac"].sum(1)
+    A[2 * S + ia, S + ia] -= d["ac"].sum(1)
+
+
+def system_terms(xs, psi, c: BoardCells, pr: BoardPriors, g_s, A) -> float:
+    """The systems' block's terms beside the cells, added to its gradient and precision
+    (in place): the abilities' prior and, with a judge, its rates' likelihood on the
+    labelled rows (the confusion counts) and their hierarchical prior; their log density.
+    """
     S = c.shape[0]
     ia = np.arange(S)
+    alpha = xs[:S]
+    g_s[:S] -= alpha / pr.ability_sd**2
+    A[ia, ia] += 1 / pr.ability_sd**2
+    ll = -float(alpha @ alpha) / (2 * pr.ability_sd**2)
+    if not c.judged:
+        return ll
+    sp = spreads(psi, c)
     tp, fn, tn, fp = c.confusion.T
-    ll = 0.0
-    for j, (key, tau, pos, neg) in enumerate((("a", ta, tp, fn), ("c", tc, tn, fp))):
+    for j, (tau, pos, neg) in enumerate(
+        ((sp["tau_sensitivity"], tp, fn), (sp["tau_specificity"], tn, fp))
+    ):
         at, mu_at = (j + 1) * S + ia, 3 * S + j
         v, mu = xs[at], xs[mu_at]
         r = special.expit(v)
         ll += float(np.sum(pos * special.log_expit(v) + neg * special.log_expit(-v)))
         ll -= S * np.log(tau) + float(np.sum((v - mu) ** 2)) / (2 * tau**2)
         ll -= (mu - pr.judge_mu) ** 2 / (2 * pr.judge_mu_sd**2)
-        g_s[at] = d[key].sum(1) + pos - (pos + neg) * r - (v - mu) / tau**2
-        g_s[mu_at] = np.sum(v - mu) / tau**2 - (mu - pr.judge_mu) / pr.judge_mu_sd**2
-        A[at, at] = -d[key + key].sum(1) + (pos + neg) * r * (1 - r) + 1 / tau**2
-        A[ia, at] = A[at, ia] = -d["e" + key].sum(1)
-        A[at, mu_at] = A[mu_at, at] = -1 / tau**2
-        A[mu_at, mu_at] = S / tau**2 + 1 / pr.judge_mu_sd**2
-    A[S + ia, 2 * S + ia] = A[2 * S + ia, S + ia] = -d["ac"].sum(1)
+        g_s[at] += pos - (pos + neg) * r - (v - mu) / tau**2
+        g_s[mu_at] += np.sum(v - mu) / tau**2 - (mu - pr.judge_mu) / pr.judge_mu_sd**2
+        A[at, at] += (pos + neg) * r * (1 - r) + 1 / tau**2
+        A[at, mu_at] -= 1 / tau**2
+        A[mu_at, at] -= 1 / tau**2
+        A[mu_at, mu_at] += S / tau**2 + 1 / pr.judge_mu_sd**2
     return ll
 
 

@@ -32,9 +32,9 @@ from judgebayes.inference.board_field import (
     BoardCells,
     Factor,
     cell_terms,
-    judge_terms,
     psi_prior,
     spreads,
+    system_terms,
 )
 from judgebayes.models.leaderboard import BoardPriors
 
@@ -48,10 +48,11 @@ DECREMENT = 1e-5
 _X, _W = np.polynomial.hermite.hermgauss(GH_NODES)
 
 
-def _cells(xs, b, psi, c: BoardCells):
+def _cells(xs, b, psi, c: BoardCells, derivatives: bool = True):
     S = c.shape[0]
     a, cc = (xs[S : 2 * S], xs[2 * S : 3 * S]) if c.judged else (None, None)
-    return cell_terms(xs[:S], b, a, cc, c, False, spreads(psi, c)["concentration"])
+    phi = spreads(psi, c)["concentration"]
+    return cell_terms(xs[:S], b, a, cc, c, False, phi, derivatives)
 
 
 def _item_modes(xs, b, psi, c: BoardCells, steps: int = 50):
@@ -80,7 +81,7 @@ def _nodes(xs, b, psi, c: BoardCells):
     logw = np.empty((GH_NODES, n_i))
     for k in range(GH_NODES):
         bk = b + scale * _X[k]
-        logw[k] = np.log(_W[k]) + _X[k] ** 2 + _cells(xs, bk, psi, c)[0].sum(0)
+        logw[k] = np.log(_W[k]) + _X[k] ** 2 + _cells(xs, bk, psi, c, False)[0].sum(0)
         logw[k] -= bk**2 / (2 * sigma2)
     top = logw.max(0)
     F = float(np.sum(top + np.log(np.exp(logw - top).sum(0)) + np.log(scale)))
@@ -141,22 +142,12 @@ def _hessian_blocks(lee, d, judged: bool) -> list:
 
 
 def _prior(xs, psi, c: BoardCells, pr: BoardPriors, F, g, P):
-    """The systems' block's prior and the judge's confusion counts added to :math:`F`, its
+    """The systems' block's terms beside the cells
+    (:func:`~judgebayes.inference.board_field.system_terms`) added to :math:`F`, its
     gradient and precision; the spreads' prior to :math:`F`.
     """
-    S = c.shape[0]
-    ia = np.arange(S)
-    alpha = xs[:S]
-    F -= float(alpha @ alpha) / (2 * pr.ability_sd**2)
     g = g.copy()
-    g[:S] -= alpha / pr.ability_sd**2
-    P[ia, ia] += 1 / pr.ability_sd**2
-    if c.judged:
-        sp = spreads(psi, c)
-        zero = dict.fromkeys(("a", "c", "aa", "cc", "ac", "ea", "ec"), np.zeros((S, 1)))
-        g_j, A_j = np.zeros(c.n_sys), np.zeros((c.n_sys, c.n_sys))
-        F += judge_terms(xs, zero, sp["tau_sensitivity"], sp["tau_specificity"], c, pr, g_j, A_j)
-        g, P = g + g_j, P + A_j
+    F += system_terms(xs, psi, c, pr, g, P)
     return F + psi_prior(psi, c, pr), g, P
 
 

@@ -45,6 +45,7 @@ own::
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
@@ -81,10 +82,12 @@ def mlflow_pair(x: pd.DataFrame, s: str):
 
 def ours(frame: pd.DataFrame) -> pd.DataFrame:
     """The judge-corrected leaderboard against the baseline, and each difference's 95%
-    interval from the table's own p-value (the t interval it was computed from)."""
+    interval from the table's own p-value: a two-sided t test on the clusters' degrees of
+    freedom, so the difference's se is |difference| over the t quantile at p / 2."""
     t = jb.leaderboard(frame, human="human", baseline=BASE, bootstrap=0).set_index("system")
-    se = t["difference"].abs() / stats.norm.isf(t["p_value"] / 2)
-    return t.assign(se=se)
+    df = t.attrs["n_clusters"] - 1
+    se = t["difference"].abs() / stats.t.isf(t["p_value"] / 2, df)
+    return t.assign(se=se, half=stats.t.isf(0.025, df) * se)
 
 
 def boards(n: int) -> None:
@@ -107,12 +110,9 @@ def boards(n: int) -> None:
         for s in roles:
             true = truth[s] - truth[BASE]
             hit = {"mlflow": ml[s].p_value < 0.05, "judgebayes": bool(t.loc[s, "separated"])}
-            d, se = t.loc[s, "difference"], t.loc[s, "se"]
-            # the table's p-value is a t test on many degrees of freedom: 1.96 is its 95%
-            # quantile to 3 decimals at 400 items
             cover = {
                 "mlflow": ml[s].ci_low <= true <= ml[s].ci_high,
-                "judgebayes": abs(d - true) <= stats.t.isf(0.025, 399) * se,
+                "judgebayes": abs(t.loc[s, "difference"] - true) <= t.loc[s, "half"],
             }
             for k in said:
                 said[k][s] += bool(hit[k])
@@ -175,7 +175,7 @@ def write_runs(frame: pd.DataFrame, root: str) -> dict[str, str]:
         human = dict(zip(rows["item"], rows["human"], strict=True))
         exp = mlflow.get_run(res.run_id).info.experiment_id
         for tr in mlflow.search_traces(locations=[exp], run_id=res.run_id, return_type="list"):
-            qid = __import__("json").loads(tr.data.request)["qid"]
+            qid = json.loads(tr.data.request)["qid"]
             if not np.isnan(human[int(qid[1:])]):
                 mlflow.log_feedback(
                     trace_id=tr.info.trace_id,

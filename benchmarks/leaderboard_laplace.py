@@ -7,6 +7,7 @@ items, where NUTS is out of reach.
     python benchmarks/leaderboard_laplace.py --large          # 300 x 10,000
     python benchmarks/leaderboard_laplace.py --judged         # a judged board, both fits
     python benchmarks/leaderboard_laplace.py --judged-coverage 40
+    python benchmarks/leaderboard_laplace.py --judged-coverage 40 --judge-item-sd 1
     python benchmarks/leaderboard_laplace.py --judged-large 4 # 100 x 1,000 with a judge
 
 The boards are simulated here with numpy (no package code): abilities evenly spaced over
@@ -120,12 +121,20 @@ def large() -> None:
           f"of 300 (MC sd 0.017); sigma_item {fit.info['psi_mode']['sigma_item']:.3f}")  # fmt: skip
 
 
-def judged_board(rng, systems: int, items: int, labelled: float = 0.1):
+def judged_board(rng, systems: int, items: int, labelled: float = 0.1, item_sd: float = 0.0):
     """:func:`board` read by a judge (sensitivity 0.85, specificity 0.75) with human labels
-    on a random ``labelled`` share of the rows."""
+    on a random ``labelled`` share of the rows.  With ``item_sd`` the judge's rates vary
+    by item instead (logit rates N(logit 0.85 or 0.75, item_sd^2), one draw an item, the
+    same for every system: an item that confuses the judge confuses it on every answer),
+    which the model, whose rates are one per system, does not allow."""
     frame, truth = board(rng, systems, items)
     y = frame["score"].to_numpy()
-    says = np.where(y == 1, rng.random(y.size) < 0.85, rng.random(y.size) > 0.75)
+    shift = np.zeros((2, y.size))
+    if item_sd:  # (2, rows): the rows are system-major, so each item's draw is tiled
+        shift = np.tile(rng.normal(0, item_sd, (2, items)), systems)
+    sens = 1 / (1 + np.exp(-(np.log(0.85 / 0.15) + shift[0])))
+    spec = 1 / (1 + np.exp(-(np.log(0.75 / 0.25) + shift[1])))
+    says = np.where(y == 1, rng.random(y.size) < sens, rng.random(y.size) > spec)
     human = np.where(rng.random(y.size) < labelled, y, np.nan)
     return frame.assign(score=says.astype(float), human=human), truth
 
@@ -176,7 +185,7 @@ def judged_large(boards: int) -> None:
               flush=True)  # fmt: skip
 
 
-def judged_coverage(boards: int) -> None:
+def judged_coverage(boards: int, item_sd: float = 0.0) -> None:
     """90% intervals of judged boards' Laplace fits over many boards: ``theta`` against
     each system's mean over the board's items, ``theta_process`` against its mean over
     the items' N(0, 1.3^2) population (Gauss-Hermite, 80 nodes)."""
@@ -184,7 +193,7 @@ def judged_coverage(boards: int) -> None:
     print("| board | boards fitted | refused | `theta`: coverage (MC sd), width | "
           "`theta_process`: coverage (MC sd), width | CPU per fit |")  # fmt: skip
     print("|---|---|---|---|---|---|")
-    for systems, items in ((10, 200), (20, 200)):
+    for systems, items in ((10, 200), (20, 200))[: 1 if item_sd else 2]:
         hits: dict[str, list] = {"theta": [], "theta_process": []}
         width: dict[str, list] = {"theta": [], "theta_process": []}
         cpu, refused = [], 0
@@ -192,7 +201,7 @@ def judged_coverage(boards: int) -> None:
         process = (1 / (1 + np.exp(-(ability[:, None] - 1.3 * nodes)))) @ weights / weights.sum()
         for r in range(boards):
             rng = np.random.default_rng([17, systems, r])
-            frame, truth = judged_board(rng, systems, items)
+            frame, truth = judged_board(rng, systems, items, item_sd=item_sd)
             study = jb.LeaderboardStudy.from_frame(frame, human="human")
             c0 = time.process_time()
             try:
@@ -221,6 +230,7 @@ if __name__ == "__main__":
     ap.add_argument("--large", action="store_true")
     ap.add_argument("--judged", action="store_true")
     ap.add_argument("--judged-coverage", type=int, default=0, metavar="BOARDS")
+    ap.add_argument("--judge-item-sd", type=float, default=0.0, metavar="SD")
     ap.add_argument("--judged-large", type=int, default=0, metavar="BOARDS")
     args = ap.parse_args()
     if args.coverage:
@@ -232,6 +242,6 @@ if __name__ == "__main__":
     if args.judged:
         judged()
     if args.judged_coverage:
-        judged_coverage(args.judged_coverage)
+        judged_coverage(args.judged_coverage, args.judge_item_sd)
     if args.judged_large:
         judged_large(args.judged_large)

@@ -395,6 +395,104 @@ def test_inspect_logs_of_several_models_are_a_leaderboard(inspect_logs):
     assert any("not answered by every system" in n for n in fit.notes)
 
 
+# ------------------------------------------------------------------ several tasks
+#: the grade per (task, system) of samples q0..q5 of two tasks whose sample ids coincide
+TASK_PLAN = {
+    ("arith", "mockllm/sys-a"): "CCICCI",
+    ("arith", "mockllm/sys-b"): "ICIIIC",
+    ("trivia", "mockllm/sys-a"): "IIICIC",
+    ("trivia", "mockllm/sys-b"): "CCCCIC",
+}
+
+
+@pytest.fixture(scope="module")
+def inspect_task_logs(tmp_path_factory):
+    """Logs Inspect writes for two tasks, each with samples q0..q5, run by two models:
+    the log file of each (task, system)."""
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import get_model
+    from inspect_ai.scorer import model_graded_qa
+    from inspect_ai.solver import generate
+
+    reply = _reply
+
+    def answer_for(system):  # "<system> <task> <i>", so the grader knows whose answer
+        def answer(messages, tools, tool_choice, config):
+            task, _, i = messages[-1].text.split()
+            return reply(f"{system} {task} {i}")
+
+        return answer
+
+    def grader(messages, tools, tool_choice, config):
+        system, task, i = messages[-1].text.split("[Submission]: ")[1].split("\n")[0].split()
+        return reply(f"Checked.\nGRADE: {TASK_PLAN[(task, system)][int(i)]}")
+
+    scorer = model_graded_qa(model=get_model("mockllm/grader", custom_outputs=grader))
+    tasks = [
+        Task(
+            name=name,
+            dataset=[
+                Sample(id=f"q{i}", input=f"{name} question {i}", target="42") for i in range(6)
+            ],
+            solver=generate(),
+            scorer=scorer,
+        )
+        for name in ("arith", "trivia")
+    ]
+    systems = sorted({s for _, s in TASK_PLAN})
+    models = [get_model(s, custom_outputs=answer_for(s)) for s in systems]
+    log_dir = tmp_path_factory.mktemp("inspect_task_logs")
+    logs = inspect_eval(tasks, model=models, log_dir=str(log_dir), display="none")
+    assert all(lg.status == "success" for lg in logs) and len(logs) == len(TASK_PLAN)
+    return log_dir, {(lg.eval.task, str(lg.eval.model)): lg.location for lg in logs}
+
+
+def test_samples_of_two_tasks_are_different_items(inspect_task_logs):
+    log_dir, _ = inspect_task_logs
+    df = jb.io.inspect_items(log_dir)
+    assert len(df) == 4 * 6
+    got = df.set_index(["task", "system", "sample_id"])["judge"]
+    for (task, system), plan in TASK_PLAN.items():
+        for i, g in enumerate(plan):
+            assert got.loc[(task, system, f"{task}/q{i}")] == {"C": 1.0, "I": 0.0}[g]
+    # each system answered 12 items, and the two systems answered the same 12
+    board = jb.leaderboard(df, item="sample_id", score="judge", bootstrap=0)
+    want = {s: np.mean([g == "C" for (_, s2), p in TASK_PLAN.items() if s2 == s for g in p])
+            for s in ("mockllm/sys-a", "mockllm/sys-b")}  # fmt: skip
+    np.testing.assert_allclose(board.set_index("system")["estimate"].loc[list(want)],
+                               list(want.values()))  # fmt: skip
+    # labels name the sample as the frame does: <task>/<id>
+    labels = pd.DataFrame(
+        {"system": ["mockllm/sys-a"] * 2, "sample_id": ["arith/q0", "trivia/q0"], "human": [1, 0]}
+    )
+    lab = jb.io.inspect_items(log_dir, labels=labels).set_index(["system", "sample_id"])["human"]
+    assert (
+        lab.loc[("mockllm/sys-a", "arith/q0")] == 1 and lab.loc[("mockllm/sys-a", "trivia/q0")] == 0
+    )
+    assert lab.notna().sum() == 2
+    with pytest.raises(InputError, match="match no output"):
+        jb.io.inspect_items(log_dir, labels=labels.assign(sample_id=["q0", "q1"]))
+
+
+def test_systems_run_on_different_tasks_share_no_item(inspect_task_logs):
+    # sys-a ran arith, sys-b ran trivia: their sample q0 is not one item answered twice
+    _, files = inspect_task_logs
+    df = jb.io.inspect_items(
+        [files[("arith", "mockllm/sys-a")], files[("trivia", "mockllm/sys-b")]]
+    )
+    items = df.groupby("system")["sample_id"].apply(set)
+    assert not items["mockllm/sys-a"] & items["mockllm/sys-b"]
+    assert set(df["task"]) == {"arith", "trivia"}
+    # one task alone keeps Inspect's own sample ids
+    one = jb.io.inspect_items(
+        [files[("arith", "mockllm/sys-a")], files[("arith", "mockllm/sys-b")]]
+    )
+    assert set(one["sample_id"]) == {f"q{i}" for i in range(6)} and set(one["task"]) == {"arith"}
+
+
 # ------------------------------------------------------------------ numeric scores
 #: the 1-10 grade the mock grader gives each sample's answer, per system ("X": no grade)
 GRADES = {

@@ -53,7 +53,9 @@ def inspect_items(
         Log files (``.eval`` or ``.json``), directories of logs, or logs read by
         ``inspect_ai.log.read_eval_log``.  Each log's model is a system.
     labels : DataFrame or CSV path, optional
-        Human labels (module docstring); without them every item is unlabelled.
+        Human labels (module docstring); without them every item is unlabelled.  A
+        label's ``sample_id`` is the frame's: ``<task>/<id>`` when the logs hold several
+        tasks.
     scorer : str, optional
         The scorer whose value is the judge's verdict; required when the logs have
         several scorers.
@@ -68,15 +70,20 @@ def inspect_items(
     Returns
     -------
     pandas.DataFrame
-        ``sample_id``, ``system``, ``judge`` (``score`` with ``scores=True``), ``epoch``,
-        ``human``: one row per sample and epoch.  A sample without the scorer's value (it
-        errored) has ``judge`` NaN, which
+        ``sample_id``, ``system``, ``judge`` (``score`` with ``scores=True``), ``task``,
+        ``epoch``, ``human``: one row per sample and epoch.  ``sample_id`` is the sample's
+        id in its task, prefixed with the task's name (``<task>/<id>``) when the logs
+        hold more than one task: tasks number their samples independently, so sample
+        ``1`` of one task and sample ``1`` of another are different items, and every
+        reader of the frame that pairs or clusters on ``sample_id`` must see them apart.
+        A sample without the scorer's value (it errored) has ``judge`` NaN, which
         :meth:`~judgebayes.AccuracyStudy.from_items` counts as missing.
 
     Notes
     -----
     With several epochs the outputs of one sample are correlated; fit with
-    ``cluster="sample_id"`` so the interval accounts for it.
+    ``cluster="sample_id"`` so the interval accounts for it.  The task is the log's task
+    name: two runs of one task with different task arguments are one task here.
     """
     rows = []
     for lg in _inspect_logs(log):
@@ -113,15 +120,19 @@ def inspect_items(
                     "sample_id": s.id,
                     "system": system,
                     "judge": value,
+                    "task": str(lg.eval.task),
                     "epoch": int(s.epoch),
                 }
             )
     if not rows:
         raise InputError("the Inspect logs hold no samples", field="log", value=None)
+    if len({r["task"] for r in rows}) > 1:  # ids are the task's own: keep tasks apart
+        for r in rows:
+            r["sample_id"] = f"{r['task']}/{r['sample_id']}"
     return _items_frame(
         rows,
         labels,
-        extra=("epoch",),
+        extra=("task", "epoch"),
         verdict=f"scorer {scorer or 'value'}",
         positive=positive,
         grades=_INSPECT_GRADES,

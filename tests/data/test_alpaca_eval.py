@@ -17,6 +17,7 @@ from judgebayes.errors import InputError
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "alpaca_eval"
 SYSTEMS = ("alpha", "beta", "delta", "gamma")
+INSTRUCTION = "Toy instruction {0}: explain item {0} in a few words."
 
 
 def test_win_rates_are_alpaca_evals_own():
@@ -84,3 +85,26 @@ def test_one_annotator_of_several_and_missing_paths(tmp_path):
         jb.io.alpaca_eval_items(tmp_path / "nowhere")
     with pytest.raises(InputError, match=r"has no \*\*/annotations\.json files"):
         jb.io.alpaca_eval_items(FIXTURE / "judge")
+
+
+@pytest.mark.parametrize("preference", [3, -1, 2.5, "B"])
+def test_a_preference_off_alpaca_evals_scale_is_refused(tmp_path, preference):
+    # AlpacaEval writes 1 to 2 (0: a legacy draw, blank: unparsed); 3 is no win of 2
+    folder = _copy(tmp_path, lambda r: r[4].update(preference=preference))
+    with pytest.raises(InputError) as err:
+        jb.io.alpaca_eval_items(folder)
+    assert err.value.field == "preference" and err.value.value == preference
+    message = str(err.value)
+    assert f"preference {preference!r}" in message
+    assert str(folder / "alpha" / "annotations.json") in message and "record 4" in message
+
+
+def test_legacy_draws_and_probabilities_are_read(tmp_path):
+    # the legacy draw (0) is half a win; a judge's probability (1.75) is a fractional win
+    def change(r):
+        r[0].update(preference=0)
+        r[1].update(preference=1.75)
+
+    frame = jb.io.alpaca_eval_items(_copy(tmp_path, change))
+    alpha = frame[frame["system"] == "alpha"].set_index("instruction")["score"]
+    assert alpha[INSTRUCTION.format(0)] == 0.5 and alpha[INSTRUCTION.format(1)] == 0.75

@@ -8,6 +8,12 @@ list of records, one per instruction, with the reference's answer (``output_1``,
 write 0), fractional for a judge that gives a probability, and blank when the judge's
 answer could not be parsed.  The model's win is ``preference - 1``; AlpacaEval's win rate
 is 100 times its mean over the non-blank rows.
+
+A preference outside that scale (3, -1, a word) is refused, not read: ``preference - 1``
+would make it a win of 2 or -2, and counting it blank would call it a judge's answer that
+did not parse, which AlpacaEval writes as blank itself.  Such a value comes from another
+tool's convention or an edited file, and the reader cannot know what it meant; like a
+record without one of AlpacaEval's keys, it is one error naming the file and the record.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ def _records(path: Path) -> pd.DataFrame:
     rows = _read_records(path, "paths")
     for i, r in enumerate(rows):
         _need(r, _KEYS, "paths", path, i)
-    return pd.DataFrame(rows).assign(file=str(path))
+    return pd.DataFrame(rows).assign(file=str(path), record=range(len(rows)))
 
 
 def alpaca_eval_items(paths, *, annotator: str | None = None) -> pd.DataFrame:
@@ -60,9 +66,10 @@ def alpaca_eval_items(paths, *, annotator: str | None = None) -> pd.DataFrame:
     ------
     InputError
         A path that holds no annotations (``field="paths"``), a record without one of
-        AlpacaEval's keys (``field`` the key), several
-        annotators without ``annotator=``, several references, or one model's instruction
-        twice (two files of one model).
+        AlpacaEval's keys (``field`` the key), a preference off AlpacaEval's scale
+        (``field="preference"``: not blank, 0, or between 1 and 2), several annotators
+        without ``annotator=``, several references, or one model's instruction twice (two
+        files of one model).
     """
     files = _paths(paths, "paths", ("**/annotations.json",))
     frame = pd.concat([_records(p) for p in files], ignore_index=True)
@@ -91,9 +98,31 @@ def alpaca_eval_items(paths, *, annotator: str | None = None) -> pd.DataFrame:
     return _frame(frame, names[0] if names and annotator is None else annotator, refs[0])
 
 
-def _frame(frame: pd.DataFrame, annotator, reference) -> pd.DataFrame:
+def _wins(frame: pd.DataFrame) -> np.ndarray:
+    """The model's win per record, ``preference - 1`` (NaN where blank); a preference off
+    AlpacaEval's scale is an error naming the first such record.
+    """
+    given = frame["preference"].tolist()
     pref = pd.to_numeric(frame["preference"], errors="coerce").to_numpy(float)
-    score = np.where(pref == 0, 0.5, pref - 1)  # legacy files write a draw as 0
+    blank = frame["preference"].isna().to_numpy()
+    with np.errstate(invalid="ignore"):
+        bad = ~blank & ~((pref == 0) | ((pref >= 1) & (pref <= 2)))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        row = frame.iloc[i]
+        more = f"; {int(bad.sum())} such records in all" if bad.sum() > 1 else ""
+        raise InputError(
+            f"paths file {row['file']}, record {row['record']}: preference {given[i]!r} is "
+            "not on AlpacaEval's scale (1 the reference preferred, 2 the model, between "
+            f"them a draw or a probability, 0 a legacy draw, blank unparsed){more}",
+            field="preference",
+            value=given[i],
+        )
+    return np.where(pref == 0, 0.5, pref - 1)  # legacy files write a draw as 0
+
+
+def _frame(frame: pd.DataFrame, annotator, reference) -> pd.DataFrame:
+    score = _wins(frame)
     out = pd.DataFrame(
         {
             "system": frame["generator_2"].astype(str).to_numpy(),

@@ -104,3 +104,23 @@ def test_bad_runs_and_fields_are_named(runs):
     # an assessment that is no score: every score blank, and counted
     blank = jb.io.mlflow_items(ids["fair"], scorer="absent", tracking_uri=uri)
     assert blank["score"].isna().all() and blank.attrs["n_missing"] == {"fair": QUESTIONS}
+
+
+def test_a_run_without_traces_is_named_not_dropped(runs):
+    uri, ids, _, _ = runs
+    with mlflow.start_run(run_name="crashed") as run:  # a run whose evaluation never ran
+        mlflow.log_param("model", "crashed")
+    empty = run.info.run_id
+    with pytest.raises(jb.InputError) as err:
+        jb.io.mlflow_items([*ids.values(), empty], scorer="correct", tracking_uri=uri)
+    assert err.value.field == "runs" and err.value.value == empty
+    message = str(err.value)
+    assert "'crashed'" in message and empty in message and "no traces" in message
+    assert "drop it from runs" in message and "log its traces" in message
+    # every run empty: said as such, with every run named
+    with mlflow.start_run(run_name="unstarted") as run:
+        pass
+    both = [empty, run.info.run_id]
+    with pytest.raises(jb.InputError, match="none of the 2 runs has traces") as err:
+        jb.io.mlflow_items(both, scorer="correct", tracking_uri=uri)
+    assert err.value.value == both and all(i in str(err.value) for i in both)

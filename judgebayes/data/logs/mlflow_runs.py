@@ -58,9 +58,10 @@ def mlflow_items(
     Raises
     ------
     InputError
-        MLflow not installed, a run that does not exist, two runs of one name, a request
-        without the ``item`` field, one item twice in a run, or a score that is not a
-        number.
+        MLflow not installed, a run that does not exist, two runs of one name, a run
+        without traces (all such runs named at once, ``field="runs"``: a system with no
+        rows would leave the frame without a word), a request without the ``item``
+        field, one item twice in a run, or a score that is not a number.
     """
     try:
         import mlflow
@@ -74,7 +75,7 @@ def mlflow_items(
     if not ids:
         raise InputError("runs is empty: give one or more run ids", field="runs", value=ids)
     client = mlflow.MlflowClient(tracking_uri=tracking_uri)
-    frames, names = [], []
+    frames, names, empty = [], [], []
     for run_id in ids:
         try:
             run = client.get_run(run_id)
@@ -93,10 +94,41 @@ def mlflow_items(
             )
         names.append(name)
         traces = _traces(mlflow, tracking_uri, run.info.experiment_id, run_id)
+        if len(traces) == 0:
+            empty.append((run_id, name))
+            continue
         frames.append(_rows(traces, name, scorer, item, human))
+    if empty:
+        raise _without_traces(empty, len(ids))
     out = pd.concat(frames, ignore_index=True)
     out.attrs["n_missing"] = out["score"].isna().groupby(out["system"]).sum().to_dict()
     return out
+
+
+def _without_traces(empty: list[tuple[str, str]], given: int) -> InputError:
+    """The error naming the runs (id and name) that hold no trace, and what to do."""
+    named = ", ".join(f"{name!r} ({run_id})" for run_id, name in empty)
+    why = (
+        "mlflow.genai.evaluate logs one trace per row of the evaluation data, so a run "
+        "without traces is not an evaluation run, or its traces were deleted"
+    )
+    one = len(empty) == 1
+    if one:
+        what = f"MLflow run {named} has no traces"
+    elif len(empty) < given:
+        what = f"{len(empty)} of the {given} runs have no traces: {named}"
+    else:
+        what = f"none of the {given} runs has traces: {named}"
+    it, its, where = ("it", "its", "that run") if one else ("them", "their", "each run")
+    fix = f"log {its} traces (evaluate in {where})"
+    if len(empty) < given:  # the other runs are evaluations: read them without these
+        todo = f"drop {it} from runs, or {fix}"
+    else:  # nothing left to drop to
+        todo = f"give runs of mlflow.genai.evaluate, or {fix}"
+    ids = [run_id for run_id, _ in empty]
+    return InputError(
+        f"{what}; {why}: {todo}", field="runs", value=ids[0] if len(ids) == 1 else ids
+    )
 
 
 def _traces(mlflow, tracking_uri, experiment_id: str, run_id: str) -> pd.DataFrame:

@@ -26,6 +26,34 @@ def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([*_exe(), *map(str, args)], capture_output=True, text=True, timeout=300)
 
 
+def piped(*args: str, lines: int) -> subprocess.CompletedProcess:
+    """The installed command with its output piped into a reader that reads ``lines``
+    lines and closes the pipe, as ``judgebayes ... | head -n LINES`` (``stdout``: what it
+    read).  The pipe holds one page (Linux), so an output longer than that is still being
+    written when the reader stops, as a long table is under ``head``; the environment's
+    ``PYTHONUNBUFFERED`` is left out, so stdout is buffered as a user's is.
+    """
+    import fcntl
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    proc = subprocess.Popen(
+        [*_exe(), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    fd = proc.stdout.fileno()
+    if hasattr(fcntl, "F_SETPIPE_SZ"):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 4096)
+    read = b""
+    while read.count(b"\n") < lines and (chunk := os.read(fd, 64)):
+        read += chunk  # 64 bytes at a time: the reader takes little more than its lines
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    status = proc.wait(timeout=300)
+    proc.stderr.close()
+    return subprocess.CompletedProcess(list(args), status, read.decode(), err)
+
+
 def cli(*args: str) -> subprocess.CompletedProcess:
     """The command's arguments through :func:`judgebayes.cli.main` in this process: what
     the installed command calls, without starting Python and compiling the models again

@@ -11,7 +11,9 @@ on bundled data) and ``gate`` (exit 1 unless stated claims about corrected rates
 (the corrected rate after every period of a growing log, :mod:`judgebayes.cli.monitor`;
 ``gate --sequential`` reads claims off it) and ``label-next`` (which items to label next,
 and the estimate from the rounds so far, :mod:`judgebayes.cli.label`).  Bad input
-prints one line on stderr and exits with status 2.
+prints one line on stderr and exits with status 2; a reader that stops reading early
+(``judgebayes leaderboard ... | head``) ends the command quietly with status 141
+(:func:`entry`).
 
 JSON output (``--format json``)
 -------------------------------
@@ -154,13 +156,41 @@ def entry() -> None:
     (during the imports) leaves CPython's "unhandled interrupt" flag set even though
     :func:`main` caught it, and the interpreter would then kill itself with SIGINT on a
     normal exit (status -2 instead of 130).
+
+    When the reader of stdout stops early (``judgebayes ... | head``), writing the rest
+    fails with a broken pipe: the command then ends without a word and with status 141,
+    the 128 + SIGPIPE a shell reports for a program that a closed pipe stopped (``cat``,
+    ``grep``), whatever status the command would have had.  Not 0: the output was not
+    all read, and under ``set -o pipefail`` the pipeline fails as it would with those
+    programs.  Python ignores SIGPIPE, so the write raises BrokenPipeError; stdout is
+    then pointed at ``os.devnull``, so that the interpreter's last flush of what is
+    still buffered does not fail again on the way out.
     """
-    status = main()
+    try:
+        try:
+            status: int | str | None = main()
+        except SystemExit as exc:  # argparse's --help: its text may still be buffered
+            status = exc.code
+        sys.stdout.flush()  # the pipe fails here at the latest, not in the exit's flush
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        status = 141
     if status == 130:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(130)
     sys.exit(status)
+
+
+def _stdout_to_devnull() -> None:
+    """Point the stdout file descriptor at ``os.devnull`` (what is still buffered for the
+    closed pipe is then dropped at exit instead of failing again).
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import judgebayes as jb
-from tests.helpers import cli, run
+from tests.helpers import cli, piped, run
 
 
 def accuracy(d, *extra: str) -> subprocess.CompletedProcess:
@@ -276,3 +276,26 @@ def test_demo_runs_on_bundled_data(tmp_path):
 def test_version():
     r = run("--version")
     assert r.returncode == 0 and r.stdout.strip() == jb.__version__
+
+
+@pytest.mark.parametrize("lines", [0, 1])
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path, lines):
+    # `judgebayes leaderboard ... | head`: a table of 100 systems (10 kB, more than the
+    # pipe and Python's buffer hold), its reader gone after the first line (or before
+    # it): no traceback, and the status of a program a closed pipe stopped (128 + 13)
+    rng = np.random.default_rng(0)
+    board = pd.DataFrame(
+        [(f"system-{s:03d}", f"q{i}", rng.integers(2)) for s in range(100) for i in range(10)],
+        columns=["model", "item", "score"],
+    )
+    board.to_csv(tmp_path / "board.csv", index=False)
+    args = ["--system", "model", "--item", "item", "--score", "score"]
+    r = piped("leaderboard", tmp_path / "board.csv", *args, lines=lines)
+    assert (r.returncode, r.stderr) == (141, "")
+    assert r.stdout.startswith("100 systems on 10 items") if lines else r.stdout == ""
+
+
+def test_a_closed_pipe_before_a_short_output():
+    # the shortest output, buffered until the process exits: the flush at exit is quiet too
+    r = piped("--version", lines=0)
+    assert (r.returncode, r.stderr) == (141, "")

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 __all__ = [
+    "ClusteringWarning",
     "ConvergenceWarning",
     "CountError",
     "DataNotFoundError",
@@ -122,6 +123,10 @@ class MirrorWarning(JudgeBayesWarning):
 
 class FewClustersWarning(JudgeBayesWarning):
     """Fewer than about 10 clusters: cluster-robust variances rest on very few sums."""
+
+
+class ClusteringWarning(JudgeBayesWarning):
+    """The items look grouped by a column not declared as ``cluster=``."""
 
 
 class LabellingWarning(JudgeBayesWarning):

@@ -121,24 +121,28 @@ class Report:
         """A leaderboard's section: what its ranks and tiers hold, its notes, the table
         (rank, rank interval, tier, estimate and interval, P(top k)) and the rank plot
         (:func:`~judgebayes.results.plots.plot_ranks`).  ``table`` is
-        :func:`judgebayes.leaderboard`'s or :meth:`BoardFit.table
-        <judgebayes.studies.leaderboard.BoardFit.table>`'s.
+        :func:`judgebayes.leaderboard`'s or :meth:`BoardFit.leaderboard
+        <judgebayes.studies.leaderboard.BoardFit.leaderboard>`'s.
         """
         from judgebayes.results.plots import plot_ranks
 
         level = 1 - float(table.attrs.get("alpha", 0.05))
         items = table.attrs.get("n_items")
         self.heading("Leaderboard")
+        header = table.attrs.get("header")
         self.text(
-            f"{len(table)} systems{f' on {items} items' if items else ''}. Each rank interval "
-            f"holds for every system at once with probability {level:g} "
-            f"({table.attrs.get('control', 'joint posterior')}); a tier is the best remaining "
-            "system with every system the intervals cannot place below it."
+            f"{header}."
+            if header
+            else f"{len(table)} systems{f' on {items} items' if items else ''}. Each rank "
+            f"interval holds for every system at once with probability {level:g} "
+            f"({table.attrs.get('control', 'joint posterior')})."
         )
         for note in table.attrs.get("notes", []):
             self.text(f"Note: {note}")
         cols = ["system", "rank", "rank_lower", "rank_upper", "tier", "estimate", "lower"]
-        cols += [c for c in ("upper", "p_top_k", "difference", "p_holm") if c in table.columns]
+        cols += [
+            c for c in ("upper", "p_top_k", "difference", "p_holm", "p_below") if c in table.columns
+        ]
         self.table(name, table[cols].reset_index(drop=True))
         ax = plot_ranks(table)
         self.figure(f"{name}_ranks", ax.figure, caption="Rank intervals, coloured by tier")

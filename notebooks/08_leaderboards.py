@@ -69,7 +69,7 @@ NEW_ITEMS = 40  # problems a held-out model answers
 hanna = datasets.hanna_scores("RE", "Beluga-13B")
 rng = np.random.default_rng(0)
 hanna["human"] = hanna["human_mean"].where(rng.random(len(hanna)) < LABEL_SHARE)
-cols = {"system": "system", "item": "prompt_id"}
+cols = {"system": "system", "item": "prompt_id", "scale": (1, 5)}  # ratings of 1 to 5
 boards = {
     "humans (all stories)": jb.leaderboard(hanna, score="human_mean", **cols),
     "judge alone": jb.leaderboard(hanna.dropna(subset=["Beluga-13B"]), score="Beluga-13B", **cols),
@@ -128,7 +128,7 @@ models = list(closed["system"][:: max(1, len(closed) // (LCB_MODELS + 1))][: LCB
 held_out = models[len(models) // 2]
 problems = list(lcb["question_id"].drop_duplicates().sample(LCB_PROBLEMS, random_state=1))
 sub = lcb[lcb["model"].isin(models) & lcb["question_id"].isin(problems)]
-study = jb.LeaderboardStudy.from_frame(
+study = jb.LeaderboardStudy.from_items(
     sub[sub["model"] != held_out],
     system="model",
     item="question_id",
@@ -139,7 +139,7 @@ fit = study.fit("nuts", random_seed=1, sampler={"draws": DRAWS, "tune": DRAWS})
 d = fit.diagnostics
 print(f"gate passed {d.passed}: R-hat {d.r_hat_max:.3f}, bulk ESS {d.ess_bulk_min:.0f}, "
       f"{d.divergences} divergences")  # fmt: skip
-fit.table(top_k=3).head(8)
+fit.leaderboard(top_k=3).head(8)
 
 # %%
 rows = sub[sub["model"] == held_out].set_index("question_id")

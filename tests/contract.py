@@ -121,10 +121,10 @@ EXAMPLES = {
     "ranking.channel": _ranking_with_humans,
     "repeats": _repeats,
     "scores": lambda: _scores(),
-    # the board of tests/studies/test_leaderboard.py (its shape: one compile per model)
-    "leaderboard.rasch": lambda: jb.LeaderboardStudy.from_frame(small_board()[0]),
-    "leaderboard.2pl": lambda: TwoPLBoard.from_frame(small_board()[0]),
-    "leaderboard.exchangeable": lambda: ExchangeableBoard.from_frame(small_board()[0]),
+    # the board of tests/studies/leaderboard/ (its shape: one compile per model)
+    "leaderboard.rasch": lambda: jb.LeaderboardStudy.from_items(small_board()[0]),
+    "leaderboard.2pl": lambda: TwoPLBoard.from_items(small_board()[0]),
+    "leaderboard.exchangeable": lambda: ExchangeableBoard.from_items(small_board()[0]),
 }
 
 
@@ -346,15 +346,16 @@ def check_compare_and_forest(all_fits, key):
 
 def check_family_summaries(all_fits, key):
     for fit in all_fits.of(key):
+        if fit.family == "leaderboard":  # every method has the table, points included
+            table = fit.leaderboard()
+            assert table["p_top_k"].sum() == pytest.approx(1)
+            assert (table["rank_lower"] <= table["rank"]).all()
+            assert (table["rank"] <= table["rank_upper"]).all()
+            continue
         if fit.is_point or key in QUANTITIES:
             continue
         if fit.family == "accuracy":
             assert fit.prob_best().sum() == pytest.approx(1)
-        elif fit.family == "leaderboard":
-            table = fit.table()
-            assert table["p_top_k"].sum() == pytest.approx(1)
-            assert (table["rank_lower"] <= table["rank"]).all()
-            assert (table["rank"] <= table["rank_upper"]).all()
         elif fit.family == "scores":
             assert fit.prob_best().sum() == pytest.approx(1)
             ranks = fit.ranks()

@@ -120,3 +120,34 @@ def items_posterior_grid(n1, n0, h1, l1, h0, l0, nodes=120, theta_prior=(1.0, 1.
     loglik = loglik + (a - 1) * np.log(th) + (b - 1) * np.log(1 - th)
     w = np.exp(loglik - loglik.max()).sum(axis=(1, 2))
     return x, w / w.sum()
+
+
+def mrsw_rank_intervals(x, sigma, alpha, draws):
+    """Simultaneous rank intervals by Mogstad, Romano, Shaikh and Wilhelm's step-down, as
+    the R package csranks computes them (``csranks(x, Sigma, simul=TRUE, stepdown=TRUE)``):
+    every ordered pair (j, k), j != k, is a hypothesis mu_j <= mu_k; the critical value is
+    the 1 - alpha quantile of the largest (Z_j - Z_k) / sd_jk over the pairs not yet
+    rejected; rejected pairs leave and the step repeats until none is new.  ``draws(step)``
+    gives the step's (R, p) draws of N(0, Sigma) (csranks draws afresh each step).  Written
+    with plain loops over pairs; returns the lower and upper rank (1 the best)."""
+    x = [float(v) for v in x]
+    p = len(x)
+    sd = [[sqrt(max(sigma[j][j] + sigma[k][k] - 2 * sigma[j][k], 0.0)) for k in range(p)]
+          for j in range(p)]  # fmt: skip
+    active = {(j, k) for j in range(p) for k in range(p) if j != k}
+    step = 0
+    while True:
+        z = draws(step)
+        maxima = [max((z[r][j] - z[r][k]) / sd[j][k] for j, k in active) for r in range(len(z))]
+        c = float(np.quantile(maxima, 1 - alpha))
+        new = {(j, k) for j, k in active if (x[j] - x[k]) / sd[j][k] > c}
+        if not new:
+            break
+        active -= new
+        step += 1
+        if not active:
+            break
+    above = [[(j, k) not in active and j != k for k in range(p)] for j in range(p)]
+    lower = [1 + sum(above[k][j] for k in range(p)) for j in range(p)]
+    upper = [p - sum(above[j][k] for k in range(p)) for j in range(p)]
+    return lower, upper

@@ -422,3 +422,32 @@ def board_cells(rng, systems: int, n_items: int, judged: bool, labelled: float =
     confusion = np.c_[tp, fn, tn, fp].astype(float)
     k, n, h1 = np.where(lab, 0, v), np.where(lab, 0, 1.0), np.where(lab, y, 0)
     return k, n, h1, lab.astype(float), confusion
+
+
+def subtask_board(rng, abilities, n_subtasks=15, per_subtask=20, subtask_sd=1.0, interaction_sd=0.5):
+    """A board whose items come in subtasks: each subtask shifts its items' difficulty
+    (sd ``subtask_sd``) and each system's skill on it (sd ``interaction_sd``), beside each
+    item's own difficulty (sd 1).  Returns the frame (``subtask`` one value per item, not
+    declared by the caller unless it chooses) and each system's mean over the population
+    of subtasks and items (by Monte Carlo over 4,000 new subtasks)."""
+    abilities = np.asarray(abilities, float)
+    S, n_items = abilities.size, n_subtasks * per_subtask
+    sub = np.repeat(np.arange(n_subtasks), per_subtask)
+    b = rng.normal(0, subtask_sd, n_subtasks)[sub] + rng.normal(0, 1, n_items)
+    inter = rng.normal(0, interaction_sd, (S, n_subtasks))[:, sub]
+    p = 1 / (1 + np.exp(-(abilities[:, None] + inter - b[None, :])))
+    y = (rng.random(p.shape) < p).astype(float)
+    big = np.random.default_rng(12345)
+    bb = big.normal(0, subtask_sd, 4000)[:, None] + big.normal(0, 1, (4000, 25))
+    ii = big.normal(0, interaction_sd, (S, 4000))[:, :, None]
+    truth = (1 / (1 + np.exp(-(abilities[:, None, None] + ii - bb[None])))).mean(axis=(1, 2))
+    names = [f"m{k:02d}" for k in range(S)]
+    frame = pd.DataFrame(
+        {
+            "system": np.repeat(names, n_items),
+            "item": np.tile(np.arange(n_items), S),
+            "subtask": np.tile(sub, S),
+            "score": y.ravel(),
+        }
+    )
+    return frame, pd.Series(truth, index=names)

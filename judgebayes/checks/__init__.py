@@ -9,8 +9,9 @@
 (:mod:`~.transport`) and ``monotone_calibration`` (:mod:`~.monotone`) (judge scores),
 ``label_agreement`` (:mod:`~.raters`: several human raters), ``judge_drift`` (items over
 time), ``score_labelling`` and ``score_range`` (judge scores: labels drawn by the score,
-scores the labels never saw), ``local_independence`` (leaderboards: items that move
-together).  A new check is one module here, imported below.
+scores the labels never saw), and the leaderboard's (:mod:`~.leaderboard`: items that
+move together, items grouped undeclared, labels that follow the verdict).  A new check is
+one module here, imported below.
 """
 
 from judgebayes.checks import (  # noqa: F401  (each module registers its check)
@@ -19,8 +20,8 @@ from judgebayes.checks import (  # noqa: F401  (each module registers its check)
     judge_dependence,
     judge_drift,
     labelling,
+    leaderboard,
     leniency,
-    local_independence,
     monotone,
     pairs,
     predictive,

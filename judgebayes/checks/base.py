@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgebayes.inference.multiplicity import holm
+
 __all__ = [
     "CHECK_COLUMNS",
     "POLICY",
@@ -44,21 +46,6 @@ CHECK_COLUMNS = ("check", "unit", "observed", "expected", "p_raw", "p_value", "f
 
 #: the one multiplicity policy of every check
 POLICY = "Holm over the check's rows: family-wise error at most alpha"
-
-
-def holm(p_raw: Any) -> np.ndarray:
-    """Holm's step-down adjusted p-values of ``p_raw`` (NaN stays NaN)."""
-    p = np.asarray(p_raw, float)
-    if p.size <= 1:  # one test (or none): nothing to adjust (runs with every items fit)
-        return np.minimum(p, 1.0)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    if ok.size:
-        order = ok[np.argsort(p[ok], kind="stable")]
-        m = order.size
-        steps = np.minimum(1.0, (m - np.arange(m)) * p[order])
-        out[order] = np.maximum.accumulate(steps)
-    return out
 
 
 @dataclass(frozen=True)

@@ -185,7 +185,7 @@ def plot_ranks(table: pd.DataFrame, ax=None, truth: dict | None = None):
     """Each system's rank interval, best at the top, coloured by tier.
 
     ``table`` is a leaderboard: :func:`judgebayes.leaderboard`'s or
-    :meth:`BoardFit.table <judgebayes.studies.leaderboard.BoardFit.table>`'s (columns
+    :meth:`BoardFit.leaderboard <judgebayes.studies.leaderboard.BoardFit.leaderboard>`'s (columns
     ``system``, ``rank``, ``rank_lower``, ``rank_upper``, ``tier``).  A bar spans the ranks
     the system may hold when every system's interval holds at once, the dot is its rank by
     estimate, and ``truth`` optionally maps systems to their true ranks (crosses).

@@ -9,7 +9,6 @@ Importing this package registers every study class and fit class.
 
 from judgebayes.studies import (  # noqa: F401
     accuracy,
-    board_methods,
     items,
     leaderboard,
     panel,

@@ -5,30 +5,10 @@ item-response model (tests/simulators.py, no code of the package), and real boar
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 
 import judgebayes as jb
 from judgebayes.errors import InputError
-from judgebayes.inference import leaderboard as lb
 from tests.simulators import irt_board
-
-
-def test_means_standard_errors_and_rank_intervals_as_written_out():
-    # three systems on four items; without a bootstrap the critical value is Bonferroni's
-    # t over the 3 pairs with 3 degrees of freedom
-    x = np.array([[1, 1, 1, 0], [1, 0, 1, 0], [0, 0, 0, 0]], float)
-    b = lb.board(x, bootstrap=0)
-    assert b.mean == pytest.approx([0.75, 0.5, 0.0])
-    # the variance of a mean: 4/3 * sum of squared deviations / 16
-    assert b.se[0] == pytest.approx(np.sqrt(4 / 3 * 0.75 / 16))
-    d = x[0] - x[1]  # the paired difference of systems 0 and 1
-    assert b.diff_se[0, 1] == pytest.approx(np.sqrt(4 / 3 * ((d - d.mean()) ** 2).sum() / 16))
-    assert b.crit == pytest.approx(stats.t.ppf(1 - 0.05 / 6, 3))
-    lo, hi = lb.rank_intervals(b)
-    sure = b.diff - b.crit * b.diff_se > 0
-    for s in range(3):
-        assert lo[s] == 1 + sum(sure[t, s] for t in range(3) if t != s)
-        assert hi[s] == 3 - sum(sure[s, t] for t in range(3) if t != s)
 
 
 def test_a_board_separates_what_differs_and_ties_what_does_not():
@@ -42,56 +22,16 @@ def test_a_board_separates_what_differs_and_ties_what_does_not():
     assert t.loc["m02", "rank_lower"] == t.loc["m02", "rank_upper"] == 3
     assert t.loc["m03", "tier"] == 3
     assert t.loc[["m00", "m01"], "p_top_k"].sum() == pytest.approx(1.0)
-    assert t.attrs["control"] == "max-T over items" and t.attrs["n_items"] == 800
-
-
-def _covered(seed, n_boards, **kw):
-    """Share of boards on which every system's true rank lies in its rank interval, and
-    share on which some system is separated from a reference it equals."""
-    abilities = np.array([1.5, 1.2, 1.2, 0.9, 0.5, 0.5, 0.5, 0.0, -0.5, -1.0])
-    all_in = false_sep = 0
-    for r in range(n_boards):
-        frame, truth = irt_board(np.random.default_rng([seed, r]), abilities, **kw)
-        t = jb.leaderboard(frame, cluster="cluster", baseline="m05", bootstrap=400).set_index(
-            "system"
-        )
-        true_rank = stats.rankdata(-truth.round(12), method="min")
-        rank_hi = stats.rankdata(-truth.round(12), method="max")
-        ok = (t.loc[truth.index, "rank_lower"].to_numpy() <= rank_hi) & (
-            true_rank <= t.loc[truth.index, "rank_upper"].to_numpy()
-        )
-        all_in += bool(ok.all())
-        false_sep += bool(t.loc[["m04", "m06"], "separated"].any())
-    return all_in / n_boards, false_sep / n_boards
-
-
-def test_rank_intervals_cover_every_true_rank_at_once():
-    # 40 boards of 10 systems (ties among them) x 300 items: the rank intervals hold for all
-    # systems at once on at least 95% of boards in expectation; 0.85 is 3 Monte-Carlo sd
-    # (0.034) below. Systems equal to the baseline are separated from it (Holm) on at most
-    # alpha of the boards, 0.15 is 3 sd above
-    covered, separated = _covered(5, 40, n_items=300)
-    assert covered >= 0.85
-    assert separated <= 0.15
-
-
-@pytest.mark.slow
-def test_rank_intervals_cover_at_nominal_over_200_boards_with_clusters():
-    sd = np.sqrt(0.95 * 0.05 / 200)
-    for kw in ({"n_items": 300}, {"n_items": 400, "cluster_size": 8}):
-        covered, separated = _covered(6, 200, **kw)
-        assert covered >= 0.95 - 2.5 * sd, (kw, covered)
-        assert separated <= 0.05 + 2.5 * sd, (kw, separated)
+    assert t.attrs["control"] == "step-down over all pairs" and t.attrs["n_items"] == 800
 
 
 def test_items_not_scored_for_every_system_are_counted_and_bad_input_named():
     frame, _ = irt_board(np.random.default_rng(2), [1.0, 0.0, -1.0], n_items=50)
     gaps = frame.drop(index=[0, 1]).assign(score=lambda f: f["score"].where(f.index != 60))
-    t = jb.leaderboard(gaps, bootstrap=0)
+    t = jb.leaderboard(gaps)
     assert t.attrs["n_items"] == 47
-    assert "3 item(s) not scored for every system" in " ".join(t.attrs["notes"])
+    assert "3 item(s) not answered by every system" in " ".join(t.attrs["notes"])
     assert "1 row(s) without a score" in " ".join(t.attrs["notes"])
-    assert np.isnan(t["p_top_k"]).all()  # no bootstrap, no share
     for kwargs, fields in (
         ({"top_k": 0}, {"top_k"}),
         ({"baseline": "nobody"}, {"baseline"}),
@@ -101,8 +41,11 @@ def test_items_not_scored_for_every_system_are_counted_and_bad_input_named():
         with pytest.raises(InputError) as err:
             jb.leaderboard(frame, **kwargs)
         assert err.value.field in fields, kwargs
-    with pytest.raises(InputError, match="twice"):
-        jb.leaderboard(pd.concat([frame, frame.head(1)]))
+    # a second row of a system on an item is a second sample: averaged, and said
+    t = jb.leaderboard(pd.concat([frame, frame.head(1)]))
+    assert "1 (system, item) cell(s) hold several rows" in " ".join(t.attrs["notes"])
+    with pytest.raises(InputError, match="bootstrap= is gone"):
+        jb.leaderboard(frame, bootstrap=0)
 
 
 def test_alpaca_eval_and_livecodebench_boards():
@@ -118,7 +61,9 @@ def test_alpaca_eval_and_livecodebench_boards():
     assert (t["rank_lower"] <= t["rank"]).all() and (t["rank"] <= t["rank_upper"]).all()
     assert t["p_top_k"].sum() == pytest.approx(3.0)
     lcb = livecodebench_generation()
-    t = jb.leaderboard(lcb, system="model", item="question_id", score="solved")
+    # its platforms and contest dates group the problems, undeclared: said
+    with pytest.warns(jb.errors.ClusteringWarning, match="'platform'"):
+        t = jb.leaderboard(lcb, system="model", item="question_id", score="solved")
     assert len(t) == 45 and t.attrs["n_items"] == 400
     assert t.iloc[0]["estimate"] == pytest.approx(lcb.groupby("model")["solved"].mean().max())
 
@@ -134,18 +79,17 @@ def test_a_judged_board_is_corrected_by_a_few_human_labels():
     hits, naive_m01 = [], []
     for r in range(30):
         frame, truth = judged_board(np.random.default_rng([11, r]), abilities)
-        t = jb.leaderboard(frame, human="human", bootstrap=200).set_index("system")
+        t = jb.leaderboard(frame, human="human").set_index("system")
         t = t.loc[truth.index]
         hits += list((t["lower"] <= truth) & (truth <= t["upper"]))
-        naive = jb.leaderboard(frame, bootstrap=0).set_index("system").loc["m01"]
+        naive = jb.leaderboard(frame).set_index("system").loc["m01"]
         naive_m01.append(naive["lower"] <= truth["m01"] <= naive["upper"])
     assert np.mean(hits) >= 0.88, np.mean(hits)
     assert np.mean(naive_m01) <= 0.1
     assert "judge-corrected by" in " ".join(t.attrs["notes"])
-    with pytest.raises(InputError) as err:  # a system with one label cannot be corrected
+    with pytest.raises(jb.MethodRefused, match="'m03' has 0 labelled"):
         few = frame.assign(human=frame["human"].where(frame["system"] != "m03"))
         jb.leaderboard(few, human="human")
-    assert err.value.field == "human"
 
 
 def test_the_rank_plot_draws_each_systems_interval_and_tier():
@@ -153,7 +97,7 @@ def test_the_rank_plot_draws_each_systems_interval_and_tier():
 
     matplotlib.use("Agg")
     frame, truth = irt_board(np.random.default_rng(8), np.linspace(-1, 1.5, 7), n_items=150)
-    table = jb.leaderboard(frame, bootstrap=200)
+    table = jb.leaderboard(frame)
     true_rank = dict(zip(truth.index, (-truth).rank(method="min"), strict=True))
     ax = jb.plot_ranks(table, truth=true_rank)
     segments = ax.collections[0].get_segments()  # the bars, best first, top down

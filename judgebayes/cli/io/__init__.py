@@ -39,6 +39,7 @@ __all__ = [
     "fit_options",
     "method_arg",
     "method_choices",
+    "pair_arg",
     "read_csv",
     "render",
     "report_gate",

@@ -1,15 +1,14 @@
-"""The leaderboard's Laplace fit (judgebayes/inference/board_laplace.py) against references
-written here: the field's mode and precision against a generic optimiser and finite
-differences of a log posterior written from the model's definition; the exchangeable
-board's Gaussian against its one-dimensional closed form; the spreads' refusal.
+"""The leaderboard Laplace fit's latent field given the spreads
+(judgebayes/inference/leaderboard/field.py): its mode and precision against a generic
+optimiser and finite differences of a log posterior written from the model's definition.
 """
 
 import numpy as np
 import pytest
 from scipy import optimize, special
 
-from judgebayes.inference.board_field import BoardCells, field_mode
-from judgebayes.inference.board_laplace import _Marginal, fit_board_laplace
+from judgebayes.inference.leaderboard.field import BoardCells, field_mode
+from judgebayes.inference.leaderboard.laplace import _Marginal
 from judgebayes.models.leaderboard import BoardPriors
 from tests.simulators import board_cells
 
@@ -74,22 +73,3 @@ def test_the_fields_mode_and_precision_are_the_log_posteriors(judged):
     # central differences of forward-difference gradients: about 1e-5 relative per entry
     sign, logdet = np.linalg.slogdet((hess + hess.T) / 2)
     assert sign > 0 and logdet == pytest.approx(fac.logdet(), rel=1e-4)
-
-
-def test_the_exchangeable_boards_draws_are_each_systems_gaussian():
-    # no items, no judge: no spreads, and each ability's Laplace Gaussian is closed form,
-    # N(mode, 1 / (n p (1 - p) + 1 / 4)) at the root of k - n p - alpha / 4 = 0
-    k, n = np.array([[30.0], [55.0], [2.0]]), np.array([[100.0], [80.0], [40.0]])
-    z = np.zeros_like(k)
-    c = BoardCells(k, n, z, z, np.zeros((3, 4)), judged=False, items=False)
-    out, info = fit_board_laplace(c, PR, draws=20000, points=16, rng=np.random.default_rng(2))
-    assert info["points"] == 1 and "difficulty" not in out
-    for s in range(3):
-        ks, ns = k[s, 0], n[s, 0]
-        mode = optimize.brentq(lambda a, ks=ks, ns=ns: ks - ns * special.expit(a) - a / 4, -9, 9)
-        p = special.expit(mode)
-        sd = 1 / np.sqrt(ns * p * (1 - p) + 1 / 4)
-        draws = out["ability"][:, s]
-        # 20,000 draws: the mean's Monte-Carlo sd is sd / 141, the sd's sd / 200; 4 of each
-        assert abs(draws.mean() - mode) < 4 * sd / np.sqrt(20000)
-        assert abs(draws.std() / sd - 1) < 4 / np.sqrt(2 * 20000)

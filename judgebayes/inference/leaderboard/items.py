@@ -1,5 +1,5 @@
 r"""The judged leaderboard's items integrated out one by one (the inner step of
-:mod:`judgebayes.inference.board_laplace` when the board has a judge).
+:mod:`judgebayes.inference.leaderboard.laplace` when the board has a judge).
 
 With a judge, the Gaussian at the joint mode of the systems' block :math:`x_s` (the
 abilities, the judge's logit sensitivities and specificities and their means) and the
@@ -28,7 +28,7 @@ import numpy as np
 from scipy import linalg
 
 from judgebayes.errors import MethodRefused
-from judgebayes.inference.board_field import (
+from judgebayes.inference.leaderboard.field import (
     BoardCells,
     Factor,
     cell_terms,
@@ -143,7 +143,7 @@ def _hessian_blocks(lee, d, judged: bool) -> list:
 
 def _prior(xs, psi, c: BoardCells, pr: BoardPriors, F, g, P):
     """The systems' block's terms beside the cells
-    (:func:`~judgebayes.inference.board_field.system_terms`) added to :math:`F`, its
+    (:func:`~judgebayes.inference.leaderboard.field.system_terms`) added to :math:`F`, its
     gradient and precision; the spreads' prior to :math:`F`.
     """
     g = g.copy()
@@ -158,7 +158,7 @@ def nested_mode(psi, start, c: BoardCells, pr: BoardPriors, max_iter: int = 60):
     -------
     tuple
         The mode (systems' block, the items' modes), :math:`F` there, and the
-        :class:`~judgebayes.inference.board_field.Factor` whose Cholesky factor is that
+        :class:`~judgebayes.inference.leaderboard.field.Factor` whose Cholesky factor is that
         of :math:`-\nabla^2 F` and whose item blocks are the items' conditionals.
     """
     xs, b = (v.copy() for v in start)

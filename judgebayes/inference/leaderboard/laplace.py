@@ -38,7 +38,7 @@ likelihood far from its mode).
 With a judge, the Gaussian at the joint mode is biased: each difficulty is learnt from a
 few noisy verdicts, and maximising over hundreds of them moves the judge's rates by
 several posterior sds (the incidental-parameter problem).  There the items are
-integrated out one by one first (:mod:`judgebayes.inference.board_items`), and the
+integrated out one by one first (:mod:`judgebayes.inference.leaderboard.items`), and the
 Gaussian given :math:`\psi` is that of the systems' block alone; its first mode starts
 from the joint one.
 
@@ -50,12 +50,14 @@ every estimand, unchanged.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from scipy import linalg, optimize, special, stats
 
 from judgebayes.errors import MethodRefused
-from judgebayes.inference.board_field import BoardCells, field_mode, spreads
-from judgebayes.inference.board_items import nested_mode
+from judgebayes.inference.leaderboard.field import BoardCells, field_mode, spreads
+from judgebayes.inference.leaderboard.items import nested_mode
 from judgebayes.models.leaderboard import BoardPriors
 
 __all__ = ["PSI_WIDEN", "BoardCells", "fit_board_laplace"]
@@ -69,6 +71,13 @@ PSI_WIDEN = 1.5
 PSI_DF = 4
 #: finite-difference step of the curvature of :math:`\log p(\psi \mid y)` (log scale)
 PSI_STEP = 0.05
+#: Newton solves a fit takes at the least beside two per point (the spreads' mode and
+#: curvature): the budget's forecast after its first solves
+LEAST_SOLVES = 30
+
+
+class _OverBudget(Exception):
+    """The fit would pass its CPU budget."""
 
 
 class _Marginal:
@@ -76,8 +85,10 @@ class _Marginal:
     the last.
     """
 
-    def __init__(self, c: BoardCells, pr: BoardPriors):
+    def __init__(self, c: BoardCells, pr: BoardPriors, budget: float = np.inf, points: int = 1):
         self.c, self.pr, self.solves, self.fresh = c, pr, 0, True
+        self.budget, self.least = budget, LEAST_SOLVES + 2 * points
+        self.t0 = time.process_time()
         S, n_i = c.shape
         self.start = (np.zeros(c.n_sys), np.zeros(n_i if c.items else 0))
         if c.judged:  # the judge's logits start at their prior mean
@@ -87,6 +98,7 @@ class _Marginal:
         return self.at(psi)[0]
 
     def at(self, psi):
+        self._spend()
         self.solves += 1
         psi = np.asarray(psi, float)
         if self.c.judged and self.c.items:  # the items integrated one by one (board_items)
@@ -99,6 +111,18 @@ class _Marginal:
         mode, loc, fac = field_mode(psi, self.start, self.c, self.pr)
         self.start = mode
         return loc.logp - 0.5 * fac.logdet(), mode, fac
+
+    def _spend(self) -> None:
+        """Refuse once the CPU time spent, or forecast from the solves so far, passes the
+        budget.
+        """
+        spent = time.process_time() - self.t0
+        if spent > self.budget:
+            raise _OverBudget(spent, self.solves, spent)
+        if self.solves >= 2:
+            forecast = spent / self.solves * max(self.least, self.solves + 1)
+            if forecast > self.budget:
+                raise _OverBudget(spent, self.solves, forecast)
 
 
 def _curvature(f, x0: np.ndarray, h: float) -> np.ndarray:
@@ -166,7 +190,7 @@ def _psi_points(marg: _Marginal, points: int, rng):
 
 
 def fit_board_laplace(
-    c: BoardCells, pr: BoardPriors, *, draws: int, points: int, rng
+    c: BoardCells, pr: BoardPriors, *, draws: int, points: int, rng, budget: float = np.inf
 ) -> tuple[dict, dict]:
     """Draws of the one-parameter board's posterior (module docstring).
 
@@ -182,6 +206,10 @@ def fit_board_laplace(
         Points at which the spreads are integrated (a power of 2; 1 without spreads).
     rng : numpy.random.Generator
         The draws' generator.
+    budget : float
+        CPU seconds the fit may take: refused once spent, or as soon as the first Newton
+        solves forecast that it would be (at least :data:`LEAST_SOLVES` solves and two a
+        point).
 
     Returns
     -------
@@ -197,9 +225,24 @@ def fit_board_laplace(
     ------
     MethodRefused
         When a precision is not positive definite, the spreads' posterior has no
-        curvature, or the weights leave under a quarter of the points effective.
+        curvature, the weights leave under a quarter of the points effective, or the fit
+        would pass its budget.
     """
-    marg = _Marginal(c, pr)
+    marg = _Marginal(c, pr, budget, points if c.n_psi else 1)
+    try:
+        return _fit(marg, c, draws, points, rng)
+    except _OverBudget as e:
+        spent, solves, forecast = e.args
+        raise MethodRefused(
+            f"the leaderboard's Laplace fit would take about {forecast:.0f} CPU seconds on "
+            f"this {c.shape[0]} x {c.shape[1]} board (forecast from {solves} Newton "
+            f"solve(s) in {spent:.1f} s), past its budget of {marg.budget:g}: use "
+            "method='nuts', or fit('laplace', budget=...) to allow it",
+            method="laplace",
+        ) from None
+
+
+def _fit(marg: _Marginal, c: BoardCells, draws: int, points: int, rng) -> tuple[dict, dict]:
     psi_mode, psi, w, modes = _psi_points(marg, points if c.n_psi else 1, rng)
     ess = float(1 / np.sum(w**2))
     if ess < len(w) / 4:

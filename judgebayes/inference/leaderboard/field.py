@@ -1,6 +1,6 @@
 r"""The leaderboard's latent field given its spreads: the log density, its gradient and
 precision in blocks, and Newton's method for its mode (the inner step of
-:mod:`judgebayes.inference.board_laplace`, whose docstring writes the model's split).
+:mod:`judgebayes.inference.leaderboard.laplace`, whose docstring writes the model's split).
 
 The precision is held through the Schur complement of the items' diagonal block: a solve,
 a log determinant and a draw cost one pass over the cells and one dense factor of the
@@ -46,7 +46,7 @@ class BoardCells:
 
     @classmethod
     def of(cls, data, *, items: bool, overdispersed: bool) -> BoardCells:
-        """From a :class:`~judgebayes.data.board.BoardData`; without item effects (and one
+        """From a :class:`~judgebayes.data.leaderboard.BoardData`; without item effects (and one
         trial a cell) each system's cells are summed into one binomial.
         """
         cells = [data.k, data.n, data.h1, data.n_l]

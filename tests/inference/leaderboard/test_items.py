@@ -1,4 +1,4 @@
-"""The judged board's items integrated one by one (judgebayes/inference/board_items.py):
+"""The judged board's items integrated one by one (judgebayes/inference/leaderboard/items.py):
 its log density against a brute-force integral written here from the model's
 definition, its gradient and precision against finite differences, its mode.
 """
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy import special
 
-from judgebayes.inference import board_items as bi
-from judgebayes.inference.board_field import BoardCells
+from judgebayes.inference.leaderboard import items as bi
+from judgebayes.inference.leaderboard.field import BoardCells
 from judgebayes.models.leaderboard import BoardPriors
 from tests.simulators import board_cells
 

@@ -45,49 +45,11 @@ so the population is not read through a normal's shape).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-__all__ = ["BoardPriors", "board_model", "success_probabilities"]
+from judgebayes.models.leaderboard.priors import BoardPriors
 
-
-@dataclass(frozen=True)
-class BoardPriors:
-    r"""Prior settings of the leaderboard models, with the reason for each default.
-
-    Attributes
-    ----------
-    ability_sd : float
-        :math:`\sigma_\alpha` (2: an average item's success rate from 2% to 98% within two
-        sds).
-    item_sd, cluster_sd : float
-        Half-normal scales of the items' and the clusters' difficulty spread (1.5 and 1:
-        benchmarks hold items that nearly every system solves and items none does).
-    discrimination_sd : float
-        Half-normal scale of the log-discriminations' spread (0.5: discriminations
-        within a factor of about 2.7 of each other at one sd).
-    judge_mu, judge_mu_sd : float
-        The judges' logit sensitivity and specificity: :math:`\mu \sim N(1.4, 1)` (1.4 is
-        80%; a judge better than chance is the labelling the prior prefers, so the
-        model is not bimodal when few rows are labelled).
-    judge_spread : float
-        Half-normal scale of the systems' deviations from the judge's rates (0.5 logit).
-    concentration : tuple of float
-        Normal mean and sd of :math:`\log\phi`, the concentration of a cell's rate
-        around the model's :math:`p_{si}` when cells hold several trials (2 and 1.5:
-        :math:`\phi` about 7, from near 0.4 to near 150 within two sds: a system's rate on
-        one problem anywhere from its ability's to nearly all or nothing).
-    """
-
-    ability_sd: float = 2.0
-    item_sd: float = 1.5
-    cluster_sd: float = 1.0
-    discrimination_sd: float = 0.5
-    judge_mu: float = 1.4
-    judge_mu_sd: float = 1.0
-    judge_spread: float = 0.5
-    concentration: tuple[float, float] = (2.0, 1.5)
+__all__ = ["board_model", "success_probabilities"]
 
 
 def board_model(
@@ -282,10 +244,12 @@ def _judge_rates(pm, priors):
     return rates
 
 
-def success_probabilities(ability, difficulty=None, discrimination=None) -> np.ndarray:
-    """:math:`p_{si}` per draw in numpy: ``ability`` (draws, S), ``difficulty`` and
-    ``discrimination`` (draws, I) or None; returns (draws, S, I) (one item column when
-    there are no item effects).
+def success_probabilities(
+    ability, difficulty=None, discrimination=None, guessing=None
+) -> np.ndarray:
+    """:math:`p_{si}` per draw in numpy: ``ability`` (draws, S), ``difficulty``,
+    ``discrimination`` and ``guessing`` (draws, I) or None; returns (draws, S, I) (one
+    item column when there are no item effects).
     """
     ability = np.asarray(ability, float)
     if difficulty is None:
@@ -293,4 +257,8 @@ def success_probabilities(ability, difficulty=None, discrimination=None) -> np.n
     eta = ability[:, :, None] - np.asarray(difficulty, float)[:, None, :]
     if discrimination is not None:
         eta = eta * np.asarray(discrimination, float)[:, None, :]
-    return 1 / (1 + np.exp(-eta))
+    p = 1 / (1 + np.exp(-eta))
+    if guessing is not None:
+        c = np.asarray(guessing, float)[:, None, :]
+        p = c + (1 - c) * p
+    return p

@@ -1,9 +1,8 @@
-"""The leaderboard study: the item-response models (none, one- and two-parameter), a judge
-learnt from a few labels, the leaderboard's table, a new system from a few items.
-
-Boards simulated here with numpy (abilities and difficulties this file chooses), so the
-items estimand (each system's mean success probability over the board's items) is known;
-the closed form against the paired t interval computed by hand.
+"""The leaderboard's methods on boards simulated here with numpy (abilities and
+difficulties this file chooses, so each system's mean over the board's items is known):
+NUTS and the Laplace fit of the item-response models, a judge learnt from a few labels
+(and the closed form's refusals where labels cannot correct it), cells of several
+samples, a new system from a few items.
 """
 
 import warnings
@@ -11,14 +10,11 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 
 import judgebayes as jb
-from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
-from judgebayes.results.trees import tree
-from judgebayes.studies.leaderboard import BoardFit, ExchangeableBoard, TwoPLBoard
+from judgebayes.errors import ConvergenceWarning, InputError, LabellingWarning, MethodRefused
 from tests.contract import SMALL, contract_tests
-from tests.simulators import judged_board, small_board
+from tests.simulators import judged_board
 
 globals().update(contract_tests("leaderboard.rasch", "leaderboard.2pl", "leaderboard.exchangeable"))
 
@@ -46,66 +42,8 @@ def _rasch(rng, ability=ABILITY, n_items=80, discrimination=None):
 @pytest.fixture(scope="module")
 def rasch_fit():
     frame, truth, b = _rasch(np.random.default_rng(11))
-    study = jb.LeaderboardStudy.from_frame(frame)
+    study = jb.LeaderboardStudy.from_items(frame)
     return study, study.fit("nuts", random_seed=3), truth, b
-
-
-def test_the_door_picks_the_one_parameter_model_and_others_come_by_class():
-    frame = small_board()[0]
-    assert type(jb.LeaderboardStudy.from_frame(frame)).__name__ == "RaschBoard"
-    assert type(TwoPLBoard.from_frame(frame)) is TwoPLBoard
-    with pytest.raises(MethodRefused, match="one-parameter"):
-        TwoPLBoard.from_frame(frame).fit("laplace")
-    assert type(ExchangeableBoard.from_frame(frame)) is ExchangeableBoard
-
-
-def test_closed_form_is_each_systems_mean_with_the_t_interval_over_items():
-    frame, _ = small_board()
-    fit = jb.LeaderboardStudy.from_frame(frame).fit("closed_form")
-    wide = frame.pivot(index="system", columns="item", values="score")
-    n = wide.shape[1]
-    q = stats.t.ppf(0.95, n - 1)  # 90% two-sided
-    se = wide.std(axis=1, ddof=1) / np.sqrt(n)
-    iv = fit.interval(0.1)
-    np.testing.assert_allclose(iv["estimate"], wide.mean(axis=1), atol=1e-12)
-    np.testing.assert_allclose(iv["lower"], wide.mean(axis=1) - q * se, atol=1e-12)
-    assert fit.quantity == "theta_process"
-
-
-def test_the_issues_interface_from_items_judge_and_fit_leaderboard(rasch_fit):
-    # from_items(judge=) is from_frame(score=); fit.leaderboard() is the closed form's
-    # table (as jb.leaderboard's) for closed_form and the posterior's for NUTS
-    frame, _ = small_board()
-    study = jb.LeaderboardStudy.from_items(frame, system="system", item="item", judge="score")
-    table = study.fit("closed_form").leaderboard(alpha=0.05, top_k=2)
-    ref = jb.leaderboard(frame, top_k=2)
-    cols = ["system", "estimate", "lower", "upper", "rank", "rank_lower", "rank_upper", "tier"]
-    pd.testing.assert_frame_equal(table[cols], ref[cols])
-    np.testing.assert_allclose(table["p_top_k"], ref["p_top_k"])
-    _, fit, _, _ = rasch_fit
-    pd.testing.assert_frame_equal(fit.leaderboard(0.1), fit.table(0.1))
-    with pytest.raises(InputError, match="same role"):
-        jb.LeaderboardStudy.from_items(frame, judge="score", score="verdict")
-
-
-def test_the_item_bootstrap_spreads_as_the_plug_in_standard_error():
-    # a bootstrap mean's sd is the plug-in se, sqrt((n - 1) / n) times the t interval's;
-    # with 4,000 resamples its Monte-Carlo relative error is about 1.1%: 4% allowed
-    frame, _ = small_board()
-    study = jb.LeaderboardStudy.from_frame(frame)
-    fit = study.fit("bootstrap", random_seed=2, reps=4000)
-    wide = frame.pivot(index="system", columns="item", values="score")
-    n = wide.shape[1]
-    plug_in = wide.std(axis=1, ddof=0) / np.sqrt(n)
-    draws = fit.draws()
-    sd = draws.std(dim=[d for d in draws.dims if d != "system"])
-    want = plug_in.loc[[str(s) for s in sd["system"].values]].to_numpy()
-    np.testing.assert_allclose(sd.values, want, rtol=0.04)
-    assert fit.info["estimand"] == "process" and fit.quantity == "theta_process"
-    table = fit.leaderboard(0.05)
-    assert (table["rank_lower"] <= table["rank"]).all() and (
-        table["rank"] <= table["rank_upper"]
-    ).all()
 
 
 def test_the_one_parameter_fit_covers_the_items_rates(rasch_fit):
@@ -148,7 +86,7 @@ def test_laplace_covers_when_the_items_discriminate_unequally():
         rng = np.random.default_rng([31, r])
         disc = np.exp(np.random.default_rng([32, r]).normal(0, 0.7, 80))
         frame, truth, _ = _rasch(rng, discrimination=disc)
-        iv = jb.LeaderboardStudy.from_frame(frame).fit("laplace", random_seed=r).interval(0.1)
+        iv = jb.LeaderboardStudy.from_items(frame).fit("laplace", random_seed=r).interval(0.1)
         shares.append(float(((iv["lower"] <= truth) & (truth <= iv["upper"])).mean()))
     assert np.mean(shares) >= 0.85, np.mean(shares)
 
@@ -173,28 +111,10 @@ def test_a_new_system_from_a_few_planned_items(rasch_fit):
         fit.new_system({"nope": 1.0})
 
 
-def test_loo_prefers_item_effects_on_a_board_that_has_them(all_fits):
-    fits = {
-        "exchangeable": all_fits[("leaderboard.exchangeable", "nuts")],
-        "rasch": all_fits[("leaderboard.rasch", "nuts")],
-        "2pl": all_fits[("leaderboard.2pl", "nuts")],
-    }
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # arviz's Pareto-k note on a few items
-        table = jb.compare_loo(fits, var_name="y")
-    assert table.index[-1] == "exchangeable"
-    row = table.loc["exchangeable"]
-    # the items' spread is 1.5 logits on this board: the difference is many of its se
-    assert abs(row["elpd_diff"]) > 4 * row["dse"], table  # the table counts it below 0
-    # fits of one method on several models are named by their class, none dropped
-    same = jb.compare_loo(list(fits.values()), var_name="y")
-    assert len(same) == 3
-
-
 def test_a_judge_kinder_to_one_system_is_corrected_by_its_labels():
     # specificity 0.4 on m01's answers (0.75 elsewhere), a fifth of the rows labelled
     frame, truth = judged_board(np.random.default_rng(4), ABILITY, n_items=150, labelled=0.2)
-    study = jb.LeaderboardStudy.from_frame(frame, human="human")
+    study = jb.LeaderboardStudy.from_items(frame, human="human")
     assert study.data.judged and study.data.confusion.sum() == frame["human"].notna().sum()
     fit = study.fit("nuts", random_seed=1)
     assert fit.diagnostics.passed
@@ -205,8 +125,9 @@ def test_a_judge_kinder_to_one_system_is_corrected_by_its_labels():
     assert ((iv["lower"] <= truth) & (truth <= iv["upper"])).sum() >= 5
     se = fit.interval(0.05, var="sensitivity")
     assert (se["lower"] < 0.85).all() and (se["upper"] > 0.85).all()
-    with pytest.raises(MethodRefused, match="judge"):
-        study.fit("closed_form")
+    # the closed form corrects each system by its own labels: m01 covered too
+    iv = study.fit("closed_form").interval(0.05)
+    assert iv.loc["m01", "lower"] <= truth["m01"] <= iv.loc["m01", "upper"]
     # the Laplace fit, its items integrated one by one, is NUTS's posterior: with ~1,000
     # effective NUTS draws and 2,000 of Laplace a mean's Monte-Carlo error is ~0.04 NUTS
     # sds and an sd ratio's ~0.03; the approximation's own gap here is up to 0.11 sds
@@ -215,6 +136,41 @@ def test_a_judge_kinder_to_one_system_is_corrected_by_its_labels():
         a, b = (f.draws(var).values.reshape(-1, ABILITY.size) for f in (lap, fit))
         assert np.abs(a.mean(0) - b.mean(0)).max() < 0.3 * b.std(0).min(), var
         assert np.all(np.abs(a.std(0) / b.std(0) - 1) < 0.15), var
+
+
+def test_the_closed_form_refuses_labels_that_cannot_correct_the_judge():
+    frame, _ = judged_board(np.random.default_rng(6), ABILITY, n_items=150, labelled=0.2)
+    study = jb.LeaderboardStudy.from_items(frame, human="human")
+    # labels only where the judge said 1: nothing learnt where it said 0
+    only_ones = frame.assign(human=frame["human"].where(frame["score"] == 1))
+    with pytest.raises(MethodRefused, match="score 0"):
+        jb.LeaderboardStudy.from_items(only_ones, human="human").fit("closed_form")
+    # a system with one label cannot be corrected by its own; NUTS pools the judge
+    one = frame.assign(
+        human=frame["human"].where((frame["system"] != "m02") | (frame.index % 150 == 3))
+    )
+    with pytest.raises(MethodRefused, match="'m02' has 0 labelled row"):
+        jb.LeaderboardStudy.from_items(one, human="human").fit("bootstrap")
+    # labels drawn where the judge said 1 far more often: warned, and corrected per value
+    rng = np.random.default_rng(7)
+    keep = rng.random(len(frame)) < np.where(frame["score"] == 1, 1.0, 0.15)
+    skewed = frame.assign(human=frame["human"].where(keep))
+    with pytest.warns(LabellingWarning, match="not a random choice"):
+        fit = jb.LeaderboardStudy.from_items(skewed, human="human").fit("closed_form")
+    assert any("not a random choice" in n for n in fit.notes)
+    assert study.fit("closed_form").notes[0].startswith("judge-corrected by")
+    twice = pd.concat([frame, frame.head(3)])
+    with pytest.raises(MethodRefused, match="several rows"):
+        jb.LeaderboardStudy.from_items(twice, human="human").fit("closed_form")
+
+
+def test_the_judged_laplace_fit_is_refused_within_its_budget():
+    frame, _ = judged_board(np.random.default_rng(8), np.linspace(-1, 1, 12), n_items=200)
+    study = jb.LeaderboardStudy.from_items(frame, human="human")
+    with pytest.raises(MethodRefused, match=r"budget of 0\.5"):
+        study.fit("laplace", budget=0.5)
+    with pytest.raises(InputError, match="budget"):
+        study.fit("laplace", budget=-1)
 
 
 def _overdispersed(rng, ability, b, phi=3.0, trials=10):
@@ -239,7 +195,7 @@ def test_cells_of_several_samples_whose_rates_vary_are_covered():
             "trials": 10,
         }
     )
-    study = jb.LeaderboardStudy.from_frame(frame, trials="trials")
+    study = jb.LeaderboardStudy.from_items(frame, trials="trials")
     assert study.overdispersed
     fit = study.fit("nuts", random_seed=2)
     assert fit.diagnostics.passed
@@ -263,56 +219,6 @@ def test_cells_of_several_samples_whose_rates_vary_are_covered():
     assert out["lower"] <= r_new.mean() <= out["upper"], (out, r_new.mean())
 
 
-def test_the_table_from_known_draws():
-    """Three clear tiers of two systems each (means 3 sds apart within a tier pair 0.2):
-    the simultaneous rank intervals hold every rank at once in 95% of the draws."""
-    rng = np.random.default_rng(0)
-    mu = np.array([0.9, 0.89, 0.6, 0.59, 0.3, 0.29])
-    draws = mu + rng.normal(0, 0.01, (4000, 6))
-    idata = tree(
-        {"posterior": {"theta": draws.reshape(4, 1000, 6)}},
-        coords={"system": list("abcdef")},
-        dims={"theta": ["system"]},
-    )
-    table = BoardFit("nuts", idata).table(0.05, top_k=2).set_index("system")
-    assert list(table["tier"]) == [1, 1, 2, 2, 3, 3]
-    assert list(table["rank_lower"]) == [1, 1, 3, 3, 5, 5]
-    assert list(table["rank_upper"]) == [2, 2, 4, 4, 6, 6]
-    assert table.loc[["a", "b"], "p_top_k"].sum() == pytest.approx(2)
-    ranks = (-draws).argsort(1).argsort(1) + 1
-    inside = (ranks >= table["rank_lower"].to_numpy()) & (ranks <= table["rank_upper"].to_numpy())
-    assert inside.all(axis=1).mean() >= 0.95
-
-
-@pytest.mark.parametrize(
-    "change, field",
-    [
-        (lambda f: f.assign(score=f["score"] * 2), "score"),
-        (lambda f: f[f["system"] == "m00"], "system"),
-        (lambda f: f.drop(columns="item"), "item"),
-    ],
-)
-def test_bad_input_is_one_typed_error(change, field):
-    frame = small_board()[0]
-    with pytest.raises(InputError) as e:
-        jb.LeaderboardStudy.from_frame(change(frame))
-    assert e.value.field == field
-
-
-def test_counts_of_samples_and_blank_rows():
-    frame = small_board()[0]
-    counts = frame.assign(trials=10, score=frame["score"] * 7)
-    d = jb.LeaderboardStudy.from_frame(counts, trials="trials").data
-    assert d.n.sum() == 10 * len(frame) and d.k.sum() == 7 * frame["score"].sum()
-    blank = frame.assign(score=frame["score"].where(frame.index % 10 != 0))
-    study = jb.LeaderboardStudy.from_frame(blank)
-    assert study.data.n_missing == len(frame) // 10
-    fit = study.fit("closed_form")
-    assert any("without a score" in n for n in fit.notes)
-    with pytest.raises(InputError, match="trials"):
-        jb.LeaderboardStudy.from_frame(counts.assign(h=1.0), trials="trials", human="h")
-
-
 @pytest.mark.slow
 def test_coverage_of_the_one_parameter_model():
     """40 boards of 6 systems x 80 items: the 90% intervals of the items rates.  240
@@ -323,7 +229,7 @@ def test_coverage_of_the_one_parameter_model():
         frame, truth, _ = _rasch(np.random.default_rng(100 + seed))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            fit = jb.LeaderboardStudy.from_frame(frame).fit(
+            fit = jb.LeaderboardStudy.from_items(frame).fit(
                 "nuts", random_seed=seed, sampler=dict(SMALL, chains=2, draws=500)
             )
         iv = fit.interval(0.1)

@@ -1,4 +1,4 @@
-"""The ``local_independence`` check (judgebayes/checks/local_independence.py), on fits
+"""The ``local_independence`` check (judgebayes/checks/leaderboard/local_independence.py), on fits
 built from known draws.
 
 Boards simulated here with numpy: the one-parameter model, and the same with testlets
@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import judgebayes as jb
-from judgebayes.checks.local_independence import q3_statistics
+from judgebayes.checks.leaderboard.local_independence import q3_statistics
 from judgebayes.results.trees import tree
 from judgebayes.studies.leaderboard import BoardFit
 
@@ -55,7 +55,7 @@ def test_independent_items_pass_and_testlets_are_flagged(cluster):
         hits = 0
         for seed in range(4):
             frame, ability, b = _board(seed, sd)
-            study = jb.LeaderboardStudy.from_frame(frame, cluster=cluster)
+            study = jb.LeaderboardStudy.from_items(frame, cluster=cluster)
             fit = _oracle(study, ability, b, np.random.default_rng(seed))
             result = study.check(fit)["local_independence"]
             assert len(result.table) == (1 if cluster is None else 2)
@@ -85,5 +85,5 @@ def test_q3_by_hand():
 
 def test_the_check_is_not_run_on_a_point_fit():
     frame, _, _ = _board(0, 0.0)
-    study = jb.LeaderboardStudy.from_frame(frame)
+    study = jb.LeaderboardStudy.from_items(frame)
     assert "local_independence" not in {r.check for r in study.check(study.fit("closed_form"))}

@@ -1,0 +1,446 @@
+"""The leaderboard family's one frame reader: one row per outcome of a system on an item.
+
+:func:`board_from_frame` reads the frame every method of the family takes (the closed
+forms, the item bootstrap, the Bayesian models) into :class:`~.data.BoardData`;
+:func:`new_system_outcomes` reads a new system's outcomes on some of a board's items the
+same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgebayes.data.frames import (
+    as_pandas,
+    column_names,
+    distinct_roles,
+    group_labels,
+    numeric_column,
+    require_roles,
+)
+from judgebayes.data.items.labels import binary_labels
+from judgebayes.data.leaderboard.data import BoardData
+from judgebayes.errors import InputError
+
+__all__ = ["board_from_frame", "check_scale", "new_system_outcomes"]
+
+
+def board_from_frame(
+    frame,
+    *,
+    system: str = "system",
+    item: str = "item",
+    score: str = "score",
+    judge: str | None = None,
+    trials: str | None = None,
+    human: str | None = None,
+    cluster: str | None = None,
+    adjust: str | list[str] | None = None,
+    scale: tuple[float, float] | None = None,
+) -> BoardData:
+    """:class:`~.data.BoardData` from one row per outcome.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows (pandas, or anything :func:`~judgebayes.data.frames.as_pandas` reads).
+    system, item : str
+        Who answered, and what.  A (system, item) pair may hold several rows (repeated
+        samples: the closed forms average them, the Bayesian models count them).
+    score : str
+        The outcome: 0/1 (booleans and yes/no spellings read as 0/1), or a number on
+        ``scale`` (a win probability, a pass fraction); with ``trials``, a count of
+        successes.
+    judge : str, optional
+        The outcome column by another name, for a judge's verdicts (not with ``score=``).
+    trials : str, optional
+        The samples behind each row's count of successes.
+    human : str, optional
+        Human labels on some rows (blank elsewhere), on the outcomes' scale: the outcomes
+        are then a judge's.  One outcome a row (no ``trials``); at least one label.
+    cluster : str, optional
+        Each item's group (a subtask, a platform): the same on every row of an item, and
+        at least two groups.
+    adjust : str or list of str, optional
+        Covariates of each row that a judge's score follows beside quality (the answer's
+        log length over the reference's): read per cell for the closed forms'
+        adjustment.
+    scale : (float, float), optional
+        The outcomes' range (default 0 to 1; with ``trials``, counts of 0 to the trials;
+        ``(-inf, inf)`` for scores without bounds).  An outcome or label outside it is an
+        error naming the row.
+    """
+    score = _outcome(score, judge, human, trials)
+    covariates = () if adjust is None else column_names(adjust, "adjust")
+    lo, hi = check_scale(scale)
+    df = as_pandas(frame, "frame")
+    groups = {"system": system, "item": item, "cluster": cluster}
+    _distinct_groups(groups)
+    measures = {"score": score, "trials": trials, "human": human}
+    distinct_roles({**measures, "adjust": list(covariates) or None}, groups)
+    require_roles(df, {**measures, **groups})
+    for col in covariates:
+        require_roles(df, {"adjust": col})
+    s = group_labels(df[system], system, "system").to_numpy()
+    i = group_labels(df[item], item, "item").to_numpy()
+    y = _outcomes(df[score], score)
+    t = np.ones_like(y) if trials is None else numeric_column(df[trials], trials)
+    blank = np.isnan(y) | np.isnan(t)
+    keep = ~blank
+    y, t, s, i = y[keep], t[keep], s[keep], i[keep]
+    if trials is None:
+        _in_scale(y, lo, hi, score, keep)
+    else:
+        _check_counts(y, t, score, trials)
+    h = _labels(df, human, keep, lo, hi)
+    systems, sc = _codes(s)
+    items, ic = _codes(i)
+    if systems.size < 2 or items.size < 2:
+        raise InputError(
+            f"a leaderboard needs 2 systems and 2 items; got {systems.size} system(s) and "
+            f"{items.size} item(s)",
+            field="system" if systems.size < 2 else "item",
+            value=int(min(systems.size, items.size)),
+        )
+    g, names = _clusters(df, cluster, i, items, keep)
+    cells = _cells(sc, ic, y, t, h, (systems.size, items.size), binary=trials is not None)
+    return BoardData(
+        tuple(systems.tolist()),
+        tuple(items.tolist()),
+        **cells,
+        cluster=g,
+        clusters=names,
+        judged=human is not None,
+        trials=trials is not None,
+        scale=(lo, hi),
+        covariates=_covariates(
+            df, covariates, keep, sc * items.size + ic, (systems.size, items.size)
+        ),
+        covariate_names=covariates,
+        columns={
+            "system": system,
+            "item": item,
+            "score": score,
+            "trials": trials,
+            "human": human,
+            "cluster": cluster,
+        },
+        item_groups={}
+        if cluster is not None
+        else _item_groups(
+            df, {system, item, score, trials, human, *covariates}, keep, ic, items.size
+        ),
+        n_missing=int(blank.sum()),
+    )
+
+
+def _cells(sc, ic, y, t, h, shape, *, binary: bool) -> dict:
+    """The cells' arrays of :class:`~.data.BoardData` from each row's system and item
+    codes, outcome ``y`` of ``t`` trials and label ``h`` (NaN: none).
+    """
+    flat = sc * shape[1] + ic
+    lab = ~np.isnan(h)
+    binary = binary or bool(np.isin(y, (0.0, 1.0)).all())
+    counts = binary and bool(np.isin(h[lab], (0.0, 1.0)).all())
+    rows = _sum(flat, t, shape)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scores = _sum(flat, y, shape) / rows
+        n_l = _sum(flat[lab], np.ones(lab.sum()), shape)
+        labels = _sum(flat[lab], h[lab], shape) / n_l
+    zero = np.zeros(shape)
+    conf = np.zeros((shape[0], 4), np.int64)
+    if counts and lab.any():
+        yl, hl, sl = y[lab], h[lab], sc[lab]
+        conf = np.column_stack(
+            [
+                np.bincount(sl, weights=(hl == a) & (yl == b), minlength=shape[0])
+                for a, b in ((1, 1), (1, 0), (0, 0), (0, 1))
+            ]
+        ).astype(np.int64)
+    return {
+        "scores": scores,
+        "rows": rows.astype(np.int64),
+        "labels": labels,
+        "k": (_sum(flat[~lab], y[~lab], shape) if counts else zero).astype(np.int64),
+        "n": (_sum(flat[~lab], t[~lab], shape) if counts else zero).astype(np.int64),
+        "h1": (_sum(flat[lab], h[lab], shape) if counts else zero).astype(np.int64),
+        "n_l": n_l.astype(np.int64),
+        "confusion": conf,
+        "judged_labelled": np.bincount(sc[lab], weights=y[lab], minlength=shape[0]),
+        "counts": counts,
+        "n_repeated": int((np.bincount(flat, minlength=shape[0] * shape[1]) > 1).sum()),
+    }
+
+
+def check_scale(scale) -> tuple[float, float]:
+    """``scale=`` as (low, high): two numbers, low below high (default 0 to 1; infinite
+    bounds for scores without them).
+    """
+    if scale is None:
+        return 0.0, 1.0
+    try:
+        lo, hi = (float(v) for v in scale)
+    except (TypeError, ValueError):
+        raise InputError(
+            f"scale must be two numbers (low, high); got {scale!r}", field="scale", value=scale
+        ) from None
+    if np.isnan(lo) or np.isnan(hi) or not lo < hi:
+        raise InputError(
+            f"scale must have low below high; got {scale!r}", field="scale", value=scale
+        )
+    return lo, hi
+
+
+def _outcome(score: str, judge, human, trials) -> str:
+    """The outcome column (``judge=`` is ``score=`` by another name), with the roles'
+    checks: not both names, and no human labels on rows of several trials.
+    """
+    if judge is not None:
+        if score != "score":
+            raise InputError(
+                "judge= and score= name the same role (the outcome column): give one",
+                field="judge",
+                value=judge,
+            )
+        score = judge
+    if human is not None and trials is not None:
+        raise InputError(
+            "human= labels one outcome per row; a row of trials= counts holds several",
+            field="trials",
+            value=trials,
+        )
+    return score
+
+
+def _labels(df, human, keep, lo: float, hi: float) -> np.ndarray:
+    """The human labels of the kept rows (NaN: unlabelled; all NaN without ``human``)."""
+    if human is None:
+        return np.full(int(keep.sum()), np.nan)
+    h = _outcomes(df[human], human)[keep]
+    _in_scale(h, lo, hi, human, keep)
+    if np.isnan(h).all():
+        raise InputError(
+            f"column {human!r} (human=) holds no label on a row with an outcome: a "
+            "judge-corrected board needs some labelled rows (leave human= out for the "
+            "board of the judge's verdicts as they are)",
+            field="human",
+            value=human,
+        )
+    return h
+
+
+def _distinct_groups(groups: dict[str, Any]) -> None:
+    """The system, item and cluster columns are three different columns (a cluster read
+    from the system column would make every system its own cluster).
+    """
+    seen: dict[Any, str] = {}
+    for role, col in groups.items():
+        if col is None:
+            continue
+        if col in seen:
+            raise InputError(
+                f"column {col!r} is given as both {seen[col]}= and {role}=: they must be "
+                "different columns",
+                field=role,
+                value=col,
+            )
+        seen[col] = role
+
+
+def _outcomes(col: pd.Series, name: str) -> np.ndarray:
+    """A column of outcomes or labels: numbers as they are, booleans and the usual
+    spellings of yes / no as 0 / 1.
+    """
+    if pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(col.dtype):
+        return numeric_column(col, name)
+    x = pd.to_numeric(col, errors="coerce")
+    text = col.notna() & col.astype("string").str.strip().ne("")
+    if (x.notna() | ~text).all():
+        return numeric_column(col, name)
+    return binary_labels(col, name, None)
+
+
+def _in_scale(x: np.ndarray, lo: float, hi: float, name: str, kept: np.ndarray) -> None:
+    bad = (x < lo) | (x > hi)
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        row = int(np.flatnonzero(kept)[j])
+        raise InputError(
+            f"column {name!r}: {x[j]:g} in row {row} is outside the scale [{lo:g}, {hi:g}] "
+            f"({int(bad.sum())} such row(s)); give scale=(low, high) when the outcomes have "
+            "another range",
+            field=name,
+            value=float(x[j]),
+        )
+
+
+def _check_counts(y, t, score, trials) -> None:
+    bad = (t < 1) | (t != np.round(t)) | (y < 0) | (y > t) | (y != np.round(y))
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"row {j}: {score} = {y[j]:g} successes of {trials} = {t[j]:g} trials; counts "
+            "are whole numbers from 0 to the trials",
+            field=score,
+            value=float(y[j]),
+        )
+
+
+def _codes(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct labels and each row's code (hashing, then sorting the few labels)."""
+    codes, uniques = pd.factorize(labels, sort=True)
+    return np.asarray(uniques, dtype=str), codes.astype(np.int64)
+
+
+def _sum(flat: np.ndarray, w: np.ndarray, shape) -> np.ndarray:
+    """Each cell's sum of ``w`` over its rows."""
+    return np.bincount(flat, weights=w, minlength=shape[0] * shape[1]).reshape(shape)
+
+
+def _clusters(df, cluster, i, items, keep) -> tuple[np.ndarray, tuple[str, ...]]:
+    if cluster is None:
+        return np.zeros(items.size, np.int64), ()
+    c = group_labels(df[cluster], cluster, "cluster").to_numpy()[keep].astype(str)
+    per = pd.DataFrame({"i": i.astype(str), "c": c}).drop_duplicates()
+    if per["i"].duplicated().any():
+        bad = per.loc[per["i"].duplicated(), "i"].iloc[0]
+        raise InputError(
+            f"item {bad!r} is in more than one {cluster!r}; an item belongs to one cluster "
+            "(the same value on every row of the item)",
+            field="cluster",
+            value=str(bad),
+        )
+    of = per.set_index("i")["c"].loc[list(items)]
+    names, g = np.unique(of.to_numpy(), return_inverse=True)
+    if names.size < 2:
+        raise InputError(
+            f"column {cluster!r} (cluster=) holds one value, {names[0]!r}: every item is in "
+            "one group, so the board is about that group's items; leave cluster= out",
+            field="cluster",
+            value=str(names[0]),
+        )
+    return g.astype(np.int64), tuple(names.tolist())
+
+
+def _item_groups(df, roles: set, keep, ic, n_items: int) -> dict[str, np.ndarray]:
+    """The frame's other columns that could group the items: one value on every row of an
+    item (none blank), 2 to ``n_items / 2`` values, not a fraction; as (items,) codes.
+    """
+    out: dict[str, np.ndarray] = {}
+    for col in df.columns:
+        if col in roles or n_items < 4:
+            continue
+        values = df[col].to_numpy()[keep]
+        if values.dtype.kind == "f" and not np.all(np.isnan(values) | (values == np.round(values))):
+            continue  # a measurement (a length, a score), not a group
+        try:
+            codes, uniques = pd.factorize(values)
+        except TypeError:  # unhashable cells
+            continue
+        if (codes < 0).any() or not 2 <= len(uniques) <= n_items // 2:
+            continue
+        per = pd.Series(codes).groupby(ic).agg(["min", "max"]).to_numpy()
+        if per.shape[0] == n_items and np.array_equal(per[:, 0], per[:, 1]):
+            out[str(col)] = per[:, 0].astype(np.int64)
+    return out
+
+
+def _covariates(df, names, keep, flat, shape) -> np.ndarray | None:
+    """(systems, items, K): each cell's mean of each ``adjust=`` column; a blank on a row
+    with an outcome is an error.
+    """
+    if not names:
+        return None
+    out = []
+    for col in names:
+        x = numeric_column(df[col], col)[keep]
+        if np.isnan(x).any():
+            j = int(np.flatnonzero(np.isnan(x))[0])
+            raise InputError(
+                f"column {col!r} (adjust=) is blank in row {int(np.flatnonzero(keep)[j])}, "
+                "a row with an outcome: every scored row needs a value",
+                field=col,
+                value=None,
+            )
+        n = np.bincount(flat, minlength=shape[0] * shape[1]).reshape(shape)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out.append(_sum(flat, x, shape) / n)
+    return np.stack(out, axis=-1)
+
+
+def new_system_outcomes(
+    outcomes, trials, items: tuple[str, ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A new system's outcomes on some of a board's ``items``, read as the board reader
+    reads counts: (item codes, successes, trials).
+
+    ``outcomes`` maps item labels to a 0/1 outcome, or with ``trials`` (the same items)
+    to a whole count of successes.  Refused by name: an item not on the board or given
+    twice, a blank, a fraction where a count or a 0/1 outcome is meant (a share of
+    trials solved is not a count), a count above its trials.
+    """
+    s = _mapping(outcomes, "outcomes")
+    n = np.ones(len(s))
+    if trials is not None:
+        t = _mapping(trials, "trials")
+        missing = s.index.difference(t.index)
+        if len(missing):
+            raise InputError(
+                f"trials has no count for item {missing[0]!r}", field="trials", value=missing[0]
+            )
+        n = t.reindex(s.index).to_numpy(float)
+        bad = (n < 1) | (n != np.round(n))
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"trials for item {s.index[j]!r} is {n[j]:g}; trials are whole numbers from 1",
+                field="trials",
+                value=float(n[j]),
+            )
+    k = s.to_numpy(float)
+    bad = (k < 0) | (k > n) | (k != np.round(k))
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        what = "0 or 1" if trials is None else f"a whole count from 0 to its trials ({n[j]:g})"
+        raise InputError(
+            f"outcome of item {s.index[j]!r} is {k[j]:g}; it must be {what} (a share solved "
+            "is not a count: give the successes and trials=)",
+            field="outcomes",
+            value=float(k[j]),
+        )
+    code = pd.Index(items).get_indexer(s.index)
+    if (code < 0).any():
+        bad_item = s.index[code < 0][0]
+        raise InputError(f"item {bad_item!r} is not on the board", field="outcomes", value=bad_item)
+    return code.astype(np.int64), k, n
+
+
+def _mapping(values, field: str) -> pd.Series:
+    """Item label to number, from a Series or a mapping: labels as text, each once, every
+    value a number.
+    """
+    try:
+        s = pd.Series(values, dtype=object) if isinstance(values, dict) else pd.Series(values)
+    except (TypeError, ValueError):
+        raise InputError(
+            f"{field} must map item labels to numbers (a dict or a Series); got "
+            f"{type(values).__name__}",
+            field=field,
+            value=type(values).__name__,
+        ) from None
+    s.index = pd.Index([str(v) for v in s.index])
+    if s.index.has_duplicates:
+        dup = s.index[s.index.duplicated()][0]
+        raise InputError(f"{field} gives item {dup!r} twice", field=field, value=dup)
+    x = numeric_column(s.reset_index(drop=True), field)
+    if np.isnan(x).any():
+        j = int(np.flatnonzero(np.isnan(x))[0])
+        raise InputError(
+            f"{field} has no value for item {s.index[j]!r}", field=field, value=s.index[j]
+        )
+    if not len(x):
+        raise InputError(f"{field} is empty: give at least one item", field=field, value=0)
+    return pd.Series(x, index=s.index)

@@ -1,0 +1,389 @@
+"""The leaderboard's methods beside NUTS: the paired closed form, HELM's item bootstrap,
+and a Laplace approximation that integrates the model's spreads (for boards too large
+for NUTS).  Every one takes a judged board: the closed form and the bootstrap correct the
+judge's scores by the labels first (:mod:`judgebayes.inference.leaderboard.judged`), the
+Laplace fit learns the judge's rates as NUTS does.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from judgebayes.checks.leaderboard.labelling import labelling_pvalues
+from judgebayes.errors import InputError, LabellingWarning, MethodRefused
+from judgebayes.inference.leaderboard import paired
+from judgebayes.inference.leaderboard.adjusted import covariate_adjusted
+from judgebayes.inference.leaderboard.field import BoardCells
+from judgebayes.inference.leaderboard.judged import FEW_LABELS, JudgeCorrection, judge_corrected
+from judgebayes.inference.leaderboard.laplace import fit_board_laplace
+from judgebayes.inference.leaderboard.paired import resampled_means
+from judgebayes.inference.multiplicity import holm
+from judgebayes.inference.registry import check_count
+from judgebayes.results import point_tree
+from judgebayes.results.trees import tree
+from judgebayes.studies.base import FitParts
+from judgebayes.studies.leaderboard.base import LeaderboardStudy
+from judgebayes.studies.leaderboard.variants import TwoPLBoard
+
+__all__ = ["ONE_SLOPE_ALPHA", "PairedScores", "paired_scores"]
+
+#: the level of the check that one slope fits every system's pull (``adjust=``)
+ONE_SLOPE_ALPHA = 0.01
+#: the level at which labels that follow the judge's verdict are warned about (Holm over
+#: the systems): random labels on 300 simulated boards of 10 systems warned on 1.3% of
+#: them at 0.01; the items design warns at the same 0.001
+LABELLING_ALPHA = 0.001
+
+
+@dataclass(frozen=True)
+class PairedScores:
+    """What the closed form and the bootstrap resample: the (S, I) scores of the items
+    every system answered (a judge's corrected, or a pull taken out), each item's cluster,
+    the notes, and the judge's correction when there is one.
+    """
+
+    x: np.ndarray
+    g: np.ndarray | None
+    notes: tuple[str, ...]
+    correction: JudgeCorrection | None
+    slopes: dict
+
+
+def paired_scores(study: LeaderboardStudy, method: str) -> PairedScores:
+    """The scores the closed form and the bootstrap read (:class:`PairedScores`)."""
+    d = study.data
+    full = d.complete_items()
+    if full.sum() < 2:
+        raise MethodRefused(
+            f"{int(full.sum())} item(s) answered by every system; method {method!r} pairs "
+            "them and needs 2: use method='nuts'",
+            method=method,
+        )
+    notes = []
+    if not full.all():
+        notes.append(
+            f"{int((~full).sum())} item(s) not answered by every system left out (the "
+            "closed forms compare the systems on the same items)"
+        )
+    g = None
+    if d.clusters:
+        g = d.cluster[full]
+        if np.unique(g).size < 2:
+            raise MethodRefused(
+                f"the items every system answered are all in one cluster of "
+                f"{d.column('cluster')!r}: no variance between clusters can be estimated; "
+                "use method='nuts', or leave cluster= out (a board about that cluster's items)",
+                method=method,
+            )
+    x = d.scores[:, full]
+    correction, slopes = None, {}
+    if d.covariates is not None:
+        if d.judged:
+            raise MethodRefused(
+                "adjust= and human= together are not built: correct the judge by the labels, "
+                "or adjust its scores for the covariates, not both",
+                method=method,
+            )
+        x, slopes, note = _adjusted(x, d.covariates[:, full], d.covariate_names)
+        notes.append(note)
+    elif d.judged:
+        correction, more = _corrected(study, x, d.labels[:, full], method)
+        x = correction.phi
+        notes += more
+    return PairedScores(x, g, tuple(notes), correction, slopes)
+
+
+def _corrected(study, x, h, method) -> tuple[JudgeCorrection, list[str]]:
+    """The judge's scores corrected by the labels, with the notes on how and on the labels."""
+    d = study.data
+    if (d.rows[:, d.complete_items()] > 1).any():
+        raise MethodRefused(
+            f"method {method!r} corrects one verdict per system and item; some cells hold "
+            "several rows: use method='nuts' (it counts them)",
+            method=method,
+        )
+    lab = ~np.isnan(h)
+    n_s = lab.sum(axis=1)
+    few = np.flatnonzero(n_s < 2)
+    if few.size:
+        raise MethodRefused(
+            f"system {d.systems[few[0]]!r} has {int(n_s[few[0]])} labelled row(s) among the "
+            f"items every system answered; method {method!r} corrects each system by its "
+            "own labels and needs 2: label more of its rows, or use method='nuts' (it pools "
+            "the judge's rates over systems)",
+            method=method,
+        )
+    values = np.unique(x)
+    seen = np.unique(x[lab])
+    if values.size <= 10 and np.setdiff1d(values, seen).size:
+        missing = np.setdiff1d(values, seen)
+        raise MethodRefused(
+            f"no labelled row has the judge's score {missing[0]:g} ({int((x == missing[0]).sum())} "
+            "rows do): the correction cannot learn the human rate there (labels drawn only "
+            "where the judge said 1 say nothing about where it said 0); label some of them",
+            method=method,
+        )
+    c = judge_corrected(x, h)
+    notes = [
+        f"judge-corrected by {int(n_s.sum())} human label(s) in {d.column('human')!r} "
+        f"({c.how}; {int(n_s.min())}-{int(n_s.max())} labels a system)"
+    ]
+    thin = np.flatnonzero(n_s < FEW_LABELS)
+    if thin.size:
+        notes.append(
+            f"{thin.size} system(s) have fewer than {FEW_LABELS} labels "
+            f"({', '.join(f'{d.systems[s]!r}: {int(n_s[s])}' for s in thin[:5])}): each "
+            "system's correction rests on its own labels, so its interval is wide and "
+            "approximate; label more of its rows"
+        )
+    if c.merged:
+        notes.append(
+            f"{len(c.merged)} system(s) have fewer than 2 labels on some score value of the "
+            "judge: their residuals are averaged over all their labels, which must then be a "
+            "random choice of their rows"
+        )
+    notes += _labelling_notes(d, x, lab, c)
+    return c, notes
+
+
+def _labelling_notes(d, x, lab, c: JudgeCorrection) -> list[str]:
+    """A warning and a note when the labelled rows' verdicts differ from the others'."""
+    p = holm(labelling_pvalues(x, lab))
+    if not np.any(p < LABELLING_ALPHA):
+        return []
+    s = int(np.nanargmin(p))
+    stratified = len(c.merged) == 0 and np.unique(x).size <= 10
+    consequence = (
+        "the correction averages each system's residuals within each score value, which "
+        "holds if the labelling followed the verdict alone; if it followed something else "
+        "the judge follows (an answer's length), the corrected means are biased"
+        if stratified
+        else "the correction takes each system's labels as a random choice of its rows, so "
+        "its corrected means are biased"
+    )
+    note = (
+        f"the labelled rows' judge scores differ from the others' (system {d.systems[s]!r}: "
+        f"p = {p[s]:.2g}, Holm over the systems): the labels were not a random choice of the "
+        f"rows; {consequence}; draw the labels at random within each system"
+    )
+    warnings.warn(note, LabellingWarning, stacklevel=6)
+    return [note]
+
+
+def _adjusted(x, c, covariates):
+    """The pseudo-scores at covariates 0 (:func:`covariate_adjusted`), the slopes with
+    their standard errors, and the note that says so.
+    """
+    within = c - c.mean(axis=0, keepdims=True)  # across the systems on each item
+    for k, col in enumerate(covariates):
+        if np.abs(within[..., k]).max() < 1e-12:
+            raise InputError(
+                f"adjust={col!r} is the same for every system on each item: it moves no rank, "
+                "and the items' own effects absorb it; leave it out",
+                field="adjust",
+                value=col,
+            )
+    flat = (within - within.mean(axis=1, keepdims=True)).reshape(-1, len(covariates))
+    for k, col in enumerate(covariates):
+        if np.abs(flat[:, k]).max() < 1e-12:
+            raise InputError(
+                f"adjust={col!r} is one value per system (the same on every item): the "
+                "systems' own effects absorb it, so no slope can be told from quality",
+                field="adjust",
+                value=col,
+            )
+    if len(covariates) > 1 and np.linalg.matrix_rank(flat) < len(covariates):
+        raise InputError(
+            f"adjust={list(covariates)!r}: the covariates are collinear once each system's "
+            "and each item's own level is taken out; leave one out",
+            field="adjust",
+            value=list(covariates),
+        )
+    phi, beta, se, p = covariate_adjusted(x, c)
+    slopes = {
+        col: (float(b), float(e), float(q))
+        for col, b, e, q in zip(covariates, beta, se, p, strict=True)
+    }
+    said = ", ".join(f"{col} {b:+.4g} (se {e:.2g})" for col, (b, e, _) in slopes.items())
+    note = (
+        f"adjusted to {' = '.join(covariates)} = 0: the score's slope on {said}, one for "
+        "every system, fitted with an effect per system and item; its uncertainty is in "
+        "every interval"
+    )
+    apart = [f"{col} (p = {q:.2g})" for col, (_, _, q) in slopes.items() if q < ONE_SLOPE_ALPHA]
+    if apart:
+        note += (
+            f"; check failed: the systems are pulled by {', '.join(apart)} with different "
+            "slopes, so one slope biases the adjusted means: do not report them"
+        )
+    return phi, slopes, note
+
+
+def _sampling_info(study, ps: PairedScores, pm: paired.PairedMeans) -> dict:
+    """What a closed form's or a bootstrap's table needs beside its draws."""
+    info = {
+        "scale": list(study.data.scale),
+        "n_clusters": pm.n_clusters,
+        "n_paired_items": int(ps.x.shape[1]),
+        "slopes": ps.slopes,
+    }
+    if ps.correction is not None:
+        info["labels"] = ps.correction.labelled.tolist()
+    return info
+
+
+@LeaderboardStudy.methods.register(
+    "closed_form", engine="closed_form", summary="paired cluster-robust means, bounded intervals"
+)
+def _closed_form(study: LeaderboardStudy, *, random_seed=None) -> FitParts:
+    """Each system's mean over the paired items, their CR2 covariance
+    (:func:`~judgebayes.inference.leaderboard.paired.paired_means`), Wilson intervals.
+    """
+    d = study.data
+    ps = paired_scores(study, "closed_form")
+    pm = paired.paired_means(ps.x, ps.g, d.scale)
+    c = ps.correction
+    n = len(d.systems)
+    df = np.full(n, pm.df) if c is None else np.minimum(c.df, pm.df)
+    if c is None:
+        rows = d.rows[:, d.complete_items()]
+        v_items = paired.items_variance(d.scores[:, d.complete_items()], rows, d.trials)
+        df_items = np.full(n, pm.df)
+    else:
+        v_items, df_items = c.items_var, c.df_items
+    units = pm.n_clusters
+
+    def interval(alpha):
+        return paired.bounded_interval(pm.mean, np.diag(pm.cov), units, df, alpha, d.scale)
+
+    idata = point_tree(
+        {
+            "theta_process": pm.mean,
+            "se": pm.se,
+            "cov_process": pm.cov,
+            "cov_items": np.diag(v_items),
+        },
+        "system",
+        study.systems,
+        dims={"cov_process": ["system", "system_"], "cov_items": ["system", "system_"]},
+        coords={"system_": list(study.systems)},
+    )
+    info = {
+        **_sampling_info(study, ps, pm),
+        "df": df.tolist(),
+        "df_items": np.asarray(df_items, float).tolist(),
+        "contrasts": _contrast_table(study.systems, pm, df, d.scale),
+    }
+    return FitParts(
+        idata,
+        quantity="theta_process",
+        info=info,
+        notes=ps.notes,
+        interval_fn=interval,
+    )
+
+
+def _contrast_table(systems, pm: paired.PairedMeans, df, scale) -> dict:
+    """The paired contrasts :meth:`~judgebayes.studies.accuracy_fit.AccuracyFit.contrasts`
+    reads from a point fit.
+    """
+    se = pm.diff_se()
+    n = len(systems)
+    pairs = [
+        [a, b, float(pm.mean[a] - pm.mean[b]), float(se[a, b]), 0.0, pm.n_clusters]
+        for a in range(n)
+        for b in range(a + 1, n)
+    ]
+    return {
+        "systems": list(systems),
+        "estimate": pm.mean.tolist(),
+        "se": pm.se.tolist(),
+        "slack": [0.0] * n,
+        "df": np.asarray(df, float).tolist(),
+        "range": float(scale[1] - scale[0]),
+        "paired": pairs,
+    }
+
+
+@LeaderboardStudy.methods.register(
+    "bootstrap", engine="closed_form", summary="resampled items (HELM's), percentile intervals"
+)
+def _bootstrap(study: LeaderboardStudy, *, random_seed=None, reps: int = 2000) -> FitParts:
+    """Each system's mean in ``reps`` resamples of the items (clusters): percentiles."""
+    reps = check_count(reps, "reps", minimum=100)
+    ps = paired_scores(study, "bootstrap")
+    g = paired.cluster_codes(ps.g, ps.x.shape[1])
+    means = resampled_means(ps.x, g, reps, random_seed)
+    idata = tree({"posterior": {"theta_process": means[None]}}, dims={"theta_process": ["system"]},
+                 coords={"system": list(study.systems)})  # fmt: skip
+    pm = paired.paired_means(ps.x, ps.g, study.data.scale)
+    return FitParts(
+        idata,
+        quantity="theta_process",
+        info={**_sampling_info(study, ps, pm), "reps": reps},
+        notes=ps.notes,
+        point=pm.mean,
+    )
+
+
+@LeaderboardStudy.methods.register(
+    "laplace", engine="laplace", summary="Laplace, the spreads integrated (large boards)"
+)
+def _laplace(
+    study: LeaderboardStudy,
+    *,
+    random_seed=None,
+    draws: int = 2000,
+    points: int = 16,
+    budget: float = 10.0,
+):
+    """``draws`` draws of the one-parameter (or exchangeable) board from
+    :func:`~judgebayes.inference.leaderboard.laplace.fit_board_laplace`, its spreads
+    integrated over ``points`` points; a fit whose CPU time would pass ``budget`` seconds
+    is refused as soon as that is known.
+    """
+    d = study.data
+    if d.clusters:
+        raise MethodRefused(
+            "the leaderboard's Laplace fit does not cover item clusters; use method='nuts'",
+            method="laplace",
+        )
+    draws = check_count(draws, "draws", minimum=100)
+    points = check_count(points, "points", minimum=4)
+    if isinstance(budget, bool) or not isinstance(budget, int | float) or not budget > 0:
+        raise InputError(
+            f"budget must be a positive number of CPU seconds; got {budget!r}",
+            field="budget",
+            value=budget,
+        )
+    c = BoardCells.of(d, items=study.item_effects, overdispersed=study.overdispersed)
+    rng = np.random.default_rng(random_seed)
+    out, info = fit_board_laplace(
+        c, study.priors, draws=draws, points=points, rng=rng, budget=float(budget)
+    )
+    dims = {"ability": ["system"], "difficulty": ["item"]}
+    dims |= {"sensitivity": ["system"], "specificity": ["system"]}
+    idata = tree(
+        {"posterior": {k: v[None] for k, v in out.items()}},
+        dims={k: v for k, v in dims.items() if k in out},
+        coords={"system": list(d.systems), "item": list(d.items)},
+    )
+    what = "the field's Gaussian"
+    if d.judged:
+        what = "the systems' Gaussian, each item integrated out,"
+    note = (
+        f"Laplace: {what} at each of {info['points']} points of the spreads "
+        f"({info['psi_ess']} effective)"
+    )
+    parts = FitParts(idata, info=info, notes=(note,) if c.n_psi else ())
+    return study._bayes_done(parts, random_seed)
+
+
+TwoPLBoard.methods.refuse(
+    "laplace",
+    "the Laplace fit covers the one-parameter and exchangeable boards: the discriminations "
+    "multiply the abilities, so their block is not Gaussian; use method='nuts'",
+)

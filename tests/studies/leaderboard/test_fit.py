@@ -1,0 +1,115 @@
+"""The leaderboard's one table, ``fit.leaderboard``: from known draws, from the closed
+form's means and covariance (kept in the fit, so a saved fit gives the same table) and from
+the item bootstrap; its header, its claims, and bad arguments."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import judgebayes as jb
+from judgebayes.errors import InputError
+from judgebayes.results.trees import tree
+from judgebayes.studies.leaderboard import BoardFit
+from tests.simulators import judged_board, small_board
+
+
+def _known(draws, names):
+    idata = tree(
+        {"posterior": {"theta": draws.reshape(4, -1, len(names))}},
+        coords={"system": list(names)},
+        dims={"theta": ["system"]},
+    )
+    return BoardFit("nuts", idata, info={"estimand": "items", "table": "posterior"})
+
+
+def test_the_table_from_known_draws():
+    """Three clear tiers of two systems each: the simultaneous rank intervals hold every
+    rank at once in 95% of the draws; the tiers' boundaries are the certain ones."""
+    rng = np.random.default_rng(0)
+    mu = np.array([0.9, 0.89, 0.6, 0.59, 0.3, 0.29])
+    draws = mu + rng.normal(0, 0.01, (4000, 6))
+    table = _known(draws, "abcdef").leaderboard(0.05, top_k=2)
+    assert table.header.startswith("Leaderboard of 6 systems: these items")
+    assert "Leaderboard of 6 systems" in repr(table) and "<b>Leaderboard" in table._repr_html_()
+    t = table.set_index("system")
+    assert list(t["tier"]) == [1, 1, 2, 2, 3, 3]
+    assert list(t["rank_lower"]) == [1, 1, 3, 3, 5, 5]
+    assert list(t["rank_upper"]) == [2, 2, 4, 4, 6, 6]
+    assert t.loc[["a", "b"], "p_top_k"].sum() == pytest.approx(2)
+    ranks = (-draws).argsort(1).argsort(1) + 1
+    inside = (ranks >= t["rank_lower"].to_numpy()) & (ranks <= t["rank_upper"].to_numpy())
+    assert inside.all(axis=1).mean() >= 0.95
+    assert t.loc["a", "difference"] == 0 and np.isnan(t.loc["a", "p_below"])
+    assert t.loc["f", "p_below"] == 1.0
+    with pytest.raises(InputError, match="joint posterior"):
+        _known(draws, "abcdef").leaderboard(control="holm")
+
+
+def test_a_certain_boundary_is_kept_even_below_an_uncertain_one():
+    # a and b are hard to tell apart; c is far below both: the joint-posterior tiers keep
+    # the boundary above c (the most certain first) rather than spend the level on a | b
+    rng = np.random.default_rng(1)
+    draws = np.array([0.6, 0.58, 0.2]) + rng.normal(0, 0.012, (4000, 3))
+    assert _known(draws, "abc").leaderboard().set_index("system")["tier"].tolist() == [1, 1, 2]
+
+
+def test_the_closed_forms_table_and_the_same_table_from_its_saved_fit(tmp_path):
+    frame, _ = small_board()
+    fit = jb.LeaderboardStudy.from_items(frame).fit("closed_form", random_seed=3)
+    table = fit.leaderboard(0.05, top_k=2)
+    assert table.attrs["estimand"] == "process" and "item population" in table.header
+    assert table["p_top_k"].sum() == pytest.approx(2)
+    wide = frame.pivot(index="system", columns="item", values="score")
+    t = table.set_index("system")
+    np.testing.assert_allclose(t["estimate"], wide.mean(axis=1).loc[t.index])
+    np.testing.assert_allclose(t["se"], (wide.std(axis=1, ddof=1) / np.sqrt(80)).loc[t.index])
+    assert (t["lower"] >= 0).all() and (t["upper"] <= 1).all()
+    fit.save(tmp_path / "board.nc")
+    again = jb.load_fit(tmp_path / "board.nc").leaderboard(0.05, top_k=2)
+    pd.testing.assert_frame_equal(pd.DataFrame(table), pd.DataFrame(again))
+    # these items: a 0/1 board's scores are the answer, so the ranks are the observed order
+    items = fit.leaderboard(estimand="items").set_index("system")
+    assert (items["lower"] == items["estimate"]).all()
+    assert (items["rank_lower"] == items["rank"]).all()
+    holm = fit.leaderboard(control="holm")
+    assert (holm["rank_upper"] - holm["rank_lower"]).sum() >= (
+        table["rank_upper"] - table["rank_lower"]
+    ).sum() - 2  # Holm is rarely shorter than the step-down
+
+
+def test_every_method_gives_the_table_of_a_judged_board():
+    frame, truth = judged_board(np.random.default_rng(2), np.linspace(1, -1, 5), n_items=200)
+    study = jb.LeaderboardStudy.from_items(frame, judge="score", human="human")
+    for method in ("closed_form", "bootstrap"):
+        table = study.fit(method, random_seed=1).leaderboard(alpha=0.05)
+        assert "item population" in table.header
+        t = table.set_index("system").loc[truth.index]
+        assert ((t["lower"] <= truth) & (truth <= t["upper"])).sum() >= 4, (method, t)
+    one = jb.leaderboard(frame, judge="score", human="human", random_seed=1)
+    table = study.fit("closed_form", random_seed=1).leaderboard()
+    pd.testing.assert_frame_equal(
+        pd.DataFrame(one).drop(columns=[]), pd.DataFrame(table), check_exact=False
+    )
+    assert any("judge-corrected" in n for n in one.attrs["notes"])
+
+
+def test_bad_arguments_are_named():
+    fit = jb.LeaderboardStudy.from_items(small_board()[0]).fit("closed_form")
+    for kw, field in (
+        ({"top_k": 0}, "top_k"),
+        ({"top_k": 7}, "top_k"),
+        ({"top_k": True}, "top_k"),
+        ({"baseline": "nobody"}, "baseline"),
+        ({"estimand": "all"}, "estimand"),
+        ({"control": "bonferroni"}, "control"),
+        ({"draws": 10}, "draws"),  # a critical value from 10 draws
+        ({"alpha": 1.5}, "alpha"),
+    ):
+        with pytest.raises(InputError) as err:
+            fit.leaderboard(**kw)
+        assert err.value.field == field, kw
+    boot = jb.LeaderboardStudy.from_items(small_board()[0]).fit("bootstrap", reps=200)
+    with pytest.raises(InputError, match="reps of at least 400"):
+        boot.leaderboard(0.05)
+    with pytest.raises(InputError, match="item population"):
+        boot.leaderboard(0.5, estimand="items")

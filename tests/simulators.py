@@ -424,7 +424,9 @@ def board_cells(rng, systems: int, n_items: int, judged: bool, labelled: float =
     return k, n, h1, lab.astype(float), confusion
 
 
-def subtask_board(rng, abilities, n_subtasks=15, per_subtask=20, subtask_sd=1.0, interaction_sd=0.5):
+def subtask_board(
+    rng, abilities, n_subtasks=15, per_subtask=20, subtask_sd=1.0, interaction_sd=0.5
+):
     """A board whose items come in subtasks: each subtask shifts its items' difficulty
     (sd ``subtask_sd``) and each system's skill on it (sd ``interaction_sd``), beside each
     item's own difficulty (sd 1).  Returns the frame (``subtask`` one value per item, not

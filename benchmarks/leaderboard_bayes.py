@@ -118,7 +118,7 @@ def judged(boards: int, labelled: float = 0.2) -> None:
         for k, t in per.items():
             items[k][0] += int(((t["lower"] <= realised) & (realised <= t["upper"])).sum())
             items[k][1].append(float((t["upper"] - t["lower"]).mean()))
-        tb = fit.table(0.1)
+        tb = fit.leaderboard(0.1)
         rank_len["board (NUTS)"].append(float((tb["rank_upper"] - tb["rank_lower"] + 1).mean()))
         cf = jb.leaderboard(frame, score="score", human="human", alpha=0.1)
         rank_len["closed form (jb.leaderboard, human=)"].append(

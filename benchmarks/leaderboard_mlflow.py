@@ -84,7 +84,7 @@ def ours(frame: pd.DataFrame) -> pd.DataFrame:
     """The judge-corrected leaderboard against the baseline, and each difference's 95%
     interval from the table's own p-value: a two-sided t test on the clusters' degrees of
     freedom, so the difference's se is |difference| over the t quantile at p / 2."""
-    t = jb.leaderboard(frame, human="human", baseline=BASE, bootstrap=0).set_index("system")
+    t = jb.leaderboard(frame, human="human", baseline=BASE).set_index("system")
     df = t.attrs["n_clusters"] - 1
     se = t["difference"].abs() / stats.t.isf(t["p_value"] / 2, df)
     return t.assign(se=se, half=stats.t.isf(0.025, df) * se)
@@ -204,7 +204,7 @@ def runs() -> None:
             human="human",
             tracking_uri=Path(root).as_uri(),
         )
-        t = jb.leaderboard(read, human="human", baseline=BASE, bootstrap=0).set_index("system")
+        t = jb.leaderboard(read, human="human", baseline=BASE).set_index("system")
         c2 = time.process_time()
     for s in ROLE:
         a, b = got[s].scorers["judge"], mlflow_pair(x, s)

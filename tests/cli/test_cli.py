@@ -292,7 +292,7 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path, lines):
     args = ["--system", "model", "--item", "item", "--score", "score"]
     r = piped("leaderboard", tmp_path / "board.csv", *args, lines=lines)
     assert (r.returncode, r.stderr) == (141, "")
-    assert r.stdout.startswith("100 systems on 10 items") if lines else r.stdout == ""
+    assert r.stdout.startswith("Leaderboard of 100 systems") if lines else r.stdout == ""
 
 
 def test_a_closed_pipe_before_a_short_output():

@@ -53,7 +53,7 @@ def new_system(
         ability = _grid_abilities(k, n, items, b, a, np.asarray(phi, float), ability_sd, rng)
     else:
         ability = _laplace_abilities(k, n, items, b, a, ability_sd, rng)
-    p = success_probabilities(ability[:, None], b, a)[:, 0, :]
+    p = success_probabilities(ability[:, None], b, a, draws.get("guessing"))[:, 0, :]
     if phi is None:
         return ability, p.mean(axis=1)
     kk, nn = np.zeros(b.shape[1]), np.zeros(b.shape[1])

@@ -251,13 +251,15 @@ def success_probabilities(
     ``discrimination`` and ``guessing`` (draws, I) or None; returns (draws, S, I) (one
     item column when there are no item effects).
     """
+    from scipy.special import expit
+
     ability = np.asarray(ability, float)
     if difficulty is None:
-        return 1 / (1 + np.exp(-ability[:, :, None]))
+        return expit(ability[:, :, None])
     eta = ability[:, :, None] - np.asarray(difficulty, float)[:, None, :]
     if discrimination is not None:
         eta = eta * np.asarray(discrimination, float)[:, None, :]
-    p = 1 / (1 + np.exp(-eta))
+    p = expit(eta)
     if guessing is not None:
         c = np.asarray(guessing, float)[:, None, :]
         p = c + (1 - c) * p

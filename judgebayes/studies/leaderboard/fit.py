@@ -181,8 +181,13 @@ class BoardFit(AccuracyFit):
             )
         total = post.sizes["chain"] * post.sizes["draw"]
         keep = np.linspace(0, total - 1, min(total, limit)).astype(int)
-        names = ("difficulty", "discrimination", "concentration", "ability")
-        return {v: self.draws(v).values[keep] for v in names if v in post}
+        names = ("difficulty", "discrimination", "guessing", "concentration", "ability")
+        out = {}
+        for v in names:
+            if v in post:  # (chain, draw, ...) as (draws, ...) without xarray's stacking
+                x = post[v].values
+                out[v] = x.reshape(total, *x.shape[2:])[keep]
+        return out
 
     def new_system(self, outcomes, *, trials=None, alpha: float = 0.05, random_seed=0):
         """A system not on the board, from its outcomes on some of the board's items.

@@ -10,7 +10,7 @@ import judgebayes as jb
 from judgebayes.errors import InputError
 from judgebayes.results.trees import tree
 from judgebayes.studies.leaderboard import BoardFit
-from tests.simulators import judged_board, small_board
+from tests.simulators import irt_board, judged_board, small_board
 
 
 def _known(draws, names):
@@ -113,3 +113,37 @@ def test_bad_arguments_are_named():
         boot.leaderboard(0.05)
     with pytest.raises(InputError, match="item population"):
         boot.leaderboard(0.5, estimand="items")
+
+
+def test_ties_share_the_top_and_a_perfect_system_is_not_certain():
+    rng = np.random.default_rng(4)
+    same = rng.integers(0, 2, 30)
+    frame = pd.DataFrame(
+        {
+            "system": np.repeat(list("abcde"), 30),
+            "item": np.tile(np.arange(30), 5),
+            "score": np.r_[np.tile(same, 4), np.ones(30)],  # four identical, one perfect
+        }
+    )
+    fit = jb.LeaderboardStudy.from_items(frame).fit("closed_form")
+    t = fit.leaderboard(top_k=2).set_index("system")
+    # e solved all 30: above the others, its interval Wilson's, not [1, 1]
+    assert t.loc["e", "upper"] == 1 and t.loc["e", "lower"] < 0.95
+    assert t.loc["e", "p_top_k"] == pytest.approx(1.0, abs=0.01)
+    # the four identical systems share the place left equally (not 1 for the first name)
+    four = t.loc[list("abcd"), "p_top_k"]
+    assert four.nunique() == 1 and four.sum() == pytest.approx(2 - t.loc["e", "p_top_k"])
+    assert t.loc[list("abcd"), "rank_lower"].nunique() == 1
+    assert not hasattr(fit, "table")  # one table method
+
+
+def test_few_clusters_widen_the_claims_rather_than_narrow_them():
+    frame, _ = irt_board(np.random.default_rng(5), np.linspace(1.2, -1.2, 8), n_items=300,
+                         cluster_size=100)  # fmt: skip
+    none = jb.leaderboard(frame.drop(columns="cluster"))
+    with pytest.warns(jb.errors.FewClustersWarning):
+        three = jb.leaderboard(frame, cluster="cluster")
+    length = {k: (t["rank_upper"] - t["rank_lower"]).mean() for k, t in (("0", none), ("3", three))}
+    assert length["3"] > length["0"], length
+    assert ((three["upper"] - three["lower"]) > (none["upper"] - none["lower"])).all()
+    assert three.attrs["df"] == 2

@@ -132,6 +132,9 @@ def test_a_judge_kinder_to_one_system_is_corrected_by_its_labels():
     # effective NUTS draws and 2,000 of Laplace a mean's Monte-Carlo error is ~0.04 NUTS
     # sds and an sd ratio's ~0.03; the approximation's own gap here is up to 0.11 sds
     lap = study.fit("laplace", random_seed=0)
+    for f in (fit, lap):  # the one table, for the judged board too
+        table = f.leaderboard(alpha=0.05)
+        assert table.attrs["estimand"] == "items" and len(table) == ABILITY.size
     for var in ("theta_process", "sensitivity", "specificity"):
         a, b = (f.draws(var).values.reshape(-1, ABILITY.size) for f in (lap, fit))
         assert np.abs(a.mean(0) - b.mean(0)).max() < 0.3 * b.std(0).min(), var

@@ -118,6 +118,16 @@ def helm(x_matrix, reps=1000, rng=None):
     return np.quantile(r, 0.025, axis=0), np.quantile(r, 0.975, axis=0)
 
 
+#: each rank-interval method, from the (systems, items) score matrix and a generator
+METHODS = {
+    "judgebayes": lambda x, rng: judgebayes_ranks(x, rng=rng),
+    "csranks": lambda x, rng: csranks_stepdown(x.mean(axis=1), np.cov(x) / x.shape[1], rng=rng),
+    "Holm": lambda x, rng: holm_all_pairs(x),
+    "single-step": lambda x, rng: single_step(x, rng=rng),
+    "HELM": lambda x, rng: helm(x, rng=rng),
+}
+
+
 # ---------------------------------------------------------------- runs
 def run_ranks(boards: int) -> None:
     print("Rank intervals on boards of S systems (ten ability levels, so ties) x 300 items;")
@@ -127,24 +137,15 @@ def run_ranks(boards: int) -> None:
     print("|---|---|---|---|---|---|---|---|")
     for S, n_items, cl in ((10, 300, 1), (20, 300, 1), (20, 400, 8), (50, 300, 1), (100, 500, 1)):
         b = max(boards // (1 if S <= 20 else 4 if S <= 50 else 10), 10)
-        res = {k: [0, [], 0.0] for k in ("judgebayes", "csranks", "Holm", "single-step", "HELM")}
+        res = {k: [0, [], 0.0] for k in METHODS}
         for r in range(b):
             rng = np.random.default_rng([3, S, cl, r])
             frame, truth = irt_board(rng, _abilities(S), n_items=n_items, cluster_size=cl)
             x = frame.pivot(index="system", columns="item", values="score").to_numpy()
             lo_t, hi_t = _truth_ranks(truth)
-            calls = {
-                "judgebayes": lambda: judgebayes_ranks(x, rng=np.random.default_rng(r)),
-                "csranks": lambda: csranks_stepdown(
-                    x.mean(axis=1), np.cov(x) / x.shape[1], rng=np.random.default_rng(r)
-                ),
-                "Holm": lambda: holm_all_pairs(x),
-                "single-step": lambda: single_step(x, rng=np.random.default_rng(r)),
-                "HELM": lambda: helm(x, rng=np.random.default_rng(r)),
-            }
-            for k, f in calls.items():
+            for k, f in METHODS.items():
                 c0 = time.process_time()
-                lo, hi = f()
+                lo, hi = f(x, np.random.default_rng(r))
                 res[k][2] += time.process_time() - c0
                 res[k][0] += bool(np.all((lo <= hi_t) & (lo_t <= hi)))
                 res[k][1].append(float(np.mean(hi - lo + 1)))

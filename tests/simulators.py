@@ -455,18 +455,18 @@ def subtask_board(
     return frame, pd.Series(truth, index=names)
 
 
-def labelled_by_length_board(rng, n_items=400, labelled=0.1):
+def labelled_by_length_board(rng, n_items=400, labelled=0.1, selection=1.0):
     """Six systems' 0/1 answers read by a judge that says 1 more often on long answers
     (its false-positive rate rises from 0.1 to 0.6 with the answer's log length), and
-    human labels drawn mostly on long answers (probability rising 10-fold across the
-    lengths, ``labelled`` on average).  Returns the frame (``length`` beside) and each
-    system's mean over the item population."""
+    human labels drawn by length (probability proportional to exp(``selection`` x log
+    length), ``labelled`` on average; 0: at random).  Returns the frame (``length``
+    beside) and each system's mean over the item population."""
     abilities = np.linspace(1.0, -1.0, 6)
     frame, truth = irt_board(rng, abilities, n_items=n_items)
     y = frame["score"].to_numpy()
     length = rng.normal(np.repeat(np.linspace(-0.5, 0.5, 6), n_items), 1.0)
     fp = 0.1 + 0.5 / (1 + np.exp(-2 * length))
     says = np.where(y == 1, rng.random(y.size) < 0.85, rng.random(y.size) < fp)
-    w = np.exp(np.log(10) * (length - length.min()) / np.ptp(length))
-    human = np.where(rng.random(y.size) < labelled * w / w.mean(), y, np.nan)
+    w = np.exp(selection * length)
+    human = np.where(rng.random(y.size) < np.minimum(labelled * w / w.mean(), 1), y, np.nan)
     return frame.assign(score=says.astype(float), human=human, length=length), truth

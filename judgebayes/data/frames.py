@@ -151,6 +151,15 @@ def group_labels(col: pd.Series, name: str, role: str) -> pd.Series:
     ``"1"`` in one column would be pooled into one {role}).  The labels are worked out
     once per distinct value (a log of millions of rows has few systems and items).
     """
+    codes, labels = group_codes(col, name, role)
+    return pd.Series(labels[codes], index=col.index)
+
+
+def group_codes(col: pd.Series, name: str, role: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`group_labels` as each row's code and the sorted distinct labels (no per-row
+    text: a log of millions of rows is coded in one hashing pass).  Values of different
+    types that read as one label share their code.
+    """
     codes, uniques = pd.factorize(col, use_na_sentinel=True)
     u = pd.Series(uniques)
     text = u.astype("string").str.strip()
@@ -184,7 +193,10 @@ def group_labels(col: pd.Series, name: str, role: str) -> pd.Series:
                 field=name,
                 value=label,
             )
-    return pd.Series(labels[codes], index=col.index)
+    distinct, remap = np.unique(labels, return_inverse=True)
+    if np.array_equal(remap, np.arange(remap.size)):  # already in sorted order
+        return np.asarray(codes, dtype=np.int64), distinct
+    return np.asarray(remap, dtype=np.int64)[codes], distinct
 
 
 def _kind(value) -> str:

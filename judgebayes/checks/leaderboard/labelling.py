@@ -6,12 +6,14 @@ inference.leaderboard.judged`).  With few score values it averages them within e
 value, so labels drawn more often where the judge said 1 still give the system's mean as
 long as every value a system has carries two labels; where one does not, the system's
 residuals are averaged over all its labels, which then must be a random choice of its
-rows.  This check tests that choice: per system with two labelled and two unlabelled
-rows, labelled against unlabelled rows' scores, Fisher's exact test for 0/1 verdicts,
-the chi-square test of the score values' counts for a few values, else the two-sample
-Kolmogorov-Smirnov test.  ``observed`` is the labelled rows' mean score minus the
-others', ``expected`` 0.  A labelling that followed something else the judge follows
-(an answer's length) shows here too, through the verdicts.
+rows.  And labels drawn by something else the judge follows (an answer's length) bias
+the correction even within each verdict.  This check tests both: per system with two
+labelled and two unlabelled rows, labelled against unlabelled rows' scores (Fisher's
+exact test for 0/1 verdicts, the chi-square test of the score values' counts for a few
+values, else the two-sample Kolmogorov-Smirnov test), and the same for every other
+numeric column of the frame (the Kolmogorov-Smirnov test of the labelled rows' values
+against the others').  ``observed`` is the labelled rows' mean minus the others',
+``expected`` 0.
 """
 
 from __future__ import annotations
@@ -24,14 +26,18 @@ from judgebayes.checks.base import Check, register
 __all__ = ["CHECK", "labelling_pvalues"]
 
 
-def labelling_pvalues(x: np.ndarray, labelled: np.ndarray) -> np.ndarray:
-    """(S,) p-values of "the labelled cells' scores are distributed as the others'" for
-    (S, I) judge scores ``x`` and labelled booleans (NaN where a side has under 2 cells).
+def labelling_pvalues(x: np.ndarray, labelled: np.ndarray, continuous: bool = False) -> np.ndarray:
+    """(S,) p-values of "the labelled cells' values are distributed as the others'" for
+    (S, I) values ``x`` (a judge's scores, or another column's) and labelled booleans
+    (NaN where a side has under 2 cells); ``continuous``: always Kolmogorov-Smirnov.
     """
     out = np.full(x.shape[0], np.nan)
-    values = np.unique(x)
+    values = np.unique(x[np.isfinite(x)])
+    if continuous:
+        values = np.arange(11)  # more than ten: the Kolmogorov-Smirnov test
     for s in range(x.shape[0]):
-        a, b = x[s, labelled[s]], x[s, ~labelled[s]]
+        ok = np.isfinite(x[s])
+        a, b = x[s, labelled[s] & ok], x[s, ~labelled[s] & ok]
         if a.size < 2 or b.size < 2:
             continue
         if values.size == 2:
@@ -52,20 +58,25 @@ def _rows(study, fit=None, *, alpha: float) -> list[dict]:
     if not d.judged:
         return []
     full = d.complete_items()
-    x = d.scores[:, full]
     lab = ~np.isnan(d.labels[:, full])
-    ps = labelling_pvalues(x, lab)
-    return [
-        {
-            "unit": f"system {name!r}: labelled rows' scores against the others'",
-            "observed": float(x[s, lab[s]].mean() - x[s, ~lab[s]].mean()),
-            "expected": 0.0,
-            "p_raw": float(ps[s]),
-            "n": int(lab[s].sum()),
-        }
-        for s, name in enumerate(d.systems)
-        if not np.isnan(ps[s])
-    ]
+    columns = {"judge's scores": d.scores, **d.row_columns}
+    rows = []
+    for what, values in columns.items():
+        x = values[:, full]
+        ps = labelling_pvalues(x, lab, continuous=what != "judge's scores")
+        rows += [
+            {
+                "unit": f"system {name!r}: labelled rows' {what} against the others'",
+                "observed": float(np.nanmean(x[s, lab[s]]) - np.nanmean(x[s, ~lab[s]])),
+                "expected": 0.0,
+                "p_raw": float(ps[s]),
+                "n": int(lab[s].sum()),
+                "column": what,
+            }
+            for s, name in enumerate(d.systems)
+            if not np.isnan(ps[s])
+        ]
+    return rows
 
 
 CHECK = register(

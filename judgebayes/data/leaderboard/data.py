@@ -67,6 +67,10 @@ class BoardData:
         Without ``cluster=``: each other column of the frame that is one value on every
         row of an item and takes 2 to I/2 values, as (items,) codes (a grouping the items
         may share undeclared; :mod:`judgebayes.checks.leaderboard.clustering`).
+    row_columns : dict
+        With ``human=``: each other numeric column of the frame as its (systems, items)
+        cell means (what the labelling may have followed, an answer's length say;
+        :mod:`judgebayes.checks.leaderboard.labelling`).
     n_missing : int
         Rows without an outcome, left out.
     n_repeated : int
@@ -94,6 +98,7 @@ class BoardData:
     covariate_names: tuple[str, ...] = ()
     columns: dict = field(default_factory=dict)
     item_groups: dict = field(default_factory=dict)
+    row_columns: dict = field(default_factory=dict)
     n_missing: int = 0
     n_repeated: int = 0
 

@@ -17,7 +17,7 @@ from judgebayes.data.frames import (
     as_pandas,
     column_names,
     distinct_roles,
-    group_labels,
+    group_codes,
     numeric_column,
     require_roles,
 )
@@ -84,20 +84,22 @@ def board_from_frame(
     require_roles(df, {**measures, **groups})
     for col in covariates:
         require_roles(df, {"adjust": col})
-    s = group_labels(df[system], system, "system").to_numpy()
-    i = group_labels(df[item], item, "item").to_numpy()
+    sc, systems = group_codes(df[system], system, "system")
+    ic, items = group_codes(df[item], item, "item")
     y = _outcomes(df[score], score)
-    t = np.ones_like(y) if trials is None else numeric_column(df[trials], trials)
-    blank = np.isnan(y) | np.isnan(t)
+    t = None if trials is None else numeric_column(df[trials], trials)
+    blank = np.isnan(y) if t is None else np.isnan(y) | np.isnan(t)
     keep = ~blank
-    y, t, s, i = y[keep], t[keep], s[keep], i[keep]
-    if trials is None:
+    if blank.any():  # (a copy of millions of rows only when some are blank)
+        y, sc, ic = y[keep], sc[keep], ic[keep]
+        t = None if t is None else t[keep]
+    if t is None:
         _in_scale(y, lo, hi, score, keep)
     else:
         _check_counts(y, t, score, trials)
     h = _labels(df, human, keep, lo, hi)
-    systems, sc = _codes(s)
-    items, ic = _codes(i)
+    systems, sc = _present(systems, sc)
+    items, ic = _present(items, ic)
     if systems.size < 2 or items.size < 2:
         raise InputError(
             f"a leaderboard needs 2 systems and 2 items; got {systems.size} system(s) and "
@@ -105,8 +107,8 @@ def board_from_frame(
             field="system" if systems.size < 2 else "item",
             value=int(min(systems.size, items.size)),
         )
-    g, names = _clusters(df, cluster, i, items, keep)
-    cells = _cells(sc, ic, y, t, h, (systems.size, items.size), binary=trials is not None)
+    g, names = _clusters(df, cluster, ic, items, keep)
+    cells = _cells(sc, ic, y, t, h, (systems.size, items.size), binary=t is not None)
     return BoardData(
         tuple(systems.tolist()),
         tuple(items.tolist()),
@@ -133,6 +135,11 @@ def board_from_frame(
         else _item_groups(
             df, {system, item, score, trials, human, *covariates}, keep, ic, items.size
         ),
+        row_columns={}
+        if human is None
+        else _row_columns(
+            df, {system, item, score, trials, human, cluster}, keep, sc, ic, cells["rows"]
+        ),
         n_missing=int(blank.sum()),
     )
 
@@ -141,18 +148,28 @@ def _cells(sc, ic, y, t, h, shape, *, binary: bool) -> dict:
     """The cells' arrays of :class:`~.data.BoardData` from each row's system and item
     codes, outcome ``y`` of ``t`` trials and label ``h`` (NaN: none).
     """
+    size = shape[0] * shape[1]
     flat = sc * shape[1] + ic
     lab = ~np.isnan(h)
-    binary = binary or bool(np.isin(y, (0.0, 1.0)).all())
+    any_lab = bool(lab.any())
+    binary = binary or bool(((y == 0) | (y == 1)).all())
     counts = binary and bool(np.isin(h[lab], (0.0, 1.0)).all())
-    rows = _sum(flat, t, shape)
+    n_rows = np.bincount(flat, minlength=size).reshape(shape)
+    rows = n_rows if t is None else _sum(flat, t, shape)
+    successes = _sum(flat, y, shape)
     with np.errstate(invalid="ignore", divide="ignore"):
-        scores = _sum(flat, y, shape) / rows
-        n_l = _sum(flat[lab], np.ones(lab.sum()), shape)
-        labels = _sum(flat[lab], h[lab], shape) / n_l
+        scores = successes / rows
     zero = np.zeros(shape)
+    n_l, labels, h1 = zero, np.full(shape, np.nan), zero
+    if any_lab:
+        n_l = np.bincount(flat[lab], minlength=size).reshape(shape).astype(float)
+        h1 = _sum(flat[lab], h[lab], shape)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            labels = h1 / n_l
+    k = (successes - _sum(flat[lab], y[lab], shape) if any_lab else successes) if counts else zero
+    n = (rows - n_l if any_lab else rows) if counts else zero
     conf = np.zeros((shape[0], 4), np.int64)
-    if counts and lab.any():
+    if counts and any_lab:
         yl, hl, sl = y[lab], h[lab], sc[lab]
         conf = np.column_stack(
             [
@@ -162,16 +179,16 @@ def _cells(sc, ic, y, t, h, shape, *, binary: bool) -> dict:
         ).astype(np.int64)
     return {
         "scores": scores,
-        "rows": rows.astype(np.int64),
+        "rows": np.asarray(rows).astype(np.int64),
         "labels": labels,
-        "k": (_sum(flat[~lab], y[~lab], shape) if counts else zero).astype(np.int64),
-        "n": (_sum(flat[~lab], t[~lab], shape) if counts else zero).astype(np.int64),
-        "h1": (_sum(flat[lab], h[lab], shape) if counts else zero).astype(np.int64),
+        "k": np.rint(k).astype(np.int64),
+        "n": np.rint(n).astype(np.int64),
+        "h1": np.rint(h1 if counts else zero).astype(np.int64),
         "n_l": n_l.astype(np.int64),
         "confusion": conf,
         "judged_labelled": np.bincount(sc[lab], weights=y[lab], minlength=shape[0]),
         "counts": counts,
-        "n_repeated": int((np.bincount(flat, minlength=shape[0] * shape[1]) > 1).sum()),
+        "n_repeated": int((n_rows > 1).sum()),
     }
 
 
@@ -289,10 +306,12 @@ def _check_counts(y, t, score, trials) -> None:
         )
 
 
-def _codes(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct labels and each row's code (hashing, then sorting the few labels)."""
-    codes, uniques = pd.factorize(labels, sort=True)
-    return np.asarray(uniques, dtype=str), codes.astype(np.int64)
+def _present(labels: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The labels that some kept row has, and the rows' codes among them."""
+    used = np.bincount(codes, minlength=labels.size) > 0
+    if used.all():
+        return labels, codes
+    return labels[used], (np.cumsum(used) - 1)[codes]
 
 
 def _sum(flat: np.ndarray, w: np.ndarray, shape) -> np.ndarray:
@@ -300,21 +319,23 @@ def _sum(flat: np.ndarray, w: np.ndarray, shape) -> np.ndarray:
     return np.bincount(flat, weights=w, minlength=shape[0] * shape[1]).reshape(shape)
 
 
-def _clusters(df, cluster, i, items, keep) -> tuple[np.ndarray, tuple[str, ...]]:
+def _clusters(df, cluster, ic, items, keep) -> tuple[np.ndarray, tuple[str, ...]]:
     if cluster is None:
         return np.zeros(items.size, np.int64), ()
-    c = group_labels(df[cluster], cluster, "cluster").to_numpy()[keep].astype(str)
-    per = pd.DataFrame({"i": i.astype(str), "c": c}).drop_duplicates()
-    if per["i"].duplicated().any():
-        bad = per.loc[per["i"].duplicated(), "i"].iloc[0]
+    cc, labels = group_codes(df[cluster], cluster, "cluster")
+    cc = cc[keep]
+    first = np.full(items.size, -1, np.int64)
+    first[ic[::-1]] = cc[::-1]  # each item's cluster on its first row
+    bad = first[ic] != cc
+    if bad.any():
+        item = items[ic[np.flatnonzero(bad)[0]]]
         raise InputError(
-            f"item {bad!r} is in more than one {cluster!r}; an item belongs to one cluster "
+            f"item {item!r} is in more than one {cluster!r}; an item belongs to one cluster "
             "(the same value on every row of the item)",
             field="cluster",
-            value=str(bad),
+            value=str(item),
         )
-    of = per.set_index("i")["c"].loc[list(items)]
-    names, g = np.unique(of.to_numpy(), return_inverse=True)
+    names, g = np.unique(labels[first], return_inverse=True)
     if names.size < 2:
         raise InputError(
             f"column {cluster!r} (cluster=) holds one value, {names[0]!r}: every item is in "
@@ -323,6 +344,26 @@ def _clusters(df, cluster, i, items, keep) -> tuple[np.ndarray, tuple[str, ...]]
             value=str(names[0]),
         )
     return g.astype(np.int64), tuple(names.tolist())
+
+
+def _row_columns(df, roles: set, keep, sc, ic, rows) -> dict[str, np.ndarray]:
+    """Each numeric column of the frame without a role, as its (systems, items) cell
+    means (blanks and infinities left out).
+    """
+    out: dict[str, np.ndarray] = {}
+    shape = rows.shape
+    flat = sc * shape[1] + ic
+    for col in df.columns:
+        if col in roles or not pd.api.types.is_numeric_dtype(df[col].dtype):
+            continue
+        if pd.api.types.is_bool_dtype(df[col].dtype):
+            continue
+        x = df[col].to_numpy(dtype=float, na_value=np.nan)[keep]
+        ok = np.isfinite(x)
+        n = np.bincount(flat[ok], minlength=rows.size).reshape(shape)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[str(col)] = _sum(flat[ok], x[ok], shape) / n
+    return out
 
 
 def _item_groups(df, roles: set, keep, ic, n_items: int) -> dict[str, np.ndarray]:

@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
+from scipy import stats
 
 from judgebayes.data.leaderboard import new_system_outcomes
 from judgebayes.errors import InputError, check_choice
@@ -29,8 +31,9 @@ __all__ = ["BoardFit"]
 
 #: the ways a closed form's claims are controlled over all pairs
 CONTROLS = ("stepdown", "holm")
-#: null draws behind the closed form's simultaneous claims and P(top k), by default
-NULL_DRAWS = 2000
+#: null draws behind the closed form's simultaneous claims and P(top k), by default (as
+#: csranks' R; more at a smaller alpha: :data:`MIN_TAIL_DRAWS`)
+NULL_DRAWS = 1000
 #: the fewest null draws (or bootstrap resamples) a simultaneous claim is read from at
 #: level alpha: the critical value is the 1 - alpha quantile of their maxima, which this
 #: many draws beyond it pin down to a few percent
@@ -76,7 +79,8 @@ class BoardFit(AccuracyFit):
             Closed form: the step-down over all pairs (default, the shorter), or Holm's.
         draws : int, optional
             Closed form: the null draws behind the step-down and ``p_top_k``
-            (default :data:`NULL_DRAWS`; at least :data:`MIN_TAIL_DRAWS` / ``alpha``).
+            (default :data:`NULL_DRAWS`, or :data:`MIN_TAIL_DRAWS` / ``alpha`` when that is
+            more; fewer than that is refused).
 
         Returns
         -------
@@ -112,8 +116,8 @@ class BoardFit(AccuracyFit):
             return posterior_table(
                 names, x, alpha=alpha, top_k=top_k, baseline=ref, estimand=estimand
             )
-        reps = NULL_DRAWS if draws is None else check_count(draws, "draws", minimum=2)
         least = int(np.ceil(MIN_TAIL_DRAWS / alpha))
+        reps = max(NULL_DRAWS, least) if draws is None else check_count(draws, "draws", minimum=2)
         if reps < least:
             raise InputError(
                 f"draws={reps} leaves {reps * alpha:.3g} draws beyond the critical value at "
@@ -168,6 +172,42 @@ class BoardFit(AccuracyFit):
             alpha=alpha, top_k=top_k, control=control, baseline=ref, estimand="process",
         )  # fmt: skip
 
+    @property
+    def has_contrasts(self) -> bool:
+        """Every leaderboard fit has contrasts (the closed form from its covariance)."""
+        return True
+
+    def contrasts(self, alpha: float = 0.05) -> pd.DataFrame:
+        r"""Every ordered pair of systems: the difference of their estimates, its interval
+        and P(a > b): from the draws, or for the closed form paired by item from its
+        covariance (Student's t at the smaller of the two systems' degrees of freedom,
+        :math:`\Phi(d / \mathrm{se})` as P(a > b)).
+        """
+        if self.info.get("table") != "closed_form":
+            return super().contrasts(alpha)
+        alpha = check_alpha(alpha)
+        names = list(self.units)
+        mean = self.estimate("theta_process")
+        cov = self.idata.posterior["cov_process"].values[0, 0]
+        se = paired.difference_se(cov, int(self.info["n_clusters"]), tuple(self.info["scale"]))
+        dfs = np.asarray(self.info["df"], float)
+        a, b = np.nonzero(~np.eye(len(names), dtype=bool))
+        d = mean[a] - mean[b]
+        q = stats.t.ppf(1 - alpha / 2, np.minimum(dfs[a], dfs[b]))
+        span = float(self.info["scale"][1] - self.info["scale"][0])
+        return pd.DataFrame(
+            {
+                "a": np.asarray(names)[a],
+                "b": np.asarray(names)[b],
+                "difference": d,
+                "lower": np.maximum(-span, d - q * se[a, b]),
+                "upper": np.minimum(span, d + q * se[a, b]),
+                "p_a_greater": stats.norm.cdf(d / se[a, b]),
+                "estimand": f"process, paired on {self.info['n_paired_items']} items",
+                "se": se[a, b],
+            }
+        )
+
     # ----------------------------------------------------------------- a new system
     def _item_draws(self, limit: int) -> dict:
         """At most ``limit`` draws of the items' parameters a new system is read against."""
@@ -210,8 +250,6 @@ class BoardFit(AccuracyFit):
             ``estimate``, ``lower``, ``upper`` of its rate over every item of the board
             (the benchmark's items), and ``items`` (how many it answered).
         """
-        import pandas as pd
-
         alpha = check_alpha(alpha)
         items = tuple(str(v) for v in self.idata.posterior["item"].values)
         code, k, n = new_system_outcomes(outcomes, trials, items)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judgebayes.checks.leaderboard.labelling import labelling_pvalues
+from judgebayes.checks.leaderboard.labelling import CHECK as LABELLING
 from judgebayes.errors import InputError, LabellingWarning, MethodRefused
 from judgebayes.inference.leaderboard import paired
 from judgebayes.inference.leaderboard.adjusted import covariate_adjusted
@@ -20,7 +20,6 @@ from judgebayes.inference.leaderboard.field import BoardCells
 from judgebayes.inference.leaderboard.judged import FEW_LABELS, JudgeCorrection, judge_corrected
 from judgebayes.inference.leaderboard.laplace import fit_board_laplace
 from judgebayes.inference.leaderboard.paired import resampled_means
-from judgebayes.inference.multiplicity import holm
 from judgebayes.inference.registry import check_count
 from judgebayes.results import point_tree
 from judgebayes.results.trees import tree
@@ -145,29 +144,38 @@ def _corrected(study, x, h, method) -> tuple[JudgeCorrection, list[str]]:
             "judge: their residuals are averaged over all their labels, which must then be a "
             "random choice of their rows"
         )
-    notes += _labelling_notes(d, x, lab, c)
+    notes += _labelling_notes(study, c)
     return c, notes
 
 
-def _labelling_notes(d, x, lab, c: JudgeCorrection) -> list[str]:
-    """A warning and a note when the labelled rows' verdicts differ from the others'."""
-    p = holm(labelling_pvalues(x, lab))
-    if not np.any(p < LABELLING_ALPHA):
+def _labelling_notes(study, c: JudgeCorrection) -> list[str]:
+    """A warning and a note when the labelled rows differ from the others (the check
+    ``board_labelling``: their verdicts, or another column of the frame).
+    """
+    result = LABELLING(study, None, alpha=LABELLING_ALPHA)
+    flagged = result.table[result.table["flagged"]]
+    if flagged.empty:
         return []
-    s = int(np.nanargmin(p))
-    stratified = len(c.merged) == 0 and np.unique(x).size <= 10
-    consequence = (
-        "the correction averages each system's residuals within each score value, which "
-        "holds if the labelling followed the verdict alone; if it followed something else "
-        "the judge follows (an answer's length), the corrected means are biased"
-        if stratified
-        else "the correction takes each system's labels as a random choice of its rows, so "
-        "its corrected means are biased"
-    )
+    first = flagged.iloc[0]
+    said = f"{first['unit']}: p = {first['p_value']:.2g}, Holm over the systems and columns"
+    if set(flagged["column"]) == {"judge's scores"}:
+        stratified = len(c.merged) == 0 and np.unique(study.data.scores).size <= 10
+        consequence = (
+            "the correction averages each system's residuals within each score value, "
+            "which holds if the labelling followed the verdict alone"
+            if stratified
+            else "the correction takes each system's labels as a random choice of its rows, "
+            "so its corrected means are biased"
+        )
+    else:
+        columns = sorted(set(flagged["column"]) - {"judge's scores"})
+        consequence = (
+            f"the labels followed {', '.join(map(repr, columns))}: where the judge follows "
+            "it too, the correction is biased"
+        )
     note = (
-        f"the labelled rows' judge scores differ from the others' (system {d.systems[s]!r}: "
-        f"p = {p[s]:.2g}, Holm over the systems): the labels were not a random choice of the "
-        f"rows; {consequence}; draw the labels at random within each system"
+        f"the labelled rows are not a random choice of the rows ({said}); {consequence}; "
+        "draw the labels at random within each system"
     )
     warnings.warn(note, LabellingWarning, stacklevel=6)
     return [note]
@@ -275,7 +283,6 @@ def _closed_form(study: LeaderboardStudy, *, random_seed=None) -> FitParts:
         **_sampling_info(study, ps, pm),
         "df": df.tolist(),
         "df_items": np.asarray(df_items, float).tolist(),
-        "contrasts": _contrast_table(study.systems, pm, df, d.scale),
     }
     return FitParts(
         idata,
@@ -284,28 +291,6 @@ def _closed_form(study: LeaderboardStudy, *, random_seed=None) -> FitParts:
         notes=ps.notes,
         interval_fn=interval,
     )
-
-
-def _contrast_table(systems, pm: paired.PairedMeans, df, scale) -> dict:
-    """The paired contrasts :meth:`~judgebayes.studies.accuracy_fit.AccuracyFit.contrasts`
-    reads from a point fit.
-    """
-    se = pm.diff_se()
-    n = len(systems)
-    pairs = [
-        [a, b, float(pm.mean[a] - pm.mean[b]), float(se[a, b]), 0.0, pm.n_clusters]
-        for a in range(n)
-        for b in range(a + 1, n)
-    ]
-    return {
-        "systems": list(systems),
-        "estimate": pm.mean.tolist(),
-        "se": pm.se.tolist(),
-        "slack": [0.0] * n,
-        "df": np.asarray(df, float).tolist(),
-        "range": float(scale[1] - scale[0]),
-        "paired": pairs,
-    }
 
 
 @LeaderboardStudy.methods.register(

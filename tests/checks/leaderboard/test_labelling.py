@@ -58,3 +58,22 @@ def test_the_study_runs_it_for_the_closed_forms():
     report = study.check(study.fit("closed_form"))
     assert "board_labelling" in set(report.table["check"])
     assert not report.failures
+
+
+def test_labels_drawn_by_a_column_the_judge_follows_are_seen_in_that_column():
+    # labels e-fold more likely per sd of an answer's log length, which the judge follows:
+    # the length column's test flags on 40 of 40 boards (measured: 100 of 100 in
+    # BENCHMARKS), and on none of 40 boards labelled at random
+    from tests.simulators import labelled_by_length_board
+
+    def flags(selection):
+        out = []
+        for r in range(40):
+            frame, _ = labelled_by_length_board(np.random.default_rng([6, r]), selection=selection)
+            study = jb.LeaderboardStudy.from_items(frame, human="human")
+            table = study.check()["board_labelling"].table
+            out.append(bool(table.loc[table["column"] == "length", "flagged"].any()))
+        return np.mean(out)
+
+    assert flags(1.0) >= 0.8
+    assert flags(0.0) <= 0.01 + 2.5 * np.sqrt(0.01 * 0.99 / 40)

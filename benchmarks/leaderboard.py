@@ -2,6 +2,7 @@
 boards in the same process.
 
     python benchmarks/leaderboard.py --ranks 200      # rank intervals: coverage, length, CPU
+    python benchmarks/leaderboard.py --near 200       # near-equal systems: every rank covered
     python benchmarks/leaderboard.py --large          # 300 x 10,000, frame to rank intervals
     python benchmarks/leaderboard.py --leader 400     # ten equal systems at the top
     python benchmarks/leaderboard.py --tiers 100      # the tiers' rule, and the other one
@@ -159,6 +160,29 @@ def run_ranks(boards: int) -> None:
             print(f"| {S} | {items} | {k} | {cov / b:.3f} | {np.mean(lens):.2f} | "
                   f"{np.mean(lens) / base_len:.3f} | {1000 * cpu / b:.1f} ms | "
                   f"{cpu / base_cpu:.2f} |", flush=True)  # fmt: skip
+
+
+def run_near(boards: int) -> None:
+    """Systems 0.02-0.05 logits apart, none equal: where a claim in the wrong direction is
+    likeliest (the two-sided step-down's directional errors are measured, not proven)."""
+    print("| systems | spacing (logits) | items | " + " | ".join(METHODS) + " |")
+    print("|---|---|---|" + "---|" * len(METHODS))
+    for S, spread, n_items in ((20, 0.05, 300), (20, 0.02, 1000), (50, 0.02, 500)):
+        covered = dict.fromkeys(METHODS, 0)
+        for r in range(boards):
+            ab = np.arange(S)[::-1] * spread
+            frame, truth = irt_board(np.random.default_rng([31, S, r]), ab, n_items=n_items)
+            wide = frame.pivot(index="system", columns="item", values="score")
+            lo_t, hi_t = _truth_ranks(truth.loc[wide.index])
+            for k, f in METHODS.items():
+                lo, hi = f(wide.to_numpy(), np.random.default_rng(r))
+                covered[k] += bool(np.all((lo <= hi_t) & (lo_t <= hi)))
+        print(
+            f"| {S} | {spread} | {n_items} | "
+            + " | ".join(f"{v / boards:.3f}" for v in covered.values())
+            + " |",
+            flush=True,
+        )
 
 
 def run_large() -> None:
@@ -328,6 +352,7 @@ def run_judged_laplace() -> None:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--ranks", type=int, default=0)
+    p.add_argument("--near", type=int, default=0)
     p.add_argument("--large", action="store_true")
     p.add_argument("--leader", type=int, default=0)
     p.add_argument("--tiers", type=int, default=0)
@@ -340,6 +365,8 @@ def main() -> None:
     pd.set_option("display.width", 200)
     if a.ranks:
         run_ranks(a.ranks)
+    if a.near:
+        run_near(a.near)
     if a.large:
         run_large()
     if a.leader:

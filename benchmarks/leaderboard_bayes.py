@@ -53,7 +53,7 @@ def simulated(boards: int) -> None:
     t_nuts = []
     for r in range(boards):
         frame, items, process = board(np.random.default_rng([3, r]))
-        study = jb.LeaderboardStudy.from_frame(frame)
+        study = jb.LeaderboardStudy.from_items(frame)
         t0 = time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -96,7 +96,7 @@ def judged(boards: int, labelled: float = 0.2) -> None:
     for r in range(boards):
         frame, truth = judged_board(np.random.default_rng([5, r]), ABILITY, n_items=150,
                                     labelled=labelled)  # fmt: skip
-        study = jb.LeaderboardStudy.from_frame(frame, human="human")
+        study = jb.LeaderboardStudy.from_items(frame, human="human")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fit = study.fit("nuts", random_seed=r)
@@ -134,6 +134,12 @@ def judged(boards: int, labelled: float = 0.2) -> None:
         print(f"rank intervals (90%, all at once), {k}: mean length {np.mean(v):.2f}")
 
 
+#: the board's method for the held-out models (``--method``)
+METHOD = "nuts"
+#: CPU seconds of each ``new_system`` call
+CALLS: list[float] = []
+
+
 def held_out(fit, rows, truth: float, n_items: int, rng, score: str, trials, items, irt=None):
     """A held-out model's estimate from ``n_items`` planned and random items: one table
     cell per choice, and (error, covered) pairs; with ``irt`` (py-irt's items) its p-IRT
@@ -141,7 +147,9 @@ def held_out(fit, rows, truth: float, n_items: int, rng, score: str, trials, ite
     out, errs = [f"{truth:.3f}"], []
     for chosen in (fit.plan_items(n_items), list(rng.choice(items, n_items, replace=False))):
         r = rows.loc[chosen]
+        c0 = time.process_time()
         e = fit.new_system(r[score], trials=None if trials is None else r[trials])
+        CALLS.append(time.process_time() - c0)
         out.append(f"{e['estimate']:.3f} [{e['lower']:.3f}, {e['upper']:.3f}]")
         errs.append((abs(e["estimate"] - truth), e["lower"] <= truth <= e["upper"]))
     if irt is not None:
@@ -208,10 +216,11 @@ def p_irt(irt, seen: list[int], k: np.ndarray, n: np.ndarray) -> float:
 def _leave_out(name, study, frame, held, cols, n_items, truth_of, py_irt=False) -> None:
     system, item, score, trials = cols
     t0, c0 = time.perf_counter(), time.process_time()
-    fit = study.fit("nuts", random_seed=0)
-    print(f"{name}, {len(study.systems)} models x {len(study.data.items)} items: "
+    fit = study.fit(METHOD, random_seed=0)
+    gate = fit.diagnostics.passed if fit.diagnostics is not None else "(no gate: Laplace)"
+    print(f"{name}, {len(study.systems)} models x {len(study.data.items)} items, {METHOD}: "
           f"{time.perf_counter() - t0:.0f} s wall, {time.process_time() - c0:.0f} s CPU, "
-          f"gate passed {fit.diagnostics.passed}")  # fmt: skip
+          f"gate passed {gate}")  # fmt: skip
     irt = None
     if py_irt:
         c0 = time.process_time()
@@ -235,6 +244,8 @@ def _leave_out(name, study, frame, held, cols, n_items, truth_of, py_irt=False) 
         err = [e[k][0] for e in errs]
         hit = f"{sum(e[k][1] for e in errs)} of {len(errs)} covered" if k < 2 else "no interval"
         print(f"{how}: mean absolute error {np.mean(err):.4f}, {hit}")
+    print(f"new_system: {1000 * np.median(CALLS):.1f} ms CPU a call (median of {len(CALLS)})")
+    CALLS.clear()
 
 
 def real(n_items: int, py_irt: bool = False) -> None:
@@ -245,7 +256,7 @@ def real(n_items: int, py_irt: bool = False) -> None:
             "trials": "n_samples"}  # fmt: skip
     held = ["Claude-3-Haiku", "GPT-3.5-Turbo-0125", "DSCoder-6.7b-Ins", "Command-R+",
             "StarCoder2-7b"]  # fmt: skip
-    study = jb.LeaderboardStudy.from_frame(lcb[~lcb["model"].isin(held)], **cols)
+    study = jb.LeaderboardStudy.from_items(lcb[~lcb["model"].isin(held)], **cols)
     names = ("model", "question_id", "n_correct", "n_samples")
     _leave_out("LiveCodeBench", study, lcb, held, names, n_items,
                lambda r: r["n_correct"].sum() / r["n_samples"].sum(), py_irt)  # fmt: skip
@@ -261,7 +272,7 @@ def alpaca(n_items: int, py_irt: bool = False) -> None:
     ae2 = ae2.assign(won=(ae2["win"] >= 0.5).astype(float))
     held = ["claude-2", "gpt-3.5-turbo-1106", "vicuna-13b-v1.5", "gemma-7b-it",
             "FuseChat-Llama-3.2-3B-Instruct"]  # fmt: skip
-    study = jb.LeaderboardStudy.from_frame(
+    study = jb.LeaderboardStudy.from_items(
         ae2[~ae2["model"].isin(held)], system="model", item="item_id", score="won"
     )
     _leave_out("AlpacaEval 2.0", study, ae2, held, ("model", "item_id", "won", None), n_items,
@@ -277,7 +288,9 @@ if __name__ == "__main__":
     ap.add_argument("--items", type=int, default=100)
     ap.add_argument("--py-irt", action="store_true")
     ap.add_argument("--labelled", type=float, default=0.2)
+    ap.add_argument("--method", default="nuts", choices=("nuts", "laplace"))
     args = ap.parse_args()
+    METHOD = args.method
     if args.real:
         real(args.items, args.py_irt)
     elif args.alpaca:

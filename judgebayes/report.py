@@ -126,6 +126,14 @@ class Report:
         """
         from judgebayes.results.plots import plot_ranks
 
+        need = ("system", "rank", "rank_lower", "rank_upper", "tier", "estimate", "lower")
+        if not isinstance(table, pd.DataFrame) or any(c not in table.columns for c in need):
+            raise InputError(
+                "Report.leaderboard takes a leaderboard table (fit.leaderboard() or "
+                f"jb.leaderboard()); got {type(table).__name__}",
+                field="table",
+                value=type(table).__name__,
+            )
         level = 1 - float(table.attrs.get("alpha", 0.05))
         items = table.attrs.get("n_items")
         self.heading("Leaderboard")
@@ -213,8 +221,16 @@ class Report:
         / ``.htm`` -> HTML, anything else markdown).
         """
         path = Path(path)
+        suffix = path.suffix.lower()
         if format is None:
-            format = "html" if path.suffix.lower() in (".html", ".htm") else "markdown"
+            if suffix not in (".html", ".htm", ".md", ".markdown"):
+                raise InputError(
+                    f"the report path {str(path)!r} ends in {suffix or 'no suffix'!r}: give "
+                    "a .html or .md name (or format=)",
+                    field="path",
+                    value=str(path),
+                )
+            format = "html" if suffix in (".html", ".htm") else "markdown"
         if format not in REPORT_FORMATS:
             raise InputError(
                 f"report format must be one of {REPORT_FORMATS}; got {format!r}",
@@ -228,7 +244,7 @@ class Report:
                 field="path",
                 value=str(path),
             )
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)  # a report's folder is made for it
         fig_dir = path.parent / f"{path.stem}_figures"
         figures = []
         for kind, val in self.blocks:

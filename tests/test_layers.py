@@ -127,15 +127,3 @@ def test_the_layer_test_can_fail(tmp_path):
     f = tmp_path / "m.py"
     f.write_text("def f():\n    from judgebayes.cli.io import read_csv\n")
     assert _imports(f) == {"judgebayes.cli.io"}
-
-
-def test_no_study_or_check_module_is_over_450_lines():
-    # a variant is a class in a module of its own and a check a module: one that outgrows
-    # this has absorbed a second thing, which belongs in a module of its own
-    long = {
-        str(p.relative_to(ROOT)): n
-        for folder in ("studies", "checks")
-        for p in (ROOT / folder).rglob("*.py")
-        if (n := len(p.read_text().splitlines())) > 450
-    }
-    assert not long, long

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 
 from judgebayes.cli.commands import COMMANDS
 from judgebayes.cli.io import (
@@ -136,6 +137,7 @@ def _refuse_unused(args) -> None:
 
 def run(args) -> tuple[str, int]:
     """Run ``judgebayes leaderboard``; returns (stdout, exit status)."""
+    from judgebayes.errors import JudgeBayesWarning
     from judgebayes.results import to_json
     from judgebayes.studies.leaderboard import LeaderboardStudy
 
@@ -143,18 +145,22 @@ def run(args) -> tuple[str, int]:
     cls = LeaderboardStudy
     if args.model is not None:
         cls = next(c for c in LeaderboardStudy.models() if c.model_name == args.model)
-    study = cls.from_items(
-        _read(args.scores), system=args.system, item=args.item, score=args.score,
-        trials=args.trials, human=args.human, cluster=args.cluster, adjust=args.adjust,
-        scale=args.scale,
-    )  # fmt: skip
-    options = {} if args.reps is None else {"reps": args.reps}
-    fit = study.fit(args.method, random_seed=args.seed, **options)
+    with warnings.catch_warnings(record=True) as seen:  # said once each, as notes
+        warnings.simplefilter("always", JudgeBayesWarning)
+        study = cls.from_items(
+            _read(args.scores), system=args.system, item=args.item, score=args.score,
+            trials=args.trials, human=args.human, cluster=args.cluster, adjust=args.adjust,
+            scale=args.scale,
+        )  # fmt: skip
+        options = {} if args.reps is None else {"reps": args.reps}
+        fit = study.fit(args.method, random_seed=args.seed, **options)
     extra = {k: v for k, v in (("control", args.control), ("draws", args.draws)) if v is not None}
     table = fit.leaderboard(
         args.alpha, args.top_k, estimand=args.estimand, baseline=args.baseline, **extra
     )
-    notes = [*fit.notes, *(f"check failed: {r.describe()}" for r in study.check(fit).failures)]
+    said = [str(w.message) for w in seen if issubclass(w.category, JudgeBayesWarning)]
+    notes = list(dict.fromkeys([*said, *fit.notes]))
+    notes += [f"check failed: {r.describe()}" for r in study.check(fit).failures]
     if fit.diagnostics is not None and not fit.diagnostics.passed:
         notes.append("NUTS did not pass the convergence gate: do not report these numbers")
     for note in notes:

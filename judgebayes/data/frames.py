@@ -176,6 +176,18 @@ def group_codes(col: pd.Series, name: str, role: str) -> tuple[np.ndarray, np.nd
             value=None,
         )
     labels = text.to_numpy(str)
+    if col.dtype == object or pd.api.types.is_string_dtype(col.dtype):
+        raw = u.astype("string").to_numpy(str)
+        padded = raw != labels
+        if padded.any() and np.isin(labels[padded], labels[~padded]).any():
+            spaced = str(raw[padded][np.isin(labels[padded], labels[~padded])][0])
+            raise InputError(
+                f"column {name!r} (the {role} column) holds {spaced!r} and {spaced.strip()!r}, "
+                f"which differ only by spaces: they would be one {role}; strip the column "
+                "if they are, or name them apart",
+                field=name,
+                value=spaced,
+            )
     if pd.api.types.is_float_dtype(col.dtype):
         x = u.to_numpy(dtype=float)
         if np.all(x == np.round(x)):
@@ -241,10 +253,16 @@ def column_values(df, col):
 
 def require_column(df, col, what: str, field: str, frame: str = "items") -> None:
     """An :class:`InputError` naming ``col`` (``what`` it was to be) when ``df`` lacks it."""
-    if not isinstance(col, str) or col not in df.columns:
+    if not isinstance(col, str):
         raise InputError(
-            f"the {frame} frame has no column {col!r} ({what}); columns are "
-            f"{list(map(str, df.columns))}",
+            f"{field}= names a column ({what}); got {type(col).__name__} {col!r}",
+            field=field,
+            value=col,
+        )
+    if col not in df.columns:
+        where = "the frame" if frame == "frame" else f"the {frame} frame"
+        raise InputError(
+            f"{where} has no column {col!r} ({what}); columns are {list(map(str, df.columns))}",
             field=field,
             value=col,
         )

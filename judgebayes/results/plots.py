@@ -209,6 +209,8 @@ def plot_ranks(table: pd.DataFrame, ax=None, truth: dict | None = None):
             value=missing,
         )
     rows = table.sort_values(["rank", "system"], kind="stable").reset_index(drop=True)
+    if truth is not None:
+        _check_truth(truth, set(rows["system"]))
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 0.8 + 0.28 * len(rows)))
     y = -np.arange(len(rows), dtype=float)
@@ -227,3 +229,29 @@ def plot_ranks(table: pd.DataFrame, ax=None, truth: dict | None = None):
     ax.set_xlabel(f"rank{at}")
     ax.grid(axis="x", alpha=0.3)
     return ax
+
+
+def _check_truth(truth, systems: set) -> None:
+    """``truth`` of :func:`plot_ranks`: a mapping of the table's systems to numbers."""
+    if not isinstance(truth, dict | pd.Series):
+        raise InputError(
+            f"truth maps systems to their true ranks (a dict or a Series); got "
+            f"{type(truth).__name__}",
+            field="truth",
+            value=type(truth).__name__,
+        )
+    items = list(dict(truth).items())
+    unknown = [k for k, _ in items if k not in systems]
+    if unknown:
+        raise InputError(
+            f"truth names {unknown[0]!r}, which is not a system of the table",
+            field="truth",
+            value=unknown[0],
+        )
+    bad = [k for k, v in items if isinstance(v, bool) or not isinstance(v, int | float | np.number)]
+    if bad:
+        raise InputError(
+            f"truth gives system {bad[0]!r} the rank {dict(items)[bad[0]]!r}, not a number",
+            field="truth",
+            value=bad[0],
+        )

@@ -404,7 +404,33 @@ class Study:
         ``fit``'s model makes.  An empty report means no check applies, not a pass.
         """
         alpha = check_alpha(alpha)
+        if fit is not None:
+            self._own_fit(fit)
         return CheckReport([c(self, fit, alpha=alpha) for c in checks_for(self, fit)])
+
+    def _own_fit(self, fit: Fit) -> None:
+        """A fit of this study's family and units, or an :class:`InputError` (a check
+        would otherwise read another study's draws against these data).
+        """
+        if not isinstance(fit, Fit) or fit.family != self.family:
+            raise InputError(
+                f"check() takes a fit of this {self.family} study; got "
+                f"{getattr(fit, 'family', type(fit).__name__)!r}",
+                field="fit",
+                value=type(fit).__name__,
+            )
+        systems = getattr(self, "systems", None)
+        try:
+            units = tuple(fit.units) if fit.unit == "system" else None
+        except (KeyError, ValueError):  # a fit without a system dim (one system)
+            units = None
+        if units is not None and systems is not None and units != tuple(systems):
+            raise InputError(
+                f"check() takes a fit of this study: the fit's systems {list(units)[:5]} "
+                f"are not this study's {list(systems)[:5]}",
+                field="fit",
+                value=list(units)[:5],
+            )
 
 
 def register_bayes(cls: type[Study]) -> None:

@@ -16,6 +16,10 @@ from judgebayes.inference.leaderboard.table import BoardTable
 
 __all__ = ["leaderboard"]
 
+#: the frame's roles (:func:`~judgebayes.data.leaderboard.board_from_frame`); every other
+#: keyword is an option of the method
+_ROLES = ("system", "item", "score", "judge", "trials", "human", "cluster", "adjust", "scale")
+
 
 def leaderboard(
     frame,
@@ -24,6 +28,9 @@ def leaderboard(
     alpha: float = 0.05,
     top_k: int = 1,
     baseline: str | None = None,
+    estimand: str | None = None,
+    control: str = "stepdown",
+    draws: int | None = None,
     random_seed: int = 0,
     **columns: Any,
 ) -> BoardTable:
@@ -36,14 +43,15 @@ def leaderboard(
     method : str
         A method of :class:`~judgebayes.LeaderboardStudy` (``closed_form``, ``bootstrap``,
         ``nuts``, ``laplace``).
-    alpha, top_k, baseline
+    alpha, top_k, baseline, estimand, control, draws
         As :meth:`BoardFit.leaderboard <judgebayes.studies.leaderboard.BoardFit.leaderboard>`.
     random_seed : int
         The fit's seed (and the closed form's null draws').
     **columns
-        The roles of :func:`~judgebayes.data.leaderboard.board_from_frame`: ``system``,
-        ``item``, ``score`` (or ``judge``), ``trials``, ``human``, ``cluster``,
-        ``adjust``, ``scale``.
+        The roles of :func:`~judgebayes.data.leaderboard.board_from_frame` (``system``,
+        ``item``, ``score`` or ``judge``, ``trials``, ``human``, ``cluster``, ``adjust``,
+        ``scale``), and the method's own options (the bootstrap's ``reps``, the Laplace
+        fit's ``draws``... by their names in ``study.methods.describe()``).
 
     Returns
     -------
@@ -60,8 +68,13 @@ def leaderboard(
         )
     from judgebayes.studies.leaderboard import LeaderboardStudy
 
-    fit = LeaderboardStudy.from_items(frame, **columns).fit(method, random_seed=random_seed)
-    table = fit.leaderboard(alpha, top_k, baseline=baseline)
+    roles = {k: v for k, v in columns.items() if k in _ROLES}
+    options = {k: v for k, v in columns.items() if k not in _ROLES}
+    study = LeaderboardStudy.from_items(frame, **roles)
+    fit = study.fit(method, random_seed=random_seed, **options)
+    table = fit.leaderboard(
+        alpha, top_k, baseline=baseline, estimand=estimand, control=control, draws=draws
+    )
     table.attrs |= {
         "notes": list(fit.notes),
         "n_items": int(fit.info.get("n_paired_items", fit.info["n_items"])),

@@ -75,18 +75,12 @@ def board_from_frame(
     """
     score = _outcome(score, judge, human, trials)
     covariates = () if adjust is None else column_names(adjust, "adjust")
-    lo, hi = check_scale(scale)
+    lo, hi = _scale_of(scale, trials)
     df = as_pandas(frame, "frame")
-    groups = {"system": system, "item": item, "cluster": cluster}
-    _distinct_groups(groups)
-    measures = {"score": score, "trials": trials, "human": human}
-    distinct_roles({**measures, "adjust": list(covariates) or None}, groups)
-    require_roles(df, {**measures, **groups})
-    for col in covariates:
-        require_roles(df, {"adjust": col})
+    _check_roles(df, system, item, score, trials, human, cluster, covariates)
     sc, systems = group_codes(df[system], system, "system")
     ic, items = group_codes(df[item], item, "item")
-    y = _outcomes(df[score], score)
+    y = _outcomes(df[score], score) if trials is None else _counts(df[score], score)
     t = None if trials is None else numeric_column(df[trials], trials)
     blank = np.isnan(y) if t is None else np.isnan(y) | np.isnan(t)
     keep = ~blank
@@ -122,14 +116,9 @@ def board_from_frame(
             df, covariates, keep, sc * items.size + ic, (systems.size, items.size)
         ),
         covariate_names=covariates,
-        columns={
-            "system": system,
-            "item": item,
-            "score": score,
-            "trials": trials,
-            "human": human,
-            "cluster": cluster,
-        },
+        columns=dict(
+            system=system, item=item, score=score, trials=trials, human=human, cluster=cluster
+        ),
         item_groups={}
         if cluster is not None
         else _item_groups(
@@ -190,6 +179,36 @@ def _cells(sc, ic, y, t, h, shape, *, binary: bool) -> dict:
         "counts": counts,
         "n_repeated": int((n_rows > 1).sum()),
     }
+
+
+def _scale_of(scale, trials) -> tuple[float, float]:
+    """``scale=`` read; with ``trials=`` (counts of successes) it is not for the user."""
+    if trials is not None and scale is not None:
+        raise InputError(
+            "with trials= the outcomes are counts of successes, from 0 to each row's "
+            "trials; scale= sets the range of other outcomes: leave it out",
+            field="scale",
+            value=scale,
+        )
+    return check_scale(scale)
+
+
+def _check_roles(df, system, item, score, trials, human, cluster, covariates) -> None:
+    """Every role a column of ``df``'s, and no column in two roles."""
+    for role, col in (("system", system), ("item", item), ("score", score)):
+        if not isinstance(col, str):
+            raise InputError(
+                f"{role}= names the {role} column; got {type(col).__name__} {col!r}",
+                field=role,
+                value=col,
+            )
+    groups = {"system": system, "item": item, "cluster": cluster}
+    _distinct_groups(groups)
+    measures = {"score": score, "trials": trials, "human": human}
+    distinct_roles({**measures, "adjust": list(covariates) or None}, groups)
+    require_roles(df, {**measures, **groups})
+    for col in covariates:
+        require_roles(df, {"adjust": col})
 
 
 def check_scale(scale) -> tuple[float, float]:
@@ -280,6 +299,22 @@ def _outcomes(col: pd.Series, name: str) -> np.ndarray:
     return binary_labels(col, name, None)
 
 
+def _counts(col: pd.Series, name: str) -> np.ndarray:
+    """A column of counts of successes: numbers only (a yes / no or a boolean is one
+    outcome, not a count of several).
+    """
+    if pd.api.types.is_bool_dtype(col.dtype) or not pd.api.types.is_numeric_dtype(col.dtype):
+        x = pd.to_numeric(col, errors="coerce")
+        if pd.api.types.is_bool_dtype(col.dtype) or (x.isna() & col.notna()).any():
+            raise InputError(
+                f"column {name!r} holds {col.dtype} values: with trials= each row's "
+                "outcome is its count of successes in its trials, a whole number",
+                field="score",
+                value=str(col.dtype),
+            )
+    return numeric_column(col, name)
+
+
 def _in_scale(x: np.ndarray, lo: float, hi: float, name: str, kept: np.ndarray) -> None:
     bad = (x < lo) | (x > hi)
     if bad.any():
@@ -295,14 +330,15 @@ def _in_scale(x: np.ndarray, lo: float, hi: float, name: str, kept: np.ndarray) 
 
 
 def _check_counts(y, t, score, trials) -> None:
-    bad = (t < 1) | (t != np.round(t)) | (y < 0) | (y > t) | (y != np.round(y))
+    bad_t = (t < 1) | (t != np.round(t))
+    bad = bad_t | (y < 0) | (y > t) | (y != np.round(y))
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
         raise InputError(
             f"row {j}: {score} = {y[j]:g} successes of {trials} = {t[j]:g} trials; counts "
-            "are whole numbers from 0 to the trials",
-            field=score,
-            value=float(y[j]),
+            "are whole numbers from 0 to the trials, and trials whole numbers from 1",
+            field="trials" if bad_t[j] else "score",
+            value=float(t[j] if bad_t[j] else y[j]),
         )
 
 
@@ -328,7 +364,7 @@ def _clusters(df, cluster, ic, items, keep) -> tuple[np.ndarray, tuple[str, ...]
     first[ic[::-1]] = cc[::-1]  # each item's cluster on its first row
     bad = first[ic] != cc
     if bad.any():
-        item = items[ic[np.flatnonzero(bad)[0]]]
+        item = str(items[ic[np.flatnonzero(bad)[0]]])
         raise InputError(
             f"item {item!r} is in more than one {cluster!r}; an item belongs to one cluster "
             "(the same value on every row of the item)",
@@ -338,7 +374,7 @@ def _clusters(df, cluster, ic, items, keep) -> tuple[np.ndarray, tuple[str, ...]
     names, g = np.unique(labels[first], return_inverse=True)
     if names.size < 2:
         raise InputError(
-            f"column {cluster!r} (cluster=) holds one value, {names[0]!r}: every item is in "
+            f"column {cluster!r} (cluster=) holds one value, {str(names[0])!r}: every item is in "
             "one group, so the board is about that group's items; leave cluster= out",
             field="cluster",
             value=str(names[0]),
@@ -461,22 +497,23 @@ def new_system_outcomes(
 
 def _mapping(values, field: str) -> pd.Series:
     """Item label to number, from a Series or a mapping: labels as text, each once, every
-    value a number.
+    value a number (0/1 outcomes may be booleans or yes / no).
     """
-    try:
-        s = pd.Series(values, dtype=object) if isinstance(values, dict) else pd.Series(values)
-    except (TypeError, ValueError):
+    if not isinstance(values, dict | pd.Series):
         raise InputError(
-            f"{field} must map item labels to numbers (a dict or a Series); got "
-            f"{type(values).__name__}",
+            f"{field} must map item labels to outcomes (a dict, or a Series indexed by "
+            f"item); got {type(values).__name__}, whose positions would be read as items",
             field=field,
             value=type(values).__name__,
-        ) from None
+        )
+    s = pd.Series(values, dtype=object) if isinstance(values, dict) else values.copy()
     s.index = pd.Index([str(v) for v in s.index])
     if s.index.has_duplicates:
         dup = s.index[s.index.duplicated()][0]
         raise InputError(f"{field} gives item {dup!r} twice", field=field, value=dup)
-    x = numeric_column(s.reset_index(drop=True), field)
+    col = pd.Series(s.tolist())  # the values' own dtype, so booleans and words are seen
+    words = not pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(col.dtype)
+    x = _outcomes(col, field) if field == "outcomes" and words else numeric_column(col, field)
     if np.isnan(x).any():
         j = int(np.flatnonzero(np.isnan(x))[0])
         raise InputError(

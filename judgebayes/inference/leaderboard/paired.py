@@ -26,11 +26,13 @@ that of one cluster in :math:`G` moving by half the scale,
 standard errors apart, on 2 items 4).
 
 Each system's own interval is bounded by the scale (Student's :math:`t` when the scale
-has no bounds): a Wilson score interval on the
-rescaled mean :math:`p = (\hat\mu - l)/(h - l)` with the effective sample size
-:math:`p(1 - p)/\hat v` (the number of clusters where the variance is 0: a system that
-solved all 10 items gets :math:`[0.72, 1]`, not :math:`[1, 1]`) and Student's quantile
-with the board's degrees of freedom.
+has no bounds): a Wilson score interval on the rescaled mean
+:math:`p = (\hat\mu - l)/(h - l)` with the effective sample size :math:`p(1 - p)/\hat v`
+and Student's quantile with the board's degrees of freedom.  Where the variance is 0 (a
+system scored the same on every item, or every cluster) the sample says nothing of its
+spread, and the effective size is the number of clusters, the scale's worst case: a
+system that solved all 10 items gets :math:`[0.72, 1]`, one that scored 0.5 on all 5
+items :math:`[0.2, 0.8]`, not a point.
 
 The *items* estimand (the systems' means on these items) has no item-sampling
 variance: its covariance holds only what is random given the items (a judge's correction
@@ -150,19 +152,15 @@ def bounded_interval(
     v = np.asarray(var, float) / width**2
     edge = (p <= 0) | (p >= 1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        inner = np.where(v > 0, p * (1 - p) / v, np.inf)
+        inner = np.where(v > 0, p * (1 - p) / v, n_units)
         at_edge = np.where(v > 0, np.minimum(n_units, 0.25 / v), n_units)
     n = np.maximum(np.where(edge, at_edge, inner), 1.0)
     z = stats.t.ppf(1 - alpha / 2, df)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z2n = np.where(np.isinf(n), 0.0, z**2 / n)
-        centre = (p + z2n / 2) / (1 + z2n)
-        half = z / (1 + z2n) * np.sqrt(np.where(np.isinf(n), v, p * (1 - p) / n + z2n / (4 * n)))
+    z2n = z**2 / n
+    centre = (p + z2n / 2) / (1 + z2n)
+    half = z / (1 + z2n) * np.sqrt(p * (1 - p) / n + z2n / (4 * n))
     lo = np.clip(centre - half, 0.0, 1.0)
     hi = np.clip(centre + half, 0.0, 1.0)
-    zero = (v <= 0) & ~edge  # every item the same inner value: the value itself
-    lo = np.where(zero, p, lo)
-    hi = np.where(zero, p, hi)
     return lo_s + width * lo, lo_s + width * hi
 
 

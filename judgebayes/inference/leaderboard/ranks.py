@@ -28,8 +28,10 @@ system :math:`s`'s rank (1 the best) lies in
 :math:`[1 + \#\{t \text{ surely above } s\},\ S - \#\{t \text{ surely below } s\}]` for
 every system at once.
 
-**Tiers** (:func:`tiers`): in the order of the estimates, a boundary is placed between
-two neighbours only where every system above it is surely above every system below it.
+**Tiers** (:func:`tiers`): in the order of the estimates, a boundary is placed after the
+first :math:`m` systems only where their rank intervals lie within the first :math:`m`
+ranks and every other system's beyond them (so every system above is surely above every
+system below, and a Bayesian fit's tiers agree with its rank intervals).
 The rule kept is "never split equals": two systems of equal means fall in different
 tiers only if a false claim was made, which happens with probability at most
 :math:`\alpha` for all pairs at once.  The price is the other rule: a pair separated on
@@ -119,29 +121,26 @@ def _differences(null, a, b, se) -> np.ndarray:
 
 
 class _Maxima:
-    """Per draw, the largest null statistic over the pairs still active.  The first step
-    (every pair) is a pass over the pairs in blocks; the pairs left after it, usually a
-    small share on a large board, are held as one array the later steps mask.
+    """Per draw, the largest null statistic over the pairs still active.  While the
+    (draws, active pairs) array is small it is held and masked; else each step passes
+    over the active pairs in blocks (on a large board the first step's pass is the cost:
+    the pairs left after it are usually few enough to hold).
     """
 
     def __init__(self, null, a, b, se):
         self.null, self.a, self.b, self.se = null, a, b, se
-        self.cols = np.arange(a.size)
+        self.cols = np.arange(a.size)  # the held columns' pairs
         self.held = _differences(null, a, b, se) if null.shape[0] * a.size <= _BLOCK else None
 
     def __call__(self, active: np.ndarray) -> np.ndarray:
-        if self.held is not None:
-            keep = np.isin(self.cols, np.flatnonzero(active))
-            return self.held[:, keep].max(axis=1)
-        if active.all():
-            return _max_over(self.null, self.a, self.b, self.se)
-        on = np.flatnonzero(active)  # from now on only these pairs can matter
-        self.a, self.b, self.se = self.a[on], self.b[on], self.se[on]
-        self.cols = on
-        if self.null.shape[0] * on.size <= 4 * _BLOCK:
-            self.held = _differences(self.null, self.a, self.b, self.se)
+        on = np.flatnonzero(active)
+        if self.held is not None and np.isin(on, self.cols).all():
+            return self.held[:, np.isin(self.cols, on)].max(axis=1)
+        if self.null.shape[0] * on.size <= 4 * _BLOCK:  # hold the active pairs from now on
+            self.cols = on
+            self.held = _differences(self.null, self.a[on], self.b[on], self.se[on])
             return self.held.max(axis=1)
-        return _max_over(self.null, self.a, self.b, self.se)
+        return _max_over(self.null, self.a[on], self.b[on], self.se[on])
 
 
 def stepdown_above(
@@ -193,30 +192,33 @@ def rank_bounds(above: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lower.astype(np.int64), upper.astype(np.int64)
 
 
-def tiers(above: np.ndarray, estimate: np.ndarray) -> np.ndarray:
-    """Each system's tier (1 the top): boundaries in the order of ``estimate`` only where
-    every system above is surely above every system below (module docstring).
+def tiers(lower: np.ndarray, upper: np.ndarray, estimate: np.ndarray) -> np.ndarray:
+    """Each system's tier (1 the top) from rank intervals that hold for every system at
+    once: in the order of ``estimate``, a boundary after the first ``m`` systems where
+    their rank intervals lie within the first ``m`` ranks and every other system's beyond
+    them (module docstring: equal systems are split only when a claim is false).
     """
-    est = np.asarray(estimate, float)
-    order = np.argsort(-est, kind="stable")
-    a = above[np.ix_(order, order)]
-    S = est.size
-    # cut after position m when a[:m+1, m+1:] is all True; count the False entries of each
-    # top-right block through a 2-d cumulative sum
-    bad = (~a).astype(np.int64)
-    csum = bad.cumsum(axis=0)[:, ::-1].cumsum(axis=1)[:, ::-1]  # rows <= r, columns >= c
-    cuts = np.array([csum[m, m + 1] == 0 for m in range(S - 1)], bool)
+    order = np.argsort(-np.asarray(estimate, float), kind="stable")
+    S = order.size
+    top = np.maximum.accumulate(np.asarray(upper)[order])  # the top m's worst upper rank
+    rest = np.minimum.accumulate(np.asarray(lower)[order][::-1])[::-1]  # the rest's best
+    m = np.arange(1, S)
+    cuts = (top[:-1] <= m) & (rest[1:] >= m + 1)
     level = np.concatenate([[1], 1 + np.cumsum(cuts)])
     out = np.empty(S, np.int64)
     out[order] = level
     return out
 
 
-def among_best_pvalues(estimate: np.ndarray, diff_se: np.ndarray, null: np.ndarray) -> np.ndarray:
-    """(S,) p-values of "system s is among the best" (module docstring); the best
-    estimate's is 1.  A system whose statistic lies beyond a cheap bound of every draw's
-    (the draw's largest null value less its own, over its smallest standard error) gets
-    the smallest p-value without the draws' pass over its pairs.
+def among_best_pvalues(
+    estimate: np.ndarray, diff_se: np.ndarray, null: np.ndarray, df: float | None = None
+) -> np.ndarray:
+    r"""(S,) p-values of "system s is among the best" (module docstring); the best
+    estimate's is 1.  Each is the share of the null draws beyond the statistic, or
+    Bonferroni's bound over the system's comparisons, :math:`(S - 1)` times the normal
+    (Student's :math:`t` with ``df``) tail at the statistic, when that is smaller: the
+    draws' share cannot go below :math:`1/(1 + \text{draws})`, which Holm over many
+    systems would never let through.
     """
     est = np.asarray(estimate, float)
     S, reps = est.size, null.shape[0]
@@ -224,15 +226,17 @@ def among_best_pvalues(estimate: np.ndarray, diff_se: np.ndarray, null: np.ndarr
     off = ~np.eye(S, dtype=bool)
     t_obs = np.where(off, (est[None, :] - est[:, None]) / np.where(off, diff_se, 1.0), -np.inf)
     t_obs = t_obs.max(axis=1)  # [s]: the largest of (est_t - est_s) / se_ts
+    tail = stats.norm if df is None or not np.isfinite(df) else stats.t(df)
+    bonferroni = np.minimum(1.0, (S - 1) * tail.sf(t_obs))
     least_se = np.where(off, diff_se, np.inf).min(axis=1)
     bound = (null.max(axis=1, keepdims=True) - null) / least_se  # (draws, S)
     for s in np.flatnonzero(t_obs > 0):
-        if not (bound[:, s] >= t_obs[s]).any():
-            p[s] = 1 / (1 + reps)
+        if not (bound[:, s] >= t_obs[s]).any():  # beyond every draw: the draws' floor
+            p[s] = min(1 / (1 + reps), bonferroni[s])
             continue
         others = off[s]
         m = ((null[:, others] - null[:, [s]]) / diff_se[others, s]).max(axis=1)
-        p[s] = (1 + np.count_nonzero(m >= t_obs[s])) / (1 + reps)
+        p[s] = min((1 + np.count_nonzero(m >= t_obs[s])) / (1 + reps), bonferroni[s])
     return p
 
 

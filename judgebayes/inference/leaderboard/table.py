@@ -14,8 +14,8 @@ Two builders, one table:
 * :func:`posterior_table` for the Bayesian models: equal-tailed intervals, rank intervals
   holding in at least ``1 - alpha`` of the joint posterior
   (:func:`~judgebayes.inference.leaderboard.posterior.simultaneous_rank_intervals`),
-  tiers whose boundaries hold at once with that probability, P(top k), and each system's
-  posterior probability of being below the reference.
+  tiers read off them as the closed form's are, P(top k), and each system's posterior
+  probability of being below the reference.
 
 The table is a :class:`BoardTable`: a DataFrame whose header (printed above it, and its
 caption in a notebook) names the estimand it ranks and the rule its claims keep.
@@ -120,14 +120,14 @@ def sampling_table(
             "rank": stats.rankdata(-estimate, method="min").astype(int),
             "rank_lower": lo_r,
             "rank_upper": hi_r,
-            "tier": ranks.tiers(above, estimate),
+            "tier": ranks.tiers(lo_r, hi_r, estimate),
             "p_top_k": ranks.top_k_shares(estimate + null, top_k),
         }
     )
     ref = int(np.argmax(estimate)) if baseline is None else baseline
     out["difference"] = estimate - estimate[ref]
     if baseline is None:
-        p = ranks.among_best_pvalues(estimate, diff_se, null)
+        p = ranks.among_best_pvalues(estimate, diff_se, null, df)
         against = "the best (Hsu's comparisons with the best: the leader is chosen by the data)"
     else:
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -177,7 +177,7 @@ def posterior_table(
             "rank": stats.rankdata(-mean, method="min").astype(int),
             "rank_lower": lo_r,
             "rank_upper": hi_r,
-            "tier": posterior_tiers(x, alpha),
+            "tier": ranks.tiers(lo_r, hi_r, mean),
             "p_top_k": ranks.top_k_shares(x, top_k),
             "difference": mean - mean[ref],
             "p_below": (x < x[:, [ref]]).mean(axis=0),
@@ -195,28 +195,3 @@ def posterior_table(
             "against": f"{names[ref]!r} (posterior probability of being below it)",
         },
     )
-
-
-def posterior_tiers(draws: np.ndarray, alpha: float) -> np.ndarray:
-    """Each system's tier from (draws, S) posterior draws: in the order of the posterior
-    means, the boundaries whose claims ("every system above beats every system below")
-    hold in the same draw with probability at least ``1 - alpha``, the most certain
-    boundary kept first (so a clear boundary is not lost to uncertain ones above it).
-    """
-    x = np.asarray(draws, float)
-    order = np.argsort(-x.mean(axis=0), kind="stable")
-    sd = x[:, order]
-    S = sd.shape[1]
-    top_min = np.minimum.accumulate(sd, axis=1)
-    bottom_max = np.maximum.accumulate(sd[:, ::-1], axis=1)[:, ::-1]
-    holds = top_min[:, :-1] > bottom_max[:, 1:]  # (draws, S-1): the cut after m holds
-    jointly = np.ones(x.shape[0], bool)
-    cuts = np.zeros(S - 1, bool)
-    for m in np.argsort(-holds.mean(axis=0), kind="stable"):
-        cand = jointly & holds[:, m]
-        if cand.mean() >= 1 - alpha:
-            jointly, cuts[m] = cand, True
-    level = np.concatenate([[1], 1 + np.cumsum(cuts)])
-    out = np.empty(S, np.int64)
-    out[order] = level
-    return out

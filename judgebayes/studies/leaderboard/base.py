@@ -35,6 +35,7 @@ from judgebayes.errors import (
     FewClustersWarning,
     MethodRefused,
     require_type,
+    route_keywords,
 )
 from judgebayes.inference.leaderboard import posterior
 from judgebayes.inference.nuts import ModelSpec
@@ -99,7 +100,8 @@ class LeaderboardStudy(Study):
         columns: ``system``, ``item``, ``score`` or ``judge``, ``trials``, ``human``,
         ``cluster``, ``adjust``, ``scale``).
         """
-        return cls(board_from_frame(frame, **columns), priors=priors)
+        (roles,) = route_keywords(f"{cls.__name__}.from_items", columns, board_from_frame)
+        return cls(board_from_frame(frame, **roles), priors=priors)
 
     from_frame = from_items
 
@@ -135,10 +137,14 @@ class LeaderboardStudy(Study):
 
     # ----------------------------------------------------------------- hooks
     def _prepare(self, method) -> None:
-        """The Bayesian models read 0/1 outcomes or counts, and no ``adjust=``."""
+        """Every method: a judge's verdicts labelled where it said each of its values; the
+        Bayesian models read 0/1 outcomes or counts, and no ``adjust=``.
+        """
+        d = self.data
+        if d.judged:
+            self._labelled_where_the_judge_said(method.name)
         if method.engine not in ("nuts", "laplace"):
             return
-        d = self.data
         if not d.counts:
             raise MethodRefused(
                 "the Bayesian boards model 0/1 outcomes (or whole counts of trials) and 0/1 "
@@ -152,6 +158,27 @@ class LeaderboardStudy(Study):
                 "form's and the bootstrap's scores; the Bayesian boards do not model it: use "
                 "method 'closed_form' or 'bootstrap', or leave adjust= out",
                 method=method.name,
+            )
+
+    def _labelled_where_the_judge_said(self, method: str) -> None:
+        """Refuse when some score value of the judge's (of at most ten) has no label:
+        nothing says what the human rate is there (labels drawn only where the judge said
+        1 say nothing about where it said 0).
+        """
+        d = self.data
+        seen = d.rows > 0
+        values = np.unique(d.scores[seen])
+        if values.size > 10:
+            return
+        labelled = ~np.isnan(d.labels)
+        missing = [v for v in values if not (labelled & (d.scores == v)).any()]
+        if missing:
+            where = int(((d.scores == missing[0]) & seen).sum())
+            raise MethodRefused(
+                f"no labelled row has the judge's score {missing[0]:g} ({where} cell(s) do): "
+                "nothing says what the human rate is there (labels drawn only where the "
+                "judge said 1 say nothing about where it said 0); label some of them",
+                method=method,
             )
 
     def _info(self, method, parts: FitParts) -> dict:
@@ -173,6 +200,11 @@ class LeaderboardStudy(Study):
             notes.append(f"{d.n_missing} row(s) without a score left out")
         if d.n_repeated and method.name in ("closed_form", "bootstrap"):
             notes.append(f"{d.n_repeated} (system, item) cell(s) hold several rows: averaged")
+        elif d.n_repeated:
+            notes.append(
+                f"{d.n_repeated} (system, item) cell(s) hold several rows: counted as repeated "
+                "samples of the cell (a row given twice by mistake counts twice)"
+            )
         empty = int((d.rows == 0).sum())
         if empty and method.name not in ("closed_form", "bootstrap"):
             notes.append(

@@ -22,7 +22,7 @@ from judgebayes.errors import InputError, check_choice
 from judgebayes.inference.leaderboard import new_system as lb_new
 from judgebayes.inference.leaderboard import paired, ranks
 from judgebayes.inference.leaderboard.table import BoardTable, posterior_table, sampling_table
-from judgebayes.inference.registry import check_count
+from judgebayes.inference.registry import check_count, check_seed
 from judgebayes.models.leaderboard import BoardPriors
 from judgebayes.results import check_alpha
 from judgebayes.studies.accuracy_fit import AccuracyFit
@@ -126,7 +126,7 @@ class BoardFit(AccuracyFit):
                 value=reps,
             )
         if kind == "bootstrap":
-            return self._bootstrap_table(names, alpha, top_k, ref, control, least)
+            return self._bootstrap_table(names, alpha, top_k, ref, control, least, draws)
         return self._closed_form_table(names, alpha, top_k, ref, control, reps, estimand)
 
     def _closed_form_table(self, names, alpha, top_k, ref, control, reps, estimand):
@@ -147,13 +147,22 @@ class BoardFit(AccuracyFit):
         null = ranks.null_draws(cov, df_joint, reps, rng)
         v = np.diag(cov)
         lo, hi = paired.bounded_interval(mean, v, units, dfs, alpha, scale)
+        if estimand == "items":  # these items' scores are the answer where nothing varies
+            lo, hi = np.where(v > 0, lo, mean), np.where(v > 0, hi, mean)
         diff_se = paired.difference_se(cov, units, scale)
         return sampling_table(
             names, mean, (lo, hi), np.sqrt(np.maximum(v, 0)), diff_se, null, df_joint,
             alpha=alpha, top_k=top_k, control=control, baseline=ref, estimand=estimand,
         )  # fmt: skip
 
-    def _bootstrap_table(self, names, alpha, top_k, ref, control, least):
+    def _bootstrap_table(self, names, alpha, top_k, ref, control, least, draws):
+        if draws is not None:
+            raise InputError(
+                f"draws= sets the closed form's null draws; this bootstrap's claims come from "
+                f"its {self.draws('theta_process').shape[0]} resamples (fit it with reps=)",
+                field="draws",
+                value=draws,
+            )
         x = self.draws("theta_process").values
         if x.shape[0] < least:
             raise InputError(
@@ -164,6 +173,11 @@ class BoardFit(AccuracyFit):
             )
         est = self.estimate("theta_process")
         lo, hi = np.quantile(x, [alpha / 2, 1 - alpha / 2], axis=0)
+        flat = hi <= lo  # resamples all alike: the closed form's worst case instead
+        if flat.any():
+            units, scale = int(self.info["n_clusters"]), tuple(self.info["scale"])
+            wlo, whi = paired.bounded_interval(est, np.zeros(est.size), units, np.inf, alpha, scale)
+            lo, hi = np.where(flat, wlo, lo), np.where(flat, whi, hi)
         null = x - x.mean(axis=0)
         cov = np.cov(null, rowvar=False)
         diff_se = paired.difference_se(cov, int(self.info["n_clusters"]), tuple(self.info["scale"]))
@@ -236,7 +250,10 @@ class BoardFit(AccuracyFit):
         ----------
         outcomes : Series or dict
             Item label to 0/1 outcome (with ``trials``: a whole count of successes), each
-            item once (:func:`~judgebayes.data.leaderboard.new_system_outcomes`).
+            item once (:func:`~judgebayes.data.leaderboard.new_system_outcomes`).  The
+            outcomes are the truth (exact match, or a human's label): a judged board's
+            model is of the true rates, and a new system's verdicts by the judge are not
+            corrected here.
         trials : Series or dict, optional
             Item label to the number of samples.
         alpha : float
@@ -251,11 +268,12 @@ class BoardFit(AccuracyFit):
             (the benchmark's items), and ``items`` (how many it answered).
         """
         alpha = check_alpha(alpha)
+        seed = check_seed(random_seed)
+        draws = self._item_draws(lb_new.DRAWS)
         items = tuple(str(v) for v in self.idata.posterior["item"].values)
         code, k, n = new_system_outcomes(outcomes, trials, items)
-        draws = self._item_draws(lb_new.DRAWS)
         sd = float(self.info.get("ability_sd", BoardPriors().ability_sd))
-        rng = np.random.default_rng(random_seed)
+        rng = np.random.default_rng(seed)
         _, acc = lb_new.new_system(k, n, code, draws, sd, rng)
         lo, hi = np.quantile(acc, [alpha / 2, 1 - alpha / 2])
         return pd.Series(
@@ -269,6 +287,14 @@ class BoardFit(AccuracyFit):
         """
         budget = check_count(budget, "budget", minimum=1)
         draws = self._item_draws(lb_new.DRAWS)
+        n_items = draws["difficulty"].shape[1]
+        if budget > n_items:
+            raise InputError(
+                f"budget {budget} is more than the board's {n_items} items: a new system "
+                "answering all of them needs no plan",
+                field="budget",
+                value=budget,
+            )
         a = draws.get("discrimination")
         codes = lb_new.informative_items(
             draws["ability"].mean(0),

@@ -7,6 +7,7 @@ Laplace fit learns the judge's rates as NUTS does.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import dataclass
 
@@ -24,11 +25,13 @@ from judgebayes.inference.registry import check_count
 from judgebayes.results import point_tree
 from judgebayes.results.trees import tree
 from judgebayes.studies.base import FitParts
-from judgebayes.studies.leaderboard.base import LeaderboardStudy
+from judgebayes.studies.leaderboard.base import FEW_CLUSTERS, LeaderboardStudy
 from judgebayes.studies.leaderboard.variants import TwoPLBoard
 
 __all__ = ["ONE_SLOPE_ALPHA", "PairedScores", "paired_scores"]
 
+#: CPU seconds a judged board's Laplace fit may take by default before it is refused
+JUDGED_BUDGET = 10.0
 #: the level of the check that one slope fits every system's pull (``adjust=``)
 ONE_SLOPE_ALPHA = 0.01
 #: the level at which labels that follow the judge's verdict are warned about (Holm over
@@ -113,16 +116,6 @@ def _corrected(study, x, h, method) -> tuple[JudgeCorrection, list[str]]:
             f"items every system answered; method {method!r} corrects each system by its "
             "own labels and needs 2: label more of its rows, or use method='nuts' (it pools "
             "the judge's rates over systems)",
-            method=method,
-        )
-    values = np.unique(x)
-    seen = np.unique(x[lab])
-    if values.size <= 10 and np.setdiff1d(values, seen).size:
-        missing = np.setdiff1d(values, seen)
-        raise MethodRefused(
-            f"no labelled row has the judge's score {missing[0]:g} ({int((x == missing[0]).sum())} "
-            "rows do): the correction cannot learn the human rate there (labels drawn only "
-            "where the judge said 1 say nothing about where it said 0); label some of them",
             method=method,
         )
     c = judge_corrected(x, h)
@@ -230,6 +223,24 @@ def _adjusted(x, c, covariates):
     return phi, slopes, note
 
 
+def _flat_notes(study, pm: paired.PairedMeans) -> list[str]:
+    """A note naming the systems whose scores did not vary over the items (or clusters)."""
+    flat = np.flatnonzero(np.diag(pm.cov) <= 0)
+    if not flat.size:
+        return []
+    names = ", ".join(repr(study.systems[s]) for s in flat[:5])
+    bounded = np.isfinite(study.data.scale[1] - study.data.scale[0])
+    return [
+        f"{flat.size} system(s) scored the same on every item or cluster ({names}): the "
+        "sample says nothing of their spread, so "
+        + (
+            "their intervals are the scale's worst case at that many units"
+            if bounded
+            else "their intervals are points (give scale= bounds for a worst case)"
+        )
+    ]
+
+
 def _sampling_info(study, ps: PairedScores, pm: paired.PairedMeans) -> dict:
     """What a closed form's or a bootstrap's table needs beside its draws."""
     info = {
@@ -284,12 +295,23 @@ def _closed_form(study: LeaderboardStudy, *, random_seed=None) -> FitParts:
         "df": df.tolist(),
         "df_items": np.asarray(df_items, float).tolist(),
     }
+    point = np.clip(pm.mean, *d.scale)
+    outside = np.flatnonzero(point != pm.mean)
+    clipped = (
+        [
+            f"{outside.size} corrected mean(s) fell outside the scale and are reported at its "
+            f"end ({', '.join(f'{study.systems[s]!r}: {pm.mean[s]:.3g}' for s in outside[:5])})"
+        ]
+        if outside.size
+        else []
+    )
     return FitParts(
         idata,
         quantity="theta_process",
         info=info,
-        notes=ps.notes,
+        notes=(*ps.notes, *_flat_notes(study, pm), *clipped),
         interval_fn=interval,
+        point=point,
     )
 
 
@@ -301,6 +323,15 @@ def _bootstrap(study: LeaderboardStudy, *, random_seed=None, reps: int = 2000) -
     reps = check_count(reps, "reps", minimum=100)
     ps = paired_scores(study, "bootstrap")
     g = paired.cluster_codes(ps.g, ps.x.shape[1])
+    units = int(g.max()) + 1
+    if units < FEW_CLUSTERS:
+        what = "clusters" if ps.g is not None else "items"
+        raise MethodRefused(
+            f"the bootstrap resamples {units} {what}: so few give percentiles and claims "
+            f"that say little (with 2 clusters a resample holds one of two boards); use "
+            "method='closed_form' (CR2 with Student's t at their degrees of freedom)",
+            method="bootstrap",
+        )
     means = resampled_means(ps.x, g, reps, random_seed)
     idata = tree({"posterior": {"theta_process": means[None]}}, dims={"theta_process": ["system"]},
                  coords={"system": list(study.systems)})  # fmt: skip
@@ -309,7 +340,7 @@ def _bootstrap(study: LeaderboardStudy, *, random_seed=None, reps: int = 2000) -
         idata,
         quantity="theta_process",
         info={**_sampling_info(study, ps, pm), "reps": reps},
-        notes=ps.notes,
+        notes=(*ps.notes, *_flat_notes(study, pm)),
         point=pm.mean,
     )
 
@@ -323,12 +354,13 @@ def _laplace(
     random_seed=None,
     draws: int = 2000,
     points: int = 16,
-    budget: float = 10.0,
+    budget: float | None = None,
 ):
     """``draws`` draws of the one-parameter (or exchangeable) board from
     :func:`~judgebayes.inference.leaderboard.laplace.fit_board_laplace`, its spreads
     integrated over ``points`` points; a fit whose CPU time would pass ``budget`` seconds
-    is refused as soon as that is known.
+    is refused as soon as that is known (default: :data:`JUDGED_BUDGET` for a judged
+    board, whose items are integrated one by one; none otherwise).
     """
     d = study.data
     if d.clusters:
@@ -338,7 +370,9 @@ def _laplace(
         )
     draws = check_count(draws, "draws", minimum=100)
     points = check_count(points, "points", minimum=4)
-    if isinstance(budget, bool) or not isinstance(budget, int | float) or not budget > 0:
+    if budget is None:
+        budget = JUDGED_BUDGET if d.judged else np.inf
+    if isinstance(budget, bool) or not isinstance(budget, numbers.Real) or not budget > 0:
         raise InputError(
             f"budget must be a positive number of CPU seconds; got {budget!r}",
             field="budget",

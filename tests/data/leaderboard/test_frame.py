@@ -87,11 +87,22 @@ def test_fractions_and_trials_are_read_on_their_scale():
         ({"score": "verdict", "judge": "verdict"}, "judge", "same role"),
         ({"human": "human", "trials": "n"}, "trials", "one outcome per row"),
         ({"adjust": "model"}, "system", "given as both"),
+        ({"trials": "n", "scale": (0, 10)}, "scale", "counts of successes"),
+        ({"score": "yes_no", "trials": "n"}, "score", "count of successes"),
+        ({"system": None}, "system", "names the system column"),
+        ({"item": 3}, "item", "names the item column"),
+        ({"system": "padded"}, "padded", "differ only by spaces"),
     ],
 )
 def test_bad_input_is_one_typed_error_naming_the_field(change, field, match):
     frame = _frame().assign(
-        stray=[1, 0, 5, 0, 0, 1, 0], one="x", rowwise=list("abcdefg"), nolabel=np.nan, n=1
+        stray=[1, 0, 5, 0, 0, 1, 0],
+        one="x",
+        rowwise=list("abcdefg"),
+        nolabel=np.nan,
+        n=1,
+        yes_no=["yes", "no", "yes", "no", "no", "yes", "no"],
+        padded=["a", "a", "a", "a ", "a ", "a ", "a "],
     )
     kw = {"system": "model", "item": "q", "score": "verdict", **change}
     with pytest.raises(InputError, match=match) as err:
@@ -114,6 +125,8 @@ def test_a_new_systems_outcomes_are_read_as_counts():
     assert code.tolist() == [2, 0] and k.tolist() == [1, 0] and n.tolist() == [1, 1]
     code, k, n = new_system_outcomes({"q": 3}, {"q": 10}, items)
     assert (k.tolist(), n.tolist()) == ([3], [10])
+    code, k, n = new_system_outcomes({"p": True, "r": "no"}, None, items)  # as the board reads
+    assert k.tolist() == [1, 0]
     for outcomes, trials, match in (
         ({"q": 0.56}, None, "share solved"),  # a share where a 0/1 outcome is meant
         ({"q": 0.56}, {"q": 10}, "whole count"),
@@ -124,6 +137,8 @@ def test_a_new_systems_outcomes_are_read_as_counts():
         ({"q": None}, None, "no value"),
         ({}, None, "empty"),
         ({"q": 1}, {"q": 2.5}, "trials for item"),
+        ([1, 0, 1], None, "whose positions would be read as items"),
+        (np.ones(3), None, "whose positions would be read as items"),
     ):
         with pytest.raises(InputError, match=match):
             new_system_outcomes(outcomes, trials, items)

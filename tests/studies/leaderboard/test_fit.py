@@ -45,12 +45,16 @@ def test_the_table_from_known_draws():
         _known(draws, "abcdef").leaderboard(control="holm")
 
 
-def test_a_certain_boundary_is_kept_even_below_an_uncertain_one():
-    # a and b are hard to tell apart; c is far below both: the joint-posterior tiers keep
-    # the boundary above c (the most certain first) rather than spend the level on a | b
+def test_a_bayesian_fits_tiers_agree_with_its_rank_intervals():
+    # a and b are hard to tell apart, c is far below both: one boundary, above c, and no
+    # tier claims what the rank intervals do not (a tier above another holds only systems
+    # whose rank intervals lie above the other's)
     rng = np.random.default_rng(1)
-    draws = np.array([0.6, 0.58, 0.2]) + rng.normal(0, 0.012, (4000, 3))
-    assert _known(draws, "abc").leaderboard().set_index("system")["tier"].tolist() == [1, 1, 2]
+    draws = np.array([0.6, 0.58, 0.2, 0.19]) + rng.normal(0, 0.012, (4000, 4))
+    t = _known(draws, "abcd").leaderboard().set_index("system")
+    assert t["tier"].tolist() == [1, 1, 2, 2]
+    for s in "ab":
+        assert t.loc[s, "rank_upper"] < t.loc[list("cd"), "rank_lower"].min()
 
 
 def test_the_closed_forms_table_and_the_same_table_from_its_saved_fit(tmp_path):
@@ -147,3 +151,38 @@ def test_few_clusters_widen_the_claims_rather_than_narrow_them():
     assert length["3"] > length["0"], length
     assert ((three["upper"] - three["lower"]) > (none["upper"] - none["lower"])).all()
     assert three.attrs["df"] == 2
+
+
+def test_the_new_users_edges_of_the_table():
+    frame, _ = small_board()
+    study = jb.LeaderboardStudy.from_items(frame)
+    boot = study.fit("bootstrap", reps=500)
+    with pytest.raises(InputError, match="resamples"):  # draws= is the closed form's
+        boot.leaderboard(draws=5000)
+    closed = study.fit("closed_form")
+    with pytest.raises(InputError, match="difficulties"):  # a closed form has no items
+        closed.new_system({"0": 1})
+    lap = study.fit("laplace", random_seed=0)
+    with pytest.raises(InputError, match="random_seed"):
+        lap.new_system({"0": 1}, random_seed="x")
+    with pytest.raises(InputError, match="more than the board's 80 items"):
+        lap.plan_items(81)
+    # a system that scored the same on every item: the scale's worst case, said
+    flat = frame.astype({"score": float})
+    flat.loc[flat["system"] == "m00", "score"] = 0.5
+    fit = jb.LeaderboardStudy.from_items(flat).fit("closed_form")
+    row = fit.leaderboard().set_index("system").loc["m00"]
+    assert row["lower"] < 0.45 and row["upper"] > 0.55
+    assert any("scored the same on every item" in n for n in fit.notes)
+    # the same board's study refuses a fit of another board in check()
+    with pytest.raises(InputError, match="fit of this study"):
+        jb.LeaderboardStudy.from_items(frame[frame["system"] != "m05"]).check(lap)
+
+
+def test_two_clusters_are_too_few_to_resample():
+    frame, _ = irt_board(np.random.default_rng(6), [1.0, 0.0, -1.0], n_items=60, cluster_size=30)
+    with pytest.warns(jb.errors.FewClustersWarning):
+        study = jb.LeaderboardStudy.from_items(frame, cluster="cluster")
+    with pytest.raises(jb.MethodRefused, match="resamples 2 clusters"):
+        study.fit("bootstrap")
+    assert study.fit("closed_form").info["df"] == [1.0] * 3

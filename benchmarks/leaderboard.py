@@ -191,17 +191,20 @@ def run_large() -> None:
     small, _ = irt_board(rng, rng.normal(0, 1, 5), n_items=50)
     jb.leaderboard(small)  # the imports, outside the times
     helm(small.pivot(index="system", columns="item", values="score").to_numpy(), 10, rng)
-    c0 = time.process_time()
-    t = jb.leaderboard(frame)
-    ours = time.process_time() - c0
-    c0 = time.process_time()
-    x = frame.pivot(index="system", columns="item", values="score").to_numpy()
-    helm(x, 1000, np.random.default_rng(1))
-    theirs = time.process_time() - c0
+    ours, theirs = [], []
+    for r in range(3):  # the least of three of each: the machine is shared
+        c0 = time.process_time()
+        t = jb.leaderboard(frame)
+        ours.append(time.process_time() - c0)
+        c0 = time.process_time()
+        x = frame.pivot(index="system", columns="item", values="score").to_numpy()
+        helm(x, 1000, np.random.default_rng(r))
+        theirs.append(time.process_time() - c0)
+    ours, theirs = min(ours), min(theirs)
     print(f"300 systems x 10,000 items (3M rows), frame to rank intervals: judgebayes "
           f"{ours:.2f} s CPU (step-down over all 44,850 pairs, {len(t)} rows), "
           f"HELM-style vectorised bootstrap (1,000 resamples) {theirs:.2f} s; ratio "
-          f"{ours / theirs:.2f}")  # fmt: skip
+          f"{ours / theirs:.2f} (the least of three runs of each)")  # fmt: skip
 
 
 def run_leader(boards: int) -> None:

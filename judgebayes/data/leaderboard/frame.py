@@ -135,28 +135,35 @@ def board_from_frame(
 
 def _cells(sc, ic, y, t, h, shape, *, binary: bool) -> dict:
     """The cells' arrays of :class:`~.data.BoardData` from each row's system and item
-    codes, outcome ``y`` of ``t`` trials and label ``h`` (NaN: none).
+    codes, outcome ``y`` of ``t`` trials and label ``h`` (NaN: none).  Counts are counted
+    as integers (no float pass over millions of cells).
     """
     size = shape[0] * shape[1]
     flat = sc * shape[1] + ic
-    lab = ~np.isnan(h)
-    any_lab = bool(lab.any())
-    binary = binary or bool(((y == 0) | (y == 1)).all())
-    counts = binary and bool(np.isin(h[lab], (0.0, 1.0)).all())
+    any_lab = h is not None
+    lab = ~np.isnan(h) if any_lab else np.zeros(0, bool)
+    ones = y == 1
+    binary = binary or bool((ones | (y == 0)).all())
+    counts = binary and (not any_lab or bool(np.isin(h[lab], (0.0, 1.0)).all()))
     n_rows = np.bincount(flat, minlength=size).reshape(shape)
-    rows = n_rows if t is None else _sum(flat, t, shape)
-    successes = _sum(flat, y, shape)
+    rows = n_rows if t is None else _whole(_sum(flat, t, shape))
+    if t is None and counts:  # 0/1 outcomes: each cell's successes by counting
+        successes = np.bincount(flat[ones], minlength=size).reshape(shape)
+    else:
+        successes = _sum(flat, y, shape)
     with np.errstate(invalid="ignore", divide="ignore"):
         scores = successes / rows
-    zero = np.zeros(shape)
-    n_l, labels, h1 = zero, np.full(shape, np.nan), zero
+    zero = np.zeros(shape, np.int64)
+    n_l, labels, h1, k, n = zero, np.full(shape, np.nan), zero, zero, zero
     if any_lab:
-        n_l = np.bincount(flat[lab], minlength=size).reshape(shape).astype(float)
-        h1 = _sum(flat[lab], h[lab], shape)
+        n_l = np.bincount(flat[lab], minlength=size).reshape(shape)
+        h_sum = _sum(flat[lab], h[lab], shape)
         with np.errstate(invalid="ignore", divide="ignore"):
-            labels = h1 / n_l
-    k = (successes - _sum(flat[lab], y[lab], shape) if any_lab else successes) if counts else zero
-    n = (rows - n_l if any_lab else rows) if counts else zero
+            labels = h_sum / n_l
+    if counts:
+        k = _whole(successes - (_sum(flat[lab], y[lab], shape) if any_lab else 0))
+        n = rows - n_l
+        h1 = _whole(h_sum) if any_lab else zero
     conf = np.zeros((shape[0], 4), np.int64)
     if counts and any_lab:
         yl, hl, sl = y[lab], h[lab], sc[lab]
@@ -168,17 +175,24 @@ def _cells(sc, ic, y, t, h, shape, *, binary: bool) -> dict:
         ).astype(np.int64)
     return {
         "scores": scores,
-        "rows": np.asarray(rows).astype(np.int64),
+        "rows": rows,
         "labels": labels,
-        "k": np.rint(k).astype(np.int64),
-        "n": np.rint(n).astype(np.int64),
-        "h1": np.rint(h1 if counts else zero).astype(np.int64),
-        "n_l": n_l.astype(np.int64),
+        "k": k,
+        "n": n,
+        "h1": h1,
+        "n_l": n_l,
         "confusion": conf,
-        "judged_labelled": np.bincount(sc[lab], weights=y[lab], minlength=shape[0]),
+        "judged_labelled": np.bincount(sc[lab], weights=y[lab], minlength=shape[0])
+        if any_lab
+        else np.zeros(shape[0]),
         "counts": counts,
         "n_repeated": int((n_rows > 1).sum()),
     }
+
+
+def _whole(x: np.ndarray) -> np.ndarray:
+    """Sums of whole numbers (counted in floats) as integers."""
+    return x if x.dtype.kind == "i" else np.rint(x).astype(np.int64)
 
 
 def _scale_of(scale, trials) -> tuple[float, float]:
@@ -251,10 +265,10 @@ def _outcome(score: str, judge, human, trials) -> str:
     return score
 
 
-def _labels(df, human, keep, lo: float, hi: float) -> np.ndarray:
-    """The human labels of the kept rows (NaN: unlabelled; all NaN without ``human``)."""
+def _labels(df, human, keep, lo: float, hi: float) -> np.ndarray | None:
+    """The human labels of the kept rows (NaN: unlabelled; None without ``human``)."""
     if human is None:
-        return np.full(int(keep.sum()), np.nan)
+        return None
     h = _outcomes(df[human], human)[keep]
     _in_scale(h, lo, hi, human, keep)
     if np.isnan(h).all():

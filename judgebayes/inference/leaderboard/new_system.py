@@ -7,8 +7,8 @@ r"""A system not on the board, from its outcomes on a few of the board's items.
   already make it close to normal, and the prior keeps it proper when every outcome is
   the same), then one ability drawn from it and the system's rate over every item of the
   board, :math:`\frac1I\sum_i p_i`.  The draws carry the items' uncertainty and its own.
-  With beta-binomial cells (a concentration), the ability's posterior is taken on a grid
-  instead and the rate averages the items' rates drawn given the outcomes.
+  With beta-binomial cells (a concentration) the same, the score by digammas, and the
+  rate averages the items' rates drawn given the outcomes.
 * :func:`informative_items`: the items a new system should answer for a budget: the
   items whose Fisher information :math:`a_i^2 p(1 - p)`, summed over the board's
   abilities, is largest, taken in turn from strata of difficulty so the subset spans the
@@ -23,12 +23,10 @@ from scipy import special
 from judgebayes.inference.leaderboard.posterior import cell_rates
 from judgebayes.models.leaderboard import success_probabilities
 
-__all__ = ["DRAWS", "GRID", "informative_items", "new_system"]
+__all__ = ["DRAWS", "informative_items", "new_system"]
 
 #: posterior draws of the items a new system is read against
 DRAWS = 400
-#: ability grid of the beta-binomial case (logits)
-GRID = np.linspace(-8.0, 8.0, 321)
 
 
 def new_system(
@@ -50,7 +48,7 @@ def new_system(
     a = draws.get("discrimination")
     phi = draws.get("concentration")
     if phi is not None:
-        ability = _grid_abilities(k, n, items, b, a, np.asarray(phi, float), ability_sd, rng)
+        ability = _laplace_beta_binomial(k, n, items, b, a, np.asarray(phi, float), ability_sd, rng)
     else:
         ability = _laplace_abilities(k, n, items, b, a, ability_sd, rng)
     p = success_probabilities(ability[:, None], b, a, draws.get("guessing"))[:, 0, :]
@@ -78,26 +76,38 @@ def _laplace_abilities(k, n, items, b, a, sd, rng, steps: int = 30) -> np.ndarra
     return theta + rng.standard_normal(theta.size) / np.sqrt(prec)
 
 
-def _grid_abilities(k, n, items, b, a, phi, sd, rng, chunk: int = 100) -> np.ndarray:
-    """One ability per draw from its posterior on :data:`GRID` (beta-binomial cells)."""
-    ll = np.empty((b.shape[0], GRID.size))
-    for lo in range(0, b.shape[0], chunk):  # (draws, grid, items answered) a chunk at a time
-        sl = slice(lo, lo + chunk)
-        eta = GRID[None, :, None] - b[sl, None][:, :, items]
-        if a is not None:
-            eta = eta * np.asarray(a, float)[sl, None][:, :, items]
-        p = special.expit(eta)
-        f = phi[sl, None, None]
-        ll[sl] = (
-            special.betaln(k + p * f, n - k + (1 - p) * f) - special.betaln(p * f, (1 - p) * f)
-        ).sum(axis=2)
-    ll -= 0.5 * (GRID / sd) ** 2
-    w = np.exp(ll - ll.max(axis=1, keepdims=True))
-    cdf = np.cumsum(w, axis=1)
-    u = rng.random(b.shape[0]) * cdf[:, -1]
-    pick = np.minimum((cdf < u[:, None]).sum(axis=1), GRID.size - 1)
-    step = GRID[1] - GRID[0]
-    return GRID[pick] + rng.uniform(-step / 2, step / 2, b.shape[0])
+def _laplace_beta_binomial(k, n, items, b, a, phi, sd, rng, steps: int = 40) -> np.ndarray:
+    r"""One ability per draw from the Gaussian at its posterior mode, beta-binomial cells:
+    the score :math:`\sum_i a_i\phi\,p_i(1 - p_i)[\psi(k_i + p_i\phi) - \psi(n_i - k_i +
+    (1 - p_i)\phi) - \psi(p_i\phi) + \psi((1 - p_i)\phi)] - \theta/\sigma^2` by Newton's
+    method, its slope by a central difference.
+    """
+    bi = b[:, items]
+    ai = np.ones_like(bi) if a is None else np.asarray(a, float)[:, items]
+    f = phi[:, None]
+
+    def score(theta):
+        p = special.expit(ai * (theta[:, None] - bi))
+        inner = (
+            special.digamma(k + p * f)
+            - special.digamma(n - k + (1 - p) * f)
+            - special.digamma(p * f)
+            + special.digamma((1 - p) * f)
+        )
+        return (ai * f * p * (1 - p) * inner).sum(axis=1) - theta / sd**2
+
+    theta = np.zeros(b.shape[0])
+    h = 1e-4
+    for _ in range(steps):
+        g = score(theta)
+        slope = (score(theta + h) - score(theta - h)) / (2 * h)
+        prec = np.maximum(-slope, 1 / sd**2)
+        step = np.clip(g / prec, -2.0, 2.0)
+        theta = theta + step
+        if np.max(np.abs(step)) < 1e-7:
+            break
+    prec = np.maximum(-(score(theta + h) - score(theta - h)) / (2 * h), 1 / sd**2)
+    return theta + rng.standard_normal(theta.size) / np.sqrt(prec)
 
 
 def informative_items(

@@ -52,7 +52,7 @@ _SAMPLING = ("closed-form", "bootstrap")
 #: each method-specific flag and the methods that use it
 _USED_BY = {
     "model": ("nuts", "laplace"),
-    "control": ("closed-form",),
+    "control": ("closed-form", "bootstrap"),
     "draws": ("closed-form",),
     "reps": ("bootstrap",),
 }
@@ -92,7 +92,7 @@ def add_parser(sub) -> None:
     a.add_argument("--top-k", type=count_arg, default=1, help="the P(top k) column's k")
     a.add_argument("--baseline", default=None, help="the system all others are compared with")
     a.add_argument("--control", default=None, choices=("stepdown", "holm"),
-                   help="closed form: step-down over all pairs (default) or Holm's")  # fmt: skip
+                   help="step-down over all pairs (default) or Holm's")  # fmt: skip
     a.add_argument("--draws", type=count_arg, default=None,
                    help="closed form: null draws behind the simultaneous claims")  # fmt: skip
     a.add_argument("--reps", type=count_arg, default=None, help="bootstrap: resamples")

@@ -13,6 +13,7 @@ from typing import Any
 
 from judgebayes.errors import InputError
 from judgebayes.inference.leaderboard.table import BoardTable
+from judgebayes.inference.registry import normalise_method
 
 __all__ = ["leaderboard"]
 
@@ -43,8 +44,11 @@ def leaderboard(
     method : str
         A method of :class:`~judgebayes.LeaderboardStudy` (``closed_form``, ``bootstrap``,
         ``nuts``, ``laplace``).
-    alpha, top_k, baseline, estimand, control, draws
+    alpha, top_k, baseline, estimand, control
         As :meth:`BoardFit.leaderboard <judgebayes.studies.leaderboard.BoardFit.leaderboard>`.
+    draws : int, optional
+        The closed form's null draws (the table's), or another method's own draws (the
+        Laplace fit's posterior draws).
     random_seed : int
         The fit's seed (and the closed form's null draws').
     **columns
@@ -68,12 +72,21 @@ def leaderboard(
         )
     from judgebayes.studies.leaderboard import LeaderboardStudy
 
+    if not isinstance(method, str):
+        raise InputError(
+            f"method must name one of the leaderboard's methods; got {method!r}",
+            field="method",
+            value=method,
+        )
     roles = {k: v for k, v in columns.items() if k in _ROLES}
     options = {k: v for k, v in columns.items() if k not in _ROLES}
+    table_draws = draws
+    if draws is not None and normalise_method(method) != "closed_form":
+        options["draws"], table_draws = draws, None  # the method's own draws (Laplace's)
     study = LeaderboardStudy.from_items(frame, **roles)
     fit = study.fit(method, random_seed=random_seed, **options)
     table = fit.leaderboard(
-        alpha, top_k, baseline=baseline, estimand=estimand, control=control, draws=draws
+        alpha, top_k, baseline=baseline, estimand=estimand, control=control, draws=table_draws
     )
     table.attrs |= {
         "notes": list(fit.notes),

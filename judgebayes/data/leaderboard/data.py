@@ -75,6 +75,8 @@ class BoardData:
         Rows without an outcome, left out.
     n_repeated : int
         Cells holding several rows (averaged in ``scores``).
+    blank_systems : tuple of str
+        Systems every row of which has no outcome (not on the board).
     """
 
     systems: tuple[str, ...]
@@ -101,6 +103,7 @@ class BoardData:
     row_columns: dict = field(default_factory=dict)
     n_missing: int = 0
     n_repeated: int = 0
+    blank_systems: tuple[str, ...] = ()
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -92,6 +92,7 @@ def board_from_frame(
     else:
         _check_counts(y, t, score, trials)
     h = _labels(df, human, keep, lo, hi)
+    all_systems = systems
     systems, sc = _present(systems, sc)
     items, ic = _present(items, ic)
     if systems.size < 2 or items.size < 2:
@@ -130,6 +131,7 @@ def board_from_frame(
             df, {system, item, score, trials, human, cluster}, keep, sc, ic, cells["rows"]
         ),
         n_missing=int(blank.sum()),
+        blank_systems=tuple(str(v) for v in np.setdiff1d(all_systems, systems)),
     )
 
 
@@ -418,7 +420,8 @@ def _row_columns(df, roles: set, keep, sc, ic, rows) -> dict[str, np.ndarray]:
 
 def _item_groups(df, roles: set, keep, ic, n_items: int) -> dict[str, np.ndarray]:
     """The frame's other columns that could group the items: one value on every row of an
-    item (none blank), 2 to ``n_items / 2`` values, not a fraction; as (items,) codes.
+    item (a blank counting as one more value; at most half of them blank), 2 to
+    ``n_items / 2`` values, not a fraction; as (items,) codes.
     """
     out: dict[str, np.ndarray] = {}
     for col in df.columns:
@@ -431,7 +434,10 @@ def _item_groups(df, roles: set, keep, ic, n_items: int) -> dict[str, np.ndarray
             codes, uniques = pd.factorize(values)
         except TypeError:  # unhashable cells
             continue
-        if (codes < 0).any() or not 2 <= len(uniques) <= n_items // 2:
+        if (codes < 0).mean() > 0.5:  # mostly blank: not a grouping
+            continue
+        codes = np.where(codes < 0, len(uniques), codes)  # the blanks one group of their own
+        if not 2 <= len(np.unique(codes)) <= n_items // 2:
             continue
         per = pd.Series(codes).groupby(ic).agg(["min", "max"]).to_numpy()
         if per.shape[0] == n_items and np.array_equal(per[:, 0], per[:, 1]):

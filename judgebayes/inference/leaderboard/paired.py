@@ -102,6 +102,11 @@ def paired_means(
             u[s] = np.bincount(codes, weights=dev[s], minlength=n_g)
         size = np.bincount(codes, minlength=n_g)
         w = 1.0 / np.maximum(1.0 - size / n_items, 1.0 / n_items)
+    # a sum of deviations that is 0 but for the rounding of the mean is 0: a system whose
+    # scores do not vary (or whose clusters' means are equal) has no sampling variance to
+    # report, not one of 1e-33
+    dust = 1e-12 * (np.abs(x).max(axis=1, keepdims=True) + 1.0) * (n_items / n_g)
+    u = np.where(np.abs(u) <= dust, 0.0, u)
     cov = (u * w) @ u.T / n_items**2
     return PairedMeans(mean, cov, float(max(n_g - 1, 1)), n_g, (float(scale[0]), float(scale[1])))
 
@@ -121,14 +126,16 @@ def difference_se(cov: np.ndarray, n_clusters: int, scale) -> np.ndarray:
 
 def items_variance(x: np.ndarray, rows: np.ndarray, trials: bool) -> np.ndarray:
     r"""(S,) the variance of each system's mean over these items from its cells' trials:
-    :math:`\frac{1}{I^2}\sum_i \hat p_{si}(1 - \hat p_{si})/(n_{si} - 1)` (0 for cells
-    of one outcome, whose score is the answer itself).
+    :math:`\frac{1}{I^2}\sum_i \hat p_{si}(1 - \hat p_{si})/(n_{si} - 1)`, a cell of one
+    trial with its system's mean rate :math:`\bar p_s(1 - \bar p_s)` (one sample of a
+    cell's rate is not the rate).  0 without trials: one outcome a cell is the answer.
     """
     if not trials:
         return np.zeros(x.shape[0])
     n = np.asarray(rows, float)
+    pooled = x.mean(axis=1, keepdims=True)  # a cell of one trial: its system's rate's
     with np.errstate(invalid="ignore", divide="ignore"):
-        v = np.where(n > 1, x * (1 - x) / (n - 1), 0.0)
+        v = np.where(n > 1, x * (1 - x) / (n - 1), pooled * (1 - pooled) / n)
     return v.sum(axis=1) / x.shape[1] ** 2
 
 

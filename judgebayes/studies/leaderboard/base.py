@@ -29,15 +29,18 @@ from typing import Any, ClassVar
 import numpy as np
 
 from judgebayes.checks.leaderboard.clustering import CHECK as CLUSTERING
+from judgebayes.checks.leaderboard.labelling import CHECK as LABELLING
 from judgebayes.data.leaderboard import BoardData, board_from_frame
 from judgebayes.errors import (
     ClusteringWarning,
     FewClustersWarning,
+    LabellingWarning,
     MethodRefused,
     require_type,
     route_keywords,
 )
 from judgebayes.inference.leaderboard import posterior
+from judgebayes.inference.leaderboard.judged import FEW_LABELS
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models.leaderboard import BoardPriors, board_model, success_probabilities
@@ -52,6 +55,10 @@ __all__ = ["CENTRED_TRIALS", "FEW_CLUSTERS", "LeaderboardStudy"]
 CENTRED_TRIALS = 10
 #: below this many clusters a board warns that its cluster-robust claims rest on few sums
 FEW_CLUSTERS = 10
+#: the level at which labels that are not a random choice of the rows are warned about
+#: (Holm over the systems and columns): random labels on 300 simulated boards of 10
+#: systems warned on 1.3% of them at 0.01; the items design warns at the same 0.001
+LABELLING_ALPHA = 0.001
 #: the level at which an undeclared grouping of the items is warned about (Holm over the
 #: board's candidate columns: independent items warn on at most 0.1% of boards)
 GROUPING_ALPHA = 0.001
@@ -198,6 +205,11 @@ class LeaderboardStudy(Study):
         notes = []
         if d.n_missing:
             notes.append(f"{d.n_missing} row(s) without a score left out")
+        if d.blank_systems:
+            notes.append(
+                f"{len(d.blank_systems)} system(s) have no row with a score and are not on the "
+                f"board: {', '.join(map(repr, d.blank_systems[:5]))}"
+            )
         if d.n_repeated and method.name in ("closed_form", "bootstrap"):
             notes.append(f"{d.n_repeated} (system, item) cell(s) hold several rows: averaged")
         elif d.n_repeated:
@@ -212,7 +224,59 @@ class LeaderboardStudy(Study):
                 "predicts them from the system's ability and the item's difficulty"
             )
         notes += self._grouping_notes(method)
+        if d.judged:
+            notes += self._label_notes(method)
         return tuple(notes)
+
+    def _label_notes(self, method) -> list[str]:
+        """What every judged fit must say of its labels: systems with few (each method
+        trusts them differently), and labels that were not a random choice of the rows
+        (the check ``board_labelling``; a warning too).
+        """
+        d = self.data
+        n_s = d.n_l.sum(axis=1) if d.counts else (~np.isnan(d.labels)).sum(axis=1)
+        notes = []
+        thin = np.flatnonzero(n_s < FEW_LABELS)
+        if thin.size:
+            named = ", ".join(f"{d.systems[s]!r}: {int(n_s[s])}" for s in thin[:5])
+            if method.name in ("closed_form", "bootstrap"):
+                why = (
+                    "each system's correction rests on its own labels, so its interval is wide "
+                    "and approximate"
+                )
+            else:
+                why = (
+                    "their judge's rates are learnt mostly from the other systems' labels "
+                    "(pooled): where the judge errs differently on one of them (kinder to it, "
+                    "say), its interval is too narrow and its rank too sure"
+                )
+            note = (
+                f"{thin.size} system(s) have fewer than {FEW_LABELS} labels ({named}): {why}; "
+                "label more of their rows"
+            )
+            notes.append(note)
+            if method.name not in ("closed_form", "bootstrap"):
+                warnings.warn(note, LabellingWarning, stacklevel=5)
+        result = LABELLING(self, None, alpha=LABELLING_ALPHA)
+        flagged = result.table[result.table["flagged"]]
+        if not flagged.empty:
+            first = flagged.iloc[0]
+            columns = sorted(set(flagged["column"]) - {"judge's scores"})
+            consequence = (
+                f"the labels followed {', '.join(map(repr, columns))}: where the judge follows "
+                "it too, the corrected means are biased"
+                if columns
+                else "where a system's labels are not a random choice of its rows within each "
+                "of the judge's verdicts, its corrected mean is biased"
+            )
+            note = (
+                f"the labelled rows are not a random choice of the rows ({first['unit']}: "
+                f"p = {first['p_value']:.2g}, Holm over the systems and columns); {consequence}; "
+                "draw the labels at random within each system"
+            )
+            warnings.warn(note, LabellingWarning, stacklevel=5)
+            notes.append(note)
+        return notes
 
     def _grouping_notes(self, method) -> list[str]:
         """One warning and note naming every column the items look grouped by, undeclared."""

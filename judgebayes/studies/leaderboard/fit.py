@@ -113,6 +113,14 @@ class BoardFit(AccuracyFit):
                 )
             var = "theta" if estimand == "items" else "theta_process"
             x = self.draws(var).values
+            least = int(np.ceil(MIN_TAIL_DRAWS / alpha))
+            if x.shape[0] < least:
+                raise InputError(
+                    f"this fit has {x.shape[0]} posterior draws, too few for claims that hold "
+                    f"at once at alpha={alpha:g}: fit it with {least} or more",
+                    field="alpha",
+                    value=alpha,
+                )
             return posterior_table(
                 names, x, alpha=alpha, top_k=top_k, baseline=ref, estimand=estimand
             )
@@ -147,7 +155,7 @@ class BoardFit(AccuracyFit):
         null = ranks.null_draws(cov, df_joint, reps, rng)
         v = np.diag(cov)
         lo, hi = paired.bounded_interval(mean, v, units, dfs, alpha, scale)
-        if estimand == "items":  # these items' scores are the answer where nothing varies
+        if estimand == "items" and info.get("items_exact"):  # the scores are the answer
             lo, hi = np.where(v > 0, lo, mean), np.where(v > 0, hi, mean)
         diff_se = paired.difference_se(cov, units, scale)
         return sampling_table(
@@ -173,6 +181,7 @@ class BoardFit(AccuracyFit):
             )
         est = self.estimate("theta_process")
         lo, hi = np.quantile(x, [alpha / 2, 1 - alpha / 2], axis=0)
+        lo, hi = np.clip(lo, *self.info["scale"]), np.clip(hi, *self.info["scale"])
         flat = hi <= lo  # resamples all alike: the closed form's worst case instead
         if flat.any():
             units, scale = int(self.info["n_clusters"]), tuple(self.info["scale"])

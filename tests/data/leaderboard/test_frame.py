@@ -142,3 +142,17 @@ def test_a_new_systems_outcomes_are_read_as_counts():
     ):
         with pytest.raises(InputError, match=match):
             new_system_outcomes(outcomes, trials, items)
+
+
+def test_a_grouping_column_with_a_blank_is_still_a_candidate():
+    n = 12
+    frame = pd.DataFrame(
+        {
+            "system": np.repeat(["a", "b"], n),
+            "item": np.tile(np.arange(n), 2),
+            "score": np.tile([0, 1], n),
+            "subtask": np.tile((np.arange(n) // 4).astype(float), 2),
+        }
+    )
+    frame.loc[frame["item"] == 0, "subtask"] = np.nan  # one item's subtask unknown
+    assert list(board_from_frame(frame).item_groups) == ["subtask"]

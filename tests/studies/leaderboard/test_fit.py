@@ -186,3 +186,50 @@ def test_two_clusters_are_too_few_to_resample():
     with pytest.raises(jb.MethodRefused, match="resamples 2 clusters"):
         study.fit("bootstrap")
     assert study.fit("closed_form").info["df"] == [1.0] * 3
+
+
+def test_the_second_trials_edges():
+    # a fractional score the same on every item: the worst case, not float dust
+    flat = pd.DataFrame(
+        {
+            "system": np.repeat(list("ABC"), 40),
+            "item": np.tile(np.arange(40), 3),
+            "score": np.r_[np.full(40, 0.3), np.linspace(0, 1, 40), np.linspace(1, 0, 40) ** 2],
+        }
+    )
+    t = jb.leaderboard(flat).set_index("system")
+    assert t.loc["A", "se"] == 0 and t.loc["A", "upper"] - t.loc["A", "lower"] > 0.2
+    # a system whose every score is blank is named, not dropped silently
+    gone = flat.assign(score=flat["score"].where(flat["system"] != "C"))
+    assert any("'C'" in n and "not on the board" in n for n in jb.leaderboard(gone).attrs["notes"])
+    # a cell of one trial is not its rate: these items' interval keeps a binomial variance
+    counts = flat.assign(score=(flat["score"] > 0.5).astype(int), n=1)
+    items = jb.leaderboard(counts, trials="n", estimand="items").set_index("system")
+    assert (items["upper"] - items["lower"] > 0.05).all()
+    # the Laplace fit's own draws pass through jb.leaderboard; a method is named
+    frame, _ = small_board()
+    assert jb.leaderboard(frame, method="laplace", draws=500).attrs["method"] == "laplace"
+    with pytest.raises(InputError, match="method"):
+        jb.leaderboard(frame, method=None)
+    # a posterior's joint claims need enough draws
+    lap = jb.LeaderboardStudy.from_items(frame).fit("laplace", draws=100)
+    with pytest.raises(InputError, match="posterior draws"):
+        lap.leaderboard(alpha=0.05)
+
+
+def test_the_bayesian_fits_say_when_a_system_has_few_labels():
+    frame, _ = judged_board(np.random.default_rng(9), np.linspace(1, -1, 4), n_items=150)
+    few = frame.assign(
+        human=frame["human"].where((frame["system"] != "m01") | (frame.index % 50 == 0))
+    )
+    study = jb.LeaderboardStudy.from_items(few, human="human")
+    with pytest.warns(jb.LabellingWarning, match="learnt mostly from the other systems"):
+        fit = study.fit("laplace", random_seed=0, budget=120)  # a loaded machine's CPU
+    assert any("'m01': 0" in n for n in fit.notes)  # none of its rows labelled
+    with pytest.raises(jb.MethodRefused, match="'m01' has 0 labelled row"):
+        study.fit("bootstrap")  # the closed forms correct each system by its own labels
+    five = frame.assign(
+        human=frame["human"].where((frame["system"] != "m01") | (frame.index < 170))
+    )
+    with pytest.raises(jb.MethodRefused, match="bootstrap of so few labels"):
+        jb.LeaderboardStudy.from_items(five, human="human").fit("bootstrap")

@@ -87,13 +87,15 @@ def test_one_annotator_of_several_and_missing_paths(tmp_path):
         jb.io.alpaca_eval_items(FIXTURE / "judge")
 
 
-@pytest.mark.parametrize("preference", [3, -1, 2.5, "B"])
+@pytest.mark.parametrize("preference", [3, -1, 2.5, "B", True, False])
 def test_a_preference_off_alpaca_evals_scale_is_refused(tmp_path, preference):
-    # AlpacaEval writes 1 to 2 (0: a legacy draw, blank: unparsed); 3 is no win of 2
+    # AlpacaEval writes 1 to 2 (0: a legacy draw, blank: unparsed); 3 is no win of 2, and
+    # a JSON boolean is no preference (true is not "the reference preferred", 1)
     folder = _copy(tmp_path, lambda r: r[4].update(preference=preference))
     with pytest.raises(InputError) as err:
         jb.io.alpaca_eval_items(folder)
     assert err.value.field == "preference" and err.value.value == preference
+    assert isinstance(err.value.value, bool) == isinstance(preference, bool)
     message = str(err.value)
     assert f"preference {preference!r}" in message
     assert str(folder / "alpha" / "annotations.json") in message and "record 4" in message

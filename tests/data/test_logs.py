@@ -163,6 +163,20 @@ def test_inspect_labels_must_name_the_output(inspect_logs, tmp_path, capsys):
     assert "give one source" in capsys.readouterr().err
 
 
+def test_a_positive_no_verdict_takes_is_refused(inspect_logs):
+    # positive= names the grades meaning correct; one the logs never give would read every
+    # verdict as incorrect
+    with pytest.raises(InputError) as err:
+        jb.io.inspect_items(inspect_logs, positive="P")
+    assert err.value.field == "positive" and err.value.value == "P"
+    assert "positive='P'" in str(err.value) and "['C', 'I']" in str(err.value)
+    # a partial grade named beside C, though these logs hold none: C correct, I not
+    df = jb.io.inspect_items(inspect_logs, positive=["C", "P"])
+    got = df.set_index(["system", "sample_id"]).sort_index()["judge"]
+    want = _expected_items({}).set_index(["system", "sample_id"]).sort_index()["judge"]
+    np.testing.assert_array_equal(got.to_numpy(), want.to_numpy())
+
+
 # ------------------------------------------------------------------ lm-eval-harness
 def _lm_eval_record(doc_id, acc, flt="none"):
     # the keys lm_eval/evaluator.py writes per sample with --log_samples (v0.4)
@@ -198,6 +212,22 @@ def test_lm_eval_items(tmp_path, capsys):
         jb.io.lm_eval_items(model_dir, metric="exact_match")
     assert main(["accuracy", "--lm-eval", str(model_dir)]) == 2
     assert "needs --metric" in capsys.readouterr().err
+
+
+def test_lm_eval_positive_must_be_a_value_of_the_metric(tmp_path):
+    # a metric with partial credit (0, 0.5, 1): positive= names the full mark
+    model_dir = tmp_path / "my-model"
+    model_dir.mkdir()
+    marks = [1.0, 0.5, 0.0, 1.0, 0.5]
+    with open(model_dir / "samples_squad_2026-11-23T01-00-00.jsonl", "w") as f:
+        for i, a in enumerate(marks):
+            f.write(json.dumps(_lm_eval_record(i, a)) + "\n")
+    df = jb.io.lm_eval_items(model_dir, metric="acc", positive=1)
+    np.testing.assert_array_equal(df["judge"], [1, 0, 0, 1, 0])
+    with pytest.raises(InputError) as err:  # no mark is 2: every verdict would be 0
+        jb.io.lm_eval_items(model_dir, metric="acc", positive=2)
+    assert err.value.field == "positive" and err.value.value == 2
+    assert "[0.0, 0.5, 1.0]" in str(err.value) and "metric acc" in str(err.value)
 
 
 def test_lm_eval_output_path_of_many_models_is_a_leaderboard(tmp_path):

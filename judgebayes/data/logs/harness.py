@@ -39,7 +39,8 @@ def lm_eval_items(
     filter : str, optional
         Which filter's records to read when a task logs several (``"strict-match"``).
     positive : scalar or list, optional
-        Metric value(s) meaning correct, when the metric is not 0/1.
+        Metric value(s) meaning correct, when the metric is not 0/1; every other value is
+        incorrect.  A value no record takes is an error naming the values they hold.
     """
     rows = []
     files = _paths(samples, "samples", ("samples_*.jsonl", "*/samples_*.jsonl"))

@@ -62,7 +62,9 @@ def inspect_items(
     positive : scalar or list, optional
         Score value(s) meaning correct; every other value is incorrect.  Default: Inspect's
         grades (``C`` correct; ``I`` and ``N``, no answer, incorrect) and the usual
-        spellings of true/false; a partial grade ``P`` then needs ``positive=``.
+        spellings of true/false; a partial grade ``P`` then needs ``positive=``
+        (``["C", "P"]`` counts it correct).  A ``positive=`` that no verdict of the logs
+        takes is an error naming the values they hold.
     scores : bool
         The scorer gives a number (a model-graded scorer with numeric grades, 1-10): keep
         it in a ``score`` column for :class:`~judgebayes.ScoreStudy` instead of a verdict.
@@ -85,7 +87,7 @@ def inspect_items(
     ``cluster="sample_id"`` so the interval accounts for it.  The task is the log's task
     name: two runs of one task with different task arguments are one task here.
     """
-    rows = []
+    rows, used = [], set()
     for lg in _inspect_logs(log):
         system = str(lg.eval.model)
         names = [s.name for s in (lg.results.scores if lg.results else [])]
@@ -105,6 +107,8 @@ def inspect_items(
                     field="scorer",
                     value=scorer,
                 )
+        if name:
+            used.add(name)
         for s in lg.samples or []:
             score = (s.scores or {}).get(name) if name else None
             value = None if score is None else score.value
@@ -133,7 +137,7 @@ def inspect_items(
         rows,
         labels,
         extra=("task", "epoch"),
-        verdict=f"scorer {scorer or 'value'}",
+        verdict=f"scorer {scorer or (used.pop() if len(used) == 1 else 'value')}",
         positive=positive,
         grades=_INSPECT_GRADES,
         scores=scores,

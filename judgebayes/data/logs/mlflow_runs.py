@@ -39,7 +39,8 @@ def mlflow_items(
     scorer : str
         The assessment that is the score: a scorer's feedback (``True`` / ``False`` read as
         1 / 0, numbers as they are; ``"yes"`` / ``"no"`` as 1 / 0).  A trace without it, or
-        with the scorer's error, has a blank score (counted in ``attrs["n_missing"]``).
+        with the scorer's error, has a blank score (counted in ``attrs["n_missing"]``); a
+        run none of whose traces has it is an error listing the run's scorers.
     item : str, optional
         The request field that names the row of the evaluation data (an id); default: the
         whole request, as canonical JSON.
@@ -60,8 +61,9 @@ def mlflow_items(
     InputError
         MLflow not installed, a run that does not exist, two runs of one name, a run
         without traces (all such runs named at once, ``field="runs"``: a system with no
-        rows would leave the frame without a word), a request without the ``item``
-        field, one item twice in a run, or a score that is not a number.
+        rows would leave the frame without a word), a run none of whose traces has the
+        ``scorer`` (``field="scorer"``, the run's scorers listed), a request without the
+        ``item`` field, one item twice in a run, or a score that is not a number.
     """
     try:
         import mlflow
@@ -144,6 +146,7 @@ def _traces(mlflow, tracking_uri, experiment_id: str, run_id: str) -> pd.DataFra
 
 def _rows(traces: pd.DataFrame, system: str, scorer: str, item, human) -> pd.DataFrame:
     """One row per trace: the item key, the scorer's value and the human one."""
+    _check_scorer(traces, system, scorer)
     rows = []
     for t in traces.itertuples(index=False):
         request = _as_dict(t.request)
@@ -175,6 +178,30 @@ def _rows(traces: pd.DataFrame, system: str, scorer: str, item, human) -> pd.Dat
             value=out["item"][dup].iloc[0],
         )
     return out
+
+
+def _check_scorer(traces: pd.DataFrame, system: str, scorer) -> None:
+    """Refuse a ``scorer`` that no trace of the run has: it would be a system of blank
+    scores, read as if every trace's scorer had failed.
+    """
+    kinds: dict[str, bool] = {}  # each assessment's name: is it a scorer's feedback?
+    for assessments in traces["assessments"]:
+        for a in assessments if isinstance(assessments, list) else []:
+            source = (a.get("source") or {}).get("source_type")
+            by_scorer = "feedback" in a and source != "HUMAN"
+            name = a.get("assessment_name")
+            kinds[name] = kinds.get(name, False) or by_scorer
+    if scorer in kinds:
+        return
+    scorers = sorted(str(n) for n, s in kinds.items() if s)
+    others = sorted(str(n) for n, s in kinds.items() if not s)
+    also = f" (other assessments: {others})" if others else ""
+    raise InputError(
+        f"run {system!r} has no assessment {scorer!r} on any of its {len(traces)} traces; "
+        f"its scorers are {scorers}{also}",
+        field="scorer",
+        value=scorer,
+    )
 
 
 def _as_dict(request):

@@ -110,3 +110,14 @@ def test_legacy_draws_and_probabilities_are_read(tmp_path):
     frame = jb.io.alpaca_eval_items(_copy(tmp_path, change))
     alpha = frame[frame["system"] == "alpha"].set_index("instruction")["score"]
     assert alpha[INSTRUCTION.format(0)] == 0.5 and alpha[INSTRUCTION.format(1)] == 0.75
+
+
+@pytest.mark.parametrize(
+    ("bad", "got"), [(None, "NoneType"), (3, "int"), ([FIXTURE, 3], "list holding int")]
+)
+def test_paths_that_are_no_paths_are_named_with_their_type(bad, got):
+    # before: pathlib's TypeError ("argument should be a str or an os.PathLike object")
+    with pytest.raises(InputError) as err:
+        jb.io.alpaca_eval_items(bad)
+    assert err.value.field == "paths" and err.value.value == got.split()[-1]
+    assert str(err.value).startswith("paths must be ") and f"got {got}" in str(err.value)

@@ -177,6 +177,24 @@ def test_a_positive_no_verdict_takes_is_refused(inspect_logs):
     np.testing.assert_array_equal(got.to_numpy(), want.to_numpy())
 
 
+@pytest.mark.parametrize(
+    ("bad", "got"), [(None, "NoneType"), (3, "int"), ([3], "list holding int"), (b"x", "bytes")]
+)
+def test_a_source_that_is_no_path_is_named_with_its_type(bad, got):
+    # before: pathlib's TypeError ("argument should be a str or an os.PathLike object")
+    pytest.importorskip("inspect_ai")
+    readers = [
+        (lambda: jb.io.inspect_items(bad), "log"),
+        (lambda: jb.io.lm_eval_items(bad, metric="acc"), "samples"),
+        (lambda: jb.io.promptfoo_items(bad), "results"),
+    ]
+    for read, field in readers:
+        with pytest.raises(InputError) as err:
+            read()
+        assert err.value.field == field and err.value.value == got.split()[-1]
+        assert str(err.value).startswith(f"{field} must be ") and f"got {got}" in str(err.value)
+
+
 # ------------------------------------------------------------------ lm-eval-harness
 def _lm_eval_record(doc_id, acc, flt="none"):
     # the keys lm_eval/evaluator.py writes per sample with --log_samples (v0.4)

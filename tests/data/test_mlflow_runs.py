@@ -135,3 +135,14 @@ def test_a_run_without_traces_is_named_not_dropped(runs):
     with pytest.raises(jb.InputError, match="none of the 2 runs has traces") as err:
         jb.io.mlflow_items(both, scorer="correct", tracking_uri=uri)
     assert err.value.value == both and all(i in str(err.value) for i in both)
+
+
+@pytest.mark.parametrize(
+    ("bad", "got"), [(None, "NoneType"), (3, "int"), (["abc", 3], "list holding int")]
+)
+def test_runs_that_are_no_run_ids_are_named_with_their_type(bad, got):
+    # before: TypeError "'NoneType' object is not iterable" from list(runs)
+    with pytest.raises(jb.InputError) as err:
+        jb.io.mlflow_items(bad, scorer="correct")
+    assert err.value.field == "runs" and err.value.value == got.split()[-1]
+    assert str(err.value).startswith("runs must be ") and f"got {got}" in str(err.value)

@@ -67,12 +67,12 @@ def alpaca_eval_items(paths, *, annotator: str | None = None) -> pd.DataFrame:
     Raises
     ------
     InputError
-        A path that holds no annotations (``field="paths"``), a record without one of
-        AlpacaEval's keys (``field`` the key), a preference off AlpacaEval's scale
-        (``field="preference"``: not blank, 0, or a number between 1 and 2; a boolean is
-        none of them), several annotators
-        without ``annotator=``, several references, or one model's instruction twice (two
-        files of one model).
+        ``paths`` that is not a path or a list of them (``field="paths"``, ``value`` the
+        type's name), a path that holds no annotations (``field="paths"``), a record
+        without one of AlpacaEval's keys (``field`` the key), a preference off
+        AlpacaEval's scale (``field="preference"``: not blank, 0, or a number between 1
+        and 2; a boolean is none of them), several annotators without ``annotator=``,
+        several references, or one model's instruction twice (two files of one model).
     """
     files = _paths(paths, "paths", ("**/annotations.json",))
     frame = pd.concat([_records(p) for p in files], ignore_index=True)

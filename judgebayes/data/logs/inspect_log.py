@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from judgebayes.data.logs.files import _INSPECT_GRADES, _listlike, _paths
+from judgebayes.data.logs.files import _INSPECT_GRADES, _listlike, _not_a, _paths
 from judgebayes.data.logs.labels import _items_frame
 from judgebayes.errors import InputError
+
+_ACCEPTS = "a log file, a directory of logs, an EvalLog or a list of them"
 
 
 # ------------------------------------------------------------------ Inspect AI
@@ -19,13 +22,16 @@ def _inspect_logs(log) -> list:
             field="log",
             value=None,
         ) from None
-    items = list(log) if _listlike(log) and not isinstance(log, EvalLog) else [log]
+    listed = _listlike(log) and not isinstance(log, EvalLog)
+    items = list(log) if listed else [log]
     logs = []
     for x in items:
         if isinstance(x, EvalLog):
             logs.append(x)
             continue
-        for p in _paths(x, "log", ("*.eval", "*.json")):
+        if not isinstance(x, str | os.PathLike):
+            raise _not_a(_ACCEPTS, x, "log", log if listed else None)
+        for p in _paths(x, "log", ("*.eval", "*.json"), _ACCEPTS):
             try:
                 logs.append(read_eval_log(str(p)))
             except Exception as exc:  # inspect raises its own errors for foreign files

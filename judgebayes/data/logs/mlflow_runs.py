@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgebayes.data.logs.files import _listlike, _not_a
 from judgebayes.errors import InputError
 
 __all__ = ["mlflow_items"]
@@ -59,12 +60,15 @@ def mlflow_items(
     Raises
     ------
     InputError
-        MLflow not installed, a run that does not exist, two runs of one name, a run
-        without traces (all such runs named at once, ``field="runs"``: a system with no
-        rows would leave the frame without a word), a run none of whose traces has the
-        ``scorer`` (``field="scorer"``, the run's scorers listed), a request without the
-        ``item`` field, one item twice in a run, or a score that is not a number.
+        ``runs`` that is not a run id or a list of them (``field="runs"``, ``value`` the
+        type's name), MLflow not installed, a run that does not exist, two runs of one
+        name, a run without traces (all such runs named at once, ``field="runs"``: a
+        system with no rows would leave the frame without a word), a run none of whose
+        traces has the ``scorer`` (``field="scorer"``, the run's scorers listed), a
+        request without the ``item`` field, one item twice in a run, or a score that is
+        not a number.
     """
+    ids = _run_ids(runs)
     try:
         import mlflow
     except ImportError:
@@ -73,7 +77,6 @@ def mlflow_items(
             field="runs",
             value=runs,
         ) from None
-    ids = [runs] if isinstance(runs, str) else list(runs)
     if not ids:
         raise InputError("runs is empty: give one or more run ids", field="runs", value=ids)
     client = mlflow.MlflowClient(tracking_uri=tracking_uri)
@@ -105,6 +108,22 @@ def mlflow_items(
     out = pd.concat(frames, ignore_index=True)
     out.attrs["n_missing"] = out["score"].isna().groupby(out["system"]).sum().to_dict()
     return out
+
+
+def _run_ids(runs) -> list[str]:
+    """``runs`` as a list of run ids (an id, or a list of ids), or the error naming the
+    type it got.
+    """
+    accepts = "a run id or a list of run ids (str)"
+    if isinstance(runs, str):
+        return [runs]
+    if not _listlike(runs):
+        raise _not_a(accepts, runs, "runs")
+    ids = list(runs)
+    for r in ids:
+        if not isinstance(r, str):
+            raise _not_a(accepts, r, "runs", runs)
+    return ids
 
 
 def _without_traces(empty: list[tuple[str, str]], given: int) -> InputError:

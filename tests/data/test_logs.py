@@ -195,6 +195,37 @@ def test_a_source_that_is_no_path_is_named_with_its_type(bad, got):
         assert str(err.value).startswith(f"{field} must be ") and f"got {got}" in str(err.value)
 
 
+def test_a_directory_is_searched_below_for_logs_and_other_json_is_skipped(inspect_logs, tmp_path):
+    # a folder of runs: one model's log (.eval) in a subfolder, the other's written by
+    # Inspect as JSON two levels down, beside a labels file and a config in JSON
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    a, b = sorted(inspect_logs.glob("*.eval"))
+    top = tmp_path / "runs"
+    (top / "run-1").mkdir(parents=True)
+    (top / "run-2" / "json").mkdir(parents=True)
+    (top / "run-1" / a.name).write_bytes(a.read_bytes())
+    write_eval_log(read_eval_log(str(b)), str(top / "run-2" / "json" / "log.json"), "json")
+    (top / "labels.json").write_text(_labels_frame().to_json(orient="records"))
+    (top / "run-2" / "config.json").write_text(json.dumps({"model": "sys-b"}))
+    got = jb.io.inspect_items(top, labels=_labels_frame())
+    want = jb.io.inspect_items(inspect_logs, labels=_labels_frame())
+    key = ["system", "sample_id"]
+    pd.testing.assert_frame_equal(
+        got.sort_values(key).reset_index(drop=True), want.sort_values(key).reset_index(drop=True)
+    )
+    # a folder with no log at all names the JSON files that are not logs
+    (top / "run-1" / a.name).unlink()
+    (top / "run-2" / "json" / "log.json").unlink()
+    with pytest.raises(InputError, match="holds no Inspect AI eval log") as err:
+        jb.io.inspect_items(top)
+    assert err.value.field == "log" and err.value.value == str(top)
+    assert "labels.json" in str(err.value) and "config.json" in str(err.value)
+    # a JSON file named on its own must be a log
+    with pytest.raises(InputError, match="not an Inspect AI eval log"):
+        jb.io.inspect_items(top / "labels.json")
+
+
 # ------------------------------------------------------------------ lm-eval-harness
 def _lm_eval_record(doc_id, acc, flt="none"):
     # the keys lm_eval/evaluator.py writes per sample with --log_samples (v0.4)

@@ -15,7 +15,7 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.cli import main
-from judgebayes.errors import InputError, JudgeBayesWarning
+from judgebayes.errors import ClusteringWarning, InputError, JudgeBayesWarning
 
 # the grade the mock grader gives each sample's answer, per system: C correct, I incorrect;
 # "X" is a grader reply without a grade (Inspect leaves the sample unscored)
@@ -255,6 +255,8 @@ def test_lm_eval_items(tmp_path, capsys):
     labels = pd.DataFrame({"sample_id": ["0", "1", "4"], "human": [1, 1, 0]})
     df = jb.io.lm_eval_items(model_dir, labels, metric="acc")
     assert df["system"].unique().tolist() == ["my-model"]
+    assert df["task"].unique().tolist() == ["hellaswag"]  # one task: lm-eval's own doc ids
+    assert df["sample_id"].tolist() == [str(i) for i in range(len(accs))]
     np.testing.assert_array_equal(df["judge"], accs)
     np.testing.assert_array_equal(df["human"], [1, 1, np.nan, np.nan, 0, np.nan])
     with pytest.raises(InputError, match="no metric 'exact_match'"):
@@ -295,6 +297,31 @@ def test_lm_eval_output_path_of_many_models_is_a_leaderboard(tmp_path):
     fit = study.fit("closed_form")
     want = [accs[m].mean() for m in ("model-a", "model-b", "model-c")]
     np.testing.assert_allclose(fit.interval()["estimate"], want, atol=1e-12)
+
+
+def test_lm_eval_tasks_are_kept_apart_and_named(tmp_path):
+    # two models, each run on two tasks whose doc ids coincide (each task numbers its own)
+    rng = np.random.default_rng(1)
+    accs = {}
+    for m in ("model-a", "model-b"):
+        (tmp_path / m).mkdir()
+        for task, rate in (("arc_easy", 0.9), ("gsm8k", 0.2)):
+            accs[m, task] = (rng.random(12) < rate).astype(float)
+            with open(tmp_path / m / f"samples_{task}_2026-11-23T01-00-00.jsonl", "w") as f:
+                for i, a in enumerate(accs[m, task]):
+                    f.write(json.dumps(_lm_eval_record(i, a)) + "\n")
+    frame = jb.io.lm_eval_items(tmp_path, metric="acc")
+    assert len(frame) == 2 * 2 * 12 and set(frame["task"]) == {"arc_easy", "gsm8k"}
+    got = frame.set_index(["system", "task", "sample_id"])["judge"]
+    for (m, task), a in accs.items():
+        ids = [f"{task}/{i}" for i in range(12)]
+        np.testing.assert_array_equal(got.loc[m, task].loc[ids].to_numpy(), a)
+    # the leaderboard sees the task column as a grouping of the items it was not told of
+    study = jb.LeaderboardStudy.from_frame(frame, item="sample_id", score="judge")
+    assert study.data.item_groups["task"].size == 24
+    assert sorted(study.data.item_groups) == ["task"]
+    with pytest.warns(ClusteringWarning, match="'task'"):
+        jb.leaderboard(frame, item="sample_id", score="judge")
 
 
 # ------------------------------------------------------------------ promptfoo

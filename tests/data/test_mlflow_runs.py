@@ -103,7 +103,7 @@ def test_bad_runs_and_fields_are_named(runs):
         jb.io.mlflow_items([ids["good"], ids["good"]], scorer="correct", tracking_uri=uri)
     # a scorer no trace has (a typo, or None) is named with the run's scorers, not read
     # as a run of blank scores
-    for name in ("corect", None):
+    for name in ("corect", None, ["correct"]):
         with pytest.raises(jb.InputError) as err:
             jb.io.mlflow_items(ids["fair"], scorer=name, tracking_uri=uri)
         assert err.value.field == "scorer" and err.value.value == name

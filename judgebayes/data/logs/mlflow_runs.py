@@ -210,7 +210,7 @@ def _check_scorer(traces: pd.DataFrame, system: str, scorer) -> None:
             by_scorer = "feedback" in a and source != "HUMAN"
             name = a.get("assessment_name")
             kinds[name] = kinds.get(name, False) or by_scorer
-    if scorer in kinds:
+    if isinstance(scorer, str) and scorer in kinds:
         return
     scorers = sorted(str(n) for n, s in kinds.items() if s)
     others = sorted(str(n) for n, s in kinds.items() if not s)

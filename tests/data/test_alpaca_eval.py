@@ -87,13 +87,15 @@ def test_one_annotator_of_several_and_missing_paths(tmp_path):
         jb.io.alpaca_eval_items(FIXTURE / "judge")
 
 
-@pytest.mark.parametrize("preference", [3, -1, 2.5, "B"])
+@pytest.mark.parametrize("preference", [3, -1, 2.5, "B", True, False])
 def test_a_preference_off_alpaca_evals_scale_is_refused(tmp_path, preference):
-    # AlpacaEval writes 1 to 2 (0: a legacy draw, blank: unparsed); 3 is no win of 2
+    # AlpacaEval writes 1 to 2 (0: a legacy draw, blank: unparsed); 3 is no win of 2, and
+    # a JSON boolean is no preference (true is not "the reference preferred", 1)
     folder = _copy(tmp_path, lambda r: r[4].update(preference=preference))
     with pytest.raises(InputError) as err:
         jb.io.alpaca_eval_items(folder)
     assert err.value.field == "preference" and err.value.value == preference
+    assert isinstance(err.value.value, bool) == isinstance(preference, bool)
     message = str(err.value)
     assert f"preference {preference!r}" in message
     assert str(folder / "alpha" / "annotations.json") in message and "record 4" in message
@@ -108,3 +110,14 @@ def test_legacy_draws_and_probabilities_are_read(tmp_path):
     frame = jb.io.alpaca_eval_items(_copy(tmp_path, change))
     alpha = frame[frame["system"] == "alpha"].set_index("instruction")["score"]
     assert alpha[INSTRUCTION.format(0)] == 0.5 and alpha[INSTRUCTION.format(1)] == 0.75
+
+
+@pytest.mark.parametrize(
+    ("bad", "got"), [(None, "NoneType"), (3, "int"), ([FIXTURE, 3], "list holding int")]
+)
+def test_paths_that_are_no_paths_are_named_with_their_type(bad, got):
+    # before: pathlib's TypeError ("argument should be a str or an os.PathLike object")
+    with pytest.raises(InputError) as err:
+        jb.io.alpaca_eval_items(bad)
+    assert err.value.field == "paths" and err.value.value == got.split()[-1]
+    assert str(err.value).startswith("paths must be ") and f"got {got}" in str(err.value)

@@ -15,7 +15,7 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.cli import main
-from judgebayes.errors import InputError, JudgeBayesWarning
+from judgebayes.errors import ClusteringWarning, InputError, JudgeBayesWarning
 
 # the grade the mock grader gives each sample's answer, per system: C correct, I incorrect;
 # "X" is a grader reply without a grade (Inspect leaves the sample unscored)
@@ -163,6 +163,69 @@ def test_inspect_labels_must_name_the_output(inspect_logs, tmp_path, capsys):
     assert "give one source" in capsys.readouterr().err
 
 
+def test_a_positive_no_verdict_takes_is_refused(inspect_logs):
+    # positive= names the grades meaning correct; one the logs never give would read every
+    # verdict as incorrect
+    with pytest.raises(InputError) as err:
+        jb.io.inspect_items(inspect_logs, positive="P")
+    assert err.value.field == "positive" and err.value.value == "P"
+    assert "positive='P'" in str(err.value) and "['C', 'I']" in str(err.value)
+    # a partial grade named beside C, though these logs hold none: C correct, I not
+    df = jb.io.inspect_items(inspect_logs, positive=["C", "P"])
+    got = df.set_index(["system", "sample_id"]).sort_index()["judge"]
+    want = _expected_items({}).set_index(["system", "sample_id"]).sort_index()["judge"]
+    np.testing.assert_array_equal(got.to_numpy(), want.to_numpy())
+
+
+@pytest.mark.parametrize(
+    ("bad", "got"), [(None, "NoneType"), (3, "int"), ([3], "list holding int"), (b"x", "bytes")]
+)
+def test_a_source_that_is_no_path_is_named_with_its_type(bad, got):
+    # before: pathlib's TypeError ("argument should be a str or an os.PathLike object")
+    pytest.importorskip("inspect_ai")
+    readers = [
+        (lambda: jb.io.inspect_items(bad), "log"),
+        (lambda: jb.io.lm_eval_items(bad, metric="acc"), "samples"),
+        (lambda: jb.io.promptfoo_items(bad), "results"),
+    ]
+    for read, field in readers:
+        with pytest.raises(InputError) as err:
+            read()
+        assert err.value.field == field and err.value.value == got.split()[-1]
+        assert str(err.value).startswith(f"{field} must be ") and f"got {got}" in str(err.value)
+
+
+def test_a_directory_is_searched_below_for_logs_and_other_json_is_skipped(inspect_logs, tmp_path):
+    # a folder of runs: one model's log (.eval) in a subfolder, the other's written by
+    # Inspect as JSON two levels down, beside a labels file and a config in JSON
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    a, b = sorted(inspect_logs.glob("*.eval"))
+    top = tmp_path / "runs"
+    (top / "run-1").mkdir(parents=True)
+    (top / "run-2" / "json").mkdir(parents=True)
+    (top / "run-1" / a.name).write_bytes(a.read_bytes())
+    write_eval_log(read_eval_log(str(b)), str(top / "run-2" / "json" / "log.json"), "json")
+    (top / "labels.json").write_text(_labels_frame().to_json(orient="records"))
+    (top / "run-2" / "config.json").write_text(json.dumps({"model": "sys-b"}))
+    got = jb.io.inspect_items(top, labels=_labels_frame())
+    want = jb.io.inspect_items(inspect_logs, labels=_labels_frame())
+    key = ["system", "sample_id"]
+    pd.testing.assert_frame_equal(
+        got.sort_values(key).reset_index(drop=True), want.sort_values(key).reset_index(drop=True)
+    )
+    # a folder with no log at all names the JSON files that are not logs
+    (top / "run-1" / a.name).unlink()
+    (top / "run-2" / "json" / "log.json").unlink()
+    with pytest.raises(InputError, match="holds no Inspect AI eval log") as err:
+        jb.io.inspect_items(top)
+    assert err.value.field == "log" and err.value.value == str(top)
+    assert "labels.json" in str(err.value) and "config.json" in str(err.value)
+    # a JSON file named on its own must be a log
+    with pytest.raises(InputError, match="not an Inspect AI eval log"):
+        jb.io.inspect_items(top / "labels.json")
+
+
 # ------------------------------------------------------------------ lm-eval-harness
 def _lm_eval_record(doc_id, acc, flt="none"):
     # the keys lm_eval/evaluator.py writes per sample with --log_samples (v0.4)
@@ -192,12 +255,30 @@ def test_lm_eval_items(tmp_path, capsys):
     labels = pd.DataFrame({"sample_id": ["0", "1", "4"], "human": [1, 1, 0]})
     df = jb.io.lm_eval_items(model_dir, labels, metric="acc")
     assert df["system"].unique().tolist() == ["my-model"]
+    assert df["task"].unique().tolist() == ["hellaswag"]  # one task: lm-eval's own doc ids
+    assert df["sample_id"].tolist() == [str(i) for i in range(len(accs))]
     np.testing.assert_array_equal(df["judge"], accs)
     np.testing.assert_array_equal(df["human"], [1, 1, np.nan, np.nan, 0, np.nan])
     with pytest.raises(InputError, match="no metric 'exact_match'"):
         jb.io.lm_eval_items(model_dir, metric="exact_match")
     assert main(["accuracy", "--lm-eval", str(model_dir)]) == 2
     assert "needs --metric" in capsys.readouterr().err
+
+
+def test_lm_eval_positive_must_be_a_value_of_the_metric(tmp_path):
+    # a metric with partial credit (0, 0.5, 1): positive= names the full mark
+    model_dir = tmp_path / "my-model"
+    model_dir.mkdir()
+    marks = [1.0, 0.5, 0.0, 1.0, 0.5]
+    with open(model_dir / "samples_squad_2026-11-23T01-00-00.jsonl", "w") as f:
+        for i, a in enumerate(marks):
+            f.write(json.dumps(_lm_eval_record(i, a)) + "\n")
+    df = jb.io.lm_eval_items(model_dir, metric="acc", positive=1)
+    np.testing.assert_array_equal(df["judge"], [1, 0, 0, 1, 0])
+    with pytest.raises(InputError) as err:  # no mark is 2: every verdict would be 0
+        jb.io.lm_eval_items(model_dir, metric="acc", positive=2)
+    assert err.value.field == "positive" and err.value.value == 2
+    assert "[0.0, 0.5, 1.0]" in str(err.value) and "metric acc" in str(err.value)
 
 
 def test_lm_eval_output_path_of_many_models_is_a_leaderboard(tmp_path):
@@ -216,6 +297,31 @@ def test_lm_eval_output_path_of_many_models_is_a_leaderboard(tmp_path):
     fit = study.fit("closed_form")
     want = [accs[m].mean() for m in ("model-a", "model-b", "model-c")]
     np.testing.assert_allclose(fit.interval()["estimate"], want, atol=1e-12)
+
+
+def test_lm_eval_tasks_are_kept_apart_and_named(tmp_path):
+    # two models, each run on two tasks whose doc ids coincide (each task numbers its own)
+    rng = np.random.default_rng(1)
+    accs = {}
+    for m in ("model-a", "model-b"):
+        (tmp_path / m).mkdir()
+        for task, rate in (("arc_easy", 0.9), ("gsm8k", 0.2)):
+            accs[m, task] = (rng.random(12) < rate).astype(float)
+            with open(tmp_path / m / f"samples_{task}_2026-11-23T01-00-00.jsonl", "w") as f:
+                for i, a in enumerate(accs[m, task]):
+                    f.write(json.dumps(_lm_eval_record(i, a)) + "\n")
+    frame = jb.io.lm_eval_items(tmp_path, metric="acc")
+    assert len(frame) == 2 * 2 * 12 and set(frame["task"]) == {"arc_easy", "gsm8k"}
+    got = frame.set_index(["system", "task", "sample_id"])["judge"]
+    for (m, task), a in accs.items():
+        ids = [f"{task}/{i}" for i in range(12)]
+        np.testing.assert_array_equal(got.loc[m, task].loc[ids].to_numpy(), a)
+    # the leaderboard sees the task column as a grouping of the items it was not told of
+    study = jb.LeaderboardStudy.from_frame(frame, item="sample_id", score="judge")
+    assert study.data.item_groups["task"].size == 24
+    assert sorted(study.data.item_groups) == ["task"]
+    with pytest.warns(ClusteringWarning, match="'task'"):
+        jb.leaderboard(frame, item="sample_id", score="judge")
 
 
 # ------------------------------------------------------------------ promptfoo

@@ -101,9 +101,20 @@ def test_bad_runs_and_fields_are_named(runs):
     assert err.value.field == "item"
     with pytest.raises(jb.InputError, match="two runs are named 'good'"):
         jb.io.mlflow_items([ids["good"], ids["good"]], scorer="correct", tracking_uri=uri)
-    # an assessment that is no score: every score blank, and counted
-    blank = jb.io.mlflow_items(ids["fair"], scorer="absent", tracking_uri=uri)
-    assert blank["score"].isna().all() and blank.attrs["n_missing"] == {"fair": QUESTIONS}
+    # a scorer no trace has (a typo, or None) is named with the run's scorers, not read
+    # as a run of blank scores
+    for name in ("corect", None, ["correct"]):
+        with pytest.raises(jb.InputError) as err:
+            jb.io.mlflow_items(ids["fair"], scorer=name, tracking_uri=uri)
+        assert err.value.field == "scorer" and err.value.value == name
+        message = str(err.value)
+        assert f"no assessment {name!r}" in message and "'fair'" in message
+        assert "its scorers are ['correct']" in message
+    # a run without the scorer beside runs with it: the run named
+    human_only = jb.io.mlflow_items(ids["good"], scorer="human_grade", tracking_uri=uri)
+    assert human_only["score"].notna().sum() == 10  # human_grade is an assessment of good
+    with pytest.raises(jb.InputError, match="run 'fair' has no assessment 'human_grade'"):
+        jb.io.mlflow_items([ids["good"], ids["fair"]], scorer="human_grade", tracking_uri=uri)
 
 
 def test_a_run_without_traces_is_named_not_dropped(runs):
@@ -124,3 +135,14 @@ def test_a_run_without_traces_is_named_not_dropped(runs):
     with pytest.raises(jb.InputError, match="none of the 2 runs has traces") as err:
         jb.io.mlflow_items(both, scorer="correct", tracking_uri=uri)
     assert err.value.value == both and all(i in str(err.value) for i in both)
+
+
+@pytest.mark.parametrize(
+    ("bad", "got"), [(None, "NoneType"), (3, "int"), (["abc", 3], "list holding int")]
+)
+def test_runs_that_are_no_run_ids_are_named_with_their_type(bad, got):
+    # before: TypeError "'NoneType' object is not iterable" from list(runs)
+    with pytest.raises(jb.InputError) as err:
+        jb.io.mlflow_items(bad, scorer="correct")
+    assert err.value.field == "runs" and err.value.value == got.split()[-1]
+    assert str(err.value).startswith("runs must be ") and f"got {got}" in str(err.value)

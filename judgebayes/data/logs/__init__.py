@@ -17,13 +17,13 @@ reader                    reads                                       returns
 The items frame has the columns of :meth:`judgebayes.AccuracyStudy.from_items`:
 ``sample_id``, ``system`` (the model evaluated), ``judge`` (the automated verdict as
 1.0 / 0.0, NaN where the tool recorded none: an errored sample, an unparseable grade)
-and ``human`` (from ``labels``: NaN = unlabelled); Inspect's adds ``task`` and ``epoch``,
-and names a sample ``<task>/<id>`` when its logs hold several tasks (each task numbers its
-own samples).  Human labels come from a frame or a CSV file with ``sample_id`` and
-``human`` columns (plus ``system`` when the log holds several systems, and ``epoch`` when
-Inspect ran several epochs): a label is a verdict on one output, so it must say whose
-output.  A label that matches no output, or two labels for one output, is an error:
-nothing is dropped or overwritten silently.
+and ``human`` (from ``labels``: NaN = unlabelled); Inspect's and lm-eval's add ``task``
+(Inspect's also ``epoch``), and name a sample ``<task>/<id>`` when the logs hold several
+tasks (each task numbers its own samples).  Human labels come from a frame or a CSV file
+with ``sample_id`` and ``human`` columns (plus ``system`` when the log holds several
+systems, and ``epoch`` when Inspect ran several epochs): a label is a verdict on one
+output, so it must say whose output.  A label that matches no output, or two labels for
+one output, is an error: nothing is dropped or overwritten silently.
 
 The comparisons frame has the columns of :meth:`judgebayes.PairwiseRanking.from_frames`:
 ``first`` and ``second`` (the items in presentation order), ``winner`` (blank for a

@@ -11,9 +11,11 @@ is 100 times its mean over the non-blank rows.
 
 A preference outside that scale (3, -1, a word) is refused, not read: ``preference - 1``
 would make it a win of 2 or -2, and counting it blank would call it a judge's answer that
-did not parse, which AlpacaEval writes as blank itself.  Such a value comes from another
-tool's convention or an edited file, and the reader cannot know what it meant; like a
-record without one of AlpacaEval's keys, it is one error naming the file and the record.
+did not parse, which AlpacaEval writes as blank itself.  So is a JSON boolean: ``true``
+read as 1 would be the reference preferred and ``false`` a legacy draw, though neither
+says which answer won.  Such a value comes from another tool's convention or an edited
+file, and the reader cannot know what it meant; like a record without one of AlpacaEval's
+keys, it is one error naming the file and the record.
 """
 
 from __future__ import annotations
@@ -65,11 +67,12 @@ def alpaca_eval_items(paths, *, annotator: str | None = None) -> pd.DataFrame:
     Raises
     ------
     InputError
-        A path that holds no annotations (``field="paths"``), a record without one of
-        AlpacaEval's keys (``field`` the key), a preference off AlpacaEval's scale
-        (``field="preference"``: not blank, 0, or between 1 and 2), several annotators
-        without ``annotator=``, several references, or one model's instruction twice (two
-        files of one model).
+        ``paths`` that is not a path or a list of them (``field="paths"``, ``value`` the
+        type's name), a path that holds no annotations (``field="paths"``), a record
+        without one of AlpacaEval's keys (``field`` the key), a preference off
+        AlpacaEval's scale (``field="preference"``: not blank, 0, or a number between 1
+        and 2; a boolean is none of them), several annotators without ``annotator=``,
+        several references, or one model's instruction twice (two files of one model).
     """
     files = _paths(paths, "paths", ("**/annotations.json",))
     frame = pd.concat([_records(p) for p in files], ignore_index=True)
@@ -105,16 +108,19 @@ def _wins(frame: pd.DataFrame) -> np.ndarray:
     given = frame["preference"].tolist()
     pref = pd.to_numeric(frame["preference"], errors="coerce").to_numpy(float)
     blank = frame["preference"].isna().to_numpy()
+    # a JSON boolean is no preference: to_numeric reads true as 1 and false as 0
+    boolean = np.array([isinstance(v, bool | np.bool_) for v in given], dtype=bool)
     with np.errstate(invalid="ignore"):
-        bad = ~blank & ~((pref == 0) | ((pref >= 1) & (pref <= 2)))
+        bad = ~blank & (boolean | ~((pref == 0) | ((pref >= 1) & (pref <= 2))))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         row = frame.iloc[i]
         more = f"; {int(bad.sum())} such records in all" if bad.sum() > 1 else ""
+        what = "a boolean, " if boolean[i] else ""
         raise InputError(
             f"paths file {row['file']}, record {row['record']}: preference {given[i]!r} is "
-            "not on AlpacaEval's scale (1 the reference preferred, 2 the model, between "
-            f"them a draw or a probability, 0 a legacy draw, blank unparsed){more}",
+            f"{what}not on AlpacaEval's scale (1 the reference preferred, 2 the model, "
+            f"between them a draw or a probability, 0 a legacy draw, blank unparsed){more}",
             field="preference",
             value=given[i],
         )

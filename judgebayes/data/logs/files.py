@@ -5,6 +5,7 @@ records, the keys a record must have.
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 from collections.abc import Iterable
 from typing import Any
@@ -24,11 +25,31 @@ def _listlike(x: Any) -> bool:
     return isinstance(x, Iterable) and not isinstance(x, (str, bytes))
 
 
-def _paths(source: Any, what: str, patterns: tuple[str, ...]) -> list[pathlib.Path]:
-    """Files named by ``source``: a path, a directory (its ``patterns`` files) or a list."""
-    items = list(source) if _listlike(source) else [source]
+PATHS = "a path, a directory or a list of them"
+
+
+def _not_a(accepts: str, value: Any, what: str, within: Any = None) -> InputError:
+    """The error for an argument ``what`` (``within`` it, when it is a list) that is not
+    one of ``accepts``: names the argument and the type it got.
+    """
+    got = type(value).__name__
+    held = got if within is None else f"{type(within).__name__} holding {got}"
+    return InputError(f"{what} must be {accepts}; got {held}", field=what, value=got)
+
+
+def _paths(
+    source: Any, what: str, patterns: tuple[str, ...], accepts: str = PATHS
+) -> list[pathlib.Path]:
+    """Files named by ``source``: a path, a directory (its ``patterns`` files) or a list.
+
+    ``what`` is the reader's parameter, named in errors; ``accepts`` what it takes.
+    """
+    listed = _listlike(source)
+    items = list(source) if listed else [source]
     out: list[pathlib.Path] = []
     for s in items:
+        if not isinstance(s, str | os.PathLike):
+            raise _not_a(accepts, s, what, source if listed else None)
         p = pathlib.Path(s)
         if p.is_dir():
             found = sorted(f for pat in patterns for f in p.glob(pat))

@@ -39,7 +39,20 @@ def lm_eval_items(
     filter : str, optional
         Which filter's records to read when a task logs several (``"strict-match"``).
     positive : scalar or list, optional
-        Metric value(s) meaning correct, when the metric is not 0/1.
+        Metric value(s) meaning correct, when the metric is not 0/1; every other value is
+        incorrect.  A value no record takes is an error naming the values they hold.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``sample_id``, ``system``, ``judge``, ``task`` (from the file's name,
+        ``samples_<task>_<time>.jsonl``) and ``human``: one row per record.
+        ``sample_id`` is the record's ``doc_id``, prefixed with the task's name
+        (``<task>/<doc_id>``) when the files hold more than one task: each task numbers
+        its own documents, so document ``0`` of one task and of another are different
+        items.  On a board of several tasks the ``task`` column is a grouping of the
+        items that :func:`judgebayes.leaderboard` checks for (``cluster="task"``
+        declares it).
     """
     rows = []
     files = _paths(samples, "samples", ("samples_*.jsonl", "*/samples_*.jsonl"))
@@ -60,15 +73,13 @@ def lm_eval_items(
                 )
             sid = f"{tasks[p]}/{r['doc_id']}" if several else r["doc_id"]
             rows.append(
-                {
-                    "sample_id": sid,
-                    "system": sys_name,
-                    "judge": r[metric],
-                }
+                {"sample_id": sid, "system": sys_name, "judge": r[metric], "task": tasks[p]}
             )
     if not rows:
         raise InputError(f"no sample records with filter {filter!r}", field="filter", value=filter)
-    return _items_frame(rows, labels, verdict=f"metric {metric}", positive=positive)
+    return _items_frame(
+        rows, labels, extra=("task",), verdict=f"metric {metric}", positive=positive
+    )
 
 
 # ------------------------------------------------------------------ promptfoo

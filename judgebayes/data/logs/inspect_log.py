@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import pathlib
 from typing import Any
 
-from judgebayes.data.logs.files import _INSPECT_GRADES, _listlike, _paths
+from judgebayes.data.logs.files import _INSPECT_GRADES, _listlike, _not_a
 from judgebayes.data.logs.labels import _items_frame
 from judgebayes.errors import InputError
+
+_ACCEPTS = "a log file, a directory of logs, an EvalLog or a list of them"
 
 
 # ------------------------------------------------------------------ Inspect AI
 def _inspect_logs(log) -> list:
+    """The logs ``log`` names: each a log read by Inspect's own reader."""
     try:
         from inspect_ai.log import EvalLog, read_eval_log
     except ImportError:
@@ -19,22 +24,59 @@ def _inspect_logs(log) -> list:
             field="log",
             value=None,
         ) from None
-    items = list(log) if _listlike(log) and not isinstance(log, EvalLog) else [log]
+    listed = _listlike(log) and not isinstance(log, EvalLog)
+    items = list(log) if listed else [log]
     logs = []
     for x in items:
         if isinstance(x, EvalLog):
             logs.append(x)
             continue
-        for p in _paths(x, "log", ("*.eval", "*.json")):
+        if not isinstance(x, str | os.PathLike):
+            raise _not_a(_ACCEPTS, x, "log", log if listed else None)
+        p = pathlib.Path(x)
+        if p.is_dir():
+            files = _logs_below(p, read_eval_log)
+        elif p.is_file():
+            files = [p]
+        else:
+            raise InputError(f"log file not found: {p}", field="log", value=str(p))
+        for f in files:
             try:
-                logs.append(read_eval_log(str(p)))
+                logs.append(read_eval_log(str(f)))
             except Exception as exc:  # inspect raises its own errors for foreign files
                 raise InputError(
-                    f"log file {p} is not an Inspect AI eval log: {type(exc).__name__}",
+                    f"log file {f} is not an Inspect AI eval log: {type(exc).__name__}",
                     field="log",
-                    value=str(p),
+                    value=str(f),
                 ) from None
     return logs
+
+
+def _logs_below(folder: pathlib.Path, read_eval_log) -> list[pathlib.Path]:
+    """The log files in ``folder`` and its subfolders: every ``*.eval`` (Inspect's own
+    format) and every ``*.json`` whose header Inspect reads as a log's; other JSON files
+    (a labels file, a config) are not logs and are skipped.  None at all is an error
+    naming the JSON files that are not logs.
+    """
+    files = sorted(folder.glob("**/*.eval"))
+    skipped = []
+    for p in sorted(folder.glob("**/*.json")):
+        try:
+            read_eval_log(str(p), header_only=True)
+        except Exception:  # not a log: Inspect's header reader refuses it
+            skipped.append(p)
+        else:
+            files.append(p)
+    if not files:
+        names = ", ".join(map(str, skipped[:5])) + (" ..." if skipped[5:] else "")
+        others = f"; its JSON files are not Inspect logs: {names}" if skipped else ""
+        raise InputError(
+            f"log: directory {folder} holds no Inspect AI eval log (no *.eval file, nor a "
+            f"*.json log, in it or below it){others}",
+            field="log",
+            value=str(folder),
+        )
+    return sorted(files)
 
 
 def inspect_items(
@@ -51,7 +93,11 @@ def inspect_items(
     ----------
     log : str, path, EvalLog, or a list of them
         Log files (``.eval`` or ``.json``), directories of logs, or logs read by
-        ``inspect_ai.log.read_eval_log``.  Each log's model is a system.
+        ``inspect_ai.log.read_eval_log``.  Each log's model is a system.  A directory is
+        searched with its subdirectories: every ``*.eval`` file is read, and every
+        ``*.json`` file that Inspect reads as a log; any other JSON file (a labels file,
+        a config) is skipped, and a directory with no log at all is an error naming
+        them.  A file named on its own must be a log.
     labels : DataFrame or CSV path, optional
         Human labels (module docstring); without them every item is unlabelled.  A
         label's ``sample_id`` is the frame's: ``<task>/<id>`` when the logs hold several
@@ -62,7 +108,9 @@ def inspect_items(
     positive : scalar or list, optional
         Score value(s) meaning correct; every other value is incorrect.  Default: Inspect's
         grades (``C`` correct; ``I`` and ``N``, no answer, incorrect) and the usual
-        spellings of true/false; a partial grade ``P`` then needs ``positive=``.
+        spellings of true/false; a partial grade ``P`` then needs ``positive=``
+        (``["C", "P"]`` counts it correct).  A ``positive=`` that no verdict of the logs
+        takes is an error naming the values they hold.
     scores : bool
         The scorer gives a number (a model-graded scorer with numeric grades, 1-10): keep
         it in a ``score`` column for :class:`~judgebayes.ScoreStudy` instead of a verdict.
@@ -85,7 +133,7 @@ def inspect_items(
     ``cluster="sample_id"`` so the interval accounts for it.  The task is the log's task
     name: two runs of one task with different task arguments are one task here.
     """
-    rows = []
+    rows, used = [], set()
     for lg in _inspect_logs(log):
         system = str(lg.eval.model)
         names = [s.name for s in (lg.results.scores if lg.results else [])]
@@ -105,6 +153,8 @@ def inspect_items(
                     field="scorer",
                     value=scorer,
                 )
+        if name:
+            used.add(name)
         for s in lg.samples or []:
             score = (s.scores or {}).get(name) if name else None
             value = None if score is None else score.value
@@ -133,7 +183,7 @@ def inspect_items(
         rows,
         labels,
         extra=("task", "epoch"),
-        verdict=f"scorer {scorer or 'value'}",
+        verdict=f"scorer {scorer or (used.pop() if len(used) == 1 else 'value')}",
         positive=positive,
         grades=_INSPECT_GRADES,
         scores=scores,

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import math
 import pathlib
+from numbers import Real
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from judgebayes.data.accuracy.labels import _as_set, _is_missing, _key
 from judgebayes.data.frames import as_pandas, numeric_column
 from judgebayes.data.items import binary_labels
 from judgebayes.data.logs.files import ITEM_COLUMNS, _plain
@@ -118,7 +121,8 @@ def _items_frame(
     """The items frame of the adapters' rows, raw verdicts normalised once per spelling.
 
     ``verdict`` names the field in messages; ``grades`` maps a tool's own letters (Inspect's
-    C / I / N) before the package's vocabulary applies (not with ``positive=``).
+    C / I / N) before the package's vocabulary applies (not with ``positive=``, which must
+    be a value some verdict takes).
     ``scores=True`` keeps the value as a number in a ``score`` column instead (the scores
     design); a value that is not a number is an error that names it.
     """
@@ -133,6 +137,8 @@ def _items_frame(
         if grades and positive is None:
             raw = raw.map(lambda v: grades.get(v.strip().lower(), v) if isinstance(v, str) else v)
         df["judge"] = binary_labels(raw, verdict, positive)
+        if positive is not None:
+            _check_positive(raw, positive, verdict)
     dup = df.duplicated(["system", "sample_id", *extra])
     if dup.any():
         r = df[dup].iloc[0]
@@ -142,3 +148,21 @@ def _items_frame(
             value=r["sample_id"],
         )
     return attach_labels(df, labels)
+
+
+def _check_positive(raw: pd.Series, positive: Any, verdict: str) -> None:
+    """Refuse a ``positive=`` that no verdict takes: every verdict would read as incorrect
+    (or, for verdicts in the usual vocabulary, ``positive=`` would be ignored).
+    """
+    values = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(raw)]
+    values = [v for v in values if not _is_missing(v)]
+    if not values or {_key(v) for v in values} & _as_set(positive):
+        return
+    held = sorted(values, key=lambda v: (0, v, "") if isinstance(v, Real) else (1, 0, str(v)))
+    shown = ", ".join(map(repr, held[:10])) + (f", ... ({len(held)} values)" if held[10:] else "")
+    raise InputError(
+        f"positive={positive!r} is no value of the {verdict}: the logs hold [{shown}], so "
+        "every verdict would read as incorrect; name the value(s) meaning correct",
+        field="positive",
+        value=positive,
+    )

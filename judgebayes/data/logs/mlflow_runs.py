@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgebayes.data.logs.files import _listlike, _not_a
 from judgebayes.errors import InputError
 
 __all__ = ["mlflow_items"]
@@ -39,7 +40,8 @@ def mlflow_items(
     scorer : str
         The assessment that is the score: a scorer's feedback (``True`` / ``False`` read as
         1 / 0, numbers as they are; ``"yes"`` / ``"no"`` as 1 / 0).  A trace without it, or
-        with the scorer's error, has a blank score (counted in ``attrs["n_missing"]``).
+        with the scorer's error, has a blank score (counted in ``attrs["n_missing"]``); a
+        run none of whose traces has it is an error listing the run's scorers.
     item : str, optional
         The request field that names the row of the evaluation data (an id); default: the
         whole request, as canonical JSON.
@@ -58,11 +60,15 @@ def mlflow_items(
     Raises
     ------
     InputError
-        MLflow not installed, a run that does not exist, two runs of one name, a run
-        without traces (all such runs named at once, ``field="runs"``: a system with no
-        rows would leave the frame without a word), a request without the ``item``
-        field, one item twice in a run, or a score that is not a number.
+        ``runs`` that is not a run id or a list of them (``field="runs"``, ``value`` the
+        type's name), MLflow not installed, a run that does not exist, two runs of one
+        name, a run without traces (all such runs named at once, ``field="runs"``: a
+        system with no rows would leave the frame without a word), a run none of whose
+        traces has the ``scorer`` (``field="scorer"``, the run's scorers listed), a
+        request without the ``item`` field, one item twice in a run, or a score that is
+        not a number.
     """
+    ids = _run_ids(runs)
     try:
         import mlflow
     except ImportError:
@@ -71,7 +77,6 @@ def mlflow_items(
             field="runs",
             value=runs,
         ) from None
-    ids = [runs] if isinstance(runs, str) else list(runs)
     if not ids:
         raise InputError("runs is empty: give one or more run ids", field="runs", value=ids)
     client = mlflow.MlflowClient(tracking_uri=tracking_uri)
@@ -103,6 +108,22 @@ def mlflow_items(
     out = pd.concat(frames, ignore_index=True)
     out.attrs["n_missing"] = out["score"].isna().groupby(out["system"]).sum().to_dict()
     return out
+
+
+def _run_ids(runs) -> list[str]:
+    """``runs`` as a list of run ids (an id, or a list of ids), or the error naming the
+    type it got.
+    """
+    accepts = "a run id or a list of run ids (str)"
+    if isinstance(runs, str):
+        return [runs]
+    if not _listlike(runs):
+        raise _not_a(accepts, runs, "runs")
+    ids = list(runs)
+    for r in ids:
+        if not isinstance(r, str):
+            raise _not_a(accepts, r, "runs", runs)
+    return ids
 
 
 def _without_traces(empty: list[tuple[str, str]], given: int) -> InputError:
@@ -144,6 +165,7 @@ def _traces(mlflow, tracking_uri, experiment_id: str, run_id: str) -> pd.DataFra
 
 def _rows(traces: pd.DataFrame, system: str, scorer: str, item, human) -> pd.DataFrame:
     """One row per trace: the item key, the scorer's value and the human one."""
+    _check_scorer(traces, system, scorer)
     rows = []
     for t in traces.itertuples(index=False):
         request = _as_dict(t.request)
@@ -175,6 +197,30 @@ def _rows(traces: pd.DataFrame, system: str, scorer: str, item, human) -> pd.Dat
             value=out["item"][dup].iloc[0],
         )
     return out
+
+
+def _check_scorer(traces: pd.DataFrame, system: str, scorer) -> None:
+    """Refuse a ``scorer`` that no trace of the run has: it would be a system of blank
+    scores, read as if every trace's scorer had failed.
+    """
+    kinds: dict[str, bool] = {}  # each assessment's name: is it a scorer's feedback?
+    for assessments in traces["assessments"]:
+        for a in assessments if isinstance(assessments, list) else []:
+            source = (a.get("source") or {}).get("source_type")
+            by_scorer = "feedback" in a and source != "HUMAN"
+            name = a.get("assessment_name")
+            kinds[name] = kinds.get(name, False) or by_scorer
+    if isinstance(scorer, str) and scorer in kinds:
+        return
+    scorers = sorted(str(n) for n, s in kinds.items() if s)
+    others = sorted(str(n) for n, s in kinds.items() if not s)
+    also = f" (other assessments: {others})" if others else ""
+    raise InputError(
+        f"run {system!r} has no assessment {scorer!r} on any of its {len(traces)} traces; "
+        f"its scorers are {scorers}{also}",
+        field="scorer",
+        value=scorer,
+    )
 
 
 def _as_dict(request):

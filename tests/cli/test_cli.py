@@ -282,10 +282,11 @@ def test_version():
 def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path, lines):
     # `judgebayes leaderboard ... | head`: a table of 100 systems (10 kB, more than the
     # pipe and Python's buffer hold), its reader gone after the first line (or before
-    # it): no traceback, and the status of a program a closed pipe stopped (128 + 13)
+    # it): no traceback, and the status of a program a closed pipe stopped (128 + 13);
+    # 30 items a system, so that none scores the same on all of them (a note on stderr)
     rng = np.random.default_rng(0)
     board = pd.DataFrame(
-        [(f"system-{s:03d}", f"q{i}", rng.integers(2)) for s in range(100) for i in range(10)],
+        [(f"system-{s:03d}", f"q{i}", rng.integers(2)) for s in range(100) for i in range(30)],
         columns=["model", "item", "score"],
     )
     board.to_csv(tmp_path / "board.csv", index=False)

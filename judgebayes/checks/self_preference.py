@@ -36,7 +36,7 @@ import numpy as np
 from scipy.special import expit, log_expit
 
 from judgebayes.checks.base import Check, register
-from judgebayes.models.accuracy import standardise
+from judgebayes.models.items import standardise
 
 __all__ = ["CHECK", "PERMUTATIONS"]
 

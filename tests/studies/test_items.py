@@ -823,7 +823,7 @@ def test_paired_nuts_model_pairs_the_systems_by_their_joint_truth():
     # independent model's on the same frame (which does not know the systems agree on ~90%
     # of prompts, but shares the judge's rates: 0.80x here), and the realised difference's
     # interval is narrower than the process one
-    from judgebayes.models.accuracy import truth_states
+    from judgebayes.models.items import truth_states
 
     frame, truth, realised = jb.simulate.simulate_paired(400, seed=3)
     paired = jb.AccuracyStudy.from_items(frame, system="system", item="prompt", estimand="process")
@@ -857,7 +857,7 @@ def test_paired_nuts_is_the_exact_paired_posterior_under_the_same_prior():
     # and 15% on an sd (its relative MC sd about 1 / sqrt(2 x 400) = 3.5%)
     from dataclasses import replace
 
-    from judgebayes.models.accuracy import items_priors
+    from judgebayes.models.items import items_priors
 
     frame, _, _ = jb.simulate.simulate_paired(400, seed=5)
     prior = replace(items_priors(), theta=(0.25, 0.25))

@@ -32,7 +32,7 @@ import numpy as np
 
 from judgebayes.data.items import ItemData
 from judgebayes.errors import MethodRefused
-from judgebayes.models.accuracy import truth_states
+from judgebayes.models.items import truth_states
 
 __all__ = ["EXACT_PAIRED_MAX", "exact_paired_draws", "prompt_table", "truths_drawn"]
 

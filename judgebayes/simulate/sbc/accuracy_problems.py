@@ -13,7 +13,8 @@ from scipy import stats
 from scipy.special import expit, logit
 
 from judgebayes.data.accuracy import CalibrationCounts, TestCounts
-from judgebayes.models.accuracy import AccuracyPriors, items_priors
+from judgebayes.models.accuracy import AccuracyPriors
+from judgebayes.models.items import items_priors
 from judgebayes.simulate.sbc.result import SBCDataset
 from judgebayes.studies.accuracy import AccuracyStudy
 

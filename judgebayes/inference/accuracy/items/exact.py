@@ -18,7 +18,7 @@ import numpy as np
 from judgebayes.data.items import ItemData
 from judgebayes.errors import InputError
 from judgebayes.inference.accuracy.items.estimate import _check_estimand, category_counts
-from judgebayes.models.accuracy import ITEMS_THETA_PRIOR
+from judgebayes.models.items import ITEMS_THETA_PRIOR
 
 #: Beta parameter of the proposal on each verdict category's human rate: the draws of the
 #: stated prior's posterior are importance-resampled from this conjugate one.  With
@@ -44,7 +44,7 @@ def exact_items_draws(
 
     The prior is set on the rate itself, as in the Laplace and NUTS models: per stratum,
     :math:`\theta \sim \mathrm{Beta}(a, b)` (``theta_prior``; the items design's default
-    is Jeffreys's (1/2, 1/2), :data:`judgebayes.models.accuracy.ITEMS_THETA_PRIOR`) and the
+    is Jeffreys's (1/2, 1/2), :data:`judgebayes.models.items.ITEMS_THETA_PRIOR`) and the
     distribution of the verdict category given the
     human label uniform on its simplex for each label, :math:`P(c \mid h) \sim
     \mathrm{Dirichlet}(1)` (with one judge: :math:`q_0, q_1 \sim U(0, 1)`).  Nothing is

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.special import betaln, gammaln
 
-from judgebayes.models.accuracy.parts import COUNTS, _xlogy
+from judgebayes.models.accuracy.parts import COUNTS
 from judgebayes.models.accuracy.priors import AccuracyPriors
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -164,3 +164,8 @@ class ItemsLogDensity:
             "q1": q1,
             "theta": (self.share * th).sum(-1),
         }
+
+
+def _xlogy(a, b):
+    """A log b, 0 where a is 0 (PyMC's ``logpow``)."""
+    return np.where(a == 0, 0.0, a * np.log(np.where(a == 0, 1.0, b)))

@@ -6,13 +6,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from judgebayes.models.accuracy.parts import _count_data, _judged_and_labelled
-from judgebayes.models.accuracy.priors import (
-    AccuracyPriors,
-    _check_judge_rates,
-    _judge_rates,
-    _pooled_judge_rates,
-)
+from judgebayes.models.accuracy.parts import count_data, judged_and_labelled
+from judgebayes.models.accuracy.priors import AccuracyPriors, judge_rate_variables
+from judgebayes.models.items.priors import check_judge_rates, pooled_judge_rates
 
 if TYPE_CHECKING:  # pragma: no cover
     import pymc as pm
@@ -55,7 +51,7 @@ def items_accuracy_model(
     items, an assumption that borrows strength and fails when the judge errs differently
     on one system's answers, as a judge that prefers its own family's does), or
     :math:`g = (s, t)` partially pooled (``"pooled"``: each system's logit rates spread
-    around the judge's typical ones with a learnt scale, :func:`_pooled_judge_rates`;
+    around the judge's typical ones with a learnt scale, :func:`pooled_judge_rates`;
     the data decide how much is shared).  This is the likelihood of the labelled
     items' :math:`(h, v)` pairs times the unlabelled items' verdicts, which is the full
     likelihood for any design whose labelling probability depends only on the verdict
@@ -86,23 +82,23 @@ def items_accuracy_model(
     """
     import pymc as pm
 
-    _check_judge_rates(judge_rates)
+    check_judge_rates(judge_rates)
     priors = priors or AccuracyPriors()
     shape = (len(systems), len(strata))
     cells = ("system", "stratum")
     coords = {"system": list(systems), "stratum": list(strata)}
     with pm.Model(coords=coords) as model:
-        d = _count_data(shape, cells, k=k, n=n, tp=tp, m1=m1, tn=tn, m0=m0)
+        d = count_data(shape, cells, k=k, n=n, tp=tp, m1=m1, tn=tn, m0=m0)
         w = pm.Data("share", np.asarray(share, dtype=float).reshape(shape), dims=cells)
         th = pm.Beta("theta_stratum", *priors.theta, dims=cells)
         if judge_rates == "shared":
-            q0, q1 = _judge_rates(priors, better_than_chance, dims="stratum")
+            q0, q1 = judge_rate_variables(priors, better_than_chance, dims="stratum")
             q0, q1 = q0[None, :], q1[None, :]
         elif judge_rates == "pooled":
-            q0, q1 = _pooled_judge_rates(priors, cells)
+            q0, q1 = pooled_judge_rates(priors, cells)
         else:
-            q0, q1 = _judge_rates(priors, better_than_chance, dims=cells)
+            q0, q1 = judge_rate_variables(priors, better_than_chance, dims=cells)
         p = th * q1 + (1 - th) * (1 - q0)
         pm.Deterministic("theta", (w * th).sum(axis=1), dims="system")
-        _judged_and_labelled(d, p, th, q0 + 0 * th, q1 + 0 * th, cells)
+        judged_and_labelled(d, p, th, q0 + 0 * th, q1 + 0 * th, cells)
     return model

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from judgebayes.models.accuracy.parts import _count_data, _judged_and_labelled, _walk
+from judgebayes.models.accuracy.parts import count_data, judged_and_labelled
 from judgebayes.models.accuracy.priors import AccuracyPriors
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -63,7 +63,7 @@ def items_dynamic_model(
     cells = ("system", "stratum")
     coords = {"system": list(systems), "stratum": list(strata)}
     with pm.Model(coords=coords) as model:
-        d = _count_data(shape, cells, k=k, n=n, tp=tp, m1=m1, tn=tn, m0=m0)
+        d = count_data(shape, cells, k=k, n=n, tp=tp, m1=m1, tn=tn, m0=m0)
         w = pm.Data("share", np.asarray(share, dtype=float).reshape(shape), dims=cells)
         w_ = (priors.walk_step, priors.walk_jump)
         eta = _walk("rate", priors.cluster_mu, *w_, "system", cells)
@@ -75,5 +75,29 @@ def items_dynamic_model(
         q0, q1 = q0[None, :], q1[None, :]
         p = th * q1 + (1 - th) * (1 - q0)
         pm.Deterministic("theta", (w * th).sum(axis=1), dims="system")
-        _judged_and_labelled(d, p, th, q0 + 0 * th, q1 + 0 * th, cells)
+        judged_and_labelled(d, p, th, q0 + 0 * th, q1 + 0 * th, cells)
     return model
+
+
+def _walk(name: str, start: tuple[float, float], step: float, jump, shape_dims, dims):
+    r"""A random walk on the logit scale over the last of ``dims`` (periods), non-centred:
+    :math:`\eta_1 \sim N(\mu, s)`, :math:`\eta_t = \eta_{t-1} + \sigma z_t`,
+    :math:`\sigma \sim \text{HalfNormal}(\text{step})`,
+    :math:`z_t \sim (1 - w) N(0, 1) + w N(0, c^2)` with :math:`(w, c)` = ``jump``.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    first = pm.Normal(f"{name}_start", start[0], start[1], dims=shape_dims)
+    sigma = pm.HalfNormal(f"{name}_step", step)
+    # heavy-ish tails from a two-normal mixture, summed out in the density: a Student t
+    # drawn as normals over inverse-gamma variances left a latent scale per step whose
+    # ridge with the step made rare divergences (7-10 of 100 fits missed the gate)
+    w, c = jump
+    z = pm.NormalMixture(
+        f"{name}_z", w=np.array([1 - w, w]), mu=np.zeros(2), sigma=np.array([1.0, c]), dims=dims
+    )
+    moves = pt.concatenate([pt.zeros_like(z[..., :1]), pt.cumsum(z[..., 1:], axis=-1)], axis=-1)
+    if shape_dims is None:
+        return first + sigma * moves
+    return first[..., None] + sigma * moves

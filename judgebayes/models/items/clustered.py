@@ -6,16 +6,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from judgebayes.models.accuracy.parts import _count_data, _judged_and_labelled
-from judgebayes.models.accuracy.priors import AccuracyPriors, _judge_rates
+from judgebayes.models.accuracy.parts import GH_NODES, count_data, judged_and_labelled
+from judgebayes.models.accuracy.priors import AccuracyPriors, judge_rate_variables
 
 if TYPE_CHECKING:  # pragma: no cover
     import pymc as pm
-
-
-#: Gauss-Hermite nodes of the clustered model's population mean (error < 1e-8 for
-#: logit-normal means with sigma <= 3)
-GH_NODES = 32
 
 
 def clustered_items_model(
@@ -76,7 +71,7 @@ def clustered_items_model(
     x, w = np.polynomial.hermite_e.hermegauss(GH_NODES)
     w = w / np.sqrt(2 * np.pi)
     with pm.Model(coords={"system": list(systems), "cluster": list(clusters)}) as model:
-        d = _count_data(g, "cluster", k=k, n=n, tp=tp, m1=m1, tn=tn, m0=m0)
+        d = count_data(g, "cluster", k=k, n=n, tp=tp, m1=m1, tn=tn, m0=m0)
         mu = pm.Normal("mu", *priors.cluster_mu, dims="system")
         sigma = pm.HalfNormal("sigma", priors.cluster_sigma, dims="system")
         z = pm.Normal("z", 0.0, 1.0, dims="cluster")
@@ -84,12 +79,12 @@ def clustered_items_model(
             "theta_cluster", pm.math.invlogit(mu[sidx] + sigma[sidx] * z), dims="cluster"
         )
         if judge_rates == "per_system":
-            q0, q1 = _judge_rates(priors, False, dims="system")
+            q0, q1 = judge_rate_variables(priors, False, dims="system")
             q0g, q1g = q0[sidx], q1[sidx]
         else:
-            q0g, q1g = _judge_rates(priors, False)
+            q0g, q1g = judge_rate_variables(priors, False)
         p = th * q1g + (1 - th) * (1 - q0g)
         grid = pm.math.invlogit(mu[:, None] + sigma[:, None] * pt.as_tensor(x)[None, :])
         pm.Deterministic("theta", (grid * w[None, :]).sum(axis=1), dims="system")
-        _judged_and_labelled(d, p, th, q0g, q1g, "cluster")
+        judged_and_labelled(d, p, th, q0g, q1g, "cluster")
     return model

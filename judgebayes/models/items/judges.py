@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from judgebayes.models.accuracy.clustered import GH_NODES
+from judgebayes.models.accuracy.parts import GH_NODES
 from judgebayes.models.accuracy.priors import AccuracyPriors
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -6,13 +6,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from judgebayes.models.accuracy.parts import _logit
-from judgebayes.models.accuracy.priors import (
-    AccuracyPriors,
-    _check_judge_rates,
-    _judge_rates,
-    _pooled_judge_rates,
-)
+from judgebayes.models.accuracy.priors import AccuracyPriors, judge_rate_variables
+from judgebayes.models.items.priors import check_judge_rates, logit, pooled_judge_rates
 
 if TYPE_CHECKING:  # pragma: no cover
     import pymc as pm
@@ -90,7 +85,7 @@ def items_covariate_model(
     import pymc as pm
     import pytensor.tensor as pt
 
-    _check_judge_rates(judge_rates)
+    check_judge_rates(judge_rates)
     priors = priors or AccuracyPriors()
     arrs = {
         "item_system": np.asarray(item_system, dtype=np.int64),
@@ -113,16 +108,16 @@ def items_covariate_model(
         gamma = pm.Normal("rate_coef", 0.0, sd, dims=("system", "covariate"))
         shared = judge_rates == "shared"
         if judge_rates == "pooled":
-            q0, q1 = _pooled_judge_rates(priors, cells)
+            q0, q1 = pooled_judge_rates(priors, cells)
         else:
-            q0, q1 = _judge_rates(priors, False, dims="stratum" if shared else cells)
+            q0, q1 = judge_rate_variables(priors, False, dims="stratum" if shared else cells)
         per_system = judge_rates == "per_system"
         cdims = ("system", "covariate") if per_system else "covariate"
         b0 = pm.Normal("q0_coef", 0.0, sd, dims=cdims)
         b1 = pm.Normal("q1_coef", 0.0, sd, dims=cdims)
-        eta = _logit(th0)[sy, st] + (zz * gamma[sy]).sum(-1)
+        eta = logit(th0)[sy, st] + (zz * gamma[sy]).sum(-1)
         at = (st,) if shared else (sy, st)
-        i1, i0 = _logit(q1)[at], _logit(q0)[at]
+        i1, i0 = logit(q1)[at], logit(q0)[at]
         if per_system:
             e1 = i1 + (zz * b1[sy]).sum(-1)
             e0 = i0 + (zz * b0[sy]).sum(-1)
@@ -141,3 +136,11 @@ def items_covariate_model(
         labelled = h * lpos + (1 - h) * lneg
         pm.Potential("items", pt.sum(pt.switch(is_lab, labelled, pt.logaddexp(lpos, lneg))))
     return model
+
+
+def standardise(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Columns of ``x`` centred and scaled by their sd (a constant column: scale 1)."""
+    x = np.asarray(x, dtype=float)
+    mu, sd = x.mean(0), x.std(0)
+    sd = np.where(sd > 0, sd, 1.0)
+    return (x - mu) / sd, mu, sd

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from judgebayes.inference.accuracy.items import contrast_matrices
+from judgebayes.inference.items import contrast_matrices
 from judgebayes.results import Fit, check_alpha
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,7 +39,7 @@ class AccuracyFit(Fit):
 
         From the draws for Laplace, exact and NUTS.  The items design's closed form gives
         the Wald interval of its difference with a paired standard error when the study
-        has ``item=`` (:func:`~judgebayes.inference.accuracy.items.contrasts_items`), an
+        has ``item=`` (:func:`~judgebayes.inference.items.contrasts_items`), an
         independent one otherwise; its ``p_a_greater`` is :math:`\Phi(d / \mathrm{se})`,
         the normal approximation's confidence that a is ahead, and ``se`` and ``slack``
         (the partially identified width added to both ends) say how the interval was made.

@@ -15,8 +15,8 @@ import pytest
 import judgebayes as jb
 from judgebayes.data.items import items_from_frame
 from judgebayes.errors import InputError, MethodRefused
+from judgebayes.inference import items as ie
 from judgebayes.inference.accuracy import closed_form as cf
-from judgebayes.inference.accuracy import items as ie
 from judgebayes.inference.nuts import interpreted
 from tests.contract import contract_tests
 from tests.helpers import cli
@@ -295,7 +295,7 @@ def test_exact_covers_at_extreme_rates_with_few_labels(theta):
     # 200 simulations of 1,000 items with 20 labels; MC sd of a 0.95 coverage 0.0154, so
     # 0.91 is 2.6 sd below nominal.  A uniform prior on the rate covered 0.86 / 0.90 here,
     # the conjugate prior before it 0.67 / 0.71 at 0.02 / 0.98.
-    from judgebayes.inference.accuracy import items as items_engine
+    from judgebayes.inference import items as items_engine
 
     hits = []
     for r in range(200):

@@ -12,7 +12,7 @@ import pytest
 import judgebayes as jb
 from judgebayes.data.items import items_from_frame
 from judgebayes.errors import InputError
-from judgebayes.inference.accuracy import items as ie
+from judgebayes.inference import items as ie
 from judgebayes.inference.nuts import interpreted
 
 

@@ -55,7 +55,7 @@ def paired_items_model(
         \alpha_t = (a + b)\prod_s \rho^{t_s}(1 - \rho)^{1 - t_s},\ \rho = a / (a + b),
 
     the parametrisation of the exact paired posterior
-    (:mod:`judgebayes.inference.accuracy.paired`) and of the closed form's joint verdict
+    (:mod:`judgebayes.inference.items.paired`) and of the closed form's joint verdict
     categories: the verdicts' shares and the truths given a verdict.  Nothing is assumed
     about how the systems' truths relate (an item hard for one system may be hard for all:
     the pairing) or about how the judge errs: on each system differently (self-preference),

@@ -33,7 +33,7 @@ from judgebayes.errors import (
     MethodRefused,
     route_keywords,
 )
-from judgebayes.inference.accuracy import items as ie
+from judgebayes.inference import items as ie
 from judgebayes.models import items as mi
 from judgebayes.results import point_tree
 from judgebayes.studies.accuracy_fit import AccuracyFit
@@ -127,7 +127,7 @@ class ItemStudy(LabelPlanning, Study):
                 field="data",
                 value=type(data).__name__,
             )
-        ie._check_estimand(estimand)
+        ie.check_estimand(estimand)
         if difficulty and data.n_judges == 1:
             raise InputError(
                 "difficulty=True models errors that several judges share on hard items; "

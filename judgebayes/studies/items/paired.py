@@ -2,9 +2,9 @@ r"""Several systems answering the same prompts (``item=``), one judge: paired co
 
 :class:`PairedItems`: differences between systems are paired by prompt in every engine.
 The closed form's contrasts are double sampling of the per-prompt difference over joint
-verdict categories (:func:`~judgebayes.inference.accuracy.items.paired_difference`);
+verdict categories (:func:`~judgebayes.inference.items.paired_difference`);
 ``exact`` is the conjugate posterior of the joint verdicts and the joint truths given them
-(:mod:`judgebayes.inference.accuracy.paired`); ``nuts`` fits the same parametrisation
+(:mod:`judgebayes.inference.items.paired`); ``nuts`` fits the same parametrisation
 under the items prior (:func:`~judgebayes.models.items.paired_items_model`) and also
 takes prompts that some system did not answer; Laplace is refused.  Neither counts a
 judge that passes or fails the answers to one prompt together as two witnesses.  Nothing
@@ -17,7 +17,7 @@ import numpy as np
 
 from judgebayes.data.items import ItemData
 from judgebayes.errors import MethodRefused
-from judgebayes.inference.accuracy.paired import (
+from judgebayes.inference.items.paired import (
     exact_paired_draws,
     prompt_table,
     truths_drawn,
@@ -150,7 +150,7 @@ class PairedItems(ItemStudy):
 @PairedItems.methods.register("exact", engine="exact", summary="exact paired posterior draws")
 def _exact(study: PairedItems, *, random_seed=None, draws: int = 4000) -> FitParts:
     """``draws`` draws of the conjugate posterior of the prompts' joint verdicts and joint
-    truths (:func:`~judgebayes.inference.accuracy.paired.exact_paired_draws`): every rate
+    truths (:func:`~judgebayes.inference.items.paired.exact_paired_draws`): every rate
     a sum over the same draws, so differences are paired.
     """
     d = study.data

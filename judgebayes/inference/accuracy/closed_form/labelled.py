@@ -97,7 +97,7 @@ def ppi_plus_plus(
     items only (divisor :math:`m`), where ``ppi_py`` pools labelled and unlabelled
     verdicts (divisor :math:`n + m - 1`); lambda, and so the interval, differ slightly
     (by up to 0.01 in the interval's ends on the paper's grid).  The items design's
-    :func:`judgebayes.inference.accuracy.items.ppi_items` follows ``ppi_py`` exactly (tested to
+    :func:`judgebayes.inference.items.ppi_items` follows ``ppi_py`` exactly (tested to
     1e-8 against it).
 
     Returns

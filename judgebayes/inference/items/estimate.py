@@ -75,7 +75,8 @@ class ItemEstimate:
         return lo, hi
 
 
-def _check_estimand(estimand: str) -> str:
+def check_estimand(estimand: str) -> str:
+    """``estimand`` when it is one of :data:`ESTIMANDS`, else a typed error naming it."""
     if estimand not in ESTIMANDS:
         raise InputError(
             f"estimand must be one of {ESTIMANDS}; got {estimand!r}",
@@ -85,13 +86,13 @@ def _check_estimand(estimand: str) -> str:
     return estimand
 
 
-def _nz(x):
+def nan_to_zero(x):
     """NaN -> 0 (``np.nan_to_num`` also maps infinities, and is several times slower)."""
     x = np.asarray(x, float)
     return np.where(np.isnan(x), 0.0, x)
 
 
-def _known_bounds(data: ItemData, estimand: str) -> tuple[np.ndarray, np.ndarray]:
+def known_bounds(data: ItemData, estimand: str) -> tuple[np.ndarray, np.ndarray]:
     """[0, 1] for the process; for the N items, all unlabelled negative or positive."""
     ns = len(data.systems)
     if estimand == "process":
@@ -103,15 +104,16 @@ def _known_bounds(data: ItemData, estimand: str) -> tuple[np.ndarray, np.ndarray
     return known / n, (known + unl) / n
 
 
-def _by_cell(data: ItemData):
+def cell_index(data: ItemData):
+    """Each item's (system, stratum) cell code, and the number of cells."""
     nt = len(data.strata)
     return data.system * nt + data.stratum, len(data.systems) * nt
 
 
-def _stratify(data: ItemData, est_c, var_c, estimand):
+def stratify(data: ItemData, est_c, var_c, estimand):
     """Share-weighted combination of per-cell estimates (known stratum sizes)."""
     ns, nt = len(data.systems), len(data.strata)
-    cell, size = _by_cell(data)
+    cell, size = cell_index(data)
     n_c = np.bincount(cell, minlength=size).astype(float).reshape(ns, nt)
     share = n_c / n_c.sum(1, keepdims=True)
     est_c, var_c = est_c.reshape(ns, nt), var_c.reshape(ns, nt)
@@ -120,7 +122,7 @@ def _stratify(data: ItemData, est_c, var_c, estimand):
     var = np.where(present, share**2 * var_c, 0.0).sum(1)
     bad = (present & ~np.isfinite(est_c)).any(1)
     est = np.where(bad, np.nan, est)
-    return ItemEstimate(est, np.where(bad, np.nan, np.sqrt(var)), _known_bounds(data, estimand), {})
+    return ItemEstimate(est, np.where(bad, np.nan, np.sqrt(var)), known_bounds(data, estimand), {})
 
 
 def category_counts(data: ItemData) -> dict[str, np.ndarray]:

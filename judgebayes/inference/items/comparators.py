@@ -22,11 +22,11 @@ import numpy as np
 
 from judgebayes.data.items import ItemData
 from judgebayes.errors import InputError
-from judgebayes.inference.accuracy.items.estimate import (
+from judgebayes.inference.items.estimate import (
     ItemEstimate,
-    _by_cell,
-    _known_bounds,
-    _stratify,
+    cell_index,
+    known_bounds,
+    stratify,
 )
 
 
@@ -42,7 +42,7 @@ def ppi_items(data: ItemData, *, lam: float | None = None) -> ItemEstimate:
             field="weights",
             value=data.columns.get("weights"),
         )
-    cell, size = _by_cell(data)
+    cell, size = cell_index(data)
     lab = data.labelled
     v = data.judge
     h = np.where(lab, data.human, 0.0)
@@ -69,7 +69,7 @@ def ppi_items(data: ItemData, *, lam: float | None = None) -> ItemEstimate:
         var_y = ey * (1 - ey)
         var_r = var_y + lam_c**2 * eyh * (1 - eyh) - 2 * lam_c * cov
         se2 = lam_c**2 * ehu * (1 - ehu) / big_n + np.maximum(var_r, 0) / n
-    out = _stratify(data, est, se2, "process")
+    out = stratify(data, est, se2, "process")
     ns, nt = len(data.systems), len(data.strata)
     return ItemEstimate(out.estimate, out.se, out.bounds, {"lam": lam_c.reshape(ns, nt)})
 
@@ -82,7 +82,7 @@ def labels_only_items(data: ItemData) -> ItemEstimate:
     variance is floored at the smoothed rate's, (h + 1) / (l + 2), so that a stratum
     whose labels all agree does not report a zero-width interval.
     """
-    cell, size = _by_cell(data)
+    cell, size = cell_index(data)
     lab = data.labelled
     w = np.ones(lab.sum()) if data.weights is None else data.weights[lab]
     n = np.bincount(cell[lab], weights=w, minlength=size)
@@ -94,7 +94,7 @@ def labels_only_items(data: ItemData) -> ItemEstimate:
         return ItemEstimate(
             np.where(nan, np.nan, est),
             np.sqrt(est * (1 - est) / n),
-            _known_bounds(data, "process"),
+            known_bounds(data, "process"),
             {},
             counts=(hw.astype(np.int64), n.astype(np.int64)),
         )
@@ -106,7 +106,7 @@ def labels_only_items(data: ItemData) -> ItemEstimate:
         w2 = np.bincount(cell[lab], weights=w**2, minlength=size)
         sm = (hw + w2 / n) / (n + 2 * w2 / n)
         var = np.maximum(var, sm * (1 - sm) * w2 / n**2)
-    return _stratify(data, m, var, "process")
+    return stratify(data, m, var, "process")
 
 
 def naive_items(data: ItemData) -> ItemEstimate:

@@ -10,10 +10,10 @@ import numpy as np
 
 from judgebayes.data.items import ItemData
 from judgebayes.errors import InputError
-from judgebayes.inference.accuracy.items.estimate import NO_JOINT_LABEL, _check_estimand, _nz
+from judgebayes.inference.items.estimate import NO_JOINT_LABEL, check_estimand, nan_to_zero
 
 if TYPE_CHECKING:  # pragma: no cover
-    from judgebayes.inference.accuracy.items.estimate import ItemEstimate
+    from judgebayes.inference.items.estimate import ItemEstimate
 
 
 def paired_difference(data: ItemData, a: int, b: int, estimand: str = "items") -> dict:
@@ -46,7 +46,7 @@ def paired_difference(data: ItemData, a: int, b: int, estimand: str = "items") -
     Returns ``{"estimate", "se", "slack", "n_paired", "n_labelled", "n_one_sided"}``:
     ``n_labelled`` prompts are labelled on both systems, ``n_one_sided`` on one.
     """
-    _check_estimand(estimand)
+    check_estimand(estimand)
     if data.item is None or data.cluster is not None or data.weights is not None:
         raise InputError(
             "a paired difference needs item= and no cluster= or weights=",
@@ -87,11 +87,11 @@ def paired_difference(data: ItemData, a: int, b: int, estimand: str = "items") -
     jl = la & lb
     lj = np.bincount(cat[jl], minlength=size).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        unit = _nz(0.5 * (ca_ / l_a + cb_ / l_b))
+        unit = nan_to_zero(0.5 * (ca_ / l_a + cb_ / l_b))
         gaps = [
             lj * unit**2 / (lj + 2) - sq(jl),
-            _nz((l_a - lj) * (ca_ / l_a) ** 2) * sa - sq(la & ~lb),
-            _nz((l_b - lj) * (cb_ / l_b) ** 2) * sb - sq(lb & ~la),
+            nan_to_zero((l_a - lj) * (ca_ / l_a) ** 2) * sa - sq(la & ~lb),
+            nan_to_zero((l_b - lj) * (cb_ / l_b) ** 2) * sb - sq(lb & ~la),
         ]
     floor = float(sum(np.sum(np.maximum(g, 0.0)) for g in gaps))
     if estimand == "process":
@@ -107,7 +107,7 @@ def paired_difference(data: ItemData, a: int, b: int, estimand: str = "items") -
         with np.errstate(invalid="ignore", divide="ignore"):
             dm = np.bincount(cat[jl], weights=d[jl], minlength=size) / lj
             dv = np.bincount(cat[jl], weights=(d[jl] - dm[cat[jl]]) ** 2, minlength=size) / lj
-        v_d = np.where(lj > 0, np.maximum(_nz(dv), 1.0 / (lj + 2)), va + vb)
+        v_d = np.where(lj > 0, np.maximum(nan_to_zero(dv), 1.0 / (lj + 2)), va + vb)
         pred = (
             np.sum(np.where(~la & ~lb, v_d[cat], 0.0))
             + np.sum(np.where(~la & lb, va[cat], 0.0))

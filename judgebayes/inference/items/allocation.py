@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from judgebayes.data.items import ItemData
-from judgebayes.inference.accuracy.items.estimate import SMOOTH, _check_estimand
+from judgebayes.inference.items.estimate import SMOOTH, check_estimand
 
 
 # ---------------------------------------------------------------------- planning
@@ -57,7 +57,7 @@ def allocate_labels(
     (extra1, extra0) : arrays of int, shape (n_systems, n_strata)
         Additional labels for the judge's positives and negatives.
     """
-    _check_estimand(estimand)
+    check_estimand(estimand)
     c = data.cells()
     shape = c["N1"].shape
     e1, e0 = np.zeros(shape, np.int64), np.zeros(shape, np.int64)
@@ -81,5 +81,5 @@ def allocate_labels(
 
 def predicted_se(data: ItemData, estimand: str = "items", extra1=None, extra0=None) -> np.ndarray:
     """Each system's standard error after adding ``extra1`` / ``extra0`` labels (planning)."""
-    t1, t0, base = _cell_terms(data.cells(), _check_estimand(estimand), extra1, extra0)
+    t1, t0, base = _cell_terms(data.cells(), check_estimand(estimand), extra1, extra0)
     return np.sqrt(base + t1.sum(1) + t0.sum(1))

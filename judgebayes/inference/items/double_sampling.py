@@ -49,12 +49,12 @@ from __future__ import annotations
 import numpy as np
 
 from judgebayes.data.items import ItemData
-from judgebayes.inference.accuracy.items.estimate import (
+from judgebayes.inference.items.estimate import (
     SMOOTH,
     ItemEstimate,
-    _check_estimand,
-    _known_bounds,
-    _nz,
+    check_estimand,
+    known_bounds,
+    nan_to_zero,
 )
 
 
@@ -76,7 +76,7 @@ def double_sampling_items(
     labels of 5,000 items the floor leaves coverage at 0.95 and widens the interval by
     0.9%.  ``smooth=0`` is the textbook variance.
     """
-    _check_estimand(estimand)
+    check_estimand(estimand)
     # empty and unlabelled categories divide by zero on purpose (handled below); one
     # errstate for the whole computation (each costs microseconds, the fit is 0.1 ms)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -127,7 +127,7 @@ def _double_sampling(data: ItemData, estimand: str, smooth: float) -> ItemEstima
     inv_w = np.where(w_c > 0, 1 / w_c, 0.0)[cell]
     resid = wl * (h - a_i) * inv_w  # labelled items' residual, per unit of category weight
     if estimand == "process":
-        est = per_system(_nz(n_c * a_c)) / n_s
+        est = per_system(nan_to_zero(n_c * a_c)) / n_s
         th_st = (n_c * a_c).reshape(ns * nt, k).sum(1) / n_st
         e = (a_i - th_st[st]) / n_s[system] + n_c[cell] / n_s[system] * resid
         pred_var = np.zeros(ns)
@@ -154,19 +154,19 @@ def _double_sampling(data: ItemData, estimand: str, smooth: float) -> ItemEstima
         v_sm = a_sm * (1 - a_sm)
         w2 = csum(wl**2)
         emp = csum(wl**2 * (h - a_i) ** 2) / w2
-        gap = _nz(np.maximum(v_sm - emp, 0.0))
+        gap = nan_to_zero(np.maximum(v_sm - emp, 0.0))
         n_s_c = n_s.repeat(nt * k)
         coef = (n_c if estimand == "process" else unl_c) / n_s_c
-        extra = _nz(coef**2 * w2 / w_c**2 * gap)
+        extra = nan_to_zero(coef**2 * w2 / w_c**2 * gap)
         if estimand == "items":  # the unlabelled items' own Bernoulli variance, floored too
-            gap_u = _nz(np.maximum(v_sm - _nz(a_c * (1 - a_c)), 0.0))
+            gap_u = nan_to_zero(np.maximum(v_sm - nan_to_zero(a_c * (1 - a_c)), 0.0))
             extra = extra + unl_c * gap_u / n_s_c**2
         var = var + per_system(extra)
     slack = per_system(0.5 * n_c * undefined) / n_s
     return ItemEstimate(
         est,
         np.sqrt(var),
-        _known_bounds(data, estimand),
+        known_bounds(data, estimand),
         _cell_info(a_c, n_c / n_st.repeat(k), undefined, (ns, nt, k)),
         bell_mccaffrey_df(data),
         slack=np.where(slack > 0, slack, 0.0),

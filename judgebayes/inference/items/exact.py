@@ -17,7 +17,7 @@ import numpy as np
 
 from judgebayes.data.items import ItemData
 from judgebayes.errors import InputError
-from judgebayes.inference.accuracy.items.estimate import _check_estimand, category_counts
+from judgebayes.inference.items.estimate import category_counts, check_estimand
 from judgebayes.models.items import ITEMS_THETA_PRIOR
 
 #: Beta parameter of the proposal on each verdict category's human rate: the draws of the
@@ -70,7 +70,7 @@ def exact_items_draws(
     Returns ``{"theta": (draws, S), "theta_items": (draws, S), "human_rate", "share":
     (draws, S, T, K), "ess": (S,)}`` (``ess``: effective proposal draws per system).
     """
-    _check_estimand(estimand)
+    check_estimand(estimand)
     if data.weights is not None or data.cluster is not None:
         field = "weights" if data.weights is not None else "cluster"
         raise InputError(

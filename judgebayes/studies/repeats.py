@@ -13,7 +13,7 @@ The verdict variance splits into prompts, generations within a prompt and judge 
   prompt and generation effects, binomial runs), the components computed per draw over
   the observed prompts' effects with Bayesian-bootstrap weights.
 
-Both are :class:`~judgebayes.studies.accuracy_fit.AccuracyFit` with ``quantity="variance"``
+Both are :class:`~judgebayes.studies.accuracy.fit.AccuracyFit` with ``quantity="variance"``
 and ``unit="component"`` (``prompt``, ``generation``, ``judge run``); ``rate`` is the mean
 pass probability.
 """
@@ -34,7 +34,7 @@ from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models import accuracy as ma
 from judgebayes.models.repeats import repeated_verdicts_model
 from judgebayes.results import point_tree
-from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.studies.accuracy.fit import AccuracyFit
 from judgebayes.studies.base import FitParts, Study
 
 __all__ = ["COMPONENTS", "RepeatsStudy", "rate_interval", "repeated_counts"]

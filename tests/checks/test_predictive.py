@@ -11,7 +11,7 @@ from scipy import stats
 
 import judgebayes as jb
 from judgebayes.results.trees import tree
-from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.studies.accuracy.fit import AccuracyFit
 
 K, N = np.array([620, 300, 45]), np.array([1000, 500, 80])
 SYSTEMS = ["a", "b", "c"]

@@ -16,7 +16,7 @@ import pytest
 import judgebayes as jb
 from judgebayes.checks.raters import MIN_ALPHA
 from judgebayes.results.trees import tree
-from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.studies.accuracy.fit import AccuracyFit
 from tests.simulators import RATERS, simulate_raters
 
 

@@ -29,7 +29,7 @@ from judgebayes.data.frames import as_pandas
 from judgebayes.errors import InputError, route_keywords
 from judgebayes.models import accuracy as ma
 from judgebayes.results import point_tree
-from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.studies.accuracy.fit import AccuracyFit
 from judgebayes.studies.base import FitParts, Study, register_bayes
 from judgebayes.studies.items import ItemStudy
 

@@ -36,7 +36,7 @@ from judgebayes.errors import (
 from judgebayes.inference import items as ie
 from judgebayes.models import items as mi
 from judgebayes.results import point_tree
-from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.studies.accuracy.fit import AccuracyFit
 from judgebayes.studies.base import FitParts, Study
 from judgebayes.studies.items.planning import LabelPlanning
 from judgebayes.studies.notes import missing_notes

@@ -21,7 +21,7 @@ from judgebayes.data.items import ItemData
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models import items as mi
-from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.studies.accuracy.fit import AccuracyFit
 from judgebayes.studies.items.plain import PlainItems
 
 __all__ = ["OverTimeFit", "OverTimeItems"]

@@ -25,7 +25,7 @@ from judgebayes.errors import InputError
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models import items as mi
-from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.studies.accuracy.fit import AccuracyFit
 from judgebayes.studies.items.base import ItemStudy
 
 __all__ = ["MAX_RATINGS", "RatersFit", "SeveralRatersItems"]

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from judgebayes.checks import labelling
+from judgebayes.checks.items import labelling
 from judgebayes.data.items import ItemData, items_from_frame
 from judgebayes.errors import (
     FewClustersWarning,

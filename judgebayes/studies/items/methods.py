@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from judgebayes.checks import labelling
+from judgebayes.checks.items import labelling
 from judgebayes.errors import LabellingWarning, MethodRefused
 from judgebayes.inference import items as ie
 from judgebayes.inference.accuracy import closed_form as cf

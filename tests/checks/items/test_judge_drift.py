@@ -1,4 +1,4 @@
-"""Check ``judge_drift`` (judgebayes/checks/judge_drift.py): the judge's sensitivity and
+"""Check ``judge_drift`` (judgebayes/checks/items/judge_drift.py): the judge's sensitivity and
 specificity hold from period to period; it says where a simulated judge changed and stays
 quiet on a steady one."""
 

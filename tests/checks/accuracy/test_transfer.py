@@ -1,6 +1,6 @@
-"""Check ``transfer`` (judgebayes/checks/transfer.py): the judge's rates carry over from the
-calibration to the test items, against the exact leave-one-stratum-out Beta-binomial and a
-quadrature reference."""
+"""Check ``transfer`` (judgebayes/checks/accuracy/transfer.py): the judge's rates carry over
+from the calibration to the test items, against the exact leave-one-stratum-out
+Beta-binomial and a quadrature reference."""
 
 import pytest
 

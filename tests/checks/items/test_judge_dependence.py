@@ -1,4 +1,4 @@
-"""Check ``judge_dependence`` (judgebayes/checks/judge_dependence.py): several judges err
+"""Check ``judge_dependence`` (judgebayes/checks/items/judge_dependence.py): several judges err
 independently given the truth; it fires on correlated judges and not on independent ones."""
 
 import numpy as np

@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 import judgebayes as jb
-from judgebayes.checks import labelling
+from judgebayes.checks.items import labelling
 from judgebayes.errors import MethodRefused
 from tests.helpers import cli
 

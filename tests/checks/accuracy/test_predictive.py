@@ -1,4 +1,4 @@
-"""The ``ppc`` check (judgebayes/checks/predictive.py), on fits built from known draws.
+"""The ``ppc`` check (judgebayes/checks/accuracy/predictive.py), on fits built from known draws.
 
 No sampling: the fit's draws of the judged rate ``p`` are the exact conjugate posterior
 of the judged counts (Beta(1 + k, 1 + n - k)), or a posterior moved away from them, so

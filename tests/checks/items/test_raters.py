@@ -1,4 +1,4 @@
-"""The ``label_agreement`` check (judgebayes/checks/raters.py): do several human raters
+"""The ``label_agreement`` check (judgebayes/checks/items/raters.py): do several human raters
 agree enough for their majority to stand for the truth?
 
 Raters simulated here with numpy (tests/simulators.py: each right with its accuracy,
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import judgebayes as jb
-from judgebayes.checks.raters import MIN_ALPHA
+from judgebayes.checks.items.raters import MIN_ALPHA
 from judgebayes.results.trees import tree
 from judgebayes.studies.accuracy.fit import AccuracyFit
 from tests.simulators import RATERS, simulate_raters

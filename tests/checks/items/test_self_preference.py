@@ -64,7 +64,7 @@ def test_the_check_holds_its_rates_over_200_sets(design):
 
 
 def test_the_offset_is_the_log_ratio_of_the_labelled_shares():
-    from judgebayes.checks.self_preference import _offsets
+    from judgebayes.checks.items.self_preference import _offsets
 
     f = _frame(0, 0.8, "verdict")
     d = jb.AccuracyStudy.from_items(f, system="system").data

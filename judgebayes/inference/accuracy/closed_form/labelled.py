@@ -14,7 +14,7 @@ from judgebayes.data.accuracy import check_counts
 from judgebayes.errors import InputError, JudgeNoBetterThanChanceError, NotBetterThanChanceWarning
 from judgebayes.inference.accuracy.closed_form.binomial import (
     Estimate,
-    _out,
+    float_or_array,
     naive_rate,
     wilson_interval,
     z_value,
@@ -68,7 +68,12 @@ def difference_estimate(
     var_r = (fn + fp) / m - mean_r**2
     est = p + mean_r
     se = np.sqrt(p * (1 - p) / n + var_r / m)
-    return Estimate(_out(est), _out(est - z * se), _out(est + z * se), _out(se))
+    return Estimate(
+        float_or_array(est),
+        float_or_array(est - z * se),
+        float_or_array(est + z * se),
+        float_or_array(se),
+    )
 
 
 def ppi_plus_plus(
@@ -122,7 +127,12 @@ def ppi_plus_plus(
     # Var_Q(Z - lam Zhat) = Var(Z) + lam^2 Var(Zhat) - 2 lam Cov
     var_r = ez * (1 - ez) + lam**2 * var_h - 2 * lam * cov
     se = np.sqrt(lam**2 * p * (1 - p) / n + np.maximum(var_r, 0) / m)
-    return Estimate(_out(est), _out(est - z * se), _out(est + z * se), _out(se)), _out(lam)
+    return Estimate(
+        float_or_array(est),
+        float_or_array(est - z * se),
+        float_or_array(est + z * se),
+        float_or_array(se),
+    ), float_or_array(lam)
 
 
 def conditional_calibration_estimate(k: Any, n: Any, tp: Any, m1: Any, tn: Any, m0: Any) -> Any:
@@ -142,7 +152,7 @@ def conditional_calibration_estimate(k: Any, n: Any, tp: Any, m1: Any, tn: Any, 
     with np.errstate(invalid="ignore", divide="ignore"):
         ppv = np.where(tp + fp > 0, tp / (tp + fp), np.nan)
         fomr = np.where(fn + tn > 0, fn / (fn + tn), np.nan)
-    return _out(ppv * p + fomr * (1 - p))
+    return float_or_array(ppv * p + fomr * (1 - p))
 
 
 def double_sampling(
@@ -182,7 +192,7 @@ def double_sampling(
         var = var + (1 - p) ** 2 * b * (1 - b) / n0
     se = np.sqrt(var)
     lo, hi = np.clip(est - z * se, 0, 1), np.clip(est + z * se, 0, 1)
-    return Estimate(_out(est), _out(lo), _out(hi), _out(se))
+    return Estimate(float_or_array(est), float_or_array(lo), float_or_array(hi), float_or_array(se))
 
 
 def misclassification_adjusted_estimate(

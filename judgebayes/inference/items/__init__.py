@@ -32,14 +32,10 @@ from judgebayes.inference.items.double_sampling import (
     double_sampling_items as double_sampling_items,
 )
 from judgebayes.inference.items.estimate import ESTIMANDS as ESTIMANDS
-from judgebayes.inference.items.estimate import NO_JOINT_LABEL as NO_JOINT_LABEL
-from judgebayes.inference.items.estimate import SMOOTH as SMOOTH
 from judgebayes.inference.items.estimate import ItemEstimate as ItemEstimate
 from judgebayes.inference.items.estimate import category_counts as category_counts
 from judgebayes.inference.items.estimate import category_names as category_names
 from judgebayes.inference.items.estimate import check_estimand as check_estimand
-from judgebayes.inference.items.exact import OVERSAMPLE as OVERSAMPLE
-from judgebayes.inference.items.exact import PROPOSAL_A as PROPOSAL_A
 from judgebayes.inference.items.exact import exact_items_draws as exact_items_draws
 
 __all__ = [

@@ -21,7 +21,7 @@ from :math:`r_{w\cdot}` restricted to what its labels allow.
 Priors: :math:`\alpha_s = 2^{1-S}` per joint verdict (total 2, as Dirichlet(1) over one
 judge's two verdicts) and :math:`\alpha_r = 2^{-S-1}` per joint truth (total 1/2), so
 each system's human rate given a verdict is a priori Beta(1/4, 1/4), the single system's
-proposal (:data:`~judgebayes.inference.items.PROPOSAL_A`), whose implied prior on
+proposal (:data:`~judgebayes.inference.items.exact.PROPOSAL_A`), whose implied prior on
 the rate behaves as Jeffreys's at 0 and 1.  Nothing is assumed about how the judge errs on
 the answers to one prompt (together, or per system).
 """

@@ -15,11 +15,8 @@ from judgebayes.models.accuracy.binary import binary_accuracy_model as binary_ac
 from judgebayes.models.accuracy.multiclass import (
     multiclass_accuracy_model as multiclass_accuracy_model,
 )
-from judgebayes.models.accuracy.parts import COUNTS as COUNTS
-from judgebayes.models.accuracy.parts import GH_NODES as GH_NODES
 from judgebayes.models.accuracy.priors import DESIGNS as DESIGNS
 from judgebayes.models.accuracy.priors import AccuracyPriors as AccuracyPriors
-from judgebayes.models.accuracy.priors import Design as Design
 from judgebayes.models.accuracy.strata import stratified_accuracy_model as stratified_accuracy_model
 
 __all__ = [

@@ -17,7 +17,7 @@ Errors = Literal["raise", "nan"]
 
 
 # --------------------------------------------------------------------------- helpers
-def float_or_array(x: Any) -> Any:
+def unbox(x: Any) -> Any:
     """Python float for 0-d results, ndarray otherwise."""
     a = np.asarray(x, dtype=float)
     return float(a) if a.ndim == 0 else a
@@ -30,10 +30,10 @@ def z_value(alpha: float) -> float:
     a = np.asarray(alpha, dtype=float)
     if np.any(~((a > 0) & (a < 1))):
         raise InputError(f"alpha must lie in (0, 1); got {alpha!r}", field="alpha", value=alpha)
-    return float_or_array(special.ndtri(1.0 - a / 2.0))
+    return unbox(special.ndtri(1.0 - a / 2.0))
 
 
-def check_rate(name: str, x: Any) -> np.ndarray:
+def as_rate(name: str, x: Any) -> np.ndarray:
     """``x`` as a float array in [0, 1], else a typed error naming ``name``."""
     a = np.asarray(x, dtype=float)
     bad = ~((a >= 0) & (a <= 1))
@@ -44,8 +44,8 @@ def check_rate(name: str, x: Any) -> np.ndarray:
     return a
 
 
-def check_size(name: str, x: Any, *, positive: bool = True) -> np.ndarray:
-    """``x`` as a float array of positive (``positive=False``: non-negative) sizes, else a
+def as_size(name: str, x: Any, *, positive: bool = True) -> np.ndarray:
+    """``x`` as a float array of positive sizes (``positive=False``: non-negative), else a
     typed error naming ``name``.
     """
     a = np.asarray(x, dtype=float)
@@ -106,10 +106,10 @@ class Interval(tuple):
     method: Any
 
     def __new__(cls, lower: Any, upper: Any, **info: Any) -> Interval:  # noqa: D102
-        obj = super().__new__(cls, (float_or_array(lower), float_or_array(upper)))
+        obj = super().__new__(cls, (unbox(lower), unbox(upper)))
         obj.__dict__.update(
             {
-                k: float_or_array(v) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v
+                k: unbox(v) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v
                 for k, v in info.items()
             }
         )
@@ -128,7 +128,7 @@ class Interval(tuple):
     @property
     def width(self) -> Any:
         """``upper - lower``."""
-        return float_or_array(np.asarray(self[1]) - np.asarray(self[0]))
+        return unbox(np.asarray(self[1]) - np.asarray(self[0]))
 
     def __repr__(self) -> str:
         return f"Interval(lower={self[0]!r}, upper={self[1]!r})"
@@ -167,7 +167,7 @@ def naive_rate(k: Any, n: Any) -> Any:
     r"""The raw rate :math:`\hat p = k/n` (paper Eq. 2); NaN where ``n == 0``."""
     k, n = check_counts("k", k, n, total_name="n")
     with np.errstate(invalid="ignore", divide="ignore"):
-        return float_or_array(np.where(n > 0, k / np.where(n > 0, n, 1), np.nan))
+        return unbox(np.where(n > 0, k / np.where(n > 0, n, 1), np.nan))
 
 
 def wald_interval(k: Any, n: Any, alpha: float = 0.05) -> Interval:

@@ -13,9 +13,9 @@ from scipy import special
 from judgebayes.errors import InputError, NotBetterThanChanceWarning
 from judgebayes.inference.accuracy.closed_form.binomial import (
     Interval,
+    as_rate,
+    as_size,
     chance_mask,
-    check_rate,
-    check_size,
     rebuild_interval,
     z_value,
 )
@@ -127,12 +127,8 @@ def lang_reiczigel_interval(
     """
     if centre not in ("adjusted", "point"):
         raise InputError(f"centre must be 'adjusted' or 'point'; got {centre!r}", field="centre")
-    p, a0, a1 = (
-        check_rate("p_hat", p_hat),
-        check_rate("q0_hat", q0_hat),
-        check_rate("q1_hat", q1_hat),
-    )
-    n, m0, m1 = check_size("n", n), check_size("m0", m0), check_size("m1", m1)
+    p, a0, a1 = as_rate("p_hat", p_hat), as_rate("q0_hat", q0_hat), as_rate("q1_hat", q1_hat)
+    n, m0, m1 = as_size("n", n), as_size("m0", m0), as_size("m1", m1)
     z = z_value(alpha)
     pt, nt, q0t, q1t, m0t, m1t = lr_parts(p, a0, a1, n, m0, m1, z)
     # the adjusted rates shrink towards 1/2 by different amounts, so check both sums

@@ -120,7 +120,10 @@ class SplitProtocolResult:
         return pd.DataFrame(rows)
 
 
-def _group_counts(h: np.ndarray, j: np.ndarray, masks: np.ndarray) -> dict[str, np.ndarray]:
+def split_counts(h: np.ndarray, j: np.ndarray, masks: np.ndarray) -> dict[str, np.ndarray]:
+    """Each split's calibration counts (masks: the calibration rows) and its test counts
+    and true rate (the other rows).
+    """
     cal, test = masks, ~masks
     pos, neg, jp = h == 1, h == 0, j == 1
     return {
@@ -134,7 +137,7 @@ def _group_counts(h: np.ndarray, j: np.ndarray, masks: np.ndarray) -> dict[str, 
     }
 
 
-def _validate(items, judge: str, human: str, group: str | None, fraction, n_splits):
+def validated_labels(items, judge: str, human: str, group: str | None, fraction, n_splits):
     """(human, judge) as 1.0 / 0.0 / NaN arrays, after the argument checks."""
     require_columns(items, {"judge": judge, "human": human, "group": group}, "items")
     if not 0 < float(fraction) < 1:

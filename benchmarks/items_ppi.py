@@ -32,7 +32,7 @@ import numpy as np
 
 import judgebayes as jb
 from judgebayes.data.items import items_from_frame
-from judgebayes.inference.accuracy import items as ie
+from judgebayes.inference import items as ie
 
 warnings.filterwarnings("ignore")
 

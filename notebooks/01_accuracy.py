@@ -230,7 +230,7 @@ plt.show()
 
 # %%
 from judgebayes.data.items import items_from_frame
-from judgebayes.inference.accuracy import items as ie
+from judgebayes.inference import items as ie
 
 rows = []
 for frac in (0.1, 0.5):

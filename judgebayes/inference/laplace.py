@@ -47,7 +47,7 @@ from scipy import optimize
 
 from judgebayes.errors import LaplaceError
 from judgebayes.inference.nuts import ModelSpec, batched_function, interpreted
-from judgebayes.inference.nuts.compile import _data_values
+from judgebayes.inference.nuts.compile import data_values
 from judgebayes.results import tree
 
 __all__ = ["K_HAT_MAX", "MIN_IMPORTANCE_ESS", "LaplaceError", "fit_laplace", "hessian"]
@@ -118,7 +118,7 @@ def _functions(spec: ModelSpec) -> tuple[_LaplaceFns, bool]:
     fresh = spec.build()
     if key in _CACHE:
         fns = _CACHE[key]
-        pm.set_data(_data_values(fresh), model=fns.model)
+        pm.set_data(data_values(fresh), model=fns.model)
         return fns, True
     model = fresh
 

@@ -9,11 +9,11 @@ The verdict variance splits into prompts, generations within a prompt and judge 
   that hold with 10 prompts: modified large-sample intervals of differences of mean
   squares for the prompt and generation components, an expanded percentile bootstrap over
   prompts for the judge runs;
-* ``"nuts"``: :func:`judgebayes.models.accuracy.repeated_verdicts_model` (logit-normal
+* ``"nuts"``: :func:`judgebayes.models.repeats.repeated_verdicts_model` (logit-normal
   prompt and generation effects, binomial runs), the components computed per draw over
   the observed prompts' effects with Bayesian-bootstrap weights.
 
-Both are :class:`~judgebayes.studies.accuracy_fit.AccuracyFit` with ``quantity="variance"``
+Both are :class:`~judgebayes.studies.accuracy.fit.AccuracyFit` with ``quantity="variance"``
 and ``unit="component"`` (``prompt``, ``generation``, ``judge run``); ``rate`` is the mean
 pass probability.
 """
@@ -32,8 +32,9 @@ from judgebayes.errors import InputError
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models import accuracy as ma
+from judgebayes.models.repeats import repeated_verdicts_model
 from judgebayes.results import point_tree
-from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.studies.accuracy.fit import AccuracyFit
 from judgebayes.studies.base import FitParts, Study
 
 __all__ = ["COMPONENTS", "RepeatsStudy", "rate_interval", "repeated_counts"]
@@ -151,10 +152,10 @@ class RepeatsStudy(Study):
         return self._design_notes
 
     def model_spec(self) -> ModelSpec:
-        """The hierarchical model of :func:`~judgebayes.models.accuracy.repeated_verdicts_model`."""
+        """The hierarchical model of :func:`~judgebayes.models.repeats.repeated_verdicts_model`."""
         c = self.counts
         return ModelSpec(
-            ma.repeated_verdicts_model,
+            repeated_verdicts_model,
             {"k": c["k"], "runs": c["runs"], "prompt": c["prompt"]},
             {"n_prompts": self.n_prompts, "priors": self.priors},
             ("mu", "sigma_prompt", "sigma_generation"),

@@ -12,7 +12,7 @@ import pandas as pd
 from judgebayes.errors import MethodRefused
 from judgebayes.inference import scores as sc
 from judgebayes.results import check_alpha
-from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.studies.accuracy.fit import AccuracyFit
 
 __all__ = ["ScoreFit"]
 

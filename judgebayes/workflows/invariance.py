@@ -31,7 +31,7 @@ from judgebayes.data.accuracy import (
     counts_from_calibration_frame,
     normalize_labels,
 )
-from judgebayes.data.accuracy.frames import _require_columns
+from judgebayes.data.accuracy.frames import require_columns
 from judgebayes.errors import InputError
 from judgebayes.inference.nuts import quiet_engine_warnings
 from judgebayes.results import interval_summary
@@ -45,7 +45,7 @@ __all__ = ["judge_rates_by_stratum", "stratum_shift_study", "summarise_shift", "
 
 def _judged(items, stratum: str, judge: str, human: str):
     """Rows with both labels, normalised to 0/1 (schema's label vocabulary)."""
-    _require_columns(items, {"stratum": stratum, "judge": judge, "human": human}, "items")
+    require_columns(items, {"stratum": stratum, "judge": judge, "human": human}, "items")
     j = normalize_labels(items[judge], column=judge).values
     h = normalize_labels(items[human], column=human).values
     ok = ~np.isnan(j) & ~np.isnan(h)

@@ -9,7 +9,7 @@ is worth it.  :func:`active_estimate` reads the rounds back: each round's differ
 estimate is unbiased given the rounds before it (its working model was fixed before it,
 its probabilities are known), so their combination is too (exactly with fixed weights,
 to first order with the default inverse-variance ones).  The mathematics
-is in :mod:`judgebayes.inference.active_labels`.
+is in :mod:`judgebayes.inference.items.active`.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from scipy import stats
 
 from judgebayes.data.frames import as_pandas, distinct_roles, numeric_column, require_column
 from judgebayes.errors import InputError
-from judgebayes.inference import active_labels as al
-from judgebayes.inference.active_labels import MIN_LABELS, design_round
+from judgebayes.inference.items import active as al
+from judgebayes.inference.items.active import MIN_LABELS, design_round
 from judgebayes.inference.registry import check_count
 from judgebayes.results import check_alpha
 
@@ -94,7 +94,7 @@ def label_next(
         A claim about the mean to decide, ``"rate > 0.8"`` or ``"rate < 0.3"`` (on the
         human label's scale): ``attrs["decision_now"]`` says whether the labels so far
         decide it (``"pass"``, ``"fail"``, ``"continue"``) and ``attrs["decide_next"]`` how
-        likely this round is to (:func:`~judgebayes.inference.active_labels.claim_outlook`):
+        likely this round is to (:func:`~judgebayes.inference.items.active.claim_outlook`):
         the stopping rule by decision.
     round, probs : optional
         The rounds so far, as :func:`active_estimate` reads them (the round column and one

@@ -22,7 +22,7 @@ what another prompt, generation or run buys.
   large-sample intervals for the prompt and generation components and a bootstrap over
   prompts for the judge runs, and the mean's cluster-robust standard error (prompts as
   clusters, t(I - 1));
-* ``"nuts"``: the hierarchical model :func:`judgebayes.models.accuracy.repeated_verdicts_model`
+* ``"nuts"``: the hierarchical model :func:`judgebayes.models.repeats.repeated_verdicts_model`
   (logit-normal prompt and generation effects, binomial runs), whose components are
   computed from each draw over the observed prompts' own effects with Bayesian-bootstrap
   weights, so easy and hard prompts are not read through a normal's shape.

@@ -397,14 +397,14 @@ def test_the_pooled_strata_model_refuses_laplace_by_name():
 def test_warm_refit_data_equal_pymcs():
     """A warm refit of a model whose data are the spec's own arrays swaps them in without
     building the model: they equal what the built model holds (dtype included)."""
-    from judgebayes.inference.nuts.compile import _data_values, _facts
+    from judgebayes.inference.nuts.compile import _facts, data_values
 
     counts = dict(tn=70, m0=100, tp=90, m1=100)
     two = jb.AccuracyStudy.from_counts(k=[620, 300], n=[1000, 900], systems=["a", "b"], **counts)
     spec = two.model_spec()
     facts = _facts(spec.build(), spec, set(spec.data))
     assert facts.data is not None and facts.free == ("theta", "u0", "u1")
-    for name, value in _data_values(spec.build()).items():
+    for name, value in data_values(spec.build()).items():
         np.testing.assert_array_equal(np.asarray(spec.data[name], facts.data[name]), value)
         assert np.asarray(spec.data[name], facts.data[name]).dtype == value.dtype
 

@@ -15,8 +15,8 @@ import pytest
 import judgebayes as jb
 from judgebayes.data.items import items_from_frame
 from judgebayes.errors import InputError, MethodRefused
+from judgebayes.inference import items as ie
 from judgebayes.inference.accuracy import closed_form as cf
-from judgebayes.inference.accuracy import items as ie
 from judgebayes.inference.nuts import interpreted
 from tests.contract import contract_tests
 from tests.helpers import cli
@@ -295,7 +295,7 @@ def test_exact_covers_at_extreme_rates_with_few_labels(theta):
     # 200 simulations of 1,000 items with 20 labels; MC sd of a 0.95 coverage 0.0154, so
     # 0.91 is 2.6 sd below nominal.  A uniform prior on the rate covered 0.86 / 0.90 here,
     # the conjugate prior before it 0.67 / 0.71 at 0.02 / 0.98.
-    from judgebayes.inference.accuracy import items as items_engine
+    from judgebayes.inference import items as items_engine
 
     hits = []
     for r in range(200):
@@ -823,7 +823,7 @@ def test_paired_nuts_model_pairs_the_systems_by_their_joint_truth():
     # independent model's on the same frame (which does not know the systems agree on ~90%
     # of prompts, but shares the judge's rates: 0.80x here), and the realised difference's
     # interval is narrower than the process one
-    from judgebayes.models.accuracy import truth_states
+    from judgebayes.models.items import truth_states
 
     frame, truth, realised = jb.simulate.simulate_paired(400, seed=3)
     paired = jb.AccuracyStudy.from_items(frame, system="system", item="prompt", estimand="process")
@@ -857,7 +857,7 @@ def test_paired_nuts_is_the_exact_paired_posterior_under_the_same_prior():
     # and 15% on an sd (its relative MC sd about 1 / sqrt(2 x 400) = 3.5%)
     from dataclasses import replace
 
-    from judgebayes.models.accuracy import items_priors
+    from judgebayes.models.items import items_priors
 
     frame, _, _ = jb.simulate.simulate_paired(400, seed=5)
     prior = replace(items_priors(), theta=(0.25, 0.25))

@@ -12,7 +12,7 @@ import pytest
 import judgebayes as jb
 from judgebayes.data.items import items_from_frame
 from judgebayes.errors import InputError
-from judgebayes.inference.accuracy import items as ie
+from judgebayes.inference import items as ie
 from judgebayes.inference.nuts import interpreted
 
 
@@ -82,7 +82,8 @@ def test_the_paired_model_keeps_the_users_prior_on_each_rate():
     # the mean 0.0011, of the sd about 0.0008; tolerances 4 of those)
     import pymc as pm
 
-    from judgebayes.models.accuracy import AccuracyPriors, truth_states
+    from judgebayes.models.accuracy import AccuracyPriors
+    from judgebayes.models.items import truth_states
 
     frame, *_ = jb.simulate.simulate_paired(60, seed=2)
     three = pd.concat([frame, frame[frame["system"] == "A"].assign(system="C")])

@@ -26,6 +26,7 @@ from judgebayes.data.accuracy.frames import calibration_split as calibration_spl
 from judgebayes.data.accuracy.frames import (
     counts_from_calibration_frame as counts_from_calibration_frame,
 )
+from judgebayes.data.accuracy.frames import counts_from_frames as counts_from_frames
 from judgebayes.data.accuracy.frames import (
     counts_from_multiclass_frames as counts_from_multiclass_frames,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "calibration_split",
     "check_counts",
     "counts_from_calibration_frame",
+    "counts_from_frames",
     "counts_from_multiclass_frames",
     "counts_from_test_frame",
     "normalize_labels",

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.accuracy.counts import CalibrationCounts, MulticlassCounts, TestCounts
-from judgebayes.data.accuracy.labels import ALL, _is_missing, normalize_labels
+from judgebayes.data.accuracy.labels import ALL, is_missing, normalize_labels
 from judgebayes.data.frames import as_pandas, group_labels
 from judgebayes.errors import (
     EmptyClassError,
@@ -24,7 +24,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 # ------------------------------------------------------------------ frames -> counts
-def _require_columns(df: pd.DataFrame, cols: dict[str, str | None], frame: str) -> None:
+def require_columns(df: pd.DataFrame, cols: dict[str, str | None], frame: str) -> None:
+    """Every column named in ``cols`` (role -> column; None: not used) is in ``df``, or a
+    typed error naming the role, the column and the frame's columns.
+    """
     for role, col in cols.items():
         if col is not None and col not in df.columns:
             raise InputError(
@@ -55,7 +58,7 @@ def counts_from_test_frame(
     Rows whose verdict is missing are counted in ``n_missing`` and excluded.
     """
     df = as_pandas(df, "test")
-    _require_columns(df, {"judge": judge, "system": system, "stratum": stratum}, "test")
+    require_columns(df, {"judge": judge, "system": system, "stratum": stratum}, "test")
     if len(df) == 0:
         raise InputError("test frame has no rows", field="test", value=0)
     lab = normalize_labels(df[judge], column=judge, positive=positive, negative=negative)
@@ -101,7 +104,7 @@ def counts_from_calibration_frame(
         ``allow_empty_classes=True``, for partially pooled strata: only if no stratum has).
     """
     df = as_pandas(df, "calibration")
-    _require_columns(df, {"human": human, "judge": judge, "stratum": stratum}, "calibration")
+    require_columns(df, {"human": human, "judge": judge, "stratum": stratum}, "calibration")
     if len(df) == 0:
         raise InputError("calibration frame has no rows", field="calibration", value=0)
     h = normalize_labels(df[human], column=human, positive=positive, negative=negative)
@@ -147,6 +150,99 @@ def counts_from_calibration_frame(
     )
 
 
+def counts_from_frames(
+    test_df: pd.DataFrame,
+    calibration_df: pd.DataFrame,
+    *,
+    judge: str = "judge",
+    human: str = "human",
+    system: str | None = None,
+    stratum: str | None = None,
+    positive: Any = None,
+    item: str | None = None,
+) -> tuple[TestCounts, CalibrationCounts]:
+    """The two frames' counts (:func:`counts_from_test_frame`,
+    :func:`counts_from_calibration_frame`): with ``stratum``, the calibration's strata may
+    lack a class (the pooled-strata model) and the test strata follow the calibration's.
+
+    No item may be in both frames (its verdict would count in the test rate and in the
+    judge's calibration): the same frame passed twice is refused, and ``item`` (an id
+    column of both frames) makes the check item by item.
+    """
+    same = test_df is calibration_df
+    test_df = as_pandas(test_df, "test_df")
+    calibration_df = as_pandas(calibration_df, "calibration_df")
+    if same:
+        raise InputError(
+            "the test and calibration frames are the same frame: every labelled item "
+            "would count twice (in the judge's test rate and in its calibration). Pass "
+            "the unlabelled items as the test frame and the labelled ones as calibration, "
+            "or the one frame to AccuracyStudy.from_items (blank human label = unlabelled)",
+            field="calibration_df",
+            value="same frame as test_df",
+        )
+    if item is not None:
+        _refuse_shared_items(test_df, calibration_df, item)
+    test = counts_from_test_frame(
+        test_df, judge=judge, system=system, stratum=stratum, positive=positive
+    )
+    cal = counts_from_calibration_frame(
+        calibration_df,
+        human=human,
+        judge=judge,
+        stratum=stratum,
+        positive=positive,
+        allow_empty_classes=stratum is not None,
+    )
+    if stratum is not None:
+        test = _align_strata(test, cal, stratum)
+    return test, cal
+
+
+def _refuse_shared_items(test_df, calibration_df, item: str) -> None:
+    for name, df in (("test_df", test_df), ("calibration_df", calibration_df)):
+        if item not in df.columns:
+            raise InputError(f"{name} has no item id column {item!r}", field=item, value=None)
+    both = set(test_df[item]) & set(calibration_df[item])
+    if both:
+        first = sorted(map(str, both))[0]
+        raise InputError(
+            f"{len(both)} item(s) are in both the test and the calibration frame "
+            f"(e.g. {item}={first!r}): each item belongs to one of them",
+            field=item,
+            value=first,
+        )
+
+
+def _align_strata(test: TestCounts, cal: CalibrationCounts, stratum: str) -> TestCounts:
+    """The test strata in the calibration's order; a stratum missing from the test set gets
+    zero counts (weight 0), one missing from calibration is an error.
+    """
+    missing = [s for s in test.strata if s not in cal.strata]
+    if missing:
+        raise InputError(
+            f"stratum {missing[0]!r} appears in the test frame but not in the calibration frame",
+            field=stratum,
+            value=missing[0],
+        )
+    order = [test.strata.index(s) if s in test.strata else -1 for s in cal.strata]
+
+    def take(a):
+        out = np.zeros((a.shape[0], len(order)), np.int64)
+        for j, i in enumerate(order):
+            if i >= 0:
+                out[:, j] = a[:, i]
+        return out
+
+    return TestCounts(
+        k=take(test.k),
+        n=take(test.n),
+        n_missing=take(test.n_missing),
+        systems=test.systems,
+        strata=cal.strata,
+    )
+
+
 def _class_key(value) -> str:
     """A class label as text, whole numbers without ``.0`` (``2.0`` and ``2`` are one)."""
     key = str(value).strip()
@@ -161,7 +257,7 @@ def _class_labels(series: pd.Series, classes: tuple[str, ...], column: str) -> n
     out = np.full(len(series), -1, dtype=np.int64)
     unknown: dict[str, int] = {}
     for i, v in enumerate(series.tolist()):
-        if _is_missing(v):
+        if is_missing(v):
             continue
         key = _class_key(v)
         if key in idx:
@@ -189,8 +285,8 @@ def counts_from_multiclass_frames(
     """
     test_df = as_pandas(test_df, "test_df")
     calibration_df = as_pandas(calibration_df, "calibration_df")
-    _require_columns(calibration_df, {"human": human, "judge": judge}, "calibration")
-    _require_columns(test_df, {"judge": judge, "system": system}, "test")
+    require_columns(calibration_df, {"human": human, "judge": judge}, "calibration")
+    require_columns(test_df, {"judge": judge, "system": system}, "test")
     if classes is None:
         classes = sorted(set(calibration_df[human].dropna().map(_class_key)))
     classes = tuple(dict.fromkeys(_class_key(c) for c in classes))

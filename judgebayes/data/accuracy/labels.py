@@ -68,7 +68,8 @@ class NormalizedLabels:
         return int(np.nansum(self.values))
 
 
-def _is_missing(v: Any) -> bool:
+def is_missing(v: Any) -> bool:
+    """Whether a label is missing: None, NaN, pd.NA or NaT, or a blank string."""
     if v is None:
         return True
     if isinstance(v, float) and math.isnan(v):
@@ -149,13 +150,13 @@ def normalize_labels(
             value=both,
         )
     if pos is not None and neg is None:
-        keys = {_key(v) for v in raw if not _is_missing(v)}
+        keys = {_key(v) for v in raw if not is_missing(v)}
         if not keys & pos and keys <= _POSITIVE_WORDS | _NEGATIVE_WORDS:
             pos = None  # the usual vocabulary: positive= names another column's value
     out = np.empty(len(raw), dtype=float)
     unknown: dict[Any, list] = {}
     for i, v in enumerate(raw):
-        if _is_missing(v):
+        if is_missing(v):
             out[i] = np.nan
             continue
         k = _key(v)

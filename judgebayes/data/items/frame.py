@@ -87,7 +87,7 @@ def items_from_frame(
         Numeric item columns (answer length, position, a same-family flag) on which the
         judge's sensitivity and specificity, and the rate, may depend: the Laplace and NUTS
         engines then model them as logistic in these columns
-        (:func:`~judgebayes.models.accuracy.items_covariate_model`).  Every kept row needs
+        (:func:`~judgebayes.models.items.items_covariate_model`).  Every kept row needs
         a finite value.  A dict gives each column's term: ``"linear"`` or ``"spline"``
         (:func:`spline_basis` with knots at the :data:`SPLINE_KNOTS` quantiles: a judge
         lenient on very short and very long answers), e.g. ``{"length": "spline"}``; the

@@ -1,5 +1,5 @@
 """The accuracy family's engines: :mod:`~.closed_form` (Rogan-Gladen, Lang-Reiczigel, PPI
 and the other estimators practitioners use, vectorised), :mod:`~.exact` (the binary model's
-posterior by quadrature), :mod:`~.items` (the items design: double sampling, PPI / PPI++,
-the conjugate posterior, label allocation) and :mod:`~.design` (calibration planning).
+posterior by quadrature) and :mod:`~.design` (calibration planning).  The items design's
+engines are :mod:`judgebayes.inference.items`.
 """

@@ -79,7 +79,7 @@ def clear_compile_cache() -> None:
     _CACHE.clear()
 
 
-def _data_values(model, known: set[str] | None = None) -> dict[str, np.ndarray]:
+def data_values(model, known: set[str] | None = None) -> dict[str, np.ndarray]:
     """The model's data by name; with ``known``, only those names (nutpie compiles away a
     data variable that neither the log density nor a kept deterministic reads).
     """
@@ -158,7 +158,7 @@ def _with_data(entry: _Compiled, values: dict[str, np.ndarray]):
     return entry.nutpie_model.with_data(**out)
 
 
-def _compiled(spec: ModelSpec) -> tuple[Any, Any, _Facts, bool, float]:
+def cached_compile(spec: ModelSpec) -> tuple[Any, Any, _Facts, bool, float]:
     """(nutpie model with this spec's data, pm.Model or None, the structure's facts, cache
     hit?, compile seconds).
 
@@ -181,7 +181,7 @@ def _compiled(spec: ModelSpec) -> tuple[Any, Any, _Facts, bool, float]:
         return _with_data(entry, values), None, entry.facts, True, 0.0
     model = spec.build()
     if entry is not None:
-        swapped = _with_data(entry, _data_values(model, entry.known))
+        swapped = _with_data(entry, data_values(model, entry.known))
         if swapped is not None:
             return swapped, model, entry.facts, True, 0.0
     t0 = time.perf_counter()
@@ -202,7 +202,7 @@ def _compiled(spec: ModelSpec) -> tuple[Any, Any, _Facts, bool, float]:
     return compiled, model, _CACHE[key].facts, False, csec
 
 
-def _init_mean(model, init: dict[str, Any] | None) -> np.ndarray | None:
+def init_mean(model, init: dict[str, Any] | None) -> np.ndarray | None:
     """Unconstrained start vector (nutpie's order: ``model.free_RVs``) from constrained values.
 
     Starting near the moment estimates keeps every chain away from the mirror region

@@ -167,7 +167,7 @@ def _pointwise_log_likelihood(idata, model, var_names: list[str] | None) -> xr.D
     return xr.Dataset(data)
 
 
-def _replicable(model) -> None:
+def check_replicable(model) -> None:
     """A model with an observed variable to replicate, or a refusal naming the option."""
     if not model.observed_RVs:
         raise MethodRefused(
@@ -179,7 +179,7 @@ def _replicable(model) -> None:
         )
 
 
-def _prior_drawable(model) -> None:
+def check_prior_drawable(model) -> None:
     """A model whose every free variable has a proper prior, or a refusal naming the
     option (a flat coordinate, whose prior is a ``pm.Potential`` on a function of it, has
     no prior to draw from).
@@ -201,7 +201,7 @@ def add_posterior_predictive(idata, model, seed: int | None):
     """Add ``posterior_predictive``: one replicate of each observed variable per draw."""
     import pymc as pm
 
-    _replicable(model)
+    check_replicable(model)
     log = logging.getLogger("pymc")
     level = log.level
     log.setLevel(logging.WARNING)  # not its "Sampling: [...]" line
@@ -227,7 +227,7 @@ def add_prior(idata, model, draws: int, seed: int | None):
     import pymc as pm
 
     draws = check_count(draws, "prior_draws")
-    _prior_drawable(model)
+    check_prior_drawable(model)
     named = {v.name for v in (*model.free_RVs, *model.deterministics)}
     with warnings.catch_warnings(), model, interpreted() as kw:
         warnings.simplefilter("ignore", UserWarning)

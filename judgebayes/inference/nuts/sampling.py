@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from judgebayes.inference.executors import task_threads
-from judgebayes.inference.nuts.compile import _compiled, _init_mean
+from judgebayes.inference.nuts.compile import cached_compile, init_mean
 from judgebayes.inference.nuts.gate import check_convergence
 from judgebayes.inference.nuts.predictive import (
-    _prior_drawable,
-    _replicable,
     add_log_likelihood,
     add_posterior_predictive,
     add_prior,
+    check_prior_drawable,
+    check_replicable,
 )
 from judgebayes.inference.progress import progress_enabled
 from judgebayes.inference.registry import SamplerConfig
@@ -118,9 +118,9 @@ def sample_nuts(
     """
     cfg = sampler or SamplerConfig()
     if posterior_predictive:
-        _replicable(spec.build())  # refused before any sampling
+        check_replicable(spec.build())  # refused before any sampling
     if prior_draws:
-        _prior_drawable(spec.build())  # likewise
+        check_prior_drawable(spec.build())  # likewise
     seed = None if random_seed is None else int(random_seed)
     run = _sample_nutpie if cfg.backend == "nutpie" else _sample_pymc
     idata, free, csec, ssec, hit = run(spec, cfg, seed)
@@ -156,10 +156,10 @@ def _sample_nutpie(spec: ModelSpec, cfg: SamplerConfig, seed: int | None):
     """
     import nutpie
 
-    compiled, model, facts, hit, csec = _compiled(spec)
+    compiled, model, facts, hit, csec = cached_compile(spec)
     model = model if model is not None else spec.build()
     t0 = time.perf_counter()
-    start = _init_mean(model, spec.init) if spec.init else None
+    start = init_mean(model, spec.init) if spec.init else None
     if start is not None:
 
         def initial_point(seed, _start=start):

@@ -58,7 +58,7 @@ class ModelSpec:
     ``var_names`` are the reported variables (checked by the gate).  ``density``
     (optional) returns the same model's log density in numpy (``x0``, ``logp``, ``grad``,
     ``expand``, ``dims``, ``coords``: e.g.
-    :class:`~judgebayes.models.accuracy.ItemsLogDensity`); the Laplace engine then uses
+    :class:`~judgebayes.models.items.ItemsLogDensity`); the Laplace engine then uses
     it instead of compiling the PyTensor graph.  ``sampler`` is the model's own NUTS
     default (its variant states it with the measured reason); a fit's ``sampler=`` updates it.
     """

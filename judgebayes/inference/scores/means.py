@@ -299,7 +299,7 @@ def period_means(
 
 def paired_contrasts(data: ScoreData, est: ScoreEstimate, estimand: str) -> dict:
     """The contrast table of the systems' estimates (the format of
-    :func:`~judgebayes.inference.accuracy.items.contrast_matrices`), paired by item where
+    :func:`~judgebayes.inference.items.contrast_matrices`), paired by item where
     two systems answered the same set of items, independent otherwise.
     """
     ns = len(data.systems)

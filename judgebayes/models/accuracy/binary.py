@@ -45,8 +45,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from judgebayes.errors import InputError
-from judgebayes.models.accuracy.parts import _count_data, _judged_and_labelled
-from judgebayes.models.accuracy.priors import DESIGNS, AccuracyPriors, _judge_rates
+from judgebayes.models.accuracy.parts import count_data, judged_and_labelled
+from judgebayes.models.accuracy.priors import DESIGNS, AccuracyPriors, judge_rate_variables
 
 if TYPE_CHECKING:  # pragma: no cover
     import pymc as pm
@@ -116,7 +116,7 @@ def binary_accuracy_model(
         tn_d = pm.Data("tn", np.int64(tn))
         m0_d = pm.Data("m0", np.int64(m0))
         theta = pm.Beta("theta", *priors.theta, dims="system")
-        q0, q1 = _judge_rates(priors, better_than_chance)
+        q0, q1 = judge_rate_variables(priors, better_than_chance)
         p = pm.Deterministic("p", theta * q1 + (1 - theta) * (1 - q0), dims="system")
         pm.Binomial("k_obs", n=n_d, p=p, observed=k_d, dims="system")
         pm.Binomial("tp_obs", n=m1_d, p=q1, observed=tp_d)
@@ -172,9 +172,9 @@ def batched_accuracy_model(
     priors = priors or AccuracyPriors()
     counts = dict(k=k, n=n, tp=tp, m1=m1, tn=tn, m0=m0)
     with pm.Model(coords={"replicate": list(replicates)}) as model:
-        d = _count_data(len(replicates), "replicate", **counts)
+        d = count_data(len(replicates), "replicate", **counts)
         theta = pm.Beta("theta", *priors.theta, dims="replicate")
-        q0, q1 = _judge_rates(priors, better_than_chance, dims="replicate")
+        q0, q1 = judge_rate_variables(priors, better_than_chance, dims="replicate")
         p = pm.Deterministic("p", theta * q1 + (1 - theta) * (1 - q0), dims="replicate")
-        _judged_and_labelled(d, p, None, q0, q1, "replicate")
+        judged_and_labelled(d, p, None, q0, q1, "replicate")
     return model

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from judgebayes.errors import InputError
-from judgebayes.models.accuracy.parts import _logit
 
 if TYPE_CHECKING:  # pragma: no cover
     pass
@@ -28,7 +27,8 @@ class AccuracyPriors:
         Beta prior of each system's true rate: uniform (1, 1) in the two-frames models,
         so the posterior is driven by the data and the exact engine's closed-form theta
         integral applies.  The items design's studies default to Jeffreys's (1/2, 1/2)
-        instead (:data:`ITEMS_THETA_PRIOR`, :func:`items_priors`).
+        instead (:data:`~judgebayes.models.items.ITEMS_THETA_PRIOR`,
+        :func:`~judgebayes.models.items.items_priors`).
     q0, q1 : (alpha, beta)
         Beta priors of the judge's specificity and sensitivity: uniform (1, 1), the
         calibration counts' own information, on the region q0 + q1 > 1 by default
@@ -119,21 +119,7 @@ class AccuracyPriors:
             )
 
 
-#: The items design's prior on each stratum's rate, in every engine (exact, Laplace, NUTS):
-#: Jeffreys's Beta(1/2, 1/2).  A uniform prior under-covers at true rates near 0 and 1
-#: with 20 labels; this one covers over the whole range (BENCHMARKS.md, the items design
-#: at the edges).
-ITEMS_THETA_PRIOR = (0.5, 0.5)
-
-
-def items_priors() -> AccuracyPriors:
-    """The items design's default priors: :data:`ITEMS_THETA_PRIOR` on the rate, the rest
-    as :class:`AccuracyPriors`.
-    """
-    return AccuracyPriors(theta=ITEMS_THETA_PRIOR)
-
-
-def _judge_rates(
+def judge_rate_variables(
     priors: AccuracyPriors, better_than_chance: bool, dims: str | tuple[str, ...] | None = None
 ):
     """Specificity q0 and sensitivity q1 as model variables (one per ``dims`` entry)."""
@@ -153,38 +139,3 @@ def _judge_rates(
         dims=dims,
     )
     return q0, q1
-
-
-JUDGE_RATES = ("per_system", "shared", "pooled")
-
-
-def _check_judge_rates(judge_rates: str) -> None:
-    """``judge_rates`` is one of :data:`JUDGE_RATES`, or a typed error naming it."""
-    if judge_rates not in JUDGE_RATES:
-        raise InputError(
-            f"judge_rates must be one of {JUDGE_RATES}; got {judge_rates!r}",
-            field="judge_rates",
-            value=judge_rates,
-        )
-
-
-def _pooled_judge_rates(priors: AccuracyPriors, cells: tuple[str, str]):
-    r"""Per (system, stratum) judge rates partially pooled across systems: for
-    :math:`r \in \{0, 1\}`,
-    :math:`\operatorname{logit} q_{r,st} = \operatorname{logit}\bar q_{r,t}
-    + \sigma_r \epsilon_{r,st}`, :math:`\bar q_{r,t} \sim` the Beta prior of
-    :math:`q_r`, :math:`\sigma_r \sim \mathrm{HalfNormal}` (``priors.judge_sigma``),
-    :math:`\epsilon \sim N(0, 1)` (non-centred).  The spread is learnt, so rates that
-    agree are pooled toward one judge and rates that differ are not.
-    """
-    import pymc as pm
-    import pytensor.tensor as pt
-
-    out = []
-    for r, (a, b) in ((0, priors.q0), (1, priors.q1)):
-        mean = pm.Beta(f"q{r}_mean", a, b, dims=cells[1])
-        sigma = pm.HalfNormal(f"q{r}_sigma", priors.judge_sigma)
-        eps = pm.Normal(f"q{r}_system", 0.0, 1.0, dims=cells)
-        q = pt.sigmoid(_logit(mean)[None, :] + sigma * eps)
-        out.append(pm.Deterministic(f"q{r}", q, dims=cells))
-    return out[0], out[1]

@@ -13,7 +13,8 @@ from scipy import stats
 from scipy.special import expit, logit
 
 from judgebayes.data.accuracy import CalibrationCounts, TestCounts
-from judgebayes.models.accuracy import AccuracyPriors, items_priors
+from judgebayes.models.accuracy import AccuracyPriors
+from judgebayes.models.items import items_priors
 from judgebayes.simulate.sbc.result import SBCDataset
 from judgebayes.studies.accuracy import AccuracyStudy
 
@@ -30,7 +31,9 @@ def _btc_rates(rng) -> tuple[float, float]:
             return float(q0), float(q1)
 
 
-def _binary(design: str, n: int = 200, m: int = 40) -> Callable:
+def binary_problem(design: str, n: int = 200, m: int = 40) -> Callable:
+    """The binary model's data sets: ``n`` judged, ``m`` labelled by ``design``."""
+
     def draw(rng) -> SBCDataset:
 
         theta = rng.random()
@@ -48,7 +51,11 @@ def _binary(design: str, n: int = 200, m: int = 40) -> Callable:
     return draw
 
 
-def _strata(n=(300, 200, 100), m=15) -> Callable:
+def strata_problem(n=(300, 200, 100), m=15) -> Callable:
+    """The pooled-strata model's data sets: ``n`` judged and ``m`` labels per class per
+    stratum.
+    """
+
     def draw(rng) -> SBCDataset:
 
         pr = AccuracyPriors()
@@ -76,7 +83,9 @@ def _strata(n=(300, 200, 100), m=15) -> Callable:
     return draw
 
 
-def _multiclass(K: int = 3, m: int = 30, n: int = 400) -> Callable:
+def multiclass_problem(K: int = 3, m: int = 30, n: int = 400) -> Callable:
+    """The K-class model's data sets: ``m`` labels per true class, ``n`` judged."""
+
     def draw(rng) -> SBCDataset:
 
         C = rng.dirichlet(np.ones(K), K)
@@ -105,7 +114,11 @@ def _items_frame(rng, theta, q0, q1, n, labelled, system="s"):
     )
 
 
-def _items(n: int = 300, labelled: int = 40, systems: int = 2) -> Callable:
+def items_problem(n: int = 300, labelled: int = 40, systems: int = 2) -> Callable:
+    """The items model's data sets: shared judge rates, ``labelled`` of ``n`` items per
+    system.
+    """
+
     def draw(rng) -> SBCDataset:
 
         pr = items_priors()
@@ -123,7 +136,9 @@ def _items(n: int = 300, labelled: int = 40, systems: int = 2) -> Callable:
     return draw
 
 
-def _items_pooled(n: int = 200, labelled: int = 40, systems: int = 3) -> Callable:
+def items_pooled_problem(n: int = 200, labelled: int = 40, systems: int = 3) -> Callable:
+    """The items model's data sets with the judge's rates pooled across systems."""
+
     def draw(rng) -> SBCDataset:
         pr = items_priors()
         theta = rng.beta(*pr.theta, systems)
@@ -147,7 +162,9 @@ def _items_pooled(n: int = 200, labelled: int = 40, systems: int = 3) -> Callabl
     return draw
 
 
-def _items_covariate(n: int = 200, labelled: int = 40, systems: int = 2) -> Callable:
+def items_covariate_problem(n: int = 200, labelled: int = 40, systems: int = 2) -> Callable:
+    """The covariate items model's data sets: rates logistic in a covariate."""
+
     def draw(rng) -> SBCDataset:
         pr = items_priors()
         x = rng.normal(np.linspace(-0.7, 0.7, systems)[:, None], 1.0, (systems, n))
@@ -191,7 +208,11 @@ def _items_covariate(n: int = 200, labelled: int = 40, systems: int = 2) -> Call
     return draw
 
 
-def _items_clustered(clusters: int = 12, size: int = 20, labelled: int = 4) -> Callable:
+def items_clustered_problem(clusters: int = 12, size: int = 20, labelled: int = 4) -> Callable:
+    """The clustered items model's data sets: ``clusters`` prompts of ``size``
+    responses, ``labelled`` labelled per prompt.
+    """
+
     def draw(rng) -> SBCDataset:
 
         pr = items_priors()
@@ -222,7 +243,9 @@ def _items_clustered(clusters: int = 12, size: int = 20, labelled: int = 4) -> C
     return draw
 
 
-def _items_judges(n: int = 300, labelled: int = 40, judges: int = 3) -> Callable:
+def items_judges_problem(n: int = 300, labelled: int = 40, judges: int = 3) -> Callable:
+    """The latent-class model's data sets: ``judges`` judges on the same items."""
+
     def draw(rng) -> SBCDataset:
 
         pr = items_priors()
@@ -238,7 +261,10 @@ def _items_judges(n: int = 300, labelled: int = 40, judges: int = 3) -> Callable
     return draw
 
 
-def _items_over_time(weeks: int = 6, n: int = 150, labelled: int = 25) -> Callable:
+def items_over_time_problem(weeks: int = 6, n: int = 150, labelled: int = 25) -> Callable:
+    """The dynamic items model's data sets: ``weeks`` periods, the judge's rates and
+    the rate walking.
+    """
     """Drawn from the dynamic model's prior (:func:`items_dynamic_model`): random walks on
     the judge's logit rates and the rate over ``weeks`` periods.
     """

@@ -17,15 +17,15 @@ from judgebayes.inference.executors import describe_executor, run_tasks, task_se
 from judgebayes.inference.nuts import sample_nuts
 from judgebayes.inference.registry import check_count, check_seed, resolve_sampler
 from judgebayes.simulate.sbc.accuracy_problems import (
-    _binary,
-    _items,
-    _items_clustered,
-    _items_covariate,
-    _items_judges,
-    _items_over_time,
-    _items_pooled,
-    _multiclass,
-    _strata,
+    binary_problem,
+    items_clustered_problem,
+    items_covariate_problem,
+    items_judges_problem,
+    items_over_time_problem,
+    items_pooled_problem,
+    items_problem,
+    multiclass_problem,
+    strata_problem,
 )
 from judgebayes.simulate.sbc.board_problems import _board
 from judgebayes.simulate.sbc.panel_problems import _panel_cells, _panel_items, _scores
@@ -36,31 +36,34 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 PROBLEMS: dict[str, tuple[Callable[..., SBCDataset], str]] = {
-    "binary_random": (_binary("random"), "n = 200 judged, 40 labelled at random"),
-    "binary_shifted": (_binary("shifted"), "n = 200 judged, 40 labelled from a shifted rate"),
-    "strata": (_strata(), "3 strata, n = 300/200/100, 15 labels per class per stratum"),
-    "multiclass": (_multiclass(), "K = 3, 30 labels per true class, 400 judged"),
+    "binary_random": (binary_problem("random"), "n = 200 judged, 40 labelled at random"),
+    "binary_shifted": (
+        binary_problem("shifted"),
+        "n = 200 judged, 40 labelled from a shifted rate",
+    ),
+    "strata": (strata_problem(), "3 strata, n = 300/200/100, 15 labels per class per stratum"),
+    "multiclass": (multiclass_problem(), "K = 3, 30 labels per true class, 400 judged"),
     "panel_cells": (
         _panel_cells(),
         "4 generators x 4 validators, 80 unannotated outputs each, 2 generators with 30 annotated",
     ),
     "panel_items": (_panel_items(), "1 generator, 5 validators, 120 outputs, 20 labelled"),
-    "items": (_items(), "2 systems x 300 items, 40 labelled each, one judge, shared rates"),
+    "items": (items_problem(), "2 systems x 300 items, 40 labelled each, one judge, shared rates"),
     "items_pooled": (
-        _items_pooled(),
+        items_pooled_problem(),
         "3 systems x 200 items, 40 labelled each, one judge, rates pooled across systems",
     ),
     "items_covariate": (
-        _items_covariate(),
+        items_covariate_problem(),
         "2 systems x 200 items, 40 labelled each, one judge, rates logistic in a covariate",
     ),
     "items_clustered": (
-        _items_clustered(),
+        items_clustered_problem(),
         "12 prompts x 20 responses, 4 labelled per prompt, one judge",
     ),
-    "items_judges": (_items_judges(), "300 items, 40 labelled, 3 judges (latent class)"),
+    "items_judges": (items_judges_problem(), "300 items, 40 labelled, 3 judges (latent class)"),
     "items_over_time": (
-        _items_over_time(),
+        items_over_time_problem(),
         "6 weeks x 150 items, 25 labelled a week, the judge's rates and the rate walking",
     ),
     "scores": (

@@ -14,10 +14,10 @@ from judgebayes.studies.accuracy.binary import (
     accuracy_table,
     better_than_chance_mass,
 )
+from judgebayes.studies.accuracy.fit import AccuracyFit
 from judgebayes.studies.accuracy.multiclass import MulticlassAccuracy
 from judgebayes.studies.accuracy.replicates import ReplicateStudy
 from judgebayes.studies.accuracy.strata import STRATA_LAPLACE, StrataAccuracy
-from judgebayes.studies.accuracy_fit import AccuracyFit
 
 __all__ = [
     "NOT_BETTER_THAN_CHANCE",

@@ -21,15 +21,13 @@ from judgebayes.data.accuracy import (
     CalibrationCounts,
     MulticlassCounts,
     TestCounts,
-    counts_from_calibration_frame,
+    counts_from_frames,
     counts_from_multiclass_frames,
-    counts_from_test_frame,
 )
-from judgebayes.data.frames import as_pandas
 from judgebayes.errors import InputError, route_keywords
 from judgebayes.models import accuracy as ma
 from judgebayes.results import point_tree
-from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.studies.accuracy.fit import AccuracyFit
 from judgebayes.studies.base import FitParts, Study, register_bayes
 from judgebayes.studies.items import ItemStudy
 
@@ -147,33 +145,16 @@ class AccuracyStudy(Study):
         column of both frames) makes the check item by item.
         """
         (kwargs,) = route_keywords("AccuracyStudy.from_frames", kwargs, AccuracyStudy.__init__)
-        same = test_df is calibration_df
-        test_df = as_pandas(test_df, "test_df")
-        calibration_df = as_pandas(calibration_df, "calibration_df")
-        if same:
-            raise InputError(
-                "the test and calibration frames are the same frame: every labelled item "
-                "would count twice (in the judge's test rate and in its calibration). Pass "
-                "the unlabelled items as the test frame and the labelled ones as calibration, "
-                "or the one frame to AccuracyStudy.from_items (blank human label = unlabelled)",
-                field="calibration_df",
-                value="same frame as test_df",
-            )
-        if item is not None:
-            _refuse_shared_items(test_df, calibration_df, item)
-        test = counts_from_test_frame(
-            test_df, judge=judge, system=system, stratum=stratum, positive=positive
-        )
-        cal = counts_from_calibration_frame(
+        test, cal = counts_from_frames(
+            test_df,
             calibration_df,
-            human=human,
             judge=judge,
+            human=human,
+            system=system,
             stratum=stratum,
             positive=positive,
-            allow_empty_classes=stratum is not None,
+            item=item,
         )
-        if stratum is not None:
-            test = _align_strata(test, cal, stratum)
         return AccuracyStudy(test, cal, **kwargs)
 
     @classmethod
@@ -261,50 +242,6 @@ class AccuracyStudy(Study):
     def _point(self, values: dict[str, Any], dims: dict[str, list[str]] | None = None, **coords):
         """A one-atom posterior over this study's coords (``results.point_tree``)."""
         return point_tree(values, "system", self.systems, dims=dims, coords=coords)
-
-
-def _refuse_shared_items(test_df, calibration_df, item: str) -> None:
-    for name, df in (("test_df", test_df), ("calibration_df", calibration_df)):
-        if item not in df.columns:
-            raise InputError(f"{name} has no item id column {item!r}", field=item, value=None)
-    both = set(test_df[item]) & set(calibration_df[item])
-    if both:
-        first = sorted(map(str, both))[0]
-        raise InputError(
-            f"{len(both)} item(s) are in both the test and the calibration frame "
-            f"(e.g. {item}={first!r}): each item belongs to one of them",
-            field=item,
-            value=first,
-        )
-
-
-def _align_strata(test: TestCounts, cal: CalibrationCounts, stratum: str) -> TestCounts:
-    """The test strata in the calibration's order; a stratum missing from the test set gets
-    zero counts (weight 0), one missing from calibration is an error.
-    """
-    missing = [s for s in test.strata if s not in cal.strata]
-    if missing:
-        raise InputError(
-            f"stratum {missing[0]!r} appears in the test frame but not in the calibration frame",
-            field=stratum,
-            value=missing[0],
-        )
-    order = [test.strata.index(s) if s in test.strata else -1 for s in cal.strata]
-
-    def take(a):
-        out = np.zeros((a.shape[0], len(order)), np.int64)
-        for j, i in enumerate(order):
-            if i >= 0:
-                out[:, j] = a[:, i]
-        return out
-
-    return TestCounts(
-        k=take(test.k),
-        n=take(test.n),
-        n_missing=take(test.n_missing),
-        systems=test.systems,
-        strata=cal.strata,
-    )
 
 
 # =========================================================================== methods

@@ -187,7 +187,7 @@ class BinaryAccuracy(AccuracyStudy):
         return rng.random(draws) * (q0 + q1 - 1) + (1 - q0)
 
     def transfer_rows(self, draws: int = 20_000, random_seed: int = 0) -> list[dict]:
-        r"""The transfer check (:mod:`judgebayes.checks.transfer`): is each system's judged
+        r"""The transfer check (:mod:`judgebayes.checks.accuracy.transfer`): is each system's judged
         rate :math:`k/n` reachable from the calibrated rates, i.e. in
         :math:`[1 - q_0, q_1]`?  Its predictive under :math:`\theta \sim U(0, 1)` and the
         calibration posteriors of :math:`q_0, q_1` (``draws`` Monte-Carlo draws) gives a

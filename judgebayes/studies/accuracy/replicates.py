@@ -21,7 +21,7 @@ from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models import accuracy as ma
 from judgebayes.results import tree
-from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.studies.accuracy.fit import AccuracyFit
 from judgebayes.studies.base import FitParts, Study
 
 __all__ = ["ReplicateStudy"]

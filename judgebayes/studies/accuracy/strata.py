@@ -85,7 +85,7 @@ class StrataAccuracy(AccuracyStudy):
 
     # ----------------------------------------------------------------- checks' pieces
     def transfer_rows(self, draws: int = 0, random_seed: int = 0) -> list[dict]:
-        r"""The transfer check (:mod:`judgebayes.checks.transfer`): leave one stratum out.
+        r"""The transfer check (:mod:`judgebayes.checks.accuracy.transfer`): leave one stratum out.
         Calibrated on the other strata, stratum :math:`t`'s counts have the predictive
         :math:`tp_t \sim \text{BetaBin}(m_{1,t},\ 1 + \sum_{s \ne t} tp_s,\
         1 + \sum_{s \ne t} fn_s)` (and the same for :math:`tn_t`), exact; a small two-sided

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from judgebayes.checks import labelling
+from judgebayes.checks.items import labelling
 from judgebayes.data.items import ItemData, items_from_frame
 from judgebayes.errors import (
     FewClustersWarning,
@@ -33,10 +33,10 @@ from judgebayes.errors import (
     MethodRefused,
     route_keywords,
 )
-from judgebayes.inference.accuracy import items as ie
-from judgebayes.models import accuracy as ma
+from judgebayes.inference import items as ie
+from judgebayes.models import items as mi
 from judgebayes.results import point_tree
-from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.studies.accuracy.fit import AccuracyFit
 from judgebayes.studies.base import FitParts, Study
 from judgebayes.studies.items.planning import LabelPlanning
 from judgebayes.studies.notes import missing_notes
@@ -74,7 +74,7 @@ class ItemStudy(LabelPlanning, Study):
         form and ``exact`` assume nothing across systems either way.
     priors : AccuracyPriors, optional
         Beta priors of the exact, Laplace and NUTS engines (default
-        :func:`~judgebayes.models.accuracy.items_priors`: Jeffreys's Beta(1/2, 1/2) on each
+        :func:`~judgebayes.models.items.items_priors`: Jeffreys's Beta(1/2, 1/2) on each
         stratum's rate, uniform on the judge's rates).
     better_than_chance : bool
         Restrict the Bayesian model to q0 + q1 > 1 (default False: the labels identify
@@ -127,7 +127,7 @@ class ItemStudy(LabelPlanning, Study):
                 field="data",
                 value=type(data).__name__,
             )
-        ie._check_estimand(estimand)
+        ie.check_estimand(estimand)
         if difficulty and data.n_judges == 1:
             raise InputError(
                 "difficulty=True models errors that several judges share on hard items; "
@@ -138,7 +138,7 @@ class ItemStudy(LabelPlanning, Study):
         self.data, self.estimand = data, estimand
         self.judge_rates = self._resolve_judge_rates(judge_rates)
         self.difficulty = bool(difficulty)
-        self.priors = priors if priors is not None else ma.items_priors()
+        self.priors = priors if priors is not None else mi.items_priors()
         self.better_than_chance = bool(better_than_chance)
         g = ie.clusters_per_system(data)
         if g is not None:
@@ -182,9 +182,9 @@ class ItemStudy(LabelPlanning, Study):
         return "shared"
 
     def _resolve_judge_rates(self, judge_rates: str) -> str:
-        if judge_rates not in ("auto", *ma.JUDGE_RATES):
+        if judge_rates not in ("auto", *mi.JUDGE_RATES):
             raise InputError(
-                f"judge_rates must be one of {('auto', *ma.JUDGE_RATES)}; got {judge_rates!r}",
+                f"judge_rates must be one of {('auto', *mi.JUDGE_RATES)}; got {judge_rates!r}",
                 field="judge_rates",
                 value=judge_rates,
             )

@@ -2,7 +2,7 @@ r"""One judge on clustered items (several responses per prompt, turns of a conve
 
 :class:`ClusteredItems` (``cluster=``): each cluster's rate is logit-normal around its
 system's, with a learnt spread, and items are independent given their cluster's rate
-(:func:`~judgebayes.models.accuracy.clustered_items_model`); the judge's rates are one pair
+(:func:`~judgebayes.models.items.clustered_items_model`); the judge's rates are one pair
 for every system (``"shared"``, the default) or the system's (``"per_system"``).  The closed
 form is cluster-robust (CR2, t at Bell-McCaffrey's degrees of freedom); the comparators
 that treat items as independent refuse ``cluster=``.
@@ -16,7 +16,7 @@ from judgebayes.data.items import ItemData
 from judgebayes.errors import MethodRefused
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
-from judgebayes.models import accuracy as ma
+from judgebayes.models import items as mi
 from judgebayes.studies.items.base import ItemStudy
 from judgebayes.studies.items.plain import items_draws
 
@@ -70,7 +70,7 @@ class ClusteredItems(ItemStudy):
         return cells, codes // width
 
     def model_spec(self) -> ModelSpec:
-        """The clustered model (:func:`~judgebayes.models.accuracy.clustered_items_model`)."""
+        """The clustered model (:func:`~judgebayes.models.items.clustered_items_model`)."""
         c, sys_of = self._cells()
         data = dict(**self.data.model_counts(c), cluster_system=sys_of)
         structure = dict(
@@ -80,7 +80,7 @@ class ClusteredItems(ItemStudy):
             priors=self.priors,
         )
         names = ("theta", "mu", "sigma", "z", "q0", "q1")
-        return ModelSpec(ma.clustered_items_model, data, structure, names, sampler=self.sampler)
+        return ModelSpec(mi.clustered_items_model, data, structure, names, sampler=self.sampler)
 
     def _items_draws(self, post, random_seed) -> np.ndarray:
         c, sys_of = self._cells()

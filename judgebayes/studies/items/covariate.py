@@ -2,7 +2,7 @@ r"""One judge whose errors (and the rate) follow item covariates (``covariates=[
 
 :class:`CovariateItems`: the rate and the judge's sensitivity and specificity are logistic
 in the standardised covariates, slopes shared across systems and shrunk to N(0, 1)
-(:func:`~judgebayes.models.accuracy.items_covariate_model`), so that a judge lenient on
+(:func:`~judgebayes.models.items.items_covariate_model`), so that a judge lenient on
 long answers reads a system with long answers right.  The judge's rates are shared across
 systems given the covariates by default (``"shared"``; pooled intercepts on top cost
 several times the fit); the check ``self_preference`` then tests what is left given
@@ -18,7 +18,7 @@ from scipy.special import expit, log_expit, logit
 from judgebayes.data.items import ItemData
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
-from judgebayes.models import accuracy as ma
+from judgebayes.models import items as mi
 from judgebayes.studies.items.base import ItemStudy
 
 __all__ = ["CovariateItems"]
@@ -41,7 +41,7 @@ class CovariateItems(ItemStudy):
         return data.covariates is not None
 
     def model_spec(self) -> ModelSpec:
-        """The covariate model (:func:`~judgebayes.models.accuracy.items_covariate_model`)."""
+        """The covariate model (:func:`~judgebayes.models.items.items_covariate_model`)."""
         self._refuse_extras(
             "the covariate model takes one judge's verdicts on unclustered, unpaired items",
             ("judge", "cluster", "item"),
@@ -49,7 +49,7 @@ class CovariateItems(ItemStudy):
             "errors)",
         )
         d = self.data
-        z, _, _ = ma.standardise(d.covariates)
+        z, _, _ = mi.standardise(d.covariates)
         data = dict(
             item_system=d.system,
             item_stratum=d.stratum,
@@ -67,7 +67,7 @@ class CovariateItems(ItemStudy):
         names = ("theta", "theta_stratum", "q0", "q1", "rate_coef", "q0_coef", "q1_coef")
         pooled = self.judge_rates == "pooled"
         sampler = self.sampler_pooled if pooled else self.sampler
-        return ModelSpec(ma.items_covariate_model, data, structure, names, sampler=sampler)
+        return ModelSpec(mi.items_covariate_model, data, structure, names, sampler=sampler)
 
     def _refuse_unpaired(self, method: str) -> None:
         # the covariate model names item= itself (model_spec); exact pairs nothing
@@ -96,7 +96,7 @@ class CovariateItems(ItemStudy):
         labelled items' own labels.
         """
         d = self.data
-        z, _, _ = ma.standardise(d.covariates)
+        z, _, _ = mi.standardise(d.covariates)
         u = ~d.labelled
         sy, st, zu, vu = d.system[u], d.stratum[u], z[u], d.judge[u]
 

@@ -3,7 +3,7 @@ r"""Several judges on the same items (``judge=[...]``), one human subset.
 :class:`SeveralJudgesItems`: the closed form and the exact posterior work over the vote
 count (the number of judges saying positive) and assume nothing about how the judges'
 errors relate; ``exact`` is the default.  ``nuts`` / ``laplace`` fit the joint latent-class
-model (:func:`~judgebayes.models.accuracy.multi_judge_items_model`: judges independent
+model (:func:`~judgebayes.models.items.multi_judge_items_model`: judges independent
 given the true label, or with ``difficulty=True`` sharing an item difficulty), which the
 check ``judge_dependence`` tests on the labelled items; it under-covered with correlated
 judges, which is why it is not the default.
@@ -17,7 +17,7 @@ from judgebayes.data.items import ItemData
 from judgebayes.errors import MethodRefused
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
-from judgebayes.models import accuracy as ma
+from judgebayes.models import items as mi
 from judgebayes.studies.items.base import ItemStudy
 
 __all__ = ["SeveralJudgesItems"]
@@ -70,7 +70,7 @@ class SeveralJudgesItems(ItemStudy):
         return patterns, cnt(1.0 - lab), cnt(lab * h), cnt(lab * (1 - h))
 
     def model_spec(self) -> ModelSpec:
-        """The latent-class model (:func:`~judgebayes.models.accuracy.multi_judge_items_model`)."""
+        """The latent-class model (:func:`~judgebayes.models.items.multi_judge_items_model`)."""
         patterns, u, y, z = self._patterns()
         data = dict(unlabelled=u, labelled_pos=y, labelled_neg=z, patterns=patterns)
         structure = dict(
@@ -93,7 +93,7 @@ class SeveralJudgesItems(ItemStudy):
         if self.difficulty:
             init |= {"gamma0": np.log(q0 / (1 - q0)), "gamma1": np.log(q1 / (1 - q1))}
         return ModelSpec(
-            ma.multi_judge_items_model, data, structure, names, init=init, sampler=self.sampler
+            mi.multi_judge_items_model, data, structure, names, init=init, sampler=self.sampler
         )
 
     def _items_draws(self, post, random_seed) -> np.ndarray:

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from judgebayes.checks import labelling
+from judgebayes.checks.items import labelling
 from judgebayes.errors import LabellingWarning, MethodRefused
+from judgebayes.inference import items as ie
 from judgebayes.inference.accuracy import closed_form as cf
-from judgebayes.inference.accuracy import items as ie
 from judgebayes.results import tree
 from judgebayes.studies.base import FitParts, register_bayes
 from judgebayes.studies.items.base import QUANTITY, ItemStudy
@@ -230,7 +230,7 @@ for _name, _summary in (
 def _exact(study: ItemStudy, *, random_seed=None, draws: int = 4000) -> FitParts:
     """``draws`` draws of the exact posterior (the study's prior on each stratum's rate,
     Jeffreys's by default, and uniform on the verdict categories given the human label;
-    :func:`~judgebayes.inference.accuracy.items.exact_items_draws`).
+    :func:`~judgebayes.inference.items.exact_items_draws`).
     """
     study._refuse_unpaired("exact")
     d = study.data

@@ -3,7 +3,7 @@ the judge's rates and each system's rate walk from one period to the next.
 
 :class:`OverTimeItems`: every method estimates each period (labels drawn at random within
 it) and pools the periods by their items; ``nuts`` fits
-:func:`~judgebayes.models.accuracy.items_dynamic_model`, a random walk on the judge's logit
+:func:`~judgebayes.models.items.items_dynamic_model`, a random walk on the judge's logit
 sensitivity and specificity and on each system's logit rate, so a period with few labels
 borrows from its neighbours as much as the data say the judge stood still.
 :meth:`OverTimeFit.periods` reads the rate and the judge's rates per period off the fit.
@@ -20,8 +20,8 @@ import pandas as pd
 from judgebayes.data.items import ItemData
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
-from judgebayes.models import accuracy as ma
-from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.models import items as mi
+from judgebayes.studies.accuracy.fit import AccuracyFit
 from judgebayes.studies.items.plain import PlainItems
 
 __all__ = ["OverTimeFit", "OverTimeItems"]
@@ -109,13 +109,13 @@ class OverTimeItems(PlainItems):
         return super()._bayes_spec(method)
 
     def model_spec(self) -> ModelSpec:
-        """The dynamic model (:func:`~judgebayes.models.accuracy.items_dynamic_model`)."""
+        """The dynamic model (:func:`~judgebayes.models.items.items_dynamic_model`)."""
         c = self.data.cells()
         n_c = (c["N1"] + c["N0"]).astype(float)
         data = dict(**self.data.model_counts(c), share=n_c / n_c.sum(1, keepdims=True))
         structure = dict(systems=self.systems, strata=self.data.strata, priors=self.priors)
         return ModelSpec(
-            ma.items_dynamic_model,
+            mi.items_dynamic_model,
             data,
             structure,
             ("theta", "theta_stratum", "q0", "q1"),

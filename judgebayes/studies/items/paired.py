@@ -2,10 +2,10 @@ r"""Several systems answering the same prompts (``item=``), one judge: paired co
 
 :class:`PairedItems`: differences between systems are paired by prompt in every engine.
 The closed form's contrasts are double sampling of the per-prompt difference over joint
-verdict categories (:func:`~judgebayes.inference.accuracy.items.paired_difference`);
+verdict categories (:func:`~judgebayes.inference.items.paired_difference`);
 ``exact`` is the conjugate posterior of the joint verdicts and the joint truths given them
-(:mod:`judgebayes.inference.accuracy.paired`); ``nuts`` fits the same parametrisation
-under the items prior (:func:`~judgebayes.models.accuracy.paired_items_model`) and also
+(:mod:`judgebayes.inference.items.paired`); ``nuts`` fits the same parametrisation
+under the items prior (:func:`~judgebayes.models.items.paired_items_model`) and also
 takes prompts that some system did not answer; Laplace is refused.  Neither counts a
 judge that passes or fails the answers to one prompt together as two witnesses.  Nothing
 is shared across systems: ``judge_rates`` is ``"per_system"``.
@@ -17,14 +17,14 @@ import numpy as np
 
 from judgebayes.data.items import ItemData
 from judgebayes.errors import MethodRefused
-from judgebayes.inference.accuracy.paired import (
+from judgebayes.inference.items.paired import (
     exact_paired_draws,
     prompt_table,
     truths_drawn,
 )
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
-from judgebayes.models import accuracy as ma
+from judgebayes.models import items as mi
 from judgebayes.results import tree
 from judgebayes.studies.base import FitParts
 from judgebayes.studies.items.base import ItemStudy
@@ -98,10 +98,10 @@ class PairedItems(ItemStudy):
         return pat[:, :S], pat[:, S:], counts
 
     def model_spec(self) -> ModelSpec:
-        """The paired model (:func:`~judgebayes.models.accuracy.paired_items_model`)."""
-        if len(self.systems) > ma.PAIRED_MAX_SYSTEMS:
+        """The paired model (:func:`~judgebayes.models.items.paired_items_model`)."""
+        if len(self.systems) > mi.PAIRED_MAX_SYSTEMS:
             raise MethodRefused(
-                f"the paired Bayesian model takes at most {ma.PAIRED_MAX_SYSTEMS} systems "
+                f"the paired Bayesian model takes at most {mi.PAIRED_MAX_SYSTEMS} systems "
                 f"(its joint has 2 ** S cells); got {len(self.systems)}: fit pairs of "
                 "systems, or use method='closed_form'",
                 field="system",
@@ -116,7 +116,7 @@ class PairedItems(ItemStudy):
             )
         v, h, counts = self._patterns()
         return ModelSpec(
-            ma.paired_items_model,
+            mi.paired_items_model,
             dict(counts=counts, verdict=v, human=h),
             dict(systems=self.systems, priors=self.priors),
             ("theta", "share", "given"),
@@ -128,8 +128,8 @@ class PairedItems(ItemStudy):
         the pattern; labelled answers keep their label.
         """
         v, h, counts = self._patterns()
-        states = ma.truth_states(v.shape[1])  # (T, S)
-        V, L = ma.pattern_masks(v, h)
+        states = mi.truth_states(v.shape[1])  # (T, S)
+        V, L = mi.pattern_masks(v, h)
         T = states.shape[0]
         share = post["share"].values.reshape(-1, T)  # (D, W)
         given = post["given"].values.reshape(-1, T, T)  # (D, W, T)
@@ -150,7 +150,7 @@ class PairedItems(ItemStudy):
 @PairedItems.methods.register("exact", engine="exact", summary="exact paired posterior draws")
 def _exact(study: PairedItems, *, random_seed=None, draws: int = 4000) -> FitParts:
     """``draws`` draws of the conjugate posterior of the prompts' joint verdicts and joint
-    truths (:func:`~judgebayes.inference.accuracy.paired.exact_paired_draws`): every rate
+    truths (:func:`~judgebayes.inference.items.paired.exact_paired_draws`): every rate
     a sum over the same draws, so differences are paired.
     """
     d = study.data

@@ -3,7 +3,7 @@ r"""One judge on independent items: the items model.
 :class:`PlainItems`: per system :math:`s` and stratum :math:`t`, the rate
 :math:`\theta_{st}` (Jeffreys prior), the judge's sensitivity and specificity, and the
 labelled (verdict, label) pairs with the unlabelled verdicts as the whole likelihood
-(:func:`~judgebayes.models.accuracy.items_accuracy_model`).  With several systems the
+(:func:`~judgebayes.models.items.items_accuracy_model`).  With several systems the
 judge's rates are pooled across them by default (``judge_rates="pooled"``: each system's
 rates logit-normal around the judge's typical ones with a learnt spread), so that a judge
 lenient on one system's answers is not forced to one set of rates; ``"shared"`` forces one
@@ -21,7 +21,7 @@ from judgebayes.data.items import ItemData
 from judgebayes.errors import LaplaceError
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
-from judgebayes.models import accuracy as ma
+from judgebayes.models import items as mi
 from judgebayes.studies.items.base import ItemStudy
 
 __all__ = ["PlainItems", "items_draws"]
@@ -66,7 +66,7 @@ class PlainItems(ItemStudy):
         return super()._bayes_spec(method)
 
     def model_spec(self) -> ModelSpec:
-        """The items model (:func:`~judgebayes.models.accuracy.items_accuracy_model`)."""
+        """The items model (:func:`~judgebayes.models.items.items_accuracy_model`)."""
         c = self.data.cells()
         n_c = (c["N1"] + c["N0"]).astype(float)
         data = dict(**self.data.model_counts(c), share=n_c / n_c.sum(1, keepdims=True))
@@ -80,10 +80,10 @@ class PlainItems(ItemStudy):
         density = None
         if not self.better_than_chance and self.judge_rates != "pooled":  # Laplace's numpy density
             kw = {k: v for k, v in structure.items() if k != "better_than_chance"}
-            density = partial(ma.ItemsLogDensity, **data, **kw)
+            density = partial(mi.ItemsLogDensity, **data, **kw)
         pooled = self.judge_rates == "pooled"
         return ModelSpec(
-            ma.items_accuracy_model,
+            mi.items_accuracy_model,
             data,
             structure,
             ("theta", "theta_stratum", "q0", "q1"),

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.errors import InputError
+from judgebayes.inference import items as ie
 from judgebayes.inference.accuracy import closed_form as cf
-from judgebayes.inference.accuracy import items as ie
 from judgebayes.inference.registry import check_count, check_seed
 from judgebayes.results import check_alpha
 
@@ -25,7 +25,7 @@ class LabelPlanning:
         """How many more labels, and where, bring every system's interval to ``width``.
 
         Labels are allocated greedily where they lower the estimand's variance most
-        (:func:`judgebayes.inference.accuracy.items.allocate_labels`: Neyman allocation across
+        (:func:`judgebayes.inference.items.allocate_labels`: Neyman allocation across
         the systems, strata and the judge's two verdicts), at the current estimates of
         the human rate within each verdict.  A plan, not a promise: the widths are those
         of the closed form at today's estimates.
@@ -120,7 +120,7 @@ class LabelPlanning:
         return pd.Index(d.rows[pos])
 
     def _next_by_uncertainty(self, k, random_seed, uncertainty, cost, mix):
-        from judgebayes.inference.active_labels import plan_round
+        from judgebayes.inference.items.active import plan_round
 
         d = self.data
         if d.n_judges > 1:

@@ -2,7 +2,7 @@ r"""Several human raters per item, the truth latent (``human=[...]``, ``truth="l
 
 :class:`SeveralRatersItems`: no rater is the truth.  Each rater, like each judge, has a
 sensitivity and a specificity; the item's true label is a latent class (Dawid-Skene with
-the judge in it, :func:`~judgebayes.models.accuracy.raters_items_model`), and the rate
+the judge in it, :func:`~judgebayes.models.items.raters_items_model`), and the rate
 reported is the rate of true labels.  Only ``nuts`` fits it: the methods that take one label
 per item as the truth refuse, and ``truth="majority"`` runs them on the raters' majority
 label instead (what most evaluations do today: when the raters err, its interval is for the
@@ -24,8 +24,8 @@ from judgebayes.data.items import ItemData
 from judgebayes.errors import InputError
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
-from judgebayes.models import accuracy as ma
-from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.models import items as mi
+from judgebayes.studies.accuracy.fit import AccuracyFit
 from judgebayes.studies.items.base import ItemStudy
 
 __all__ = ["MAX_RATINGS", "RatersFit", "SeveralRatersItems"]
@@ -250,7 +250,7 @@ class SeveralRatersItems(ItemStudy):
         return counts.reshape(ns, 3**k), said * given, (1 - said) * given
 
     def model_spec(self) -> ModelSpec:
-        """The latent-truth model (:func:`~judgebayes.models.accuracy.raters_items_model`)."""
+        """The latent-truth model (:func:`~judgebayes.models.items.raters_items_model`)."""
         counts, yes, no = self._patterns()
         d = self.data
         judges = d.judges or (d.columns["judge"],)
@@ -269,7 +269,7 @@ class SeveralRatersItems(ItemStudy):
         init = {"theta": (pos + 1) / (tot + 2), "q0": q0, "q1": q1}
         names = ("theta", "q0", "q1", "rater_q0", "rater_q1")
         return ModelSpec(
-            ma.raters_items_model, data, structure, names, init=init, sampler=self.sampler
+            mi.raters_items_model, data, structure, names, init=init, sampler=self.sampler
         )
 
     def _items_draws(self, post, random_seed) -> np.ndarray:

@@ -25,7 +25,7 @@ from judgebayes.inference.leaderboard.table import BoardTable, posterior_table, 
 from judgebayes.inference.registry import check_count, check_seed
 from judgebayes.models.leaderboard import BoardPriors
 from judgebayes.results import check_alpha
-from judgebayes.studies.accuracy_fit import AccuracyFit
+from judgebayes.studies.accuracy.fit import AccuracyFit
 
 __all__ = ["BoardFit"]
 

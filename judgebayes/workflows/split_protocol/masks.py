@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.accuracy import calibration_mask, normalize_labels
-from judgebayes.data.accuracy.frames import _require_columns
+from judgebayes.data.accuracy.frames import require_columns
 from judgebayes.errors import InputError
 from judgebayes.inference.registry import check_count
 from judgebayes.results import interval_summary
@@ -120,7 +120,10 @@ class SplitProtocolResult:
         return pd.DataFrame(rows)
 
 
-def _group_counts(h: np.ndarray, j: np.ndarray, masks: np.ndarray) -> dict[str, np.ndarray]:
+def split_counts(h: np.ndarray, j: np.ndarray, masks: np.ndarray) -> dict[str, np.ndarray]:
+    """Each split's calibration counts (masks: the calibration rows) and its test counts
+    and true rate (the other rows).
+    """
     cal, test = masks, ~masks
     pos, neg, jp = h == 1, h == 0, j == 1
     return {
@@ -134,9 +137,9 @@ def _group_counts(h: np.ndarray, j: np.ndarray, masks: np.ndarray) -> dict[str, 
     }
 
 
-def _validate(items, judge: str, human: str, group: str | None, fraction, n_splits):
+def validated_labels(items, judge: str, human: str, group: str | None, fraction, n_splits):
     """(human, judge) as 1.0 / 0.0 / NaN arrays, after the argument checks."""
-    _require_columns(items, {"judge": judge, "human": human, "group": group}, "items")
+    require_columns(items, {"judge": judge, "human": human, "group": group}, "items")
     if not 0 < float(fraction) < 1:
         raise InputError(
             f"calibration_fraction must lie in (0, 1); got {fraction!r}",

@@ -20,9 +20,9 @@ from judgebayes.studies.accuracy import ReplicateStudy
 from judgebayes.workflows.split_protocol.masks import (
     SPLIT_METHODS,
     SplitProtocolResult,
-    _group_counts,
-    _validate,
+    split_counts,
     split_masks,
+    validated_labels,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -100,7 +100,7 @@ def split_protocol(
     SplitProtocolResult
     """
     items = as_pandas(items, "items")
-    h_items, j_items = _validate(items, judge, human, group, calibration_fraction, n_splits)
+    h_items, j_items = validated_labels(items, judge, human, group, calibration_fraction, n_splits)
     unknown = [m for m in methods if m not in SPLIT_METHODS]
     if unknown:
         raise InputError(
@@ -109,7 +109,7 @@ def split_protocol(
             value=unknown[0],
         )
     sampler = resolve_sampler(ReplicateStudy.sampler, sampler)
-    n_splits = int(n_splits)  # checked by _validate
+    n_splits = int(n_splits)  # checked by validated_labels
     size = (
         n_splits
         if splits_per_fit is None
@@ -249,7 +249,7 @@ def _split_group(task):
     masks = split_masks(
         h, n_splits, o["calibration_fraction"], seed, stratify=o["stratify"], start=s0
     )
-    c = _group_counts(h, j, masks)
+    c = split_counts(h, j, masks)
     defined = (c["m0"] > 0) & (c["m1"] > 0) & (c["n"] > 0)
     base = {
         "group": g,

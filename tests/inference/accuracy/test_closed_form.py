@@ -102,7 +102,7 @@ def test_boundary_degenerate_is_flagged_and_one_sided():
     assert ci.degenerate is True
     assert ci.lower == 0.0 and ci.upper > 0.0
     z1 = stats.norm.ppf(0.95)
-    assert ci.upper == pytest.approx(z1 * lr._lr_se(*_lr_tilde(*args), 0.0))
+    assert ci.upper == pytest.approx(z1 * lr.lr_se(*_lr_tilde(*args), 0.0))
     # mirror at 1 via label swap
     hi = jb.estimators.lang_reiczigel_interval(1.0, 0.9, 0.95, 10_000, 1000, 1000)
     assert hi.degenerate is True and hi.upper == 1.0
@@ -111,7 +111,7 @@ def test_boundary_degenerate_is_flagged_and_one_sided():
 
 def _lr_tilde(p, q0, q1, n, m0, m1):
     z = stats.norm.ppf(0.975)
-    pt, nt, q0t, q1t, m0t, m1t = lr._lr_parts(
+    pt, nt, q0t, q1t, m0t, m1t = lr.lr_parts(
         np.float64(p),
         np.float64(q0),
         np.float64(q1),

@@ -17,7 +17,7 @@ Errors = Literal["raise", "nan"]
 
 
 # --------------------------------------------------------------------------- helpers
-def _out(x: Any) -> Any:
+def unbox(x: Any) -> Any:
     """Python float for 0-d results, ndarray otherwise."""
     a = np.asarray(x, dtype=float)
     return float(a) if a.ndim == 0 else a
@@ -30,10 +30,11 @@ def z_value(alpha: float) -> float:
     a = np.asarray(alpha, dtype=float)
     if np.any(~((a > 0) & (a < 1))):
         raise InputError(f"alpha must lie in (0, 1); got {alpha!r}", field="alpha", value=alpha)
-    return _out(special.ndtri(1.0 - a / 2.0))
+    return unbox(special.ndtri(1.0 - a / 2.0))
 
 
-def _rate(name: str, x: Any) -> np.ndarray:
+def as_rate(name: str, x: Any) -> np.ndarray:
+    """``x`` as a float array in [0, 1], else a typed error naming ``name``."""
     a = np.asarray(x, dtype=float)
     bad = ~((a >= 0) & (a <= 1))
     if np.any(bad):
@@ -43,7 +44,10 @@ def _rate(name: str, x: Any) -> np.ndarray:
     return a
 
 
-def _size(name: str, x: Any, *, positive: bool = True) -> np.ndarray:
+def as_size(name: str, x: Any, *, positive: bool = True) -> np.ndarray:
+    """``x`` as a float array of positive sizes (``positive=False``: non-negative), else a
+    typed error naming ``name``.
+    """
     a = np.asarray(x, dtype=float)
     bad = np.isnan(a) | (a <= 0 if positive else a < 0)
     if np.any(bad):
@@ -55,7 +59,7 @@ def _size(name: str, x: Any, *, positive: bool = True) -> np.ndarray:
     return a
 
 
-def _chance_mask(
+def chance_mask(
     q0: np.ndarray, q1: np.ndarray, errors: Errors, what: str, also: Any = False
 ) -> np.ndarray:
     """Boolean mask of entries with q0 + q1 <= 1 (or ``also``); raise or warn per ``errors``."""
@@ -102,10 +106,10 @@ class Interval(tuple):
     method: Any
 
     def __new__(cls, lower: Any, upper: Any, **info: Any) -> Interval:  # noqa: D102
-        obj = super().__new__(cls, (_out(lower), _out(upper)))
+        obj = super().__new__(cls, (unbox(lower), unbox(upper)))
         obj.__dict__.update(
             {
-                k: _out(v) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v
+                k: unbox(v) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v
                 for k, v in info.items()
             }
         )
@@ -124,16 +128,17 @@ class Interval(tuple):
     @property
     def width(self) -> Any:
         """``upper - lower``."""
-        return _out(np.asarray(self[1]) - np.asarray(self[0]))
+        return unbox(np.asarray(self[1]) - np.asarray(self[0]))
 
     def __repr__(self) -> str:
         return f"Interval(lower={self[0]!r}, upper={self[1]!r})"
 
     def __reduce__(self):
-        return (_rebuild_interval, (self[0], self[1], dict(self.__dict__)))
+        return (rebuild_interval, (self[0], self[1], dict(self.__dict__)))
 
 
-def _rebuild_interval(lower, upper, info):
+def rebuild_interval(lower, upper, info):
+    """An :class:`Interval` from its bounds and facts (how one is unpickled)."""
     return Interval(lower, upper, **info)
 
 
@@ -162,7 +167,7 @@ def naive_rate(k: Any, n: Any) -> Any:
     r"""The raw rate :math:`\hat p = k/n` (paper Eq. 2); NaN where ``n == 0``."""
     k, n = check_counts("k", k, n, total_name="n")
     with np.errstate(invalid="ignore", divide="ignore"):
-        return _out(np.where(n > 0, k / np.where(n > 0, n, 1), np.nan))
+        return unbox(np.where(n > 0, k / np.where(n > 0, n, 1), np.nan))
 
 
 def wald_interval(k: Any, n: Any, alpha: float = 0.05) -> Interval:

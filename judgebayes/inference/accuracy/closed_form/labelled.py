@@ -14,8 +14,8 @@ from judgebayes.data.accuracy import check_counts
 from judgebayes.errors import InputError, JudgeNoBetterThanChanceError, NotBetterThanChanceWarning
 from judgebayes.inference.accuracy.closed_form.binomial import (
     Estimate,
-    _out,
     naive_rate,
+    unbox,
     wilson_interval,
     z_value,
 )
@@ -68,7 +68,7 @@ def difference_estimate(
     var_r = (fn + fp) / m - mean_r**2
     est = p + mean_r
     se = np.sqrt(p * (1 - p) / n + var_r / m)
-    return Estimate(_out(est), _out(est - z * se), _out(est + z * se), _out(se))
+    return Estimate(unbox(est), unbox(est - z * se), unbox(est + z * se), unbox(se))
 
 
 def ppi_plus_plus(
@@ -97,7 +97,7 @@ def ppi_plus_plus(
     items only (divisor :math:`m`), where ``ppi_py`` pools labelled and unlabelled
     verdicts (divisor :math:`n + m - 1`); lambda, and so the interval, differ slightly
     (by up to 0.01 in the interval's ends on the paper's grid).  The items design's
-    :func:`judgebayes.inference.accuracy.items.ppi_items` follows ``ppi_py`` exactly (tested to
+    :func:`judgebayes.inference.items.ppi_items` follows ``ppi_py`` exactly (tested to
     1e-8 against it).
 
     Returns
@@ -122,7 +122,7 @@ def ppi_plus_plus(
     # Var_Q(Z - lam Zhat) = Var(Z) + lam^2 Var(Zhat) - 2 lam Cov
     var_r = ez * (1 - ez) + lam**2 * var_h - 2 * lam * cov
     se = np.sqrt(lam**2 * p * (1 - p) / n + np.maximum(var_r, 0) / m)
-    return Estimate(_out(est), _out(est - z * se), _out(est + z * se), _out(se)), _out(lam)
+    return Estimate(unbox(est), unbox(est - z * se), unbox(est + z * se), unbox(se)), unbox(lam)
 
 
 def conditional_calibration_estimate(k: Any, n: Any, tp: Any, m1: Any, tn: Any, m0: Any) -> Any:
@@ -142,7 +142,7 @@ def conditional_calibration_estimate(k: Any, n: Any, tp: Any, m1: Any, tn: Any, 
     with np.errstate(invalid="ignore", divide="ignore"):
         ppv = np.where(tp + fp > 0, tp / (tp + fp), np.nan)
         fomr = np.where(fn + tn > 0, fn / (fn + tn), np.nan)
-    return _out(ppv * p + fomr * (1 - p))
+    return unbox(ppv * p + fomr * (1 - p))
 
 
 def double_sampling(
@@ -182,7 +182,7 @@ def double_sampling(
         var = var + (1 - p) ** 2 * b * (1 - b) / n0
     se = np.sqrt(var)
     lo, hi = np.clip(est - z * se, 0, 1), np.clip(est + z * se, 0, 1)
-    return Estimate(_out(est), _out(lo), _out(hi), _out(se))
+    return Estimate(unbox(est), unbox(lo), unbox(hi), unbox(se))
 
 
 def misclassification_adjusted_estimate(

@@ -13,10 +13,10 @@ from scipy import special
 from judgebayes.errors import InputError, NotBetterThanChanceWarning
 from judgebayes.inference.accuracy.closed_form.binomial import (
     Interval,
-    _chance_mask,
-    _rate,
-    _rebuild_interval,
-    _size,
+    as_rate,
+    as_size,
+    chance_mask,
+    rebuild_interval,
     z_value,
 )
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from judgebayes.inference.accuracy.closed_form.binomial import Errors
 
 
-def _lr_parts(p, a0, a1, n, m0, m1, z):
+def lr_parts(p, a0, a1, n, m0, m1, z):
     """Adjusted quantities of paper Eq. 7 and the centre shift of Eq. 8."""
     z2 = z**2
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -37,7 +37,10 @@ def _lr_parts(p, a0, a1, n, m0, m1, z):
     return pt, nt, q0t, q1t, m0t, m1t
 
 
-def _lr_se(pt, nt, q0t, q1t, m0t, m1t, tht):
+def lr_se(pt, nt, q0t, q1t, m0t, m1t, tht):
+    """The standard error of Eq. 6 at ``tht`` from the adjusted quantities of
+    :func:`lr_parts`.
+    """
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.sqrt(
             pt * (1 - pt) / nt
@@ -124,23 +127,23 @@ def lang_reiczigel_interval(
     """
     if centre not in ("adjusted", "point"):
         raise InputError(f"centre must be 'adjusted' or 'point'; got {centre!r}", field="centre")
-    p, a0, a1 = _rate("p_hat", p_hat), _rate("q0_hat", q0_hat), _rate("q1_hat", q1_hat)
-    n, m0, m1 = _size("n", n), _size("m0", m0), _size("m1", m1)
+    p, a0, a1 = as_rate("p_hat", p_hat), as_rate("q0_hat", q0_hat), as_rate("q1_hat", q1_hat)
+    n, m0, m1 = as_size("n", n), as_size("m0", m0), as_size("m1", m1)
     z = z_value(alpha)
-    pt, nt, q0t, q1t, m0t, m1t = _lr_parts(p, a0, a1, n, m0, m1, z)
+    pt, nt, q0t, q1t, m0t, m1t = lr_parts(p, a0, a1, n, m0, m1, z)
     # the adjusted rates shrink towards 1/2 by different amounts, so check both sums
-    bad = _chance_mask(a0, a1, errors, "lang_reiczigel_interval", also=q0t + q1t <= 1.0)
+    bad = chance_mask(a0, a1, errors, "lang_reiczigel_interval", also=q0t + q1t <= 1.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         tht = (pt + q0t - 1) / (q0t + q1t - 1)
         th_hat = (p + a0 - 1) / (a0 + a1 - 1)
         dth = 2 * z**2 * (-(1 - tht) * q0t * (1 - q0t) / m0t + tht * q1t * (1 - q1t) / m1t)
-    se = _lr_se(pt, nt, q0t, q1t, m0t, m1t, tht)
+    se = lr_se(pt, nt, q0t, q1t, m0t, m1t, tht)
     c = (tht if centre == "adjusted" else th_hat) + dth
     lo_raw, hi_raw = c - z * se, c + z * se
     below, above = hi_raw < 0, lo_raw > 1
     z1 = float(special.ndtri(1.0 - alpha))
-    se0 = _lr_se(pt, nt, q0t, q1t, m0t, m1t, 0.0)
-    se1 = _lr_se(pt, nt, q0t, q1t, m0t, m1t, 1.0)
+    se0 = lr_se(pt, nt, q0t, q1t, m0t, m1t, 0.0)
+    se1 = lr_se(pt, nt, q0t, q1t, m0t, m1t, 1.0)
     lo = np.where(above, 1 - z1 * se1, lo_raw)
     hi = np.where(below, z1 * se0, hi_raw)
     lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
@@ -198,7 +201,7 @@ def lang_reiczigel_from_counts(
     if not np.any(empty):
         return iv
     nan = np.where(empty, np.nan, 0.0)
-    return _rebuild_interval(
+    return rebuild_interval(
         np.asarray(iv.lower, float) + nan,
         np.asarray(iv.upper, float) + nan,
         {**iv.__dict__, "estimate": np.asarray(iv.estimate, float) + nan},

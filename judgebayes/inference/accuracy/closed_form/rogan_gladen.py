@@ -14,14 +14,14 @@ from judgebayes.data.accuracy import check_counts
 from judgebayes.errors import NotBetterThanChanceWarning
 from judgebayes.inference.accuracy.closed_form.binomial import (
     JudgeRates,
-    _chance_mask,
-    _out,
-    _rate,
-    _size,
+    as_rate,
+    as_size,
     binomial_interval,
+    chance_mask,
     naive_rate,
+    unbox,
 )
-from judgebayes.inference.accuracy.closed_form.lang_reiczigel import _lr_se
+from judgebayes.inference.accuracy.closed_form.lang_reiczigel import lr_se
 
 if TYPE_CHECKING:  # pragma: no cover
     from judgebayes.inference.accuracy.closed_form.binomial import Errors
@@ -63,14 +63,14 @@ def rogan_gladen(p_hat: Any, q0: Any, q1: Any, clip: bool = True, errors: Errors
     errors : {"raise", "nan"}
         What to do where ``q0 + q1 <= 1``.
     """
-    p, a0, a1 = _rate("p_hat", p_hat), _rate("q0", q0), _rate("q1", q1)
-    bad = _chance_mask(a0, a1, errors, "rogan_gladen")
+    p, a0, a1 = as_rate("p_hat", p_hat), as_rate("q0", q0), as_rate("q1", q1)
+    bad = chance_mask(a0, a1, errors, "rogan_gladen")
     with np.errstate(invalid="ignore", divide="ignore"):
         th = (p + a0 - 1) / (a0 + a1 - 1)
     th = np.where(bad, np.nan, th)
     if clip:
         th = np.clip(th, 0.0, 1.0)
-    return _out(th)
+    return unbox(th)
 
 
 def delta_method_variance(
@@ -85,14 +85,14 @@ def delta_method_variance(
 
     with :math:`\hat\theta` the unclipped estimate.  ``n`` may be ``np.inf``.
     """
-    p, a0, a1 = _rate("p_hat", p_hat), _rate("q0_hat", q0_hat), _rate("q1_hat", q1_hat)
-    n, m0, m1 = _size("n", n), _size("m0", m0), _size("m1", m1)
-    bad = _chance_mask(a0, a1, errors, "delta_method_variance")
+    p, a0, a1 = as_rate("p_hat", p_hat), as_rate("q0_hat", q0_hat), as_rate("q1_hat", q1_hat)
+    n, m0, m1 = as_size("n", n), as_size("m0", m0), as_size("m1", m1)
+    bad = chance_mask(a0, a1, errors, "delta_method_variance")
     with np.errstate(invalid="ignore", divide="ignore"):
         th = (p + a0 - 1) / (a0 + a1 - 1)
     # Eq. 9 is the Eq. 6 standard error evaluated at the unadjusted quantities, squared
-    v = _lr_se(p, n, a0, a1, m0, m1, th) ** 2
-    return _out(np.where(bad, np.nan, v))
+    v = lr_se(p, n, a0, a1, m0, m1, th) ** 2
+    return unbox(np.where(bad, np.nan, v))
 
 
 class StratifiedEstimate(NamedTuple):
@@ -180,10 +180,10 @@ def rogan_gladen_bias(theta: Any, q0: Any, q1: Any, m0: Any, m1: Any) -> Any:
 
     (test-set error does not enter: :math:`\hat\theta` is linear in :math:`\hat p`).
     """
-    t, a0, a1 = _rate("theta", theta), _rate("q0", q0), _rate("q1", q1)
-    m0, m1 = _size("m0", m0), _size("m1", m1)
-    _chance_mask(a0, a1, "raise", "rogan_gladen_bias")
-    return _out((-(1 - t) * a0 * (1 - a0) / m0 + t * a1 * (1 - a1) / m1) / (a0 + a1 - 1) ** 2)
+    t, a0, a1 = as_rate("theta", theta), as_rate("q0", q0), as_rate("q1", q1)
+    m0, m1 = as_size("m0", m0), as_size("m1", m1)
+    chance_mask(a0, a1, "raise", "rogan_gladen_bias")
+    return unbox((-(1 - t) * a0 * (1 - a0) / m0 + t * a1 * (1 - a1) / m1) / (a0 + a1 - 1) ** 2)
 
 
 def naive_bias(theta: Any, q0: Any, q1: Any) -> Any:
@@ -193,5 +193,5 @@ def naive_bias(theta: Any, q0: Any, q1: Any) -> Any:
     :math:`\theta = 1/2`.  (The proof of the paper's Prop. B.1 prints
     :math:`(2\theta-1)(1-q)`, a sign slip; its comparison of absolute biases stands.)
     """
-    t, a0, a1 = _rate("theta", theta), _rate("q0", q0), _rate("q1", q1)
-    return _out(t * a1 + (1 - t) * (1 - a0) - t)
+    t, a0, a1 = as_rate("theta", theta), as_rate("q0", q0), as_rate("q1", q1)
+    return unbox(t * a1 + (1 - t) * (1 - a0) - t)

@@ -10,8 +10,8 @@ from typing import Any, Literal
 import numpy as np
 
 from judgebayes.errors import InputError, JudgeNoBetterThanChanceError
-from judgebayes.inference.accuracy.closed_form.binomial import _out, _rate, _size, z_value
-from judgebayes.inference.accuracy.closed_form.lang_reiczigel import _lr_parts, _lr_se
+from judgebayes.inference.accuracy.closed_form.binomial import as_rate, as_size, unbox, z_value
+from judgebayes.inference.accuracy.closed_form.lang_reiczigel import lr_parts, lr_se
 
 
 def optimal_calibration_ratio(p: Any, q0: Any, q1: Any, *, exact: bool = False) -> Any:
@@ -29,7 +29,7 @@ def optimal_calibration_ratio(p: Any, q0: Any, q1: Any, *, exact: bool = False) 
 
     Returns ``inf`` where all weight belongs on class 0 and 0 where it belongs on class 1.
     """
-    p, a0, a1 = _rate("p", p), _rate("q0", q0), _rate("q1", q1)
+    p, a0, a1 = as_rate("p", p), as_rate("q0", q0), as_rate("q1", q1)
     with np.errstate(divide="ignore", invalid="ignore"):
         if exact:
             num = np.abs(a1 - p) * np.sqrt(a0 * (1 - a0))
@@ -38,7 +38,7 @@ def optimal_calibration_ratio(p: Any, q0: Any, q1: Any, *, exact: bool = False) 
             num = (1 - p) * np.sqrt(1 - a0)
             den = p * np.sqrt(1 - a1)
         r = np.where(den > 0, num / den, np.where(num > 0, np.inf, 1.0))
-    return _out(r)
+    return unbox(r)
 
 
 def _round_half_up(x: np.ndarray) -> np.ndarray:
@@ -79,11 +79,15 @@ def allocate_calibration(
     -------
     (m0, m1) : ints or int arrays summing to ``m``
     """
-    m = _size("m", m)
-    mp = _size("m_pilot", m_pilot, positive=False)
+    m = as_size("m", m)
+    mp = as_size("m_pilot", m_pilot, positive=False)
     if np.any(m != np.floor(m)) or np.any(mp != np.floor(mp)):
         raise InputError("m and m_pilot must be whole numbers", field="m", value=m)
-    p, a0, a1 = _rate("p_hat", p_hat), _rate("q0_pilot", q0_pilot), _rate("q1_pilot", q1_pilot)
+    p, a0, a1 = (
+        as_rate("p_hat", p_hat),
+        as_rate("q0_pilot", q0_pilot),
+        as_rate("q1_pilot", q1_pilot),
+    )
     lo = np.maximum(mp, 1)
     if np.any(2 * lo > m):
         i = np.argmax(np.broadcast_to(2 * lo > m, np.broadcast(m, lo).shape))
@@ -116,14 +120,14 @@ def interval_width(p: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any, alpha: fl
 
     Used for planning: the rates are the values one expects to observe.
     """
-    p, a0, a1 = _rate("p", p), _rate("q0", q0), _rate("q1", q1)
-    n, m0, m1 = _size("n", n), _size("m0", m0), _size("m1", m1)
+    p, a0, a1 = as_rate("p", p), as_rate("q0", q0), as_rate("q1", q1)
+    n, m0, m1 = as_size("n", n), as_size("m0", m0), as_size("m1", m1)
     z = z_value(alpha)
-    pt, nt, q0t, q1t, m0t, m1t = _lr_parts(p, a0, a1, n, m0, m1, z)
+    pt, nt, q0t, q1t, m0t, m1t = lr_parts(p, a0, a1, n, m0, m1, z)
     with np.errstate(divide="ignore", invalid="ignore"):
         tht = (pt + q0t - 1) / (q0t + q1t - 1)
-    se = _lr_se(pt, nt, q0t, q1t, m0t, m1t, tht)
-    return _out(np.where(q0t + q1t > 1, 2 * z * se, np.nan))
+    se = lr_se(pt, nt, q0t, q1t, m0t, m1t, tht)
+    return unbox(np.where(q0t + q1t > 1, 2 * z * se, np.nan))
 
 
 @dataclass(frozen=True)
@@ -207,8 +211,8 @@ def plan_calibration(
             field="allocation",
             value=allocation,
         )
-    p, q0, q1 = (float(_rate(nm, v)) for nm, v in (("p", p), ("q0", q0), ("q1", q1)))
-    n = float(_size("n", n))
+    p, q0, q1 = (float(as_rate(nm, v)) for nm, v in (("p", p), ("q0", q0), ("q1", q1)))
+    n = float(as_size("n", n))
     if isinstance(width, bool) or not isinstance(width, int | float) or not (0 < width <= 2):
         raise InputError(
             f"width must be a number in (0, 2]; got {width!r}", field="width", value=width
@@ -288,8 +292,8 @@ def llm_advantage_region(q: Any, q1: Any = None) -> tuple[Any, Any]:
     (theta_lo, theta_hi)
         NaN where the region is empty (judge never preferable).
     """
-    a0r = _rate("q", q)
-    a1r = a0r if q1 is None else _rate("q1", q1)
+    a0r = as_rate("q", q)
+    a1r = a0r if q1 is None else as_rate("q1", q1)
     with np.errstate(divide="ignore", invalid="ignore"):
         a0, a1 = a0r * (1 - a0r), a1r * (1 - a1r)
         d = (a0r + a1r - 1) ** 2
@@ -300,4 +304,4 @@ def llm_advantage_region(q: Any, q1: Any = None) -> tuple[Any, Any]:
         root = np.sqrt(np.where(ok, disc, np.nan))
         lo = np.clip(b / 2 - root, 0, 1)
         hi = np.clip(b / 2 + root, 0, 1)
-    return _out(np.where(ok, lo, np.nan)), _out(np.where(ok, hi, np.nan))
+    return unbox(np.where(ok, lo, np.nan)), unbox(np.where(ok, hi, np.nan))

@@ -116,7 +116,7 @@ def plan_paired(
     with a ``labelled_fraction`` of the prompts labelled on both systems.
 
     For the paired double-sampling contrast (joint verdict categories :math:`c` of the two
-    systems' rows; :func:`~judgebayes.inference.accuracy.items.paired_difference`) the
+    systems' rows; :func:`~judgebayes.inference.items.paired_difference`) the
     process variance is
 
     .. math::

@@ -83,7 +83,7 @@ def is_missing(v: Any) -> bool:
         return False
 
 
-def _key(v: Any) -> Any:
+def label_key(v: Any) -> Any:
     """Canonical key of a label for vocabulary and override look-ups."""
     if isinstance(v, (bool, np.bool_)):
         return "1" if v else "0"
@@ -101,10 +101,11 @@ def _key(v: Any) -> Any:
     return v
 
 
-def _as_set(x: Any) -> set:
+def label_keys(x: Any) -> set:
+    """The canonical keys (:func:`label_key`) of a label or a list of labels."""
     if isinstance(x, (str, bytes)) or not isinstance(x, Iterable):
         x = [x]
-    return {_key(v) for v in x}
+    return {label_key(v) for v in x}
 
 
 def normalize_labels(
@@ -140,8 +141,8 @@ def normalize_labels(
         rows carry it.
     """
     raw = list(values.tolist() if hasattr(values, "tolist") else values)
-    pos = _as_set(positive) if positive is not None else None
-    neg = _as_set(negative) if negative is not None else None
+    pos = label_keys(positive) if positive is not None else None
+    neg = label_keys(negative) if negative is not None else None
     if pos is not None and neg is not None and pos & neg:
         both = sorted(map(str, pos & neg))
         raise InputError(
@@ -150,7 +151,7 @@ def normalize_labels(
             value=both,
         )
     if pos is not None and neg is None:
-        keys = {_key(v) for v in raw if not is_missing(v)}
+        keys = {label_key(v) for v in raw if not is_missing(v)}
         if not keys & pos and keys <= _POSITIVE_WORDS | _NEGATIVE_WORDS:
             pos = None  # the usual vocabulary: positive= names another column's value
     out = np.empty(len(raw), dtype=float)
@@ -159,7 +160,7 @@ def normalize_labels(
         if is_missing(v):
             out[i] = np.nan
             continue
-        k = _key(v)
+        k = label_key(v)
         if pos is not None:
             if k in pos:
                 out[i] = 1.0

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.accuracy.labels import _as_set, _is_missing, _key
+from judgebayes.data.accuracy.labels import is_missing, label_key, label_keys
 from judgebayes.data.frames import as_pandas, numeric_column
 from judgebayes.data.items import binary_labels
 from judgebayes.data.logs.files import ITEM_COLUMNS, _plain
@@ -155,8 +155,8 @@ def _check_positive(raw: pd.Series, positive: Any, verdict: str) -> None:
     (or, for verdicts in the usual vocabulary, ``positive=`` would be ignored).
     """
     values = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(raw)]
-    values = [v for v in values if not _is_missing(v)]
-    if not values or {_key(v) for v in values} & _as_set(positive):
+    values = [v for v in values if not is_missing(v)]
+    if not values or {label_key(v) for v in values} & label_keys(positive):
         return
     held = sorted(values, key=lambda v: (0, v, "") if isinstance(v, Real) else (1, 0, str(v)))
     shown = ", ".join(map(repr, held[:10])) + (f", ... ({len(held)} values)" if held[10:] else "")

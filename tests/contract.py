@@ -78,8 +78,8 @@ def _strata():
 
 
 def _repeats():
-    # 40 prompts x 4 generations: the shape of the NUTS test in test_repeats.py, beside
-    # which these cases run, so that the model compiles once
+    # 40 prompts x 4 generations: the shape of the NUTS test in studies/repeats/test_base.py,
+    # beside which these cases run, so that the model compiles once
     runs, _ = jb.simulate.simulate_repeats(40, generations=4, runs=2, seed=0)
     return jb.RepeatsStudy.from_frame(runs)
 

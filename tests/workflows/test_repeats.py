@@ -10,7 +10,7 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.errors import InputError
-from tests.contract import contract_tests
+from tests.contract import ContractTests
 
 
 def _sim(seed, runs=3):
@@ -174,4 +174,5 @@ def test_nuts_split_reads_easy_and_hard_prompts_without_a_normals_shape():
 
 
 # ------------------------------------------------------------------ the contract
-globals().update(contract_tests("repeats"))
+class TestContract(ContractTests):
+    keys = ("repeats",)

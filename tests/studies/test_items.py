@@ -18,7 +18,7 @@ from judgebayes.errors import InputError, MethodRefused
 from judgebayes.inference import items as ie
 from judgebayes.inference.accuracy import closed_form as cf
 from judgebayes.inference.nuts import interpreted
-from tests.contract import contract_tests
+from tests.contract import ContractTests
 from tests.helpers import cli
 from tests.plots import check_forest, title
 from tests.reference import items_posterior_grid
@@ -1104,4 +1104,5 @@ def test_laplace_refuses_pooled_judge_rates_up_front_and_compare_shows_the_row()
 
 
 # ------------------------------------------------------------------ the contract
-globals().update(contract_tests("items.plain", "items.covariates", "items.paired"))
+class TestContract(ContractTests):
+    keys = ("items.plain", "items.covariates", "items.paired")

@@ -12,7 +12,7 @@ import pytest
 import judgebayes as jb
 from judgebayes.errors import InputError, MethodRefused
 from tests import helpers
-from tests.contract import contract_tests
+from tests.contract import ContractTests
 from tests.simulators import RATERS, simulate_raters
 
 
@@ -226,4 +226,5 @@ def test_latent_truth_covers_when_judge_and_raters_are_fooled_together():
 
 
 # ------------------------------------------------------------------ the contract
-globals().update(contract_tests("items.raters"))
+class TestContract(ContractTests):
+    keys = ("items.raters",)

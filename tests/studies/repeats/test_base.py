@@ -6,7 +6,7 @@ tests/workflows/test_repeats.py.
 import numpy as np
 
 import judgebayes as jb
-from tests.contract import contract_tests
+from tests.contract import ContractTests
 
 
 def _sim(seed, runs=3):
@@ -65,4 +65,5 @@ def test_nuts_split_reads_easy_and_hard_prompts_without_a_normals_shape():
 
 
 # ------------------------------------------------------------------ the contract
-globals().update(contract_tests("repeats"))
+class TestContract(ContractTests):
+    keys = ("repeats",)

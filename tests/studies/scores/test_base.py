@@ -444,7 +444,7 @@ def test_known_labelling_probabilities_remove_the_bias():
     study = jb.ScoreStudy.from_items(
         frame, score="score", human="human", system="system", label_prob="p"
     )
-    with pytest.raises(jb.MethodRefused, match="label_prob='p'"):
+    with pytest.raises(jb.errors.MethodRefused, match="label_prob='p'"):
         study.fit("labels_only")
     with pytest.raises(jb.InputError) as err_:
         jb.ScoreStudy.from_items(frame.assign(p=frame["p"] * 3), score="score", label_prob="p")

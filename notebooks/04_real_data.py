@@ -430,8 +430,7 @@ pd.concat([f.bias_table().assign(source=k) for k, f in pos.items()]).round(3)
 # 7B models often give truncated or empty answers, length partly *is* quality, so adding the
 # length covariate does not move the judges towards the human ranking. This is the SummEval
 # pattern of the ranking paper, not the LLMBar one: correct for a covariate only when it is a
-# presentation artefact (the trusted-anchor gate of `judgebayes.inference.ranking.baselines`
-# makes that decision from a few trusted labels).
+# presentation artefact, which a few trusted labels can decide.
 
 # %% [markdown]
 # ## 6. A written report

@@ -7,22 +7,20 @@ checks in its folder: :mod:`~.accuracy` (two frames: ``transfer`` and ``ppc``),
 :mod:`~.items` (``labelling`` and ``labelling_covariates``, ``judge_dependence``,
 ``self_preference``, ``label_agreement``: several human raters, ``judge_drift``: items over
 time), :mod:`~.leaderboard` (items that move together, items grouped undeclared, labels
-that follow the verdict); ``cells`` and ``leniency`` (panels), ``pairs`` and ``channel``
-(rankings), ``calibration_transport`` (:mod:`~.transport`), ``monotone_calibration``
-(:mod:`~.monotone`), ``score_labelling`` and ``score_range`` (judge scores: labels drawn by
-the score, scores the labels never saw).  A new check is one module here or in its
-family's folder, imported below or in the folder's ``__init__``.
+that follow the verdict), :mod:`~.panel` (``cells`` and ``leniency``), :mod:`~.ranking`
+(``pairs`` and ``channel``); ``calibration_transport`` (:mod:`~.transport`),
+``monotone_calibration`` (:mod:`~.monotone`), ``score_labelling`` and ``score_range``
+(judge scores: labels drawn by the score, scores the labels never saw).  A new check is one
+module here or in its family's folder, imported below or in the folder's ``__init__``.
 """
 
 from judgebayes.checks import (  # noqa: F401  (each module registers its check)
     accuracy,
-    cells,
-    channel,
     items,
     leaderboard,
-    leniency,
     monotone,
-    pairs,
+    panel,
+    ranking,
     score_labelling,
     score_range,
     transport,

@@ -72,7 +72,7 @@ def panel_leniency_model(
     off its verdicts; where their sensitivity and specificity are fixed properties of the
     validator, the cell model's mixture is the model, and there this one's intervals
     under-cover held-out generators (BENCHMARKS: the real Beyond Consensus panel and
-    simulated ones).  Check ``leniency`` (:mod:`judgebayes.checks.leniency`) tests the
+    simulated ones).  Check ``leniency`` (:mod:`judgebayes.checks.panel.leniency`) tests the
     one-to-one slope on the annotated generators, and ``ValidatorPanel.fit("nuts")``
     without a variant chooses between the two models by it.
 

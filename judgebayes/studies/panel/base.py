@@ -26,9 +26,9 @@ Methods (generator precision)
     item-level Dawid-Skene model.  Laplace is refused by name
     (``ValidatorPanel.methods.refused`` says why).
 
-Checks: ``cells`` (:mod:`judgebayes.checks.cells`: each cell and each annotated
+Checks: ``cells`` (:mod:`judgebayes.checks.panel.cells`: each cell and each annotated
 confusion count against a cell-model fit's posterior predictive) and ``leniency``
-(:mod:`judgebayes.checks.leniency`: the leniency model's slope 1 on the annotated
+(:mod:`judgebayes.checks.panel.leniency`: the leniency model's slope 1 on the annotated
 generators).  Methods: :mod:`judgebayes.studies.panel.methods`; the models:
 :mod:`~.cells`, :mod:`~.leniency`; leave-s-out: :mod:`judgebayes.studies.panel.crossval`.
 """
@@ -302,7 +302,7 @@ class ValidatorPanel(Study):
     # ------------------------------------------------------------ predictive checks
     def cell_replicates(self, fit: PanelFit, data: PanelData | None = None, random_seed=0):
         """(panel data, [(kind, observed, total, replicates)]): one replicate per posterior
-        draw of the cell model, for the ``cells`` check (:mod:`judgebayes.checks.cells`) and
+        draw of the cell model, for the ``cells`` check (:mod:`judgebayes.checks.panel.cells`) and
         :meth:`predictive`.
         """
         post = fit.idata.posterior

@@ -1,4 +1,4 @@
-"""The ``cells`` check (judgebayes/checks/cells.py), on fits built from known draws.
+"""The ``cells`` check (judgebayes/checks/panel/cells.py), on fits built from known draws.
 
 The panel is simulated here, with numpy, from parameters this file chooses; the fit's
 draws are those parameters with a small spread (an oracle posterior).  So the check's

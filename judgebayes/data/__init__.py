@@ -1,5 +1,5 @@
 """The only code that reads frames, files and labels: each family's validated containers
-(:mod:`~.accuracy` and :mod:`~.items`, :mod:`~.panel`, :mod:`~.ranking` and :mod:`~.channel`),
-the frame door (:mod:`~.frames`), eval-tool logs (:mod:`~.logs`) and large logs reduced to
-counts (:mod:`~.large`).
+(:mod:`~.accuracy` and :mod:`~.items`, :mod:`~.panel`, :mod:`~.ranking`: pairs and the judge
+channel), the frame door (:mod:`~.frames`), eval-tool logs (:mod:`~.logs`) and large logs
+reduced to counts (:mod:`~.large`).
 """

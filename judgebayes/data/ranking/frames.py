@@ -90,7 +90,7 @@ class ParsedPairs:
     (:func:`outcome_codes`) and the judges.
 
     Both readers of a comparisons frame (:func:`pairwise_from_frames` and
-    :func:`judgebayes.data.channel.channel_from_frames`) take it, so a study built from one
+    :func:`judgebayes.data.ranking.channel.channel_from_frames`) take it, so a study built from one
     frame parses its columns once.
     """
 

@@ -72,7 +72,7 @@ __all__ = ["PairwiseRanking", "RankingInputs"]
 @dataclass(frozen=True)
 class RankingInputs:
     """What the ranking variants are chosen from: the judges' verdicts and the human
-    preferences (a :class:`~judgebayes.data.channel.ChannelData`, or the column holding
+    preferences (a :class:`~judgebayes.data.ranking.channel.ChannelData`, or the column holding
     them), if any.
     """
 

@@ -3,7 +3,7 @@ r"""Judge verdicts with human preferences on a subset: the data of a judge-error
 One comparison *instance* is a pair shown in one order (first, second).  Each judge gives
 at most one verdict on it, and a human may have given a preference too.  The judge's
 verdict is read as a noisy copy of the human preference (see
-:mod:`judgebayes.models.channel`); instances without a human label still inform the
+:mod:`judgebayes.models.ranking.channel`); instances without a human label still inform the
 ranking through their verdicts, instances with one also inform the judges' error rates.
 
 Outcome codes, for humans and judges alike: 0 the first-shown item wins, 1 the second

@@ -27,8 +27,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.frames import as_pandas, distinct_roles
-from judgebayes.data.ranking import ParsedPairs, outcome_codes, parse_pairs
-from judgebayes.data.ranking.frames import _col
+from judgebayes.data.ranking.frames import ParsedPairs, column, outcome_codes, parse_pairs
 from judgebayes.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -279,7 +278,7 @@ def channel_from_frames(
         {k: parsed.columns[k] for k in ("first", "second", "judge")} | {"instance": instance},
     )
     h = outcome_codes(
-        _col(df, human, "comparisons"), av, bv, human, blank="missing", tie_words=HUMAN_TIE_WORDS
+        column(df, human, "comparisons"), av, bv, human, blank="missing", tie_words=HUMAN_TIE_WORDS
     )
     if parsed.judge is not None and parsed.judges is not None:
         judge_names, jidx = parsed.judges, parsed.judge
@@ -331,7 +330,7 @@ def _instances(df, instance: str | None) -> tuple[np.ndarray, np.ndarray]:
     if instance is None:
         inst_vals = np.arange(len(df))
     else:
-        icol = _col(df, instance, "comparisons")
+        icol = column(df, instance, "comparisons")
         if icol.isna().any():
             r = int(np.flatnonzero(icol.isna().to_numpy(bool))[0])
             raise InputError(

@@ -21,19 +21,16 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.frames import as_pandas, distinct_roles
+from judgebayes.data.frames import as_pandas, distinct_roles, numeric_column
 from judgebayes.data.ranking.frames import ParsedPairs, column, outcome_codes, parse_pairs
+from judgebayes.data.ranking.pairs import PairwiseData
 from judgebayes.errors import InputError
 
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
-
-__all__ = ["HUMAN_TIE_WORDS", "ChannelData", "channel_from_frames"]
+__all__ = ["HUMAN_TIE_WORDS", "ChannelData", "channel_from_frames", "row_covariates"]
 
 #: human preferences spelled as a tie (case-insensitive); missing values mean "no label"
 HUMAN_TIE_WORDS = frozenset({"tie", "draw"})
@@ -323,6 +320,28 @@ def channel_from_frames(
         ),
         covariates=() if row_covariates is None else tuple(row_covariates[0]),
     )
+
+
+def row_covariates(comparisons, data: PairwiseData, parsed) -> tuple[tuple[str, ...], np.ndarray]:
+    """Every row's standardised covariate differences (first minus second), on the scales
+    of ``data``: the judge channel's covariates (an instance takes its first row's).
+    """
+    df = as_pandas(comparisons, "comparisons")
+    a, b = parsed.codes_in(data.items)
+    cols, k = [], 0
+    for name in data.covariates:
+        _, sd, kind = data.scales[name]
+        if kind == "item":
+            assert data.item_X is not None  # an item covariate is a column of item_X
+            z = data.item_X[:, k]
+            k += 1
+            cols.append(z[a] - z[b])
+        else:
+            va = numeric_column(df[f"{name}_first"], f"{name}_first")
+            vb = numeric_column(df[f"{name}_second"], f"{name}_second")
+            cols.append((va - vb) / sd)
+    X = np.column_stack(cols) if cols else np.zeros((len(df), 0))
+    return tuple(data.covariates), X
 
 
 def _instances(df, instance: str | None) -> tuple[np.ndarray, np.ndarray]:

@@ -168,6 +168,22 @@ def parse_pairs(
     return ParsedPairs(fc, sc, labels, code, judge_names, judge_idx, columns)
 
 
+def kept_instances(comparisons, instance: str | None, parsed: ParsedPairs, ties: str):
+    """The ``instance`` column's id of every comparison kept under ``ties`` (None without
+    the column's name).
+    """
+    if instance is None:
+        return None
+    if instance not in as_pandas(comparisons, "comparisons").columns:
+        raise InputError(
+            f"the comparisons frame has no column {instance!r} (instance)",
+            field="instance",
+            value=instance,
+        )
+    kept = parsed.outcome != 2 if ties == "drop" else slice(None)
+    return as_pandas(comparisons, "comparisons")[instance].to_numpy()[kept]
+
+
 def pairwise_from_frames(
     comparisons: pd.DataFrame,
     items: pd.DataFrame | None = None,

@@ -26,9 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from judgebayes.data.frames import as_pandas, numeric_column
 from judgebayes.data.ranking import PairwiseData, pairwise_from_arrays
-from judgebayes.data.ranking.channel import ChannelData, channel_from_frames
+from judgebayes.data.ranking.channel import ChannelData, channel_from_frames, row_covariates
 from judgebayes.errors import InputError, require_type
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.ranking.ppi import ppi_bradley_terry
@@ -42,27 +41,6 @@ __all__ = ["CHANNEL_METHODS", "JudgeErrorRanking"]
 
 #: methods that rank by the human preference, using the judges as noisy witnesses
 CHANNEL_METHODS = ("judge_error", "ppi")
-
-
-def _row_covariates(comparisons, data: PairwiseData, parsed) -> tuple[tuple[str, ...], np.ndarray]:
-    """Every row's standardised covariate differences (first minus second), on the scales
-    of ``data``: the judge channel's covariates (an instance takes its first row's).
-    """
-    df = as_pandas(comparisons, "comparisons")
-    a, b = parsed.codes_in(data.items)
-    cols, k = [], 0
-    for name in data.covariates:
-        _, sd, kind = data.scales[name]
-        if kind == "item":
-            z = data.item_X[:, k]
-            k += 1
-            cols.append(z[a] - z[b])
-        else:
-            va = numeric_column(df[f"{name}_first"], f"{name}_first")
-            vb = numeric_column(df[f"{name}_second"], f"{name}_second")
-            cols.append((va - vb) / sd)
-    X = np.column_stack(cols) if cols else np.zeros((len(df), 0))
-    return tuple(data.covariates), X
 
 
 class JudgeErrorRanking(PairwiseRanking):
@@ -103,7 +81,7 @@ class JudgeErrorRanking(PairwiseRanking):
             items=data.items,
             ties=data.ties,
             parsed=parsed,
-            row_covariates=_row_covariates(comparisons, data, parsed),
+            row_covariates=row_covariates(comparisons, data, parsed),
         )
         return cls(data, priors=priors, channel=channel)
 

@@ -302,7 +302,7 @@ def run_judged(boards: int) -> None:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     t = jb.leaderboard(frame, human="human", random_seed=r)
-            except jb.MethodRefused:
+            except jb.errors.MethodRefused:
                 refused += 1
                 continue
             fitted += 1
@@ -333,7 +333,7 @@ def run_labelling(boards: int) -> None:
             with warnings.catch_warnings(record=True) as seen:
                 warnings.simplefilter("always")
                 t = jb.leaderboard(frame, human="human", random_seed=r).set_index("system")
-            warned += any(w.category is jb.LabellingWarning for w in seen)
+            warned += any(w.category is jb.errors.LabellingWarning for w in seen)
             t = t.loc[truth.index]
             hits += int(((t["lower"] <= truth) & (truth <= t["upper"])).sum())
             n += len(truth)
@@ -347,7 +347,7 @@ def run_judged_laplace() -> None:
     try:
         study.fit("laplace", random_seed=0)
         what = "fitted"
-    except jb.MethodRefused as e:
+    except jb.errors.MethodRefused as e:
         what = f"refused: {str(e)[:120]}..."
     print(f"judged 20 x 400 by Laplace: {what} in {time.process_time() - c0:.1f} s CPU")
 

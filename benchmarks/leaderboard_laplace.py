@@ -206,7 +206,7 @@ def judged_coverage(boards: int, item_sd: float = 0.0) -> None:
             c0 = time.process_time()
             try:
                 fit = study.fit("laplace", random_seed=r)
-            except jb.MethodRefused:
+            except jb.errors.MethodRefused:
                 refused += 1
                 continue
             cpu.append(time.process_time() - c0)

@@ -108,7 +108,7 @@ def edges(reps):
                     if m == "nuts" and r >= NUTS_REPS:
                         continue
                     with warnings.catch_warnings():
-                        warnings.simplefilter("ignore", jb.ConvergenceWarning)
+                        warnings.simplefilter("ignore", jb.errors.ConvergenceWarning)
                         fit = study.fit(m, random_seed=r)
                     hits[m].append(_covers(fit, h.mean()))
             for m, x in hits.items():
@@ -187,7 +187,7 @@ def _two_systems(rng, spec_b, n=400, n_lab=100):
 def _contrast(study, method, r, d):
     """(covered A - B?, width, gate passed?) of one fit."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jb.ConvergenceWarning)
+        warnings.simplefilter("ignore", jb.errors.ConvergenceWarning)
         fit = study.fit(method, random_seed=r)
     c = fit.contrasts().iloc[0]
     sign = 1 if c["a"] == "A" else -1
@@ -361,7 +361,7 @@ def channel(reps):
         for r in range(reps):
             rk = jb.PairwiseRanking.from_frames(_pairs(r, override), human="human")
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", jb.ConvergenceWarning)
+                warnings.simplefilter("ignore", jb.errors.ConvergenceWarning)
                 const = rk.fit("judge_error", random_seed=r, warn=False, judge_bias="none")
                 flags[override].append(bool(rk.check(const)["flagged"].any()))
                 if override == 0.0:
@@ -418,7 +418,7 @@ def labelling(reps):
         for r in range(reps):
             frame, truth = _log(np.random.default_rng(r), 1500, kind)
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", jb.LabellingWarning)
+                warnings.simplefilter("ignore", jb.errors.LabellingWarning)
                 study = jb.AccuracyStudy.from_items(frame, design_columns=["length"])
                 flagged.append(bool(study.check().failures))
                 hits["closed_form"].append(_covers(study.fit("closed_form"), truth))
@@ -454,7 +454,7 @@ def unequal(reps):
                 frame = pd.concat(frames, ignore_index=True)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", jb.errors.FewClustersWarning)
-                    warnings.simplefilter("ignore", jb.LabellingWarning)
+                    warnings.simplefilter("ignore", jb.errors.LabellingWarning)
                     study = jb.AccuracyStudy.from_items(frame, cluster="prompt", estimand="process")
                     hits.append(_covers(study.fit("closed_form"), truth))
             print(f"unequal  {kind:14s} {g:2d} prompts  closed_form  {_rule_cover(hits)}")
@@ -471,7 +471,7 @@ def ushape(reps):
         frame, truth = _shifted(np.random.default_rng(r), ushape=True)
         for name, fkw in fits:
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", jb.LabellingWarning)
+                warnings.simplefilter("ignore", jb.errors.LabellingWarning)
                 study = jb.AccuracyStudy.from_items(frame, system="system", **fkw)
                 t = study.check().table.query("check == 'self_preference'")
                 flags[name].append(bool(t["flagged"].any()))
@@ -551,7 +551,7 @@ def self_verdict(reps):
                     lab[rng.choice(idx, min(100, idx.size), replace=False)] = True
                 frames.append(f.assign(system=s, human=np.where(lab, h, np.nan)))
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", jb.LabellingWarning)
+                warnings.simplefilter("ignore", jb.errors.LabellingWarning)
                 study = jb.AccuracyStudy.from_items(pd.concat(frames), system="system")
                 t = study.check().table.query("check == 'self_preference'")
             out.append(bool(t["flagged"].any()))

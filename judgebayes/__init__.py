@@ -52,12 +52,9 @@ _EXPORTS: dict[str, str] = {
     "BoardPriors": "judgebayes.models.leaderboard",
     "SamplerConfig": "judgebayes.models.sampler",
     "set_progress": "judgebayes.inference.progress",
-    # what a user catches (the rest: jb.errors)
+    # what a user catches (the rest, the warnings among them: jb.errors)
     "JudgeBayesError": "judgebayes.errors",
     "InputError": "judgebayes.errors",
-    "MethodRefused": "judgebayes.errors",
-    "LabellingWarning": "judgebayes.errors",
-    "ConvergenceWarning": "judgebayes.errors",
 }
 
 # public namespaces (in ``__all__``): closed forms, designs and budgets, data in, simulators,
@@ -78,6 +75,27 @@ _SUBMODULES = (
 
 __all__ = [*sorted(_EXPORTS), *_NAMESPACES, "__version__"]
 
+# names no longer public, and where each is importable now
+_PRIVATE = {
+    "optimal_calibration_ratio": "jb.plan.allocate_calibration answers its question",
+    "Study": "judgebayes.studies.base.Study",
+    "Diagnostics": "judgebayes.inference.nuts.gate.Diagnostics",
+    "Report": "judgebayes.report.Report",
+    "SplitProtocolResult": "judgebayes.workflows.split_protocol.SplitProtocolResult",
+}
+
+
+def _moved(name: str) -> str:
+    """Where a name that is not at the top level lives now, or ''."""
+    if name in _PRIVATE:
+        return f"it is no longer public: {_PRIVATE[name]}"
+    if name.endswith("Fit") and name[:1].isupper():
+        return "the fit classes are not public: a study's fit() returns one (jb.Fit documents it)"
+    for space in _NAMESPACES:
+        if name in getattr(importlib.import_module(f"judgebayes.{space}"), "__all__", ()):
+            return f"it moved: jb.{space}.{name}"
+    return ""
+
 
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
@@ -86,7 +104,10 @@ def __getattr__(name: str) -> Any:
         return value
     if name in _SUBMODULES:
         return importlib.import_module(f"judgebayes.{name}")
-    raise AttributeError(f"module 'judgebayes' has no attribute {name!r}")
+    where = _moved(name) if not name.startswith("_") else ""
+    raise AttributeError(
+        f"module 'judgebayes' has no attribute {name!r}" + (f"; {where}" if where else "")
+    )
 
 
 def __dir__() -> list[str]:

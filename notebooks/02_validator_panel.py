@@ -43,7 +43,7 @@ from judgebayes.studies.panel import (
 
 warnings.filterwarnings("ignore", message=".*BLAS.*")
 # every NUTS fit below prints its own gate result (fit.diagnostics.message())
-warnings.simplefilter("ignore", jb.ConvergenceWarning)
+warnings.simplefilter("ignore", jb.errors.ConvergenceWarning)
 
 # %% tags=["parameters"]
 # Full settings (the committed outputs). The test suite runs this file with smaller

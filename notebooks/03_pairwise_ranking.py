@@ -42,7 +42,7 @@ from judgebayes.models.ranking import HierarchicalBias, HorseshoeBias, NormalBia
 
 warnings.filterwarnings("ignore", message=".*BLAS.*")
 # every NUTS fit below prints its own gate result (fit.diagnostics.message())
-warnings.simplefilter("ignore", jb.ConvergenceWarning)
+warnings.simplefilter("ignore", jb.errors.ConvergenceWarning)
 
 # %% tags=["parameters"]
 # Full settings (the committed outputs). The test suite runs this file with smaller

@@ -62,7 +62,7 @@ from judgebayes.workflows.split_protocol import split_protocol
 
 warnings.filterwarnings("ignore", message=".*BLAS.*")
 # every NUTS fit below reports its own gate numbers in the tables
-warnings.simplefilter("ignore", jb.ConvergenceWarning)
+warnings.simplefilter("ignore", jb.errors.ConvergenceWarning)
 pd.set_option("display.width", 200)
 pd.set_option("display.max_rows", 200)
 pd.set_option("display.max_columns", 30)
@@ -483,7 +483,7 @@ for r in range(PAIRED_DRAWS):
         study = jb.AccuracyStudy.from_items(frame, system="system", item=item)
         for method in ("closed_form", "nuts"):
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", jb.ConvergenceWarning)
+                warnings.simplefilter("ignore", jb.errors.ConvergenceWarning)
                 fit = study.fit(method, random_seed=r)
             c = fit.contrasts().set_index(["a", "b"]).loc[(new, old)]
             rows.append(

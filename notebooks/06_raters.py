@@ -208,7 +208,7 @@ def simulate(rng, theta=(0.6, 0.45), n=600, labelled=0.3, accuracy=(0.85, 0.9, 0
 rng = np.random.default_rng(2026)
 hits = {"latent truth": 0, "majority": 0, "one labeller": 0, "one labeller, error <= 0.1": 0}
 with warnings.catch_warnings():
-    warnings.simplefilter("ignore", jb.LabellingWarning)  # the check's own false alarms
+    warnings.simplefilter("ignore", jb.errors.LabellingWarning)  # the check's own false alarms
     for _ in range(REPS):
         df, shares = simulate(rng)
         raters = ["h0", "h1", "h2"]

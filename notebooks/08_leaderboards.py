@@ -45,7 +45,7 @@ from scipy import stats
 import judgebayes as jb
 from judgebayes import datasets
 
-warnings.simplefilter("ignore", jb.ConvergenceWarning)  # the tables show the gate's numbers
+warnings.simplefilter("ignore", jb.errors.ConvergenceWarning)  # the tables show the gate's numbers
 pd.set_option("display.width", 200)
 pd.set_option("display.max_columns", 30)
 

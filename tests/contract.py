@@ -1,7 +1,7 @@
 """The result contract every study class and method keeps, run in the test file of each
-study's family: ``contract_tests(*keys)`` gives the tests of those study keys, which the
-family's file takes into its namespace, so that a study's contract cases run where its
-family's tests compile the same models (xdist's file groups) and no table says where.
+study's family: :class:`ContractTests`, which each family's test file subclasses with its
+study keys, so that a study's contract cases run where its family's tests compile the same
+models (xdist sends a file to one worker).
 
 One small example study per registered class (:data:`EXAMPLES`); each is built on its
 family tests' data, whose shapes and labels are the compiled model's key.  The fixtures
@@ -78,8 +78,8 @@ def _strata():
 
 
 def _repeats():
-    # 40 prompts x 4 generations: the shape of the NUTS test in test_repeats.py, beside
-    # which these cases run, so that the model compiles once
+    # 40 prompts x 4 generations: the shape of the NUTS test in studies/repeats/test_base.py,
+    # beside which these cases run, so that the model compiles once
     runs, _ = jb.simulate.simulate_repeats(40, generations=4, runs=2, seed=0)
     return jb.RepeatsStudy.from_frame(runs)
 
@@ -112,7 +112,7 @@ EXAMPLES = {
     ),
     # the door chooses the hierarchical cell model for this panel (3 annotated generators:
     # too few for the leniency model's check); the other models by their class, on the
-    # data their family tests compile them on (tests/groups.py runs them there)
+    # data their family tests compile them on (their contract cases run in that file)
     "panel.hierarchical": lambda: jb.ValidatorPanel(_panel_data()),
     "panel.pooled": lambda: PooledPanel(_shifted_panel()),
     "panel.overdispersed": lambda: OverdispersedPanel(_panel_data()),
@@ -176,7 +176,7 @@ def _clustered():
 PANEL_DEFAULT = "panel.hierarchical"
 
 
-def _methods(key: str) -> list[str]:
+def methods_of(key: str) -> list[str]:
     """The methods of ``key``'s contract cases."""
     if key.startswith("panel.") and key != PANEL_DEFAULT:
         return ["nuts"]
@@ -211,7 +211,7 @@ class Studies(dict):
 
 class Fits(dict):
     """Every (study, method) fit, made when a test first asks for it: a study's cases run
-    in its family's worker (tests/groups.py), which compiles each model once.
+    in its family's test file (one worker), which compiles each model once.
     """
 
     def __init__(self, studies):
@@ -228,7 +228,7 @@ class Fits(dict):
         return fit
 
     def of(self, key):
-        return [self[(key, m)] for m in _methods(key)]
+        return [self[(key, m)] for m in methods_of(key)]
 
 
 UNITS = {
@@ -331,7 +331,7 @@ def check_compare_and_forest(all_fits, key):
     assert len(table) == sum(len(f.interval(0.1)) for f in fits)
     assert set(table["family"]) == {STUDIES[key].family}
     # R-hat exactly for the MCMC methods of the registry ("nuts/horseshoe" is nuts)
-    mcmc_methods = {m for m in _methods(key) if STUDIES[key].methods[m].mcmc}
+    mcmc_methods = {m for m in methods_of(key) if STUDIES[key].methods[m].mcmc}
     is_mcmc = table["method"].str.split("/").str[0].isin(mcmc_methods)
     assert is_mcmc.any() == bool(mcmc_methods)
     assert table[is_mcmc]["r_hat"].notna().all()
@@ -426,47 +426,62 @@ def check_posterior_predictive(studies, all_fits, key):
     plt.close("all")
 
 
-def contract_tests(*keys: str) -> dict:
-    """The contract's tests of the study ``keys``, for a family's test file:
-    ``globals().update(contract_tests("items.plain", ...))``.
+class ContractTests:
+    """The contract's tests of the study keys ``keys``: a family's test file subclasses it,
+
+    ``class TestContract(ContractTests): keys = ("items.plain",)``,
+
+    so that the cases run in that file, where its tests compile the same models (xdist
+    sends a file to one worker).  A test with no case among ``keys`` (no MCMC method, no
+    posterior predictive drawn) is not collected.
     """
-    cases = [(k, m) for k in keys for m in _methods(k)]
-    mcmc = [(k, m) for k, m in cases if STUDIES[k].methods[m].mcmc]
-    predictive = [k for k in keys if k in PREDICTIVE]
 
-    @pytest.mark.parametrize("key,method", cases)
-    def test_contract_fit(all_fits, key, method):
-        check_fit(all_fits, key, method)
+    keys: tuple[str, ...] = ()
 
-    @pytest.mark.parametrize("key,method", cases)
-    def test_contract_saves_and_loads(all_fits, key, method, tmp_path):
-        check_saves_and_loads(all_fits, key, method, tmp_path)
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if not cls.mcmc_cases():
+            cls.test_mcmc_groups = None  # type: ignore[assignment]
+        if not cls.predictive_keys():
+            cls.test_posterior_predictive = None  # type: ignore[assignment]
 
-    @pytest.mark.parametrize("key,method", mcmc)
-    def test_contract_mcmc_groups(all_fits, key, method):
-        check_mcmc_groups(all_fits, key, method)
+    @classmethod
+    def cases(cls) -> list[tuple[str, str]]:
+        return [(k, m) for k in cls.keys for m in methods_of(k)]
 
-    @pytest.mark.parametrize("key", keys)
-    def test_contract_compare_and_forest(all_fits, key):
+    @classmethod
+    def mcmc_cases(cls) -> list[tuple[str, str]]:
+        return [(k, m) for k, m in cls.cases() if STUDIES[k].methods[m].mcmc]
+
+    @classmethod
+    def predictive_keys(cls) -> list[str]:
+        return [k for k in cls.keys if k in PREDICTIVE]
+
+    def pytest_generate_tests(self, metafunc):
+        ids = "-".join
+        if "case" in metafunc.fixturenames:
+            metafunc.parametrize("case", self.cases(), ids=ids)
+        if "mcmc_case" in metafunc.fixturenames:
+            metafunc.parametrize("mcmc_case", self.mcmc_cases(), ids=ids)
+        if "key" in metafunc.fixturenames:
+            metafunc.parametrize("key", self.keys)
+        if "predictive_key" in metafunc.fixturenames:
+            metafunc.parametrize("predictive_key", self.predictive_keys())
+
+    def test_fit(self, all_fits, case):
+        check_fit(all_fits, *case)
+
+    def test_saves_and_loads(self, all_fits, case, tmp_path):
+        check_saves_and_loads(all_fits, *case, tmp_path)
+
+    def test_mcmc_groups(self, all_fits, mcmc_case):
+        check_mcmc_groups(all_fits, *mcmc_case)
+
+    def test_compare_and_forest(self, all_fits, key):
         check_compare_and_forest(all_fits, key)
 
-    @pytest.mark.parametrize("key", keys)
-    def test_contract_family_summaries(all_fits, key):
+    def test_family_summaries(self, all_fits, key):
         check_family_summaries(all_fits, key)
 
-    tests = {
-        "test_contract_fit": test_contract_fit,
-        "test_contract_saves_and_loads": test_contract_saves_and_loads,
-        "test_contract_compare_and_forest": test_contract_compare_and_forest,
-        "test_contract_family_summaries": test_contract_family_summaries,
-    }
-    if mcmc:
-        tests["test_contract_mcmc_groups"] = test_contract_mcmc_groups
-    if predictive:
-
-        @pytest.mark.parametrize("key", predictive)
-        def test_contract_posterior_predictive(studies, all_fits, key):
-            check_posterior_predictive(studies, all_fits, key)
-
-        tests["test_contract_posterior_predictive"] = test_contract_posterior_predictive
-    return tests
+    def test_posterior_predictive(self, studies, all_fits, predictive_key):
+        check_posterior_predictive(studies, all_fits, predictive_key)

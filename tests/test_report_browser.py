@@ -86,7 +86,7 @@ def test_leaderboard_report_renders_in_chromium(tmp_path, capsys):
     frame.to_csv(tmp_path / "board.csv", index=False)
     out_path = tmp_path / "board.html"
     argv = ["leaderboard", str(tmp_path / "board.csv"), "--report", str(out_path)]
-    assert main([*argv, "--bootstrap", "300", "--format", "json"]) == 0
+    assert main([*argv, "--method", "bootstrap", "--reps", "400", "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)["systems"]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)

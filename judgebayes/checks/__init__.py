@@ -7,23 +7,21 @@ checks in its folder: :mod:`~.accuracy` (two frames: ``transfer`` and ``ppc``),
 :mod:`~.items` (``labelling`` and ``labelling_covariates``, ``judge_dependence``,
 ``self_preference``, ``label_agreement``: several human raters, ``judge_drift``: items over
 time), :mod:`~.leaderboard` (items that move together, items grouped undeclared, labels
-that follow the verdict), :mod:`~.panel` (``cells`` and ``leniency``), :mod:`~.ranking`
-(``pairs`` and ``channel``); ``calibration_transport`` (:mod:`~.transport`),
-``monotone_calibration`` (:mod:`~.monotone`), ``score_labelling`` and ``score_range``
-(judge scores: labels drawn by the score, scores the labels never saw).  A new check is one
-module here or in its family's folder, imported below or in the folder's ``__init__``.
+that follow the verdict), :mod:`~.scores` (``calibration_transport``,
+``monotone_calibration``, ``score_labelling`` and ``score_range``: one calibration for every
+system, a label rising with the score, labels drawn by the score, scores the labels never
+saw), :mod:`~.panel` (``cells`` and ``leniency``) and :mod:`~.ranking` (``pairs`` and
+``channel``).  A new check is one module in its family's folder, imported in the folder's
+``__init__``.
 """
 
 from judgebayes.checks import (  # noqa: F401  (each module registers its check)
     accuracy,
     items,
     leaderboard,
-    monotone,
     panel,
     ranking,
-    score_labelling,
-    score_range,
-    transport,
+    scores,
 )
 from judgebayes.checks.base import (
     CHECK_COLUMNS,

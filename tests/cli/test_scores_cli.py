@@ -62,7 +62,7 @@ def test_the_installed_command_prints_the_means_and_gates_claims(csv):
 
 
 def test_every_point_method_and_contrasts(csv, capsys):
-    # NUTS through the command line is the same fit (tests/studies/test_scores.py samples
+    # NUTS through the command line is the same fit (tests/studies/scores/test_base.py samples
     # it); the point methods here, each with its own rows
     argv = ["scores", str(csv), "--score", "grade", "--system", "system", "--item", "prompt"]
     for m in ("closed_form", "ppi_plus_plus", "labels_only", "naive"):

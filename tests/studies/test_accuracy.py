@@ -19,7 +19,7 @@ from judgebayes.errors import (
 )
 from judgebayes.inference.nuts import interpreted
 from judgebayes.studies import STUDIES
-from tests.contract import EXAMPLES, SMALL, contract_tests
+from tests.contract import EXAMPLES, SMALL, ContractTests
 from tests.plots import check_forest, title
 
 NUTS = dict(draws=1000, tune=1000, chains=4)
@@ -410,11 +410,8 @@ def test_warm_refit_data_equal_pymcs():
 
 
 # ------------------------------------------------------------------ the contract
-globals().update(
-    contract_tests(
-        "accuracy.binary", "accuracy.strata", "accuracy.multiclass", "accuracy.replicates"
-    )
-)
+class TestContract(ContractTests):
+    keys = ("accuracy.binary", "accuracy.strata", "accuracy.multiclass", "accuracy.replicates")
 
 
 def test_nuts_trees_carry_the_groups_arviz_reads(all_fits):

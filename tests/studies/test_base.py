@@ -36,7 +36,7 @@ def test_every_registered_study_class_has_an_example():
 
 
 def _claimed() -> list[tuple[str, str]]:
-    """(study key, test file) of every ``contract_tests(...)`` call in the tests."""
+    """(study key, test file) of every ``ContractTests`` subclass in the tests."""
     import ast
     import pathlib
 
@@ -44,8 +44,13 @@ def _claimed() -> list[tuple[str, str]]:
     out = []
     for path in tests.rglob("test_*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "contract_tests":
-                out += [(a.value, str(path.relative_to(tests))) for a in node.args]
+            if isinstance(node, ast.ClassDef) and any(
+                getattr(b, "id", "") == "ContractTests" for b in node.bases
+            ):
+                for stmt in node.body:
+                    if isinstance(stmt, ast.Assign) and ast.unparse(stmt.targets[0]) == "keys":
+                        where = str(path.relative_to(tests))
+                        out += [(k, where) for k in ast.literal_eval(stmt.value)]
     return out
 
 

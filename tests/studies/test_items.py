@@ -18,7 +18,7 @@ from judgebayes.errors import InputError, MethodRefused
 from judgebayes.inference import items as ie
 from judgebayes.inference.accuracy import closed_form as cf
 from judgebayes.inference.nuts import interpreted
-from tests.contract import contract_tests
+from tests.contract import ContractTests
 from tests.helpers import cli
 from tests.plots import check_forest, title
 from tests.reference import items_posterior_grid
@@ -165,7 +165,7 @@ def test_a_point_fit_builds_its_inferencedata_on_first_use_with_both_estimands()
 
     f = _frame(n=400, labelled=80)
     # labels at random; system c's row order falls in the labelling check's 1% (p 0.003)
-    warnings.simplefilter("ignore", jb.LabellingWarning)
+    warnings.simplefilter("ignore", jb.errors.LabellingWarning)
     study = jb.AccuracyStudy.from_items(f, system="system", estimand="process")
     fit = study.fit("closed_form")
     assert "idata" not in fit.__dict__  # deferred: interval() needs no xarray object
@@ -668,7 +668,7 @@ def test_several_judges_default_to_the_vote_count_posterior_which_covers_when_th
     hits = []
     # labels at random by construction: the labelling check's 1% false alarms (tested in
     # tests/checks) are not this test's subject
-    warnings.simplefilter("ignore", jb.LabellingWarning)
+    warnings.simplefilter("ignore", jb.errors.LabellingWarning)
     for r in range(60):
         frame, truth = correlated_judges(100 + r, 1.5)
         study = jb.AccuracyStudy.from_items(frame, judge=["j0", "j1", "j2"])
@@ -688,7 +688,7 @@ def test_paired_contrasts_cover_and_are_narrower_than_the_independent_analysis()
     # realised difference, where PPI++ on the per-item differences is 0.111 wide
     hits = {"process": [], "items": []}
     width = {"paired": [], "independent": []}
-    warnings.simplefilter("ignore", jb.LabellingWarning)  # labels at random by construction
+    warnings.simplefilter("ignore", jb.errors.LabellingWarning)  # labels at random by construction
     for r in range(300):
         frame, truth, realised = jb.simulate.simulate_paired(400, seed=r)
         for estimand, target in (("process", truth), ("items", realised)):
@@ -732,7 +732,7 @@ def test_paired_closed_form_uses_labels_only_one_system_of_a_prompt_has():
     # a 0.95 coverage 0.0126 (0.918 is 2.5 sd below).  Measured: coverage of the prompts'
     # realised difference 0.953 at width 0.116, against 0.160 with the one-sided labels
     # dropped and 0.143 for the independent analysis (process: 0.960, 0.146 / 0.174 / 0.191)
-    warnings.simplefilter("ignore", jb.LabellingWarning)  # labels at random by construction
+    warnings.simplefilter("ignore", jb.errors.LabellingWarning)  # labels at random by construction
     hits, width = [], {"all labels": [], "labels on both": [], "independent": []}
     for r in range(300):
         frame, realised = _one_sided_labels(r)
@@ -767,7 +767,7 @@ def test_paired_process_difference_is_the_joint_category_means_of_each_systems_l
     )
     study = jb.AccuracyStudy.from_items(frame, system="system", item="prompt", estimand="process")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jb.LabellingWarning)
+        warnings.simplefilter("ignore", jb.errors.LabellingWarning)
         c = study.fit("closed_form").contrasts().iloc[0]
     assert c["difference"] == pytest.approx(ref, abs=1e-12)
     data = study.data
@@ -1104,4 +1104,5 @@ def test_laplace_refuses_pooled_judge_rates_up_front_and_compare_shows_the_row()
 
 
 # ------------------------------------------------------------------ the contract
-globals().update(contract_tests("items.plain", "items.covariates", "items.paired"))
+class TestContract(ContractTests):
+    keys = ("items.plain", "items.covariates", "items.paired")

@@ -1,6 +1,8 @@
 """Clustered items (the clustered model): the contract's cases of the study class
 (tests/contract.py); the model's own tests are in tests/studies/test_items.py."""
 
-from tests.contract import contract_tests
+from tests.contract import ContractTests
 
-globals().update(contract_tests("items.clustered"))
+
+class TestContract(ContractTests):
+    keys = ("items.clustered",)

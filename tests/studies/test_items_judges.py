@@ -1,6 +1,8 @@
 """Several judges on the same items (the latent-class model): the contract's cases of the
 study class (tests/contract.py); the model's own tests are in tests/studies/test_items.py."""
 
-from tests.contract import contract_tests
+from tests.contract import ContractTests
 
-globals().update(contract_tests("items.judges"))
+
+class TestContract(ContractTests):
+    keys = ("items.judges",)

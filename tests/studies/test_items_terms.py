@@ -157,7 +157,7 @@ def _ushaped(seed, n=400, n_lab=120):
 
 def _u_flags(sets: int) -> dict[str, int]:
     flagged = {"linear": 0, "spline": 0}
-    warnings.simplefilter("ignore", jb.LabellingWarning)
+    warnings.simplefilter("ignore", jb.errors.LabellingWarning)
     for seed in range(sets):
         f, _ = _ushaped(seed)
         for term in flagged:

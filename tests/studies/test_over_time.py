@@ -16,7 +16,7 @@ import judgebayes as jb
 from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
 from judgebayes.inference.nuts import interpreted
 from judgebayes.studies.items import OverTimeItems
-from tests.contract import contract_tests
+from tests.contract import ContractTests
 from tests.simulators import stream
 
 
@@ -155,4 +155,5 @@ def test_dynamic_model_covers_the_judges_rate_in_every_period():
 
 
 # ------------------------------------------------------------------ the contract
-globals().update(contract_tests("items.over_time"))
+class TestContract(ContractTests):
+    keys = ("items.over_time",)

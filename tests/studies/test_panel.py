@@ -16,7 +16,7 @@ from judgebayes.inference.panel import ensembles as ens
 from judgebayes.inference.panel.regression import fit_regression, regression_loss
 from judgebayes.simulate.panel import simulate_panel
 from judgebayes.studies.panel import HierarchicalPanel, PooledPanel, ValidatorPanel
-from tests.contract import PANEL_DEFAULT, contract_tests
+from tests.contract import PANEL_DEFAULT, ContractTests
 from tests.helpers import cli, run
 from tests.plots import title
 
@@ -633,7 +633,8 @@ def test_cell_checks_flag_an_altered_cell_and_plot_through_arviz(bayes_fits):
 
 
 # ------------------------------------------------------------------ the contract
-globals().update(contract_tests("panel.hierarchical", "panel.pooled", "panel.overdispersed"))
+class TestContract(ContractTests):
+    keys = ("panel.hierarchical", "panel.pooled", "panel.overdispersed")
 
 
 def test_default_panel_model_passes_the_gate_on_a_small_plain_panel(studies, all_fits):

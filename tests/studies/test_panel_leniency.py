@@ -15,7 +15,7 @@ from judgebayes.datasets.beyond_consensus import beyond_consensus_panel
 from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
 from judgebayes.inference.nuts import clear_compile_cache
 from judgebayes.studies.panel import HierarchicalPanel, LeniencyPanel, ValidatorPanel
-from tests.contract import contract_tests
+from tests.contract import ContractTests
 from tests.simulators import leniency_panel, mixture_panel
 
 
@@ -218,4 +218,5 @@ def test_default_model_covers_on_the_mixture_or_its_check_chose_the_cell_model()
 
 
 # ------------------------------------------------------------------ the contract
-globals().update(contract_tests("panel.leniency"))
+class TestContract(ContractTests):
+    keys = ("panel.leniency",)

@@ -36,7 +36,7 @@ from judgebayes.models.ranking import RankingPriors
 from judgebayes.simulate.ranking import controlled_benchmark, simulate_bt_judge
 from judgebayes.studies.ranking import PairwiseRanking
 from judgebayes.workflows.active import CallableOracle, MatrixOracle, run_active
-from tests.contract import contract_tests
+from tests.contract import ContractTests
 from tests.helpers import cli, run
 
 
@@ -904,4 +904,5 @@ def test_identified_interval_coverage_and_width_on_large_data():
 
 
 # ------------------------------------------------------------------ the contract
-globals().update(contract_tests("ranking"))
+class TestContract(ContractTests):
+    keys = ("ranking",)

@@ -17,7 +17,7 @@ from judgebayes.datasets import pandalm_comparisons, pandalm_judged
 from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
 from judgebayes.inference.ranking.ppi import ppi_bradley_terry
 from judgebayes.studies.ranking import PairwiseRanking
-from tests.contract import contract_tests
+from tests.contract import ContractTests
 from tests.helpers import cli
 
 
@@ -315,4 +315,5 @@ def test_default_channel_covers_where_the_constant_channel_does_not():
 
 
 # ------------------------------------------------------------------ the contract
-globals().update(contract_tests("ranking.channel"))
+class TestContract(ContractTests):
+    keys = ("ranking.channel",)

@@ -12,7 +12,7 @@ import pytest
 import judgebayes as jb
 from judgebayes.errors import InputError, MethodRefused
 from tests import helpers
-from tests.contract import contract_tests
+from tests.contract import ContractTests
 from tests.simulators import RATERS, simulate_raters
 
 
@@ -21,7 +21,7 @@ def fits(df, estimand="process"):
         df, judge="judge", human=RATERS, system="system", estimand=estimand
     )
     with warnings.catch_warnings():  # the labelling check's own false alarms
-        warnings.simplefilter("ignore", jb.LabellingWarning)
+        warnings.simplefilter("ignore", jb.errors.LabellingWarning)
         majority = jb.AccuracyStudy.from_items(
             df, judge="judge", human=RATERS, system="system", truth="majority", estimand=estimand
         ).fit("closed_form")
@@ -115,7 +115,7 @@ def coverage(n_sets, seed, estimand="process"):
         df, shares = simulate_raters(rng)
         latent, majority = fits(df, estimand)
         with warnings.catch_warnings():  # the labelling check's own false alarms
-            warnings.simplefilter("ignore", jb.LabellingWarning)
+            warnings.simplefilter("ignore", jb.errors.LabellingWarning)
             t = latent.fit("nuts", random_seed=int(rng.integers(1 << 31))).interval()
         m = majority.interval()
         for s, true in (("A", 0.6), ("B", 0.45)) if estimand == "process" else shares.items():
@@ -214,7 +214,7 @@ def test_latent_truth_covers_when_judge_and_raters_are_fooled_together():
     for i in range(100):
         df = simulate_shared_hard_items(rng)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", jb.LabellingWarning)
+            warnings.simplefilter("ignore", jb.errors.LabellingWarning)
             t = (
                 jb.AccuracyStudy.from_items(df, human=RATERS, system="system", estimand="process")
                 .fit("nuts", random_seed=i)
@@ -226,4 +226,5 @@ def test_latent_truth_covers_when_judge_and_raters_are_fooled_together():
 
 
 # ------------------------------------------------------------------ the contract
-globals().update(contract_tests("items.raters"))
+class TestContract(ContractTests):
+    keys = ("items.raters",)

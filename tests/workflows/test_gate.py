@@ -196,7 +196,7 @@ def test_claims_at_their_margin_hold_the_error_rate_and_several_the_familywise_r
     claims = ["B > A - 0.05", "|A - B| < 0.05", "A > B + 0.05"]
     hits = {c: 0 for c in claims}
     any_hit = 0
-    warnings.simplefilter("ignore", jb.LabellingWarning)  # labels at random by construction
+    warnings.simplefilter("ignore", jb.errors.LabellingWarning)  # labels at random by construction
     for r in range(300):
         fit = jb.AccuracyStudy.from_items(
             jb.simulate.simulate_paired(400, rate_b=0.70, agreement=0.9, seed=r)[0],

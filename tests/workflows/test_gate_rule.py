@@ -64,11 +64,11 @@ def test_a_claim_read_off_too_few_effective_draws_is_not_supported():
     frame.loc[idx[:30], "human"] = (rng.random(30) < 0.75).astype(float)
     study = jb.AccuracyStudy.from_items(frame, system="system", item="prompt")
     with warnings.catch_warnings():  # the labels follow the rows here (checked elsewhere)
-        warnings.simplefilter("ignore", jb.LabellingWarning)
+        warnings.simplefilter("ignore", jb.errors.LabellingWarning)
         fit = study.fit("exact", random_seed=0)
     assert fit.info["ess"] < 400
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jb.LabellingWarning)
+        warnings.simplefilter("ignore", jb.errors.LabellingWarning)
         result = gate(study, fit, ["A > B - 0.4", "A > 0.01"])
         assert not result.claims["supported"].any() and not result.passed
         assert result.claims["reason"].str.contains("effective draws").all()

@@ -49,7 +49,7 @@ def test_covers_when_the_error_lies_in_the_range(study_sets):
     diff_own, diff_sens = 0, 0
     for df in study_sets:
         with warnings.catch_warnings():  # the labelling check's own false alarms (3%)
-            warnings.simplefilter("ignore", jb.LabellingWarning)
+            warnings.simplefilter("ignore", jb.errors.LabellingWarning)
             fit = jb.AccuracyStudy.from_items(
                 df, judge="judge", human="human", system="system", item="item", estimand="process"
             ).fit("closed_form")

@@ -93,7 +93,7 @@ def test_a_judged_board_is_corrected_by_a_few_human_labels():
     assert np.mean(hits) >= 0.88, np.mean(hits)
     assert np.mean(naive_m01) <= 0.1
     assert "judge-corrected by" in " ".join(t.attrs["notes"])
-    with pytest.raises(jb.MethodRefused, match="'m03' has 0 labelled"):
+    with pytest.raises(jb.errors.MethodRefused, match="'m03' has 0 labelled"):
         few = frame.assign(human=frame["human"].where(frame["system"] != "m03"))
         jb.leaderboard(few, human="human")
 

@@ -69,7 +69,7 @@ def test_a_covariate_the_same_on_every_item_and_bad_input_are_named():
     with pytest.raises(jb.InputError, match="a DataFrame"):
         jb.plot_ranks([1, 2])
     labelled = frame.assign(h=np.where(frame.index % 5 == 0, 1.0, np.nan))
-    with pytest.raises(jb.MethodRefused, match="not both"):
+    with pytest.raises(jb.errors.MethodRefused, match="not both"):
         jb.leaderboard(labelled, score="score", adjust="length", human="h", scale=FREE)
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.logs.files import _need, _paths, _read_records
+from judgebayes.data.logs.files import find_files, read_records, require_keys
 from judgebayes.errors import InputError
 
 __all__ = ["alpaca_eval_items"]
@@ -35,9 +35,9 @@ _KEYS = ("instruction", "output_1", "generator_1", "output_2", "generator_2", "p
 
 
 def _records(path: Path) -> pd.DataFrame:
-    rows = _read_records(path, "paths")
+    rows = read_records(path, "paths")
     for i, r in enumerate(rows):
-        _need(r, _KEYS, "paths", path, i)
+        require_keys(r, _KEYS, "paths", path, i)
     return pd.DataFrame(rows).assign(file=str(path), record=range(len(rows)))
 
 
@@ -74,7 +74,7 @@ def alpaca_eval_items(paths, *, annotator: str | None = None) -> pd.DataFrame:
         and 2; a boolean is none of them), several annotators without ``annotator=``,
         several references, or one model's instruction twice (two files of one model).
     """
-    files = _paths(paths, "paths", ("**/annotations.json",))
+    files = find_files(paths, "paths", ("**/annotations.json",))
     frame = pd.concat([_records(p) for p in files], ignore_index=True)
     names = sorted(frame["annotator"].dropna().astype(str).unique()) if "annotator" in frame else []
     if annotator is not None:

@@ -15,20 +15,15 @@ from judgebayes.errors import InputError
 ITEM_COLUMNS = ("sample_id", "system", "judge", "human")
 
 
-# Inspect AI's grade letters (inspect_ai.scorer: CORRECT, INCORRECT, PARTIAL, NOANSWER);
-# NOANSWER counts as incorrect, as Inspect's own value_to_float scores it.  Every other
-# spelling goes through the package's one label vocabulary (data.accuracy.normalize_labels).
-_INSPECT_GRADES = {"c": 1.0, "i": 0.0, "n": 0.0}
-
-
-def _listlike(x: Any) -> bool:
+def is_listlike(x: Any) -> bool:
+    """Whether ``x`` is a list of sources (an iterable that is not one string)."""
     return isinstance(x, Iterable) and not isinstance(x, (str, bytes))
 
 
 PATHS = "a path, a directory or a list of them"
 
 
-def _not_a(accepts: str, value: Any, what: str, within: Any = None) -> InputError:
+def wrong_type(accepts: str, value: Any, what: str, within: Any = None) -> InputError:
     """The error for an argument ``what`` (``within`` it, when it is a list) that is not
     one of ``accepts``: names the argument and the type it got.
     """
@@ -37,19 +32,19 @@ def _not_a(accepts: str, value: Any, what: str, within: Any = None) -> InputErro
     return InputError(f"{what} must be {accepts}; got {held}", field=what, value=got)
 
 
-def _paths(
+def find_files(
     source: Any, what: str, patterns: tuple[str, ...], accepts: str = PATHS
 ) -> list[pathlib.Path]:
     """Files named by ``source``: a path, a directory (its ``patterns`` files) or a list.
 
     ``what`` is the reader's parameter, named in errors; ``accepts`` what it takes.
     """
-    listed = _listlike(source)
+    listed = is_listlike(source)
     items = list(source) if listed else [source]
     out: list[pathlib.Path] = []
     for s in items:
         if not isinstance(s, str | os.PathLike):
-            raise _not_a(accepts, s, what, source if listed else None)
+            raise wrong_type(accepts, s, what, source if listed else None)
         p = pathlib.Path(s)
         if p.is_dir():
             found = sorted(f for pat in patterns for f in p.glob(pat))
@@ -69,7 +64,8 @@ def _paths(
     return out
 
 
-def _read_json(path: pathlib.Path, what: str) -> Any:
+def read_json(path: pathlib.Path, what: str) -> Any:
+    """The JSON document of ``path``; unreadable or invalid JSON is an error naming ``what``."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -84,7 +80,7 @@ def _read_json(path: pathlib.Path, what: str) -> Any:
         ) from None
 
 
-def _read_records(path: pathlib.Path, what: str) -> list[dict]:
+def read_records(path: pathlib.Path, what: str) -> list[dict]:
     """Records of a JSON list or a JSON-lines file."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -94,7 +90,7 @@ def _read_records(path: pathlib.Path, what: str) -> list[dict]:
         ) from None
     stripped = text.lstrip()
     if stripped.startswith("["):
-        records = _read_json(path, what)
+        records = read_json(path, what)
     else:
         records = []
         for i, line in enumerate(text.splitlines(), start=1):
@@ -120,7 +116,8 @@ def _read_records(path: pathlib.Path, what: str) -> list[dict]:
     return records
 
 
-def _need(record: dict, keys: tuple[str, ...], what: str, path: Any, i: int) -> None:
+def require_keys(record: dict, keys: tuple[str, ...], what: str, path: Any, i: int) -> None:
+    """An error naming the first of ``keys`` that record ``i`` of ``path`` lacks."""
     missing = [k for k in keys if k not in record]
     if missing:
         raise InputError(
@@ -128,8 +125,3 @@ def _need(record: dict, keys: tuple[str, ...], what: str, path: Any, i: int) -> 
             field=missing[0],
             value=None,
         )
-
-
-def _plain(v: Any) -> Any:
-    """A score as a plain value (booleans are verdicts, not scores: kept as text)."""
-    return str(v) if isinstance(v, bool) else v

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from judgebayes.data.logs.files import _need, _paths, _read_json, _read_records
-from judgebayes.data.logs.labels import _items_frame
+from judgebayes.data.logs.files import find_files, read_json, read_records, require_keys
+from judgebayes.data.logs.labels import items_frame
 from judgebayes.errors import InputError
 
 
@@ -55,13 +55,13 @@ def lm_eval_items(
         declares it).
     """
     rows = []
-    files = _paths(samples, "samples", ("samples_*.jsonl", "*/samples_*.jsonl"))
+    files = find_files(samples, "samples", ("samples_*.jsonl", "*/samples_*.jsonl"))
     tasks = {p: p.name.removeprefix("samples_").rsplit("_", 1)[0] for p in files}
     several = len(set(tasks.values())) > 1
     for p in files:
         sys_name = system or p.parent.name
-        for i, r in enumerate(_read_records(p, "samples")):
-            _need(r, ("doc_id",), "samples", p, i)
+        for i, r in enumerate(read_records(p, "samples")):
+            require_keys(r, ("doc_id",), "samples", p, i)
             if filter is not None and r.get("filter") != filter:
                 continue
             if metric not in r:
@@ -77,9 +77,7 @@ def lm_eval_items(
             )
     if not rows:
         raise InputError(f"no sample records with filter {filter!r}", field="filter", value=filter)
-    return _items_frame(
-        rows, labels, extra=("task",), verdict=f"metric {metric}", positive=positive
-    )
+    return items_frame(rows, labels, extra=("task",), verdict=f"metric {metric}", positive=positive)
 
 
 # ------------------------------------------------------------------ promptfoo
@@ -105,8 +103,8 @@ def promptfoo_items(results, labels=None, *, assertion: str | None = None, score
     The system is the provider's label (or id); a test whose provider call failed has no
     grading result and gets ``judge`` NaN.
     """
-    (path,) = _paths(results, "results", ("*.json",))
-    doc = _read_json(path, "results")
+    (path,) = find_files(results, "results", ("*.json",))
+    doc = read_json(path, "results")
     block = doc.get("results") if isinstance(doc, dict) else None
     recs = block.get("results") if isinstance(block, dict) else None
     if not isinstance(recs, list):
@@ -118,7 +116,7 @@ def promptfoo_items(results, labels=None, *, assertion: str | None = None, score
     prompts = {r.get("promptIdx", 0) for r in recs if isinstance(r, dict)}
     rows = []
     for i, r in enumerate(recs):
-        _need(r, ("testIdx", "provider"), "results", path, i)
+        require_keys(r, ("testIdx", "provider"), "results", path, i)
         prov = r["provider"]
         system = prov.get("label") or prov.get("id") if isinstance(prov, dict) else prov
         grading = r.get("gradingResult")
@@ -149,6 +147,4 @@ def promptfoo_items(results, labels=None, *, assertion: str | None = None, score
             verdict = parts[0].get(key)
         sid = r["testIdx"] if len(prompts) == 1 else f"{r.get('promptIdx', 0)}/{r['testIdx']}"
         rows.append({"sample_id": sid, "system": system, "judge": verdict})
-    return _items_frame(
-        rows, labels, verdict=f"{assertion or 'gradingResult'}.{key}", scores=scores
-    )
+    return items_frame(rows, labels, verdict=f"{assertion or 'gradingResult'}.{key}", scores=scores)

@@ -6,10 +6,14 @@ import os
 import pathlib
 from typing import Any
 
-from judgebayes.data.logs.files import _INSPECT_GRADES, _listlike, _not_a
-from judgebayes.data.logs.labels import _items_frame
+from judgebayes.data.logs.files import is_listlike, wrong_type
+from judgebayes.data.logs.labels import items_frame
 from judgebayes.errors import InputError
 
+# Inspect AI's grade letters (inspect_ai.scorer: CORRECT, INCORRECT, PARTIAL, NOANSWER);
+# NOANSWER counts as incorrect, as Inspect's own value_to_float scores it.  Every other
+# spelling goes through the package's one label vocabulary (data.accuracy.normalize_labels).
+_INSPECT_GRADES = {"c": 1.0, "i": 0.0, "n": 0.0}
 _ACCEPTS = "a log file, a directory of logs, an EvalLog or a list of them"
 
 
@@ -24,7 +28,7 @@ def _inspect_logs(log) -> list:
             field="log",
             value=None,
         ) from None
-    listed = _listlike(log) and not isinstance(log, EvalLog)
+    listed = is_listlike(log) and not isinstance(log, EvalLog)
     items = list(log) if listed else [log]
     logs = []
     for x in items:
@@ -32,7 +36,7 @@ def _inspect_logs(log) -> list:
             logs.append(x)
             continue
         if not isinstance(x, str | os.PathLike):
-            raise _not_a(_ACCEPTS, x, "log", log if listed else None)
+            raise wrong_type(_ACCEPTS, x, "log", log if listed else None)
         p = pathlib.Path(x)
         if p.is_dir():
             files = _logs_below(p, read_eval_log)
@@ -179,7 +183,7 @@ def inspect_items(
     if len({r["task"] for r in rows}) > 1:  # ids are the task's own: keep tasks apart
         for r in rows:
             r["sample_id"] = f"{r['task']}/{r['sample_id']}"
-    return _items_frame(
+    return items_frame(
         rows,
         labels,
         extra=("task", "epoch"),

@@ -13,7 +13,7 @@ import pandas as pd
 from judgebayes.data.accuracy.labels import is_missing, label_key, label_keys
 from judgebayes.data.frames import as_pandas, numeric_column
 from judgebayes.data.items import binary_labels
-from judgebayes.data.logs.files import ITEM_COLUMNS, _plain
+from judgebayes.data.logs.files import ITEM_COLUMNS
 from judgebayes.errors import InputError
 
 
@@ -108,7 +108,7 @@ def attach_labels(items, labels) -> Any:
     return out
 
 
-def _items_frame(
+def items_frame(
     rows: list[dict],
     labels,
     extra: tuple[str, ...] = (),
@@ -148,6 +148,11 @@ def _items_frame(
             value=r["sample_id"],
         )
     return attach_labels(df, labels)
+
+
+def _plain(v: Any) -> Any:
+    """A score as a plain value (booleans are verdicts, not scores: kept as text)."""
+    return str(v) if isinstance(v, bool) else v
 
 
 def _check_positive(raw: pd.Series, positive: Any, verdict: str) -> None:

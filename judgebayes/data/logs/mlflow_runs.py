@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.logs.files import _listlike, _not_a
+from judgebayes.data.logs.files import is_listlike, wrong_type
 from judgebayes.errors import InputError
 
 __all__ = ["mlflow_items"]
@@ -117,12 +117,12 @@ def _run_ids(runs) -> list[str]:
     accepts = "a run id or a list of run ids (str)"
     if isinstance(runs, str):
         return [runs]
-    if not _listlike(runs):
-        raise _not_a(accepts, runs, "runs")
+    if not is_listlike(runs):
+        raise wrong_type(accepts, runs, "runs")
     ids = list(runs)
     for r in ids:
         if not isinstance(r, str):
-            raise _not_a(accepts, r, "runs", runs)
+            raise wrong_type(accepts, r, "runs", runs)
     return ids
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgebayes.data.logs.files import _need, _paths, _read_records
+from judgebayes.data.logs.files import find_files, read_records, require_keys
 from judgebayes.errors import InputError, JudgeBayesWarning
 
 
@@ -57,18 +57,18 @@ def mt_bench_pairs(judgments):
         prompt, or the human annotator), ``question_id``, ``turn``.
     """
     rows, missing = [], 0
-    for p in _paths(judgments, "judgments", ("*.jsonl",)):
-        for i, r in enumerate(_read_records(p, "judgments")):
+    for p in find_files(judgments, "judgments", ("*.jsonl",)):
+        for i, r in enumerate(read_records(p, "judgments")):
             judge = r.get("judge", "judge")
             judge = "/".join(map(str, judge)) if isinstance(judge, list) else str(judge)
             base = {"judge": judge, "question_id": r.get("question_id"), "turn": r.get("turn", 1)}
             if "g1_winner" in r:
-                _need(r, ("model_1", "model_2", "g2_winner"), "judgments", p, i)
+                require_keys(r, ("model_1", "model_2", "g2_winner"), "judgments", p, i)
                 m1, m2 = str(r["model_1"]), str(r["model_2"])
                 names = {"model_1": m1, "model_2": m2}
                 games = ((m1, m2, r["g1_winner"]), (m2, m1, r["g2_winner"]))
             else:
-                _need(r, ("model_a", "model_b", "winner"), "judgments", p, i)
+                require_keys(r, ("model_a", "model_b", "winner"), "judgments", p, i)
                 a, b = str(r["model_a"]), str(r["model_b"])
                 games = ((a, b, r["winner"]),)
                 names = {"model_a": a, "model_b": b}
@@ -102,9 +102,9 @@ def arena_pairs(battles, *, lengths: bool = True):
     """
     rows, missing = [], 0
     has_len = lengths
-    for p in _paths(battles, "battles", ("*.json", "*.jsonl")):
-        for i, r in enumerate(_read_records(p, "battles")):
-            _need(r, ("model_a", "model_b", "winner"), "battles", p, i)
+    for p in find_files(battles, "battles", ("*.json", "*.jsonl")):
+        for i, r in enumerate(read_records(p, "battles")):
+            require_keys(r, ("model_a", "model_b", "winner"), "battles", p, i)
             a, b = str(r["model_a"]), str(r["model_b"])
             w = _winner(r["winner"], {"model_a": a, "model_b": b})
             if w is None:

@@ -14,19 +14,19 @@ from judgebayes.data.frames import (
 from judgebayes.data.items.roles import group_codes
 from judgebayes.data.scores.data import ScoreData
 from judgebayes.data.scores.roles import (
-    _column,
-    _names,
-    _periods,
-    _scale,
     check_scores,
     kept_codes,
+    named_columns,
     observed_scale,
     passes,
     read_label_prob,
     read_labelled_by,
     read_labels,
+    read_periods,
+    read_scale,
     read_scores,
     require_in_scale,
+    require_scores_column,
     score_scale,
 )
 from judgebayes.errors import InputError
@@ -104,19 +104,19 @@ def scores_from_frame(
     if len(df) == 0:
         raise InputError("the scores frame has no rows", field="items", value=0)
     judged = read_scores(df, score, levels)
-    raters = _names(human, "human")
+    raters = named_columns(human, "human")
     for r in raters:
-        _column(df, r, "a human label", "human")
+        require_scores_column(df, r, "a human label", "human")
     roles = {"system": system, "item": item, "cluster": cluster}
     for role, col in roles.items():
         if col is not None:
-            _column(df, col, f"the {role} column", role)
+            require_scores_column(df, col, f"the {role} column", role)
     distinct_roles({"score": judged.columns, "human": raters}, {**roles, "time": time})
     h, n_raters = read_labels(df, raters)
     s, judges = judged.scores, judged.judges
-    sc = _scale(scale, "scale")
+    sc = read_scale(scale, "scale")
     check_scores(s, judges, sc)
-    hs = _scale(human_scale, "human_scale")
+    hs = read_scale(human_scale, "human_scale")
     if hs is not None:
         require_in_scale(h, hs, "human", "human_scale")
     if threshold is not None:
@@ -126,7 +126,7 @@ def scores_from_frame(
     codes = {role: kept_codes(df, roles[role], role, keep) for role in ("item", "cluster")}
     if codes["item"] is not None:
         _one_row_per_item(df, item, codes["item"], sys_codes[keep], len(systems), keep)
-    period, periods = _periods(df, time, freq, item, keep, lab[keep], sys_codes[keep], systems)
+    period, periods = read_periods(df, time, freq, item, keep, lab[keep], sys_codes[keep], systems)
     weights, strata, covariates, given = _weights(
         df, label_prob, labelled_by, lab, keep, roles, sys_codes, systems, (period, periods)
     )

@@ -27,14 +27,18 @@ from judgebayes.data.items.roles import (
 from judgebayes.errors import InputError
 
 
-def _names(value, field: str) -> tuple[str, ...]:
+def named_columns(value, field: str) -> tuple[str, ...]:
+    """The column names ``value`` gives for ``field`` (one name or several), each text."""
     names = column_names(value, field)
     if not all(isinstance(n, str) for n in names):
         raise InputError(f"{field} must name columns; got {value!r}", field=field, value=value)
     return names
 
 
-def _column(df, col, what: str, field: str) -> None:
+def require_scores_column(df, col, what: str, field: str) -> None:
+    """An error naming ``col`` (``what`` it holds, the keyword ``field``) when the
+    scores frame lacks it.
+    """
     require_column(df, col, what, field, frame="scores")
 
 
@@ -60,7 +64,8 @@ def observed_scale(labels: np.ndarray) -> tuple[float, float]:
     return (min(lo, 0.0), max(hi, 1.0)) if lo == hi else (lo, hi)
 
 
-def _scale(value, field: str) -> tuple[float, float] | None:
+def read_scale(value, field: str) -> tuple[float, float] | None:
+    """A scale keyword ``field`` as (low, high) with low < high, or None when not given."""
     if value is None:
         return None
     try:
@@ -79,9 +84,9 @@ def _scale(value, field: str) -> tuple[float, float] | None:
 
 
 def _probability_judge(df, name: str, cols, levels) -> tuple[np.ndarray, np.ndarray]:
-    cols = _names(cols, "score")
+    cols = named_columns(cols, "score")
     for c in cols:
-        _column(df, c, f"judge {name!r}'s probability of a level", "score")
+        require_scores_column(df, c, f"judge {name!r}'s probability of a level", "score")
     p = np.column_stack([numeric_column(df[c], c) for c in cols])
     lv = np.arange(1, len(cols) + 1, dtype=float) if levels is None else np.asarray(levels, float)
     if lv.shape != (len(cols),) or not np.all(np.diff(lv) > 0):
@@ -107,8 +112,10 @@ def _probability_judge(df, name: str, cols, levels) -> tuple[np.ndarray, np.ndar
     return lv, p
 
 
-def _periods(df, time, freq, item, keep, labelled, system, systems):
-    """Period codes of the kept rows and the periods' names (``time=``), checked."""
+def read_periods(df, time, freq, item, keep, labelled, system, systems):
+    """``time=``: the period codes of the kept rows and the periods' names; not with
+    ``item=``, and each (system, period) with rows holds 2 labelled rows or more.
+    """
     periods = time_periods(df, time, freq, frame="scores")
     if periods is None:
         return None, ()
@@ -156,9 +163,9 @@ def read_scores(df, score, levels) -> JudgedScores:
     columns}``.
     """
     if not isinstance(score, dict):
-        judges = _names(score, "score")
+        judges = named_columns(score, "score")
         for j in judges:
-            _column(df, j, "a judge's score", "score")
+            require_scores_column(df, j, "a judge's score", "score")
         return JudgedScores(
             np.column_stack([numeric_column(df[j], j) for j in judges]), judges, judges, {}
         )
@@ -168,7 +175,7 @@ def read_scores(df, score, levels) -> JudgedScores:
     for name, pcols in score.items():
         columns += [pcols] if isinstance(pcols, str) else list(pcols)
         if isinstance(pcols, str):
-            _column(df, pcols, f"judge {name!r}'s score", "score")
+            require_scores_column(df, pcols, f"judge {name!r}'s score", "score")
             cols.append(numeric_column(df[pcols], pcols))
         else:
             lv, p = _probability_judge(df, str(name), pcols, levels)
@@ -258,7 +265,7 @@ def read_label_prob(
             field="label_prob",
             value=col,
         )
-    _column(df, col, "the labelling probability", "label_prob")
+    require_scores_column(df, col, "the labelling probability", "label_prob")
     p = label_probabilities(df[col], col, labelled)
     return np.where(labelled, 1.0 / np.where(labelled, p, 1.0), np.nan)
 

@@ -17,7 +17,7 @@ from judgebayes.data.frames import (
     require_column,
 )
 from judgebayes.data.items import binary_labels
-from judgebayes.data.scores.roles import _scale, observed_scale, require_in_scale
+from judgebayes.data.scores.roles import observed_scale, read_scale, require_in_scale
 from judgebayes.errors import InputError
 from judgebayes.inference import sequences as sq
 from judgebayes.inference.registry import check_count
@@ -363,12 +363,12 @@ def _scores(df, judge, human, scale, human_scale, positive):
             field="positive",
             value=positive,
         )
-    lo, hi = _scale(scale, "scale")
+    lo, hi = read_scale(scale, "scale")
     f = numeric_column(df[judge], judge)
     require_in_scale(f, (lo, hi), judge, "scale")
     y = numeric_column(df[human], human)
     said = y[~np.isnan(y)]
-    hs = _scale(human_scale, "human_scale")
+    hs = read_scale(human_scale, "human_scale")
     if hs is None:
         if said.size == 0:
             raise InputError(

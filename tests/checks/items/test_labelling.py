@@ -61,7 +61,7 @@ def _run(design: str, sets: int = SETS, **kw) -> tuple[float, float]:
     """(share of sets the check flags, coverage of the closed form's N-item interval)."""
     flagged = covered = 0
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jb.LabellingWarning)
+        warnings.simplefilter("ignore", jb.errors.LabellingWarning)
         for seed in range(sets):
             df = _frame(seed, design)
             study = jb.AccuracyStudy.from_items(df, design_columns=["length"], **kw)
@@ -92,7 +92,7 @@ def test_labels_from_the_first_weeks_of_a_drifting_log_are_flagged():
     flag, cover = _run("drift")
     assert flag >= 0.8 and cover < 0.85
     # the row order is not a column: the note says how to make it one
-    with pytest.warns(jb.LabellingWarning, match="row order") as caught:
+    with pytest.warns(jb.errors.LabellingWarning, match="row order") as caught:
         jb.AccuracyStudy.from_items(_frame(0, "drift")).fit("closed_form")
     assert "labelled_by=['position']" in str(caught[0].message)
     # strata by time: the unlabelled weeks are partially identified, and the interval says so
@@ -125,7 +125,7 @@ def test_the_rank_test_is_van_elteren_written_independently():
 def test_a_fit_says_which_estimators_remain_valid_and_the_gate_fails_on_it():
     df = _frame(0, "length")
     study = jb.AccuracyStudy.from_items(df, design_columns=["length"])
-    with pytest.warns(jb.LabellingWarning, match="labelled_by=\\['length'\\]"):
+    with pytest.warns(jb.errors.LabellingWarning, match="labelled_by=\\['length'\\]"):
         fit = study.fit("closed_form")
     assert any("length" in n and "covariates=['length']" in n for n in fit.notes)
     report = study.check(fit)
@@ -134,7 +134,7 @@ def test_a_fit_says_which_estimators_remain_valid_and_the_gate_fails_on_it():
     by = jb.AccuracyStudy.from_items(df, design_columns=["length"], labelled_by="length")
     assert by.check().table.query("check == 'labelling'")["unit"].tolist() == ["row order"]
     with warnings.catch_warnings():
-        warnings.simplefilter("error", jb.LabellingWarning)
+        warnings.simplefilter("error", jb.errors.LabellingWarning)
         assert not any("labelling" in n for n in by.fit("closed_form").notes)
 
 
@@ -249,7 +249,7 @@ def test_labels_that_follow_the_verdict_a_little_warn_instead_of_refusing():
         pd.DataFrame({"judge": v, "human": np.where(lab, h, np.nan)})
     )
     for name in ("labels_only", "ppi_plus_plus"):
-        with pytest.warns(jb.LabellingWarning, match=r"biases it by about [+-]0\.0"):
+        with pytest.warns(jb.errors.LabellingWarning, match=r"biases it by about [+-]0\.0"):
             fit = study.fit(name)
         assert any("depend on the judge's verdict" in note for note in fit.notes)
         assert np.isfinite(fit.interval()["estimate"].iloc[0])

@@ -22,7 +22,7 @@ from tests.simulators import RATERS, simulate_raters
 
 def _study(df, truth):
     with warnings.catch_warnings():  # the labelling check's own alarms are not tested here
-        warnings.simplefilter("ignore", jb.LabellingWarning)
+        warnings.simplefilter("ignore", jb.errors.LabellingWarning)
         return jb.AccuracyStudy.from_items(
             df, judge="judge", human=RATERS, system="system", truth=truth
         )

@@ -38,7 +38,7 @@ def _frame(seed: int, spec_b: float, design: str, n: int = 600, per_cell: int = 
 def _flag_rate(spec_b: float, design: str, sets: int = SETS) -> float:
     hits = 0
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jb.LabellingWarning)
+        warnings.simplefilter("ignore", jb.errors.LabellingWarning)
         for seed in range(sets):
             study = jb.AccuracyStudy.from_items(_frame(seed, spec_b, design), system="system")
             table = study.check().table.query("check == 'self_preference'")

@@ -149,7 +149,7 @@ def test_paired_planner_predicts_the_detectable_difference():
     )
     delta = plan.detectable_difference
     est, rejected = [], []
-    warnings.simplefilter("ignore", jb.LabellingWarning)  # labels at random by construction
+    warnings.simplefilter("ignore", jb.errors.LabellingWarning)  # labels at random by construction
     for r in range(300):
         f, *_ = jb.simulate.simulate_paired(400, rate_b=0.75 - delta, seed=r)
         fit = jb.AccuracyStudy.from_items(

@@ -183,7 +183,7 @@ def test_two_clusters_are_too_few_to_resample():
     frame, _ = irt_board(np.random.default_rng(6), [1.0, 0.0, -1.0], n_items=60, cluster_size=30)
     with pytest.warns(jb.errors.FewClustersWarning):
         study = jb.LeaderboardStudy.from_items(frame, cluster="cluster")
-    with pytest.raises(jb.MethodRefused, match="resamples 2 clusters"):
+    with pytest.raises(jb.errors.MethodRefused, match="resamples 2 clusters"):
         study.fit("bootstrap")
     assert study.fit("closed_form").info["df"] == [1.0] * 3
 
@@ -223,13 +223,13 @@ def test_the_bayesian_fits_say_when_a_system_has_few_labels():
         human=frame["human"].where((frame["system"] != "m01") | (frame.index % 50 == 0))
     )
     study = jb.LeaderboardStudy.from_items(few, human="human")
-    with pytest.warns(jb.LabellingWarning, match="learnt mostly from the other systems"):
+    with pytest.warns(jb.errors.LabellingWarning, match="learnt mostly from the other systems"):
         fit = study.fit("laplace", random_seed=0, budget=120)  # a loaded machine's CPU
     assert any("'m01': 0" in n for n in fit.notes)  # none of its rows labelled
-    with pytest.raises(jb.MethodRefused, match="'m01' has 0 labelled row"):
+    with pytest.raises(jb.errors.MethodRefused, match="'m01' has 0 labelled row"):
         study.fit("bootstrap")  # the closed forms correct each system by its own labels
     five = frame.assign(
         human=frame["human"].where((frame["system"] != "m01") | (frame.index < 170))
     )
-    with pytest.raises(jb.MethodRefused, match="bootstrap of so few labels"):
+    with pytest.raises(jb.errors.MethodRefused, match="bootstrap of so few labels"):
         jb.LeaderboardStudy.from_items(five, human="human").fit("bootstrap")

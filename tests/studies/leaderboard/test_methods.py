@@ -13,10 +13,13 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.errors import ConvergenceWarning, InputError, LabellingWarning, MethodRefused
-from tests.contract import SMALL, contract_tests
+from tests.contract import SMALL, ContractTests
 from tests.simulators import judged_board
 
-globals().update(contract_tests("leaderboard.rasch", "leaderboard.2pl", "leaderboard.exchangeable"))
+
+class TestContract(ContractTests):
+    keys = ("leaderboard.rasch", "leaderboard.2pl", "leaderboard.exchangeable")
+
 
 ABILITY = np.linspace(-1.0, 1.5, 6)
 

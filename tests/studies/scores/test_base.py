@@ -18,7 +18,7 @@ from judgebayes.data.scores import scores_from_frame
 from judgebayes.datasets.base import data_dir
 from judgebayes.errors import InputError, MethodRefused
 from judgebayes.inference import scores as sc
-from tests.contract import contract_tests
+from tests.contract import ContractTests
 from tests.simulators import simulate_scores
 
 
@@ -383,7 +383,8 @@ def test_clustered_rows_widen_the_process_interval_and_cover():
 
 
 # ------------------------------------------------------------------ the contract
-globals().update(contract_tests("scores"))
+class TestContract(ContractTests):
+    keys = ("scores",)
 
 
 def test_power_tuning_weighs_a_weak_judge_as_little_as_it_is_worth():
@@ -443,7 +444,7 @@ def test_known_labelling_probabilities_remove_the_bias():
     study = jb.ScoreStudy.from_items(
         frame, score="score", human="human", system="system", label_prob="p"
     )
-    with pytest.raises(jb.MethodRefused, match="label_prob='p'"):
+    with pytest.raises(jb.errors.MethodRefused, match="label_prob='p'"):
         study.fit("labels_only")
     with pytest.raises(jb.InputError) as err_:
         jb.ScoreStudy.from_items(frame.assign(p=frame["p"] * 3), score="score", label_prob="p")

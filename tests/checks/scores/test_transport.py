@@ -1,6 +1,6 @@
-"""Check ``calibration_transport`` (judgebayes/checks/transport.py): the calibration of the
-judge's scores carries over from one system to another; it fires where a system is scored
-kinder, and fails only the models that assume it."""
+"""Check ``calibration_transport`` (judgebayes/checks/scores/transport.py): the calibration
+of the judge's scores carries over from one system to another; it fires where a system is
+scored kinder, and fails only the models that assume it."""
 
 import numpy as np
 import pytest

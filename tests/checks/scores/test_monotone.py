@@ -1,5 +1,5 @@
-"""Check ``monotone_calibration`` (judgebayes/checks/monotone.py): the human label rises with
-the judge's score; it fires where the judge gives the best answers a low score."""
+"""Check ``monotone_calibration`` (judgebayes/checks/scores/monotone.py): the human label
+rises with the judge's score; it fires where the judge gives the best answers a low score."""
 
 import numpy as np
 import pytest

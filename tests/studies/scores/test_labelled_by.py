@@ -104,10 +104,10 @@ def test_refusals_and_errors_name_the_keyword():
         frame, score="score", human="human", system="system", labelled_by="length"
     )
     for method in ("labels_only", "ppi_plus_plus"):
-        with pytest.raises(jb.MethodRefused, match="labelled_by='length'") as err:
+        with pytest.raises(jb.errors.MethodRefused, match="labelled_by='length'") as err:
             study.fit(method)
         assert err.value.field == "labelled_by"
-    with pytest.raises(jb.MethodRefused, match="conditions on the scores") as err:
+    with pytest.raises(jb.errors.MethodRefused, match="conditions on the scores") as err:
         study.fit("nuts")
     with pytest.raises(jb.InputError, match="not both") as err:
         jb.ScoreStudy.from_items(

@@ -25,7 +25,6 @@ rows (:meth:`ScoreFit.periods`); ``label_prob=`` (known probabilities) or ``labe
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -45,11 +44,10 @@ from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.results import point_tree
 from judgebayes.studies.base import FitParts, Study, register_bayes
-from judgebayes.studies.notes import missing_notes, point_interval_notes
-from judgebayes.studies.score_fit import ScoreFit
-from judgebayes.studies.score_refusals import refuse_comparator, refuse_nuts
+from judgebayes.studies.notes import missing_notes
+from judgebayes.studies.scores.fit import ScoreFit
 
-__all__ = ["ScoreFit", "ScoreStudy"]
+__all__ = ["ScoreStudy", "refuse_nuts", "refuse_time"]
 
 QUANTITY = {"items": "mu_items", "process": "mu"}
 ESTIMAND_TEXT = {
@@ -58,15 +56,6 @@ ESTIMAND_TEXT = {
 }
 #: at most this many distinct human labels make the levels of the Bayesian model
 MAX_LEVELS = 40
-
-COMPARATORS = {
-    "ppi": "PPI (lambda = 1) on the judge's raw score, ppi_py's interval",
-    "ppi_plus_plus": "PPI++ (tuned lambda, clipped to [0, 1]) on the judge's raw score, "
-    "ppi_py's interval",
-    "labels_only": "the human-labelled rows' mean, t interval",
-    "naive": "the judge's mean score mapped linearly to the human scale, uncorrected "
-    "(biased unless the judge's scale is the humans')",
-}
 
 
 class ScoreStudy(Study):
@@ -319,107 +308,40 @@ ScoreStudy.methods.refuse(
 )
 
 
-@ScoreStudy.methods.register(
-    "closed_form", engine="closed_form", summary="cross-fitted monotone calibration, AIPW"
-)
-def _closed_form(
-    study: ScoreStudy,
-    *,
-    random_seed=None,
-    calibration: str = "isotonic",
-    power_tuning: bool = True,
-) -> FitParts:
-    r"""``calibration``: ``"isotonic"`` (default), ``"logistic"`` or ``"auto"`` (logistic
-    unless isotonic predicts held-out labels better by over one standard error);
-    ``power_tuning``: the calibration scaled by the variance-minimising :math:`\lambda \in
-    [0, 1]` (default) or as fitted (:mod:`judgebayes.inference.scores`).
+def refuse_time(name: str, d: ScoreData) -> None:
+    """A method that fits one calibration across periods, given ``time=``."""
+    raise MethodRefused(
+        f"method {name!r} fits one calibration across the periods of "
+        f"time={d.columns.get('time')!r}, biased when the labelling rate changes while the "
+        "judge drifts; use 'closed_form', which calibrates within each period",
+        field="time",
+        value=d.columns.get("time"),
+    )
+
+
+def _score_columns(d: ScoreData) -> set[str]:
+    given = d.columns.get("score")
+    if isinstance(given, dict):
+        return {str(c) for cols in given.values() for c in cols} | {str(k) for k in given}
+    return {given} if isinstance(given, str) else {str(c) for c in given}
+
+
+def refuse_nuts(d: ScoreData) -> None:
+    """The ordinal model conditions on the scores and the system: labelling that followed
+    anything else (``labelled_by=`` another column) biases it.
     """
-    d = study.data
-    # the folds are drawn from the seed (0 when none is given: the same data, the same fit)
-    seed = 0 if random_seed is None else random_seed
-    notes = []
-    design = "rows labelled at random"
-    if d.cluster is not None and study.estimand == "process":
-        design = "cluster-robust over clusters"
-    own: dict[str, Any] = {}  # what the calibration says of itself
-    if d.period is None:
-        cal, lam = sc.tuned_calibration(d, seed, study.folds, calibration, power_tuning)
-        est = sc.augmented_means(d, cal, study.estimand)
-        own = {"calibration": cal.kind, "calibration_oof_mse": cal.oof_mse, "power_tuning": lam}
-        notes += [
-            f"system {s!r}: every labelled row has the same label, so the residual variance "
-            "is floored at a smoothed Bernoulli's (l m + 1)/(l + 2) (label more rows)"
-            for s, a in zip(study.systems, est.info["labels_agree"], strict=True)
-            if a
-        ]
-    else:
-        est, per, rows = sc.period_means(
-            d, study.estimand, seed, study.folds, calibration, power_tuning=power_tuning
-        )
-        design += " within each period, calibrated within each period, pooled by rows"
-        own = {"calibration": calibration if calibration != "auto" else "chosen by period"}
-    info: dict[str, Any] = {
-        "estimator": f"cross-fitted monotone calibration ({own['calibration']}) of the human "
-        f"label on the score{'s (least-squares index)' if d.n_judges > 1 else ''}, "
-        f"augmented (AIPW) mean with its influence variance, {design}; Student-t interval "
-        "clipped to the human scale",
-        "folds": study.folds,
-        **own,
-    }
     if d.period is not None:
-        info["periods"] = {
-            "periods": list(d.periods),
-            "systems": list(study.systems),
-            "n_items": rows.tolist(),
-            "n_labelled": [e.info["n_labelled"].tolist() for e in per],
-            "estimate": [e.estimate.tolist() for e in per],
-            "se": [e.se.tolist() for e in per],
-            "df": [e.df.tolist() for e in per],
-        }
-    if len(study.systems) > 1:
-        info["contrasts"] = table = sc.paired_contrasts(d, est, study.estimand)
-        if d.item is not None:
-            done = {(a, b) for a, b, *_ in table["paired"]}
-            notes += [
-                f"{study.systems[a]!r} - {study.systems[b]!r}: not the same items (or under "
-                "2 labels on one), so their contrast is the independent one"
-                for a in range(len(study.systems))
-                for b in range(a + 1, len(study.systems))
-                if (a, b) not in done
-            ]
-    return study._point(study.quantity, est, info, notes)
-
-
-def _comparator(name: str, summary: str):
-    def fit(study: ScoreStudy, *, random_seed=None) -> FitParts:
-        d = study.data
-        refuse_comparator(name, d)
-        if name in ("ppi", "ppi_plus_plus"):
-            est = sc.ppi_means(d, lam=1.0 if name == "ppi" else None)
-            extra = {"lam": est.info["lam"].tolist()}
-        elif name == "labels_only":
-            est, extra = sc.labels_only_means(d), {}
-        else:
-            est, extra = sc.naive_means(d), {}
-        info = {"estimator": COMPARATORS[name], "estimand": "process", **extra}
-        notes = [f"{name} estimates the process mean (mu), not the N rows' mean"]
-        notes += point_interval_notes(study.systems, est.se, name)
-        if name == "naive":
-            notes.append(
-                "naive maps the judge's scale linearly onto the humans' and corrects nothing"
-            )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            return study._point("mu", est, info, notes)
-
-    fit.__name__ = fit.__qualname__ = f"_{name}"
-    ScoreStudy.methods.register(name, engine="closed_form", summary=summary)(fit)
-
-
-for _name, _summary in (
-    ("ppi", "PPI (lambda = 1) on the raw score, as ppi_py"),
-    ("ppi_plus_plus", "PPI++ on the raw score, as ppi_py"),
-    ("labels_only", "the labelled rows' mean"),
-    ("naive", "the judge's mean mapped to the human scale (uncorrected)"),
-):
-    _comparator(_name, _summary)
+        refuse_time("nuts", d)
+    by = d.columns.get("labelled_by")
+    if by is None:
+        return
+    cols = list(by) if isinstance(by, dict | list | tuple) else [by]
+    other = [c for c in cols if c not in _score_columns(d)]
+    if other:
+        raise MethodRefused(
+            f"method 'nuts' conditions on the scores and the system only; labelled_by= names "
+            f"{other!r}, which the labelling followed besides them: use 'closed_form' (its "
+            "residuals are weighted within the strata)",
+            field="labelled_by",
+            value=other,
+        )

@@ -5,20 +5,15 @@ replicate, and the result of the sweep.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.accuracy import calibration_mask, normalize_labels
-from judgebayes.data.accuracy.frames import require_columns
+from judgebayes.data.accuracy import calibration_mask
 from judgebayes.errors import InputError
 from judgebayes.inference.registry import check_count
 from judgebayes.results import interval_summary
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
-
 
 SPLIT_METHODS = ("closed_form", "laplace", "nuts")
 
@@ -137,16 +132,12 @@ def split_counts(h: np.ndarray, j: np.ndarray, masks: np.ndarray) -> dict[str, n
     }
 
 
-def validated_labels(items, judge: str, human: str, group: str | None, fraction, n_splits):
-    """(human, judge) as 1.0 / 0.0 / NaN arrays, after the argument checks."""
-    require_columns(items, {"judge": judge, "human": human, "group": group}, "items")
+def checked_splits(fraction, n_splits) -> int:
+    """The number of splits, after the checks of the calibration fraction and of it."""
     if not 0 < float(fraction) < 1:
         raise InputError(
             f"calibration_fraction must lie in (0, 1); got {fraction!r}",
             field="calibration_fraction",
             value=fraction,
         )
-    check_count(n_splits, "n_splits")
-    h = normalize_labels(items[human], column=human).values
-    j = normalize_labels(items[judge], column=judge).values
-    return h, j
+    return check_count(n_splits, "n_splits")

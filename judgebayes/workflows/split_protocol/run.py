@@ -5,12 +5,12 @@ executor.
 from __future__ import annotations
 
 import time
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.frames import as_pandas
+from judgebayes.data.accuracy.frames import split_labels
 from judgebayes.errors import InputError
 from judgebayes.inference.executors import describe_executor, run_tasks
 from judgebayes.inference.nuts import quiet_engine_warnings
@@ -20,13 +20,10 @@ from judgebayes.studies.accuracy import ReplicateStudy
 from judgebayes.workflows.split_protocol.masks import (
     SPLIT_METHODS,
     SplitProtocolResult,
+    checked_splits,
     split_counts,
     split_masks,
-    validated_labels,
 )
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
 
 
 def split_protocol(
@@ -99,8 +96,8 @@ def split_protocol(
     -------
     SplitProtocolResult
     """
-    items = as_pandas(items, "items")
-    h_items, j_items = validated_labels(items, judge, human, group, calibration_fraction, n_splits)
+    n_splits = checked_splits(calibration_fraction, n_splits)
+    h_items, j_items, group_col = split_labels(items, judge, human, group)
     unknown = [m for m in methods if m not in SPLIT_METHODS]
     if unknown:
         raise InputError(
@@ -109,14 +106,13 @@ def split_protocol(
             value=unknown[0],
         )
     sampler = resolve_sampler(ReplicateStudy.sampler, sampler)
-    n_splits = int(n_splits)  # checked by validated_labels
     size = (
         n_splits
         if splits_per_fit is None
         else min(check_count(splits_per_fit, "splits_per_fit"), n_splits)
     )
     starts = list(range(0, n_splits, size))
-    groups = list(pd.unique(items[group])) if group else ["all"]
+    groups = list(pd.unique(group_col)) if group else ["all"]
     opts = dict(  # the same for every group
         n_splits=n_splits,
         calibration_fraction=calibration_fraction,
@@ -130,7 +126,7 @@ def split_protocol(
     )
     tasks = []
     for gi, g in enumerate(groups):
-        in_group = (items[group] == g).to_numpy() if group else np.ones(len(items), bool)
+        in_group = (group_col == g).to_numpy() if group else np.ones(len(h_items), bool)
         h_all, j_all = h_items[in_group], j_items[in_group]
         ok = ~np.isnan(j_all) & ~np.isnan(h_all)
         h = h_all[ok].astype(int)

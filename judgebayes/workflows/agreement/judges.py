@@ -7,15 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.frames import (
-    as_pandas,
-    column_names,
-    distinct_roles,
-    group_labels,
-    numeric_column,
-    require_column,
-)
-from judgebayes.data.ratings import Ratings, ratings_from_frame
+from judgebayes.data.frames import column_names
+from judgebayes.data.ratings import Ratings, cluster_codes, judge_ratings, judge_values
 from judgebayes.errors import InputError
 from judgebayes.inference import agreement as ag
 from judgebayes.workflows.agreement.coefficients import (
@@ -99,10 +92,9 @@ def judge_agreement(
             field="humans",
             value=list(hs),
         )
-    distinct_roles({"judges": js, "humans": hs}, {"item": item, "cluster": cluster})
     _check_level(alpha, bootstrap, random_seed)
-    ratings = ratings_from_frame(
-        frame, item, raters=[*hs, *js], cluster=cluster, categories=categories, level=level
+    ratings = judge_ratings(
+        frame, js, hs, item=item, cluster=cluster, categories=categories, level=level
     )
     W = ag.category_weights(ratings.values, level)
     weights = _replicates(ratings, bootstrap, random_seed)
@@ -182,7 +174,6 @@ def effective_judges(
         ``mean_correlation``,
         ``effective_judges``, ``lower``, ``upper``, ``n_items``.
     """
-    df = as_pandas(frame, "frame")
     js = column_names(judges, "judges")
     if len(js) < 2:
         raise InputError(
@@ -191,19 +182,9 @@ def effective_judges(
             value=list(js),
         )
     _check_level(alpha, bootstrap, random_seed)
-    for c in js:
-        require_column(df, c, "a judge's values", "judges", frame="ratings")
-    distinct_roles(
-        {"judges": js, "humans": () if humans is None else column_names(humans, "humans")},
-        {"cluster": cluster},
-    )
-    X = np.column_stack([numeric_column(df[c], c) for c in js])
+    df, X, Hm = judge_values(frame, js, humans, cluster)
     basis = "values"
-    if humans is not None:
-        hs = column_names(humans, "humans")
-        for c in hs:
-            require_column(df, c, "a human's ratings", "humans", frame="ratings")
-        Hm = np.column_stack([numeric_column(df[c], c) for c in hs])
+    if Hm is not None:
         rated = np.isfinite(Hm).sum(axis=1)
         ref = np.where(rated > 0, np.nansum(Hm, axis=1) / np.maximum(rated, 1), np.nan)
         X = _within_reference(X, ref)
@@ -229,8 +210,7 @@ def effective_judges(
         )
     groups = np.arange(len(X))
     if cluster is not None:
-        require_column(df, cluster, "the cluster id", "cluster", frame="ratings")
-        groups = pd.factorize(group_labels(df[cluster], cluster, "cluster")[keep])[0]
+        groups = pd.factorize(cluster_codes(df, cluster)[keep])[0]
     m = len(js)
     rho = _mean_correlation(X, np.ones((1, len(X))))[0]
     boot = [_mean_correlation(X, c) for c in _blocks(groups, bootstrap, random_seed)]

@@ -7,13 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.frames import (
-    as_pandas,
-    distinct_roles,
-    numeric_column,
-    require_column,
-)
-from judgebayes.data.items import binary_labels
+from judgebayes.data.monitor import labelled_sequence
 from judgebayes.errors import InputError
 from judgebayes.inference import sequences as sq
 from judgebayes.inference.registry import check_count
@@ -130,51 +124,17 @@ def without_replacement(
     >>> bool(t["lower"].iloc[-1] <= y.mean() <= t["upper"].iloc[-1])
     True
     """
-    df = as_pandas(frame, "frame")
     alpha = check_alpha(alpha)
-    require_column(df, human, "human labels", "human", frame="items")
-    distinct_roles({"human": human, "judge": judge}, {"order": order})
-    y = binary_labels(df[human], human, positive)
-    labelled = ~np.isnan(y)
-    if not labelled.any():
-        raise InputError(f"column {human!r} has no labels", field=human, value=None)
-    N = len(df) if population is None else check_count(population, "population")
-    if N < labelled.sum():
-        raise InputError(
-            f"population {N} is smaller than the {int(labelled.sum())} labelled items",
-            field="population",
-            value=N,
-        )
-    idx = np.flatnonzero(labelled)
-    if order is not None:
-        require_column(df, order, "labelling order", "order", frame="items")
-        pos = numeric_column(df[order], order)[idx]
-        if np.isnan(pos).any():
-            raise InputError(
-                f"column {order!r}: a labelled item has no position", field=order, value=None
-            )
-        idx = idx[np.argsort(pos, kind="stable")]
-    if judge is None:
+    if population is not None:
+        check_count(population, "population")
+    y, idx, f, N = labelled_sequence(
+        frame, human, order=order, judge=judge, population=population, positive=positive
+    )
+    if f is None:
         x = y[idx]
         lo, hi = sq.betting_sequence(x, N, alpha)
         est = np.cumsum(x) / np.arange(1, x.size + 1)
     else:
-        require_column(df, judge, "judge verdicts", "judge", frame="items")
-        if population is not None and population != len(df):
-            raise InputError(
-                f"with judge=, the frame is the whole set: population {population} differs "
-                f"from its {len(df)} rows",
-                field="population",
-                value=population,
-            )
-        f = binary_labels(df[judge], judge, positive)
-        if np.isnan(f).any():
-            raise InputError(
-                f"column {judge!r}: {int(np.isnan(f).sum())} item(s) have no verdict; the "
-                "judge must have judged every item of the set",
-                field=judge,
-                value=None,
-            )
         fbar = float(f.mean())
         x = (y[idx] - f[idx] + 1.0) / 2.0
         lo_m, hi_m = sq.betting_sequence(x, N, alpha, resolution=2)

@@ -7,17 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.frames import (
-    as_pandas,
-    distinct_roles,
-    group_labels,
-    label_probabilities,
-    numeric_column,
-    period_codes,
-    require_column,
-)
-from judgebayes.data.items import binary_labels
-from judgebayes.data.scores.roles import observed_scale, read_scale, require_in_scale
+from judgebayes.data.monitor import monitor_log
 from judgebayes.errors import InputError
 from judgebayes.inference import sequences as sq
 from judgebayes.inference.registry import check_count
@@ -146,12 +136,25 @@ def monitor(
     >>> bool(table["lower"].iloc[-1] < y.mean() < table["upper"].iloc[-1])
     True
     """
-    df = as_pandas(frame, "frame")
     alpha = check_alpha(alpha)
     tightest_at = check_count(tightest_at, "tightest_at")
-    _check_inputs(df, method, drift_by, judge, human, time, system, label_prob)
-    f, y, back = _verdicts(df, judge, human, scale, human_scale, positive)
-    period, labels = period_codes(df[time], time, freq)
+    if method not in _METHODS:
+        raise InputError(
+            f"method must be one of {', '.join(_METHODS)}; got {method!r}",
+            field="method",
+            value=method,
+        )
+    if drift_by not in ("pooled", "system") or (drift_by == "system" and system is None):
+        raise InputError(
+            f"drift_by must be 'pooled' or 'system' (with system=); got {drift_by!r}"
+            + ("" if system is not None else " without system="),
+            field="drift_by",
+            value=drift_by,
+        )
+    f, y, back, period, labels, prob, systems = monitor_log(
+        frame, judge, human, time, system=system, label_prob=label_prob, freq=freq, scale=scale,
+        human_scale=human_scale, positive=positive,
+    )  # fmt: skip
     notes: list[str] = []
     missing = np.isnan(f)
     if missing.any():
@@ -159,12 +162,6 @@ def monitor(
             f"{int(missing.sum())} item(s) have no verdict in {judge!r}: left out (the rate "
             "is of the judged items)"
         )
-    prob = _label_probs(df, label_prob, missing)
-    systems = (
-        group_labels(df[system], system, "system").to_numpy()
-        if system is not None
-        else np.full(len(df), "", dtype=object)
-    )
     reference = check_count(reference, "reference")
     floors = _floors(floors)
     drift, bounds = _drift_part(
@@ -213,61 +210,6 @@ def _assembled(rows, drift, drift_by: str, back, by_system: bool, attrs: dict) -
         table = table.drop(columns="system")
     table.attrs.update(attrs)
     return table
-
-
-def _check_inputs(df, method, drift_by, judge, human, time, system, label_prob) -> None:
-    """The method, the role columns (present, each in one role), rows, and drift_by."""
-    if method not in _METHODS:
-        raise InputError(
-            f"method must be one of {', '.join(_METHODS)}; got {method!r}",
-            field="method",
-            value=method,
-        )
-    for col, what, field in (
-        (judge, "judge verdicts", "judge"),
-        (human, "human labels", "human"),
-        (time, "periods", "time"),
-        (system, "systems", "system"),
-        (label_prob, "labelling probabilities", "label_prob"),
-    ):
-        if col is not None:
-            require_column(df, col, what, field, frame="log")
-    distinct_roles(
-        {"judge": judge, "human": human}, {"time": time, "system": system, "label_prob": label_prob}
-    )
-    if len(df) == 0:
-        raise InputError("the frame has no rows", field="frame", value=0)
-    if drift_by not in ("pooled", "system") or (drift_by == "system" and system is None):
-        raise InputError(
-            f"drift_by must be 'pooled' or 'system' (with system=); got {drift_by!r}"
-            + ("" if system is not None else " without system="),
-            field="drift_by",
-            value=drift_by,
-        )
-
-
-def _verdicts(df, judge, human, scale, human_scale, positive):
-    """The judge's verdicts and the human labels as 0/1 (NaN: missing), or scores and labels
-    mapped to [0, 1] with the map back to the human scale (``back``).
-    """
-    if scale is None:
-        if human_scale is not None:
-            raise InputError(
-                "human_scale is for a judge that gives scores: give scale= too",
-                field="human_scale",
-                value=human_scale,
-            )
-        f = binary_labels(df[judge], judge, positive)
-        y = binary_labels(df[human], human, positive)
-        return f, y, None
-    return _scores(df, judge, human, scale, human_scale, positive)
-
-
-def _label_probs(df, label_prob, missing) -> np.ndarray | None:
-    """Each item's known probability of being labelled, in (0, 1] (None: not given)."""
-    if label_prob is None:
-        return None
-    return label_probabilities(df[label_prob], label_prob, ~missing)
 
 
 def _drift_part(back, drift_by, systems, missing, period, f, y, labels, alpha, reference,
@@ -351,32 +293,6 @@ def _drift(period, f, y, labels, alpha, reference, floors) -> tuple[pd.DataFrame
         }
     )
     return table, d["bounds"]
-
-
-def _scores(df, judge, human, scale, human_scale, positive):
-    """Judge scores and human labels mapped to [0, 1] by their scales, and the human
-    label's (low, high) to map the bounds back.
-    """
-    if positive is not None:
-        raise InputError(
-            "positive= names a verdict's value; with scale= the judge gives scores",
-            field="positive",
-            value=positive,
-        )
-    lo, hi = read_scale(scale, "scale")
-    f = numeric_column(df[judge], judge)
-    require_in_scale(f, (lo, hi), judge, "scale")
-    y = numeric_column(df[human], human)
-    said = y[~np.isnan(y)]
-    hs = read_scale(human_scale, "human_scale")
-    if hs is None:
-        if said.size == 0:
-            raise InputError(
-                f"column {human!r} has no label: give human_scale=", field=human, value=None
-            )
-        hs = observed_scale(said)
-    require_in_scale(y, hs, human, "human_scale")
-    return (f - lo) / (hi - lo), (y - hs[0]) / (hs[1] - hs[0]), hs
 
 
 def _drift_by_system(systems, missing, period, f, y, labels, alpha, reference, floors, notes):

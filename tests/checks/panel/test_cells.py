@@ -13,7 +13,7 @@ import numpy as np
 
 from judgebayes.results.trees import tree
 from judgebayes.studies.panel import HierarchicalPanel, ValidatorPanel
-from judgebayes.studies.panel.base import PanelFit
+from judgebayes.studies.panel.fit import PanelFit
 
 G, V, N = 8, 6, 400
 ANNOTATED = np.array([0, 1, 2])

@@ -145,7 +145,7 @@ def ratings_from_frame(
             field="item",
             value=dup,
         )
-    clusters = _clusters(wide, cluster)
+    clusters = cluster_codes(wide, cluster)
     rated = (codes >= 0).sum(axis=1)
     if not (rated >= 2).any():
         raise InputError(
@@ -180,6 +180,34 @@ def ratings_from_frame(
     )
 
 
+def judge_ratings(frame, judges, humans, *, item, cluster, categories, level) -> Ratings:
+    """The wide frame's ratings by the humans then the judges, each column in one role."""
+    distinct_roles({"judges": judges, "humans": humans}, {"item": item, "cluster": cluster})
+    return ratings_from_frame(
+        frame, item, raters=[*humans, *judges], cluster=cluster, categories=categories, level=level
+    )
+
+
+def judge_values(frame, judges: tuple[str, ...], humans, cluster: str | None):
+    """The frame (pandas), the judges' values (items x judges) and the humans' ratings
+    (items x humans; None without ``humans``) as floats, each column in one role.
+    """
+    df = as_pandas(frame, "frame")
+    for c in judges:
+        require_column(df, c, "a judge's values", "judges", frame="ratings")
+    distinct_roles(
+        {"judges": judges, "humans": () if humans is None else column_names(humans, "humans")},
+        {"cluster": cluster},
+    )
+    X = np.column_stack([numeric_column(df[c], c) for c in judges])
+    if humans is None:
+        return df, X, None
+    hs = column_names(humans, "humans")
+    for c in hs:
+        require_column(df, c, "a human's ratings", "humans", frame="ratings")
+    return df, X, np.column_stack([numeric_column(df[c], c) for c in hs])
+
+
 def _wide(df, raters, rater, value, item, cluster):
     """The ratings one column per rater (a long frame pivoted), the raters' names, and
     whether the frame was long.
@@ -212,7 +240,7 @@ def _wide(df, raters, rater, value, item, cluster):
     return wide, names, long_form
 
 
-def _clusters(wide, cluster: str | None) -> np.ndarray | None:
+def cluster_codes(wide, cluster: str | None) -> np.ndarray | None:
     """Each row's cluster code (None without ``cluster=``)."""
     if cluster is None:
         return None

@@ -1,7 +1,7 @@
 r"""Posterior predictive check of the judge channel on the labelled comparisons.
 
 The fit's channel (one confusion matrix per judge, shifted by the covariates and item
-favouritism it was given: :mod:`judgebayes.models.channel`) predicts how often each
+favouritism it was given: :mod:`judgebayes.models.ranking.channel`) predicts how often each
 labelled verdict agrees with the human.  A judge whose errors depend on what the fit
 left out (it favours the longer answer, or a system of its own model family) agrees
 with the human more when the human preferred that answer and less when the human
@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from judgebayes.checks.base import Check, register
-from judgebayes.models.channel import channel_shift, verdict_probs
+from judgebayes.models.ranking.channel import channel_shift, verdict_probs
 
 __all__ = ["CHANNEL_CHECK_MIN", "CHECK"]
 

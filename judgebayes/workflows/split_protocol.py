@@ -1,34 +1,179 @@
-"""The split protocol's sweep: every group's replicates fitted by each method, on an
-executor.
+r"""Repeated calibration/test splits of a fully labelled item set (Lee et al.'s protocol).
+
+When every item carries both a judge verdict and a gold label, the gold rate of any test
+part is known, so an estimator can be checked on real data: draw a calibration part
+(``calibration_fraction`` of the items), use only its gold labels to estimate the judge's
+specificity :math:`q_0` and sensitivity :math:`q_1`, correct the judge's rate on the rest,
+and compare with the rest's gold rate.  Over ``n_splits`` seeded splits this gives
+
+* the mean bias of the naive rate :math:`\hat p - \theta_{test}` and of each corrected
+  estimate,
+* the coverage and mean width of each interval: Lang-Reiczigel (closed form), the Laplace
+  interval and the NUTS credible interval of the binary model (uniform priors).
+
+All splits of one group are fitted at once: the Bayesian model is the binary model
+repeated along a ``split`` dim with nothing shared
+(:func:`judgebayes.models.accuracy.batched_accuracy_model`), whose posterior is the product
+of the per-split posteriors, so one NUTS run or one Laplace fit covers every split.  With
+``splits_per_fit`` a group's splits go to several such fits of that many splits each: more,
+smaller tasks for an executor (the unit of parallel work is one fit), one compile per worker
+when the fits have the same size.
+
+The truth of a split is the gold rate of its test items that have a judge verdict (the
+quantity the corrected estimate targets); items without a verdict take part in no split
+and are counted per group.
 """
 
 from __future__ import annotations
 
 import time
-from typing import IO, TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.frames import as_pandas
+from judgebayes.data.accuracy import calibration_mask
+from judgebayes.data.accuracy.frames import split_labels
 from judgebayes.errors import InputError
 from judgebayes.inference.executors import describe_executor, run_tasks
 from judgebayes.inference.nuts import quiet_engine_warnings
 from judgebayes.inference.progress import Progress
 from judgebayes.inference.registry import check_count, resolve_sampler
+from judgebayes.results import interval_summary
 from judgebayes.studies.accuracy import ReplicateStudy
-from judgebayes.workflows.split_protocol.masks import (
-    SPLIT_METHODS,
-    SplitProtocolResult,
-    split_counts,
-    split_masks,
-    validated_labels,
-)
 
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
+__all__ = ["SPLIT_METHODS", "SplitProtocolResult", "split_masks", "split_protocol"]
+
+SPLIT_METHODS = ("closed_form", "laplace", "nuts")
 
 
+_LABELS = {
+    "naive": "naive rate",
+    "closed_form": "Rogan-Gladen + Lang-Reiczigel",
+    "laplace": "Laplace",
+    "nuts": "NUTS",
+}
+
+
+def split_masks(
+    human: np.ndarray,
+    n_splits: int,
+    calibration_fraction: float,
+    seed: int = 0,
+    *,
+    stratify: bool = True,
+    start: int = 0,
+) -> np.ndarray:
+    """Calibration membership of splits ``start, ..., start + n_splits - 1``, shape
+    ``(n_splits, n_items)``.
+
+    Split ``s`` is drawn with ``numpy.random.default_rng([seed, s])``, so any one split can
+    be reproduced alone.  With ``stratify=True`` each gold class gives
+    ``round(calibration_fraction * size)`` items, at least 1 and at most ``size - 1``.
+    """
+    h = np.asarray(human)
+    return np.stack(
+        [
+            calibration_mask(
+                h, calibration_fraction, np.random.default_rng([seed, s]), stratify=stratify
+            )
+            for s in range(start, start + n_splits)
+        ]
+    )
+
+
+@dataclass(frozen=True)
+class SplitProtocolResult:
+    r"""Per-split estimates (``splits``, long format) and the settings that made them.
+
+    ``splits`` has one row per group x split x method (``naive`` included) with
+    ``estimate, lower, upper, truth, n, m0, m1, defined`` (False where the closed form is
+    undefined: calibration :math:`\hat q_0 + \hat q_1 \le 1`), ``passed`` (the split's fit
+    passed its convergence gate or Laplace importance check) and ``failed`` (a defined
+    split whose fit did not: counted, and summarised apart); ``groups`` one row per
+    group with item counts, missing verdicts and the NUTS/Laplace run records; ``fits``
+    the :class:`~judgebayes.studies.accuracy.AccuracyFit` of every (group, method), over
+    the ``replicate`` dim (replicate ``s`` = split ``s``); with ``splits_per_fit``, of
+    every (group, method, first split), replicate ``r`` being split ``first + r``, and
+    ``groups`` adds the number of ``fits`` (its times, failures and divergences summed,
+    the worst R-hat and smallest ESS over them).
+    """
+
+    splits: pd.DataFrame
+    groups: pd.DataFrame
+    settings: dict[str, Any] = field(default_factory=dict)
+    fits: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
+
+    def summary(self) -> pd.DataFrame:
+        """Per group x method: mean bias, mean absolute error, coverage, mean width.
+
+        ``coverage`` and ``width`` are over the splits where the method gives an interval
+        (``n_defined``); the naive rate has no interval.  ``n_passed``,
+        ``coverage_passed``, ``width_passed`` and ``mae_passed`` are the same over the
+        splits whose fit passed its gate.
+        """
+        return interval_summary(self.splits, ["group", "method"])
+
+    def table(self) -> pd.DataFrame:
+        """One row per group: naive bias, then bias / coverage / width per method."""
+        s = self.summary()
+        g = self.groups.set_index("group")
+        rows = []
+        for grp, part in s.groupby("group", sort=False):
+            r: dict[str, Any] = {"group": grp, "items": int(g.loc[grp, "n_items"])}
+            r["missing"] = int(g.loc[grp, "n_missing"])
+            for rec in part.to_dict("records"):
+                m = rec["method"]
+                r[f"{m}_bias"] = rec["bias"]
+                if m != "naive":
+                    r[f"{m}_coverage"] = rec["coverage"]
+                    r[f"{m}_width"] = rec["width"]
+                if m in ("laplace", "nuts"):
+                    # fits that failed their gate / importance check, and the coverage
+                    # over the fits that passed, beside the numbers over all fits
+                    sel = (self.splits["group"] == grp) & (self.splits["method"] == m)
+                    r[f"{m}_failed"] = int(self.splits.loc[sel, "failed"].sum())
+                    r[f"{m}_coverage_passed"] = rec["coverage_passed"]
+                if m == "closed_form":
+                    r["closed_form_undefined"] = int(rec["n_splits"] - rec["n_defined"])
+            if "nuts_r_hat" in g.columns:
+                r["nuts_r_hat"] = g.loc[grp, "nuts_r_hat"]
+                r["nuts_divergences"] = int(g.loc[grp, "nuts_divergences"])
+            rows.append(r)
+
+        return pd.DataFrame(rows)
+
+
+def split_counts(h: np.ndarray, j: np.ndarray, masks: np.ndarray) -> dict[str, np.ndarray]:
+    """Each split's calibration counts (masks: the calibration rows) and its test counts
+    and true rate (the other rows).
+    """
+    cal, test = masks, ~masks
+    pos, neg, jp = h == 1, h == 0, j == 1
+    return {
+        "m0": (cal & neg).sum(1),
+        "tn": (cal & neg & ~jp).sum(1),
+        "m1": (cal & pos).sum(1),
+        "tp": (cal & pos & jp).sum(1),
+        "n": test.sum(1),
+        "k": (test & jp).sum(1),
+        "truth": (test & pos).sum(1) / test.sum(1),
+    }
+
+
+def checked_splits(fraction, n_splits) -> int:
+    """The number of splits, after the checks of the calibration fraction and of it."""
+    if not 0 < float(fraction) < 1:
+        raise InputError(
+            f"calibration_fraction must lie in (0, 1); got {fraction!r}",
+            field="calibration_fraction",
+            value=fraction,
+        )
+    return check_count(n_splits, "n_splits")
+
+
+# ------------------------------------------------------------------ the sweep
 def split_protocol(
     items: pd.DataFrame,
     *,
@@ -99,8 +244,8 @@ def split_protocol(
     -------
     SplitProtocolResult
     """
-    items = as_pandas(items, "items")
-    h_items, j_items = validated_labels(items, judge, human, group, calibration_fraction, n_splits)
+    n_splits = checked_splits(calibration_fraction, n_splits)
+    h_items, j_items, group_col = split_labels(items, judge, human, group)
     unknown = [m for m in methods if m not in SPLIT_METHODS]
     if unknown:
         raise InputError(
@@ -109,14 +254,13 @@ def split_protocol(
             value=unknown[0],
         )
     sampler = resolve_sampler(ReplicateStudy.sampler, sampler)
-    n_splits = int(n_splits)  # checked by validated_labels
     size = (
         n_splits
         if splits_per_fit is None
         else min(check_count(splits_per_fit, "splits_per_fit"), n_splits)
     )
     starts = list(range(0, n_splits, size))
-    groups = list(pd.unique(items[group])) if group else ["all"]
+    groups = list(pd.unique(group_col)) if group else ["all"]
     opts = dict(  # the same for every group
         n_splits=n_splits,
         calibration_fraction=calibration_fraction,
@@ -130,7 +274,7 @@ def split_protocol(
     )
     tasks = []
     for gi, g in enumerate(groups):
-        in_group = (items[group] == g).to_numpy() if group else np.ones(len(items), bool)
+        in_group = (group_col == g).to_numpy() if group else np.ones(len(h_items), bool)
         h_all, j_all = h_items[in_group], j_items[in_group]
         ok = ~np.isnan(j_all) & ~np.isnan(h_all)
         h = h_all[ok].astype(int)

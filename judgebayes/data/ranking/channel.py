@@ -3,7 +3,7 @@ r"""Judge verdicts with human preferences on a subset: the data of a judge-error
 One comparison *instance* is a pair shown in one order (first, second).  Each judge gives
 at most one verdict on it, and a human may have given a preference too.  The judge's
 verdict is read as a noisy copy of the human preference (see
-:mod:`judgebayes.models.channel`); instances without a human label still inform the
+:mod:`judgebayes.models.ranking.channel`); instances without a human label still inform the
 ranking through their verdicts, instances with one also inform the judges' error rates.
 
 Outcome codes, for humans and judges alike: 0 the first-shown item wins, 1 the second
@@ -21,20 +21,16 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.frames import as_pandas, distinct_roles
-from judgebayes.data.ranking import ParsedPairs, outcome_codes, parse_pairs
-from judgebayes.data.ranking.frames import _col
+from judgebayes.data.frames import as_pandas, distinct_roles, numeric_column
+from judgebayes.data.ranking.frames import ParsedPairs, column, outcome_codes, parse_pairs
+from judgebayes.data.ranking.pairs import PairwiseData
 from judgebayes.errors import InputError
 
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
-
-__all__ = ["HUMAN_TIE_WORDS", "ChannelData", "channel_from_frames"]
+__all__ = ["HUMAN_TIE_WORDS", "ChannelData", "channel_from_frames", "row_covariates"]
 
 #: human preferences spelled as a tie (case-insensitive); missing values mean "no label"
 HUMAN_TIE_WORDS = frozenset({"tie", "draw"})
@@ -279,7 +275,7 @@ def channel_from_frames(
         {k: parsed.columns[k] for k in ("first", "second", "judge")} | {"instance": instance},
     )
     h = outcome_codes(
-        _col(df, human, "comparisons"), av, bv, human, blank="missing", tie_words=HUMAN_TIE_WORDS
+        column(df, human, "comparisons"), av, bv, human, blank="missing", tie_words=HUMAN_TIE_WORDS
     )
     if parsed.judge is not None and parsed.judges is not None:
         judge_names, jidx = parsed.judges, parsed.judge
@@ -326,12 +322,34 @@ def channel_from_frames(
     )
 
 
+def row_covariates(comparisons, data: PairwiseData, parsed) -> tuple[tuple[str, ...], np.ndarray]:
+    """Every row's standardised covariate differences (first minus second), on the scales
+    of ``data``: the judge channel's covariates (an instance takes its first row's).
+    """
+    df = as_pandas(comparisons, "comparisons")
+    a, b = parsed.codes_in(data.items)
+    cols, k = [], 0
+    for name in data.covariates:
+        _, sd, kind = data.scales[name]
+        if kind == "item":
+            assert data.item_X is not None  # an item covariate is a column of item_X
+            z = data.item_X[:, k]
+            k += 1
+            cols.append(z[a] - z[b])
+        else:
+            va = numeric_column(df[f"{name}_first"], f"{name}_first")
+            vb = numeric_column(df[f"{name}_second"], f"{name}_second")
+            cols.append((va - vb) / sd)
+    X = np.column_stack(cols) if cols else np.zeros((len(df), 0))
+    return tuple(data.covariates), X
+
+
 def _instances(df, instance: str | None) -> tuple[np.ndarray, np.ndarray]:
     """The instance ids (one per row without ``instance``) and each row's index into them."""
     if instance is None:
         inst_vals = np.arange(len(df))
     else:
-        icol = _col(df, instance, "comparisons")
+        icol = column(df, instance, "comparisons")
         if icol.isna().any():
             r = int(np.flatnonzero(icol.isna().to_numpy(bool))[0])
             raise InputError(

@@ -1,4 +1,4 @@
-"""Check ``leniency`` (judgebayes/checks/leniency.py): a panel's validators read the share
+"""Check ``leniency`` (judgebayes/checks/panel/leniency.py): a panel's validators read the share
 valid with slope 1 on the logit scale; on panels simulated from the two stories it tells
 them apart, and the default panel model follows it."""
 

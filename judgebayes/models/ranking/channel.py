@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from judgebayes.models.ranking import theta_prior
+from judgebayes.models.ranking.model import theta_prior
 from judgebayes.models.simplex import dirichlet
 
 __all__ = ["channel_shift", "channel_var_names", "judge_channel_model", "verdict_probs"]

@@ -1,4 +1,4 @@
-"""The ``channel`` check (judgebayes/checks/channel.py), on fits built from known draws.
+"""The ``channel`` check (judgebayes/checks/ranking/channel.py), on fits built from known draws.
 
 The comparisons are simulated here with numpy: five systems, a human who prefers by
 Bradley-Terry, and a judge who reports the human's preference with probability 0.85,

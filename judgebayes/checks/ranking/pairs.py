@@ -1,6 +1,7 @@
 r"""Posterior predictive checks of a Bradley-Terry fit's verdicts.
 
-Replicated verdicts at :data:`DRAWS` posterior draws (:mod:`judgebayes.inference.ranking.checks`):
+Replicated verdicts at :data:`DRAWS` posterior draws
+(:mod:`judgebayes.inference.ranking.predictive`):
 
 * ``win_matrix``: the chi-square discrepancy of each pair's scores (with parameters;
   p-value :math:`\Pr(T^{rep} \ge T)`);
@@ -19,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.checks.base import Check, register
-from judgebayes.inference.ranking.checks import predictive_check_table
+from judgebayes.inference.ranking.predictive import predictive_check_table
 
 __all__ = ["CHECK", "DRAWS", "table"]
 

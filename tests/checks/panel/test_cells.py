@@ -1,4 +1,4 @@
-"""The ``cells`` check (judgebayes/checks/cells.py), on fits built from known draws.
+"""The ``cells`` check (judgebayes/checks/panel/cells.py), on fits built from known draws.
 
 The panel is simulated here, with numpy, from parameters this file chooses; the fit's
 draws are those parameters with a small spread (an oracle posterior).  So the check's
@@ -13,7 +13,7 @@ import numpy as np
 
 from judgebayes.results.trees import tree
 from judgebayes.studies.panel import HierarchicalPanel, ValidatorPanel
-from judgebayes.studies.panel.base import PanelFit
+from judgebayes.studies.panel.fit import PanelFit
 
 G, V, N = 8, 6, 400
 ANNOTATED = np.array([0, 1, 2])

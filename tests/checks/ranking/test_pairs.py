@@ -1,11 +1,11 @@
-"""The ``pairs`` check (judgebayes/checks/pairs.py): the Bradley-Terry fit's replicated
+"""The ``pairs`` check (judgebayes/checks/ranking/pairs.py): the Bradley-Terry fit's replicated
 verdicts against the observed ones, on Laplace fits (no sampler) of data simulated here.
 """
 
 import numpy as np
 import pytest
 
-from judgebayes.checks import pairs as pair_check
+from judgebayes.checks.ranking import pairs as pair_check
 from judgebayes.errors import InputError
 from judgebayes.studies.ranking import PairwiseRanking
 

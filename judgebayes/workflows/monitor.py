@@ -1,5 +1,15 @@
-"""The monitor of a running evaluation: each period's rate with an anytime-valid bound,
-and the drift alarms of the judge against its reference periods or a known floor.
+r"""Evaluation as it runs: anytime-valid rates by period, a drift alarm for the judge, and
+an exact sequence for a fixed set of items labelled in random order.
+
+:func:`monitor` reads a log of judged items with a period column and a few human labels per
+period and returns, after every period, the corrected rate of all items so far with a
+confidence sequence (valid at every look, however often one looks) and an alarm when the
+judge's sensitivity or specificity has changed (one alarm for all systems, or one per
+system); a judge that gives scores gets the same sequence for the mean human label.
+:func:`sequential_decision` reads a claim
+off the last look: pass, fail or continue.  :func:`without_replacement` is the sequence for
+the ``items`` estimand of one fixed set.  The mathematics is in
+:mod:`judgebayes.inference.sequences`.
 """
 
 from __future__ import annotations
@@ -7,21 +17,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.frames import (
-    as_pandas,
-    distinct_roles,
-    group_labels,
-    label_probabilities,
-    numeric_column,
-    period_codes,
-    require_column,
-)
-from judgebayes.data.items import binary_labels
-from judgebayes.data.scores.roles import observed_scale, read_scale, require_in_scale
+from judgebayes.data.monitor import labelled_sequence, monitor_log
 from judgebayes.errors import InputError
 from judgebayes.inference import sequences as sq
 from judgebayes.inference.registry import check_count
 from judgebayes.results import check_alpha
+
+__all__ = ["monitor", "sequential_decision", "without_replacement"]
 
 _METHODS = ("asymptotic",)
 
@@ -146,12 +148,25 @@ def monitor(
     >>> bool(table["lower"].iloc[-1] < y.mean() < table["upper"].iloc[-1])
     True
     """
-    df = as_pandas(frame, "frame")
     alpha = check_alpha(alpha)
     tightest_at = check_count(tightest_at, "tightest_at")
-    _check_inputs(df, method, drift_by, judge, human, time, system, label_prob)
-    f, y, back = _verdicts(df, judge, human, scale, human_scale, positive)
-    period, labels = period_codes(df[time], time, freq)
+    if method not in _METHODS:
+        raise InputError(
+            f"method must be one of {', '.join(_METHODS)}; got {method!r}",
+            field="method",
+            value=method,
+        )
+    if drift_by not in ("pooled", "system") or (drift_by == "system" and system is None):
+        raise InputError(
+            f"drift_by must be 'pooled' or 'system' (with system=); got {drift_by!r}"
+            + ("" if system is not None else " without system="),
+            field="drift_by",
+            value=drift_by,
+        )
+    f, y, back, period, labels, prob, systems = monitor_log(
+        frame, judge, human, time, system=system, label_prob=label_prob, freq=freq, scale=scale,
+        human_scale=human_scale, positive=positive,
+    )  # fmt: skip
     notes: list[str] = []
     missing = np.isnan(f)
     if missing.any():
@@ -159,12 +174,6 @@ def monitor(
             f"{int(missing.sum())} item(s) have no verdict in {judge!r}: left out (the rate "
             "is of the judged items)"
         )
-    prob = _label_probs(df, label_prob, missing)
-    systems = (
-        group_labels(df[system], system, "system").to_numpy()
-        if system is not None
-        else np.full(len(df), "", dtype=object)
-    )
     reference = check_count(reference, "reference")
     floors = _floors(floors)
     drift, bounds = _drift_part(
@@ -213,61 +222,6 @@ def _assembled(rows, drift, drift_by: str, back, by_system: bool, attrs: dict) -
         table = table.drop(columns="system")
     table.attrs.update(attrs)
     return table
-
-
-def _check_inputs(df, method, drift_by, judge, human, time, system, label_prob) -> None:
-    """The method, the role columns (present, each in one role), rows, and drift_by."""
-    if method not in _METHODS:
-        raise InputError(
-            f"method must be one of {', '.join(_METHODS)}; got {method!r}",
-            field="method",
-            value=method,
-        )
-    for col, what, field in (
-        (judge, "judge verdicts", "judge"),
-        (human, "human labels", "human"),
-        (time, "periods", "time"),
-        (system, "systems", "system"),
-        (label_prob, "labelling probabilities", "label_prob"),
-    ):
-        if col is not None:
-            require_column(df, col, what, field, frame="log")
-    distinct_roles(
-        {"judge": judge, "human": human}, {"time": time, "system": system, "label_prob": label_prob}
-    )
-    if len(df) == 0:
-        raise InputError("the frame has no rows", field="frame", value=0)
-    if drift_by not in ("pooled", "system") or (drift_by == "system" and system is None):
-        raise InputError(
-            f"drift_by must be 'pooled' or 'system' (with system=); got {drift_by!r}"
-            + ("" if system is not None else " without system="),
-            field="drift_by",
-            value=drift_by,
-        )
-
-
-def _verdicts(df, judge, human, scale, human_scale, positive):
-    """The judge's verdicts and the human labels as 0/1 (NaN: missing), or scores and labels
-    mapped to [0, 1] with the map back to the human scale (``back``).
-    """
-    if scale is None:
-        if human_scale is not None:
-            raise InputError(
-                "human_scale is for a judge that gives scores: give scale= too",
-                field="human_scale",
-                value=human_scale,
-            )
-        f = binary_labels(df[judge], judge, positive)
-        y = binary_labels(df[human], human, positive)
-        return f, y, None
-    return _scores(df, judge, human, scale, human_scale, positive)
-
-
-def _label_probs(df, label_prob, missing) -> np.ndarray | None:
-    """Each item's known probability of being labelled, in (0, 1] (None: not given)."""
-    if label_prob is None:
-        return None
-    return label_probabilities(df[label_prob], label_prob, ~missing)
 
 
 def _drift_part(back, drift_by, systems, missing, period, f, y, labels, alpha, reference,
@@ -353,32 +307,6 @@ def _drift(period, f, y, labels, alpha, reference, floors) -> tuple[pd.DataFrame
     return table, d["bounds"]
 
 
-def _scores(df, judge, human, scale, human_scale, positive):
-    """Judge scores and human labels mapped to [0, 1] by their scales, and the human
-    label's (low, high) to map the bounds back.
-    """
-    if positive is not None:
-        raise InputError(
-            "positive= names a verdict's value; with scale= the judge gives scores",
-            field="positive",
-            value=positive,
-        )
-    lo, hi = read_scale(scale, "scale")
-    f = numeric_column(df[judge], judge)
-    require_in_scale(f, (lo, hi), judge, "scale")
-    y = numeric_column(df[human], human)
-    said = y[~np.isnan(y)]
-    hs = read_scale(human_scale, "human_scale")
-    if hs is None:
-        if said.size == 0:
-            raise InputError(
-                f"column {human!r} has no label: give human_scale=", field=human, value=None
-            )
-        hs = observed_scale(said)
-    require_in_scale(y, hs, human, "human_scale")
-    return (f - lo) / (hi - lo), (y - hs[0]) / (hs[1] - hs[0]), hs
-
-
 def _drift_by_system(systems, missing, period, f, y, labels, alpha, reference, floors, notes):
     """One drift alarm per system at ``alpha / S`` (Bonferroni over the systems)."""
     names = pd.unique(systems)
@@ -419,3 +347,136 @@ def _floors(floors) -> dict[str, float]:
             )
         out[key] = check_alpha(value, f"floors[{key!r}]")
     return out
+
+
+# ------------------------------------------------------------------ decisions
+def sequential_decision(table: pd.DataFrame, claim: str) -> pd.DataFrame:
+    """Read a claim about the rate off a :func:`monitor` table at every look: ``pass`` once
+    the sequence lies wholly on the claim's side, ``fail`` once wholly on the other, else
+    ``continue``.  Because the sequence holds at every look at once, stopping at the first
+    decision keeps the error at most the table's ``alpha``.
+
+    ``claim`` is ``"rate > 0.8"`` / ``"rate < 0.2"`` (one system) or ``"<system> > 0.8"``.
+
+    Returns
+    -------
+    DataFrame
+        ``system`` (when the table has systems), ``period``, ``lower``, ``upper`` and
+        ``decision`` for the claim's system.
+    """
+    from judgebayes.workflows.gate import parse_claim
+
+    # a score judge's table is on the human label's scale (its claims too: "rate > 3.5")
+    missing = [col for col in ("period", "lower", "upper") if col not in table.columns]
+    if missing:
+        raise InputError(
+            f"table: no column {', '.join(map(repr, missing))}; give the table jb.monitor "
+            "returns (its bounds are the sequence's)",
+            field="table",
+            value=missing,
+        )
+    c = parse_claim(claim, table.attrs.get("human_scale") or (0.0, 1.0))
+    if isinstance(c.rhs, str) or c.kind != "compare":
+        raise InputError(
+            f"a sequential claim compares one rate with a number ('rate > 0.8'); got {claim!r}",
+            field="claim",
+            value=claim,
+        )
+    if "system" in table.columns:
+        sub = table[table["system"] == c.lhs]
+        if sub.empty:
+            raise InputError(
+                f"claim {claim!r}: no system {c.lhs!r} in the table (systems: "
+                f"{', '.join(map(str, pd.unique(table['system'])))})",
+                field="claim",
+                value=c.lhs,
+            )
+    else:
+        if c.lhs != "rate":
+            raise InputError(
+                f"claim {claim!r}: the table has one rate; write it as 'rate {c.op} {c.rhs}'",
+                field="claim",
+                value=c.lhs,
+            )
+        sub = table
+    sub = sub.copy()
+    above, below = sub["lower"] > c.rhs, sub["upper"] < c.rhs
+    yes, no = (above, below) if c.op == ">" else (below, above)
+    decision = np.where(yes, "pass", np.where(no, "fail", "continue"))
+    # the first decision stands: a sequence that has decided is not read again
+    decided = np.flatnonzero(decision != "continue")
+    if decided.size:
+        decision[decided[0] :] = decision[decided[0]]
+    sub["decision"] = decision
+    cols = [c_ for c_ in ("system", "period", "lower", "upper", "decision") if c_ in sub]
+    return sub[cols].reset_index(drop=True)
+
+
+def without_replacement(
+    frame,
+    human: str,
+    *,
+    order: str | None = None,
+    judge: str | None = None,
+    population: int | None = None,
+    alpha: float = 0.05,
+    positive=None,
+) -> pd.DataFrame:
+    r"""An exact confidence sequence for the rate of one fixed set of items, labelled one
+    at a time in random order (the ``items`` estimand, looked at after every label).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Every item of the set, one row each (labelled or not).
+    human : str
+        The human label; blank = not labelled yet.
+    order : str, optional
+        The position at which each labelled item was labelled (default: row order).
+    judge : str, optional
+        The judge's verdict on every item: the sequence then bets on
+        :math:`(Y - f + 1) / 2`, whose mean over the set is known up to the rate
+        (:math:`\theta = \bar f + 2 m - 1`), so an accurate judge narrows it.
+    population : int, optional
+        The number of items in the set (default: the frame's rows; with ``judge`` it must
+        be the frame's rows, every item judged).
+    alpha : float
+        Miscoverage over all looks.
+    positive : optional
+        The positive label value where it is not a usual spelling.
+
+    Returns
+    -------
+    DataFrame
+        ``n_labelled``, ``estimate`` (the labelled items' rate, or the judge-corrected
+        rate), ``lower``, ``upper`` after each label.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import judgebayes as jb
+    >>> y = np.random.default_rng(1).binomial(1, 0.3, 500).astype(float)
+    >>> t = jb.estimators.without_replacement(pd.DataFrame({"h": y[:100]}), "h", population=500)
+    >>> bool(t["lower"].iloc[-1] <= y.mean() <= t["upper"].iloc[-1])
+    True
+    """
+    alpha = check_alpha(alpha)
+    if population is not None:
+        check_count(population, "population")
+    y, idx, f, N = labelled_sequence(
+        frame, human, order=order, judge=judge, population=population, positive=positive
+    )
+    if f is None:
+        x = y[idx]
+        lo, hi = sq.betting_sequence(x, N, alpha)
+        est = np.cumsum(x) / np.arange(1, x.size + 1)
+    else:
+        fbar = float(f.mean())
+        x = (y[idx] - f[idx] + 1.0) / 2.0
+        lo_m, hi_m = sq.betting_sequence(x, N, alpha, resolution=2)
+        lo = np.clip(fbar + 2.0 * lo_m - 1.0, 0.0, 1.0)
+        hi = np.clip(fbar + 2.0 * hi_m - 1.0, 0.0, 1.0)
+        est = np.clip(fbar + 2.0 * np.cumsum(x) / np.arange(1, x.size + 1) - 1.0, 0.0, 1.0)
+    return pd.DataFrame(
+        {"n_labelled": np.arange(1, x.size + 1), "estimate": est, "lower": lo, "upper": hi}
+    )

@@ -4,7 +4,7 @@ effective number of independent judges.
 All three take ratings in a long frame (``item``, ``rater``, ``value``) or a wide one
 (``raters=`` columns) and resample items, or clusters of items with ``cluster=``, for their
 bootstrap intervals.  The coefficients themselves live in
-:mod:`judgebayes.inference.agreement`.
+:mod:`judgebayes.inference.agreement.coefficients`.
 """
 
 from __future__ import annotations
@@ -13,16 +13,16 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from judgebayes.data.frames import column_names
-from judgebayes.data.ratings import (
+from judgebayes.data.agreement import (
     Ratings,
     cluster_codes,
     judge_ratings,
     judge_values,
     ratings_from_frame,
 )
+from judgebayes.data.frames import column_names
 from judgebayes.errors import InputError
-from judgebayes.inference import agreement as ag
+from judgebayes.inference.agreement import coefficients as ag
 from judgebayes.inference.registry import check_count, check_seed
 from judgebayes.results import check_alpha
 

@@ -20,7 +20,15 @@ from judgebayes.data.frames import (
 )
 from judgebayes.errors import InputError
 
-__all__ = ["LEVELS", "Ratings", "rating_counts", "ratings_from_frame"]
+__all__ = [
+    "LEVELS",
+    "Ratings",
+    "cluster_codes",
+    "judge_ratings",
+    "judge_values",
+    "rating_counts",
+    "ratings_from_frame",
+]
 
 #: levels of measurement, from unordered categories to numbers with a true zero
 LEVELS = ("nominal", "ordinal", "interval", "ratio")

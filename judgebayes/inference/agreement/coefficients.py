@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judgebayes.data.ratings import rating_counts
+from judgebayes.data.agreement import rating_counts
 
 __all__ = [
     "COEFFICIENTS",

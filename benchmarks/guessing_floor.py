@@ -22,8 +22,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from judgebayes.studies.leaderboard import GuessingBoard, RaschBoard  # noqa: E402
-from tests.simulators import irt_board, multiple_choice_board  # noqa: E402
+from judgebayes.studies.leaderboard import GuessingBoard, RaschBoard
+from tests.simulators import irt_board, multiple_choice_board
 
 ABILITIES = np.linspace(-3, 2, 9)
 

@@ -35,9 +35,9 @@ extensions = [
 
 # pages and notebooks
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
-exclude_patterns = ["_build", "llms.txt"]
-# the assistant guide is served beside the pages: <site>/llms.txt
-html_extra_path = ["llms.txt"]
+exclude_patterns = ["_build", "llms.txt", "SKILL.md"]
+# the assistant guide and skill are served beside the pages: <site>/llms.txt, <site>/SKILL.md
+html_extra_path = ["llms.txt", "SKILL.md"]
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 nb_execution_mode = "off"  # the committed outputs; the site build samples nothing

@@ -7,12 +7,16 @@ items frame for :meth:`~judgebayes.AccuracyStudy.from_items`, :func:`arena_pairs
 :meth:`~judgebayes.PairwiseRanking.from_frames`; :func:`mlflow_items` a leaderboard frame of
 MLflow evaluation runs and :func:`alpaca_eval_items` one of AlpacaEval's annotation files,
 for :func:`~judgebayes.leaderboard`; :func:`attach_labels` joins
-human labels.
+human labels.  Logs too large for pandas: :func:`reduce_items`, :func:`reduce_panel` and
+:func:`reduce_pairs` reduce Parquet or CSV files to counts with one DuckDB query (the
+``logs`` extra).
 
 Containers and their frame readers, for data already in counts or arrays:
 :class:`TestCounts`, :class:`CalibrationCounts`, :class:`MulticlassCounts`,
-:class:`PairwiseData`, :class:`PanelData`, :func:`scores_from_frame` and
-:func:`calibration_split` (a labelled frame split into test and calibration parts).
+:class:`PairwiseData`, :class:`PanelData`, :func:`items_from_frame` (the items design's
+container, which the items closed forms of :mod:`judgebayes.estimators` read),
+:func:`scores_from_frame` and :func:`calibration_split` (a labelled frame split into test
+and calibration parts).
 """
 
 from judgebayes._lazy import lazy_namespace
@@ -46,6 +50,8 @@ _EXPORTS = {
         _ACC,
     ),
     "scores_from_frame": "judgebayes.data.scores",
+    "items_from_frame": "judgebayes.data.items",
+    **dict.fromkeys(("reduce_items", "reduce_panel", "reduce_pairs"), "judgebayes.data.large"),
     "PairwiseData": "judgebayes.data.ranking",
     "identifiability_report": "judgebayes.data.ranking",
     "PanelData": "judgebayes.data.panel",

@@ -7,6 +7,8 @@
 - :func:`plan_paired` -- labels and prompts for a paired comparison of two systems;
 - :func:`plan_repeats` -- more prompts, more generations or more judge runs;
 - :func:`label_next` -- which items to label in the next round (active labelling);
+  :func:`design_round` is the same round from arrays with a random generator you pass
+  (for simulation studies);
 - :func:`run_active` and :func:`budget_study` -- which comparisons to ask a pairwise judge
   for, against a full verdict matrix (:class:`MatrixOracle`) or a live judge
   (:class:`CallableOracle`).
@@ -29,6 +31,7 @@ _EXPORTS = {
     "CalibrationPlan": _DESIGN,
     "plan_repeats": "judgebayes.workflows.repeats",
     "label_next": "judgebayes.workflows.label_next",
+    "design_round": "judgebayes.inference.items.active",
     "run_active": _ACTIVE,
     "budget_study": _ACTIVE,
     "MatrixOracle": _ACTIVE,

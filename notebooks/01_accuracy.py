@@ -229,8 +229,8 @@ plt.show()
 # interval can do:
 
 # %%
-from judgebayes.data.items import items_from_frame
-from judgebayes.inference import items as ie
+from judgebayes.estimators import double_sampling_items, ppi_items
+from judgebayes.io import items_from_frame
 
 rows = []
 for frac in (0.1, 0.5):
@@ -238,10 +238,10 @@ for frac in (0.1, 0.5):
     for r in range(ITEM_REPS):
         sim = jb.simulate.simulate_items(2000, n_labelled=int(frac * 2000), seed=r)
         d = items_from_frame(sim.frame)
-        lo, hi = ie.double_sampling_items(d, "items").interval(0.05)
+        lo, hi = double_sampling_items(d, "items").interval(0.05)
         hit.append(lo[0] <= sim.rate_items <= hi[0])
         w_items.append(hi[0] - lo[0])
-        plo, phi = ie.ppi_items(d).interval(0.05)
+        plo, phi = ppi_items(d).interval(0.05)
         w_ppi.append(phi[0] - plo[0])
     rows.append(
         {
@@ -270,7 +270,7 @@ import time
 
 from dask.distributed import Client, LocalCluster
 
-from judgebayes.workflows.split_protocol import split_protocol
+from judgebayes import split_protocol
 
 judged = llmbar_accuracy_items("ChatGPT")  # every subset: 885 items, 8 groups
 sweep = dict(group="subset", n_splits=DASK_SPLITS, methods=DASK_METHODS, seed=0, progress=False)

@@ -34,11 +34,14 @@ import numpy as np
 import pandas as pd
 
 import judgebayes as jb
-from judgebayes.studies.panel import (
-    HierarchicalPanel,
-    OverdispersedPanel,
-    PooledPanel,
-    ValidatorPanel,
+
+ValidatorPanel = jb.ValidatorPanel
+# the panel's Bayesian models are classes of their own: ValidatorPanel.models() lists them
+MODELS = {m.model_name: m for m in ValidatorPanel.models()}
+PooledPanel, HierarchicalPanel, OverdispersedPanel = (
+    MODELS["pooled"],
+    MODELS["hierarchical"],
+    MODELS["overdispersed"],
 )
 
 warnings.filterwarnings("ignore", message=".*BLAS.*")
@@ -67,9 +70,9 @@ print(
 # Each validator's TPR and TNR measured on the annotated generators' outputs.
 
 # %%
-from judgebayes.inference.panel.regression import calibration_targets
-
-_, _, tpr, tnr = calibration_targets(d)
+# pooled over the annotated generators' confusion counts
+tpr = d.tp.sum(0) / (d.tp.sum(0) + d.fn.sum(0))
+tnr = d.tn.sum(0) / (d.tn.sum(0) + d.fp.sum(0))
 fig, ax = plt.subplots(figsize=(5, 4))
 ax.scatter(tnr, tpr)
 for j, v in enumerate(d.validators):

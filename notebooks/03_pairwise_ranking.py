@@ -32,13 +32,7 @@ import numpy as np
 import pandas as pd
 
 import judgebayes as jb
-from judgebayes.inference.ranking.baselines import (
-    length_residualisation,
-    order_swap_majority,
-    win_counts,
-)
-from judgebayes.inference.ranking.topk import top_k_set
-from judgebayes.models.ranking import HierarchicalBias, HorseshoeBias, NormalBias
+from judgebayes.estimators import length_residualisation, order_swap_majority, win_counts
 
 warnings.filterwarnings("ignore", message=".*BLAS.*")
 # every NUTS fit below prints its own gate result (fit.diagnostics.message())
@@ -107,7 +101,8 @@ rows = {
     "length residualisation": length_residualisation(d),
     "bias-aware Laplace": bias.point,
 }
-pd.DataFrame({k: [sim.recall(top_k_set(v, 5))] for k, v in rows.items()}, index=["top-5 recall"]).T
+top5 = {k: np.argsort(-np.asarray(v, float), kind="stable")[:5] for k, v in rows.items()}
+pd.DataFrame({k: [sim.recall(t)] for k, t in top5.items()}, index=["top-5 recall"]).T
 
 # %% [markdown]
 # ## 4. NUTS with the regularized horseshoe, against Laplace, through ArviZ
@@ -118,9 +113,9 @@ pd.DataFrame({k: [sim.recall(top_k_set(v, 5))] for k, v in rows.items()}, index=
 # scales is far from Gaussian: its coefficient intervals are visibly wider and shifted.
 
 # %%
-hs = ranking.fit("nuts", prior=HorseshoeBias(), random_seed=1, sampler=SAMPLER, log_likelihood=True)
-gauss = ranking.fit("nuts", prior=NormalBias(), random_seed=1, sampler=SAMPLER, log_likelihood=True)
-lap_hs = ranking.fit("laplace", prior=HorseshoeBias(), random_seed=1)
+hs = ranking.fit("nuts", prior="horseshoe", random_seed=1, sampler=SAMPLER, log_likelihood=True)
+gauss = ranking.fit("nuts", prior="normal", random_seed=1, sampler=SAMPLER, log_likelihood=True)
+lap_hs = ranking.fit("laplace", prior="horseshoe", random_seed=1)
 naive_ll = ranking.fit("naive", random_seed=1, log_likelihood=True)
 print("horseshoe:", hs.diagnostics.message(), "| divergences:", hs.diagnostics.divergences)
 print("normal:   ", gauss.diagnostics.message())
@@ -182,10 +177,10 @@ rc = ctrl.ranking()
 fits = {
     "naive": rc.fit("naive", random_seed=0),
     "laplace/normal": rc.fit("laplace", random_seed=0),
-    "laplace/hierarchical": rc.fit("laplace", prior=HierarchicalBias(), random_seed=0),
+    "laplace/hierarchical": rc.fit("laplace", prior="hierarchical", random_seed=0),
     "nuts/horseshoe": rc.fit(
         "nuts",
-        prior=HorseshoeBias(),
+        prior="horseshoe",
         random_seed=2,
         sampler={**SAMPLER, "tune": 2 * SAMPLER["tune"], "target_accept": 0.999},
     ),

@@ -41,24 +41,20 @@ import numpy as np
 import pandas as pd
 
 import judgebayes as jb
-from judgebayes import datasets
-from judgebayes.inference.nuts import quiet_engine_warnings
-from judgebayes.report import accuracy_report
-from judgebayes.workflows.invariance import (
+from judgebayes import accuracy_report, datasets, split_protocol
+from judgebayes.estimators import (
+    cross_validated_agreement,
+    fit_judge_bias,
+    fit_sources,
+    judge_bias_table,
     judge_rates_by_stratum,
+    plot_bias_forest,
+    rank_interval_table,
+    ranking_agreement,
     stratum_shift_study,
     summarise_shift,
     transfer_table,
 )
-from judgebayes.workflows.judge_bias import (
-    LLMBAR_BIAS_SUBSETS,
-    cross_validated_agreement,
-    fit_judge_bias,
-    judge_bias_table,
-    plot_bias_forest,
-)
-from judgebayes.workflows.source_rankings import fit_sources, rank_interval_table, ranking_agreement
-from judgebayes.workflows.split_protocol import split_protocol
 
 warnings.filterwarnings("ignore", message=".*BLAS.*")
 # every NUTS fit below reports its own gate numbers in the tables
@@ -331,11 +327,11 @@ pd.concat(shift)[
 bias_fits, bias_laplace, orders = {}, {}, {}
 for j in datasets.LLMBAR_EVALUATORS:
     v = datasets.llmbar_both_orders(j)
-    orders[j] = v[v["subset"].isin(LLMBAR_BIAS_SUBSETS)]
+    orders[j] = v[v["subset"].str.startswith("LLMBar")]  # the five LLMBar subsets
     bias_laplace[j] = fit_judge_bias(orders[j], "laplace")
     if j in JUDGES:
-        with quiet_engine_warnings():
-            bias_fits[j] = fit_judge_bias(orders[j], "nuts", sampler={"draws": BIAS_DRAWS})
+        # the gate's warning is off above: the line below prints its verdict
+        bias_fits[j] = fit_judge_bias(orders[j], "nuts", sampler={"draws": BIAS_DRAWS})
         print(j, bias_fits[j].diagnostics.message())
 bias = pd.concat([judge_bias_table(bias_fits), judge_bias_table(bias_laplace)], ignore_index=True)
 bias[bias["coefficient"].isin(["length", "position"])].round(3)
@@ -434,8 +430,7 @@ pd.concat([f.bias_table().assign(source=k) for k, f in pos.items()]).round(3)
 # 7B models often give truncated or empty answers, length partly *is* quality, so adding the
 # length covariate does not move the judges towards the human ranking. This is the SummEval
 # pattern of the ranking paper, not the LLMBar one: correct for a covariate only when it is a
-# presentation artefact (the trusted-anchor gate of `judgebayes.inference.ranking.baselines`
-# makes that decision from a few trusted labels).
+# presentation artefact, which a few trusted labels can decide.
 
 # %% [markdown]
 # ## 6. A written report

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 import judgebayes as jb
-from judgebayes.datasets.base import read_csv
+from judgebayes.datasets import read_csv
 
 pd.set_option("display.width", 200)
 pd.set_option("display.max_columns", 30)

@@ -37,7 +37,7 @@ from ppi_py import ppi_mean_ci
 
 import judgebayes as jb
 from judgebayes.datasets import llmbar_version_stream, load_llmbar_judgments
-from judgebayes.workflows.label_next import design_round
+from judgebayes.plan import design_round
 
 pd.set_option("display.width", 200)
 pd.set_option("display.max_columns", 30)

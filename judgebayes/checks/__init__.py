@@ -10,19 +10,17 @@ time), :mod:`~.leaderboard` (items that move together, items grouped undeclared,
 that follow the verdict), :mod:`~.scores` (``calibration_transport``,
 ``monotone_calibration``, ``score_labelling`` and ``score_range``: one calibration for every
 system, a label rising with the score, labels drawn by the score, scores the labels never
-saw); ``cells`` and ``leniency`` (panels), ``pairs`` and ``channel`` (rankings).  A new check
-is one module here or in its family's folder, imported below or in the folder's
+saw), :mod:`~.panel` (``cells`` and ``leniency``) and :mod:`~.ranking` (``pairs`` and
+``channel``).  A new check is one module in its family's folder, imported in the folder's
 ``__init__``.
 """
 
 from judgebayes.checks import (  # noqa: F401  (each module registers its check)
     accuracy,
-    cells,
-    channel,
     items,
     leaderboard,
-    leniency,
-    pairs,
+    panel,
+    ranking,
     scores,
 )
 from judgebayes.checks.base import (

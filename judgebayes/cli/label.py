@@ -73,12 +73,9 @@ def add_parser(sub) -> None:
 
 def _rounds(df, col: str) -> int:
     """The last round recorded in ``col`` (0 when the column is absent or blank)."""
-    from judgebayes.data.frames import numeric_column
+    from judgebayes.data.items.rounds import recorded_rounds
 
-    if col not in df.columns:
-        return 0
-    r = numeric_column(df[col], col)
-    done = r[r == r]
+    done = recorded_rounds(df, col)
     if ((done < 1) | (done % 1 != 0)).any():
         raise CLIError(f"judgebayes label-next: column {col!r} must hold rounds 1, 2, ...")
     return int(done.max()) if done.size else 0

@@ -1,5 +1,6 @@
 """The only code that reads frames, files and labels: each family's validated containers
-(:mod:`~.accuracy` and :mod:`~.items`, :mod:`~.panel`, :mod:`~.ranking` and :mod:`~.channel`),
-the frame door (:mod:`~.frames`), eval-tool logs (:mod:`~.logs`) and large logs reduced to
-counts (:mod:`~.large`).
+and readers (:mod:`~.accuracy` and :mod:`~.items`, :mod:`~.scores`, :mod:`~.panel`,
+:mod:`~.ranking`: pairs and the judge channel, :mod:`~.leaderboard`, :mod:`~.repeats`,
+:mod:`~.monitor`, :mod:`~.ratings`), the frame door (:mod:`~.frames`), eval-tool logs
+(:mod:`~.logs`) and large logs reduced to counts (:mod:`~.large`).
 """

@@ -36,8 +36,8 @@ import pathlib
 from typing import Any
 
 from judgebayes.data.items import binary_labels
-from judgebayes.data.ranking.frames import _ids
-from judgebayes.data.ranking.pairs import _TIE_WORDS
+from judgebayes.data.ranking.frames import clean_ids
+from judgebayes.data.ranking.pairs import TIE_WORDS
 from judgebayes.errors import InputError
 
 __all__ = ["reduce_items", "reduce_pairs", "reduce_panel"]
@@ -283,7 +283,7 @@ def reduce_pairs(
         else:
             f, s_, w = (f"CAST({_q(c)} AS VARCHAR)" for c in (first, second, winner))
         raw_w = f"CAST({_q(winner)} AS VARCHAR)"
-        words = ", ".join("'" + t + "'" for t in sorted(_TIE_WORDS))
+        words = ", ".join("'" + t + "'" for t in sorted(TIE_WORDS))
         # the outcome is classified inside the scan, so only one row per ordered pair
         # (and judge) leaves DuckDB; numeric ids compare as numbers (7.0 is item 7)
         tie = f"({raw_w} IS NULL OR lower(trim({raw_w})) IN ({words}))"
@@ -322,7 +322,7 @@ def reduce_pairs(
             field=winner,
             value=str(g["bad"].iloc[r]),
         )
-    a, b = _ids(g["first"]), _ids(g["second"])
+    a, b = clean_ids(g["first"]), clean_ids(g["second"])
     if a.isna().any() or b.isna().any():
         role = "first" if a.isna().any() else "second"
         raise InputError(

@@ -6,9 +6,10 @@ Apache-2.0), :mod:`~.hanna` (HANNA, MIT), :mod:`~.llm_rubric` (LLM-Rubric, MIT) 
 :mod:`~.beyond_consensus` (the published counts of a 14 x 14 validator panel) return
 tidy frames in the contracts of :mod:`judgebayes.data`.  Each data set
 keeps its upstream licence in its folder; nothing is bundled or downloaded.
+:func:`read_csv` reads any CSV file of a data set's folder as it is.
 """
 
-from judgebayes.datasets.base import data_dir, data_path
+from judgebayes.datasets.base import data_dir, data_path, read_csv
 from judgebayes.datasets.beyond_consensus import beyond_consensus_panel
 from judgebayes.datasets.hanna import HANNA_CRITERIA, HANNA_JUDGES, hanna_scores
 from judgebayes.datasets.leaderboards import (
@@ -60,4 +61,5 @@ __all__ = [
     "load_pandalm_pairs",
     "pandalm_comparisons",
     "pandalm_judged",
+    "read_csv",
 ]

@@ -248,7 +248,7 @@ def simulate_judged_pairs(
     items=None,
     seed: int | None = None,
 ) -> SimulatedJudgedPairs:
-    r"""Simulate the judge-error channel of :mod:`judgebayes.models.channel`.
+    r"""Simulate the judge-error channel of :mod:`judgebayes.models.ranking.channel`.
 
     Each instance shows a random ordered pair; the human outcome follows Bradley-Terry
     (Davidson with ``nu``) on :math:`\theta \sim N(0, \text{spread}^2)` (centred); each

@@ -250,6 +250,8 @@ class Study:
             raise
         info = {**self._info(m, parts), **parts.info}
         notes = (*parts.notes, *self._notes(m, parts, info))
+        if parts.diagnostics is not None and not parts.diagnostics.passed:
+            notes = (parts.diagnostics.message(), *notes)  # kept with the fit, saved with it
         attrs = {
             "method": m.name,
             "family": self.family,

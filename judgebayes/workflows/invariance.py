@@ -20,36 +20,20 @@ built so that the worse output looks attractive.
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from judgebayes.data.accuracy import (
-    calibration_mask,
-    counts_from_calibration_frame,
-    normalize_labels,
-)
-from judgebayes.data.accuracy.frames import require_columns
+from judgebayes.data.accuracy import calibration_mask, counts_from_calibration_frame
+from judgebayes.data.accuracy.frames import judged_rows
 from judgebayes.errors import InputError
 from judgebayes.inference.nuts import quiet_engine_warnings
 from judgebayes.results import interval_summary
 from judgebayes.studies.accuracy import AccuracyStudy
 
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
-
 __all__ = ["judge_rates_by_stratum", "stratum_shift_study", "summarise_shift", "transfer_table"]
-
-
-def _judged(items, stratum: str, judge: str, human: str):
-    """Rows with both labels, normalised to 0/1 (schema's label vocabulary)."""
-    require_columns(items, {"stratum": stratum, "judge": judge, "human": human}, "items")
-    j = normalize_labels(items[judge], column=judge).values
-    h = normalize_labels(items[human], column=human).values
-    ok = ~np.isnan(j) & ~np.isnan(h)
-    return items.loc[ok].assign(**{judge: j[ok].astype(int), human: h[ok].astype(int)})
 
 
 def judge_rates_by_stratum(
@@ -75,7 +59,7 @@ def judge_rates_by_stratum(
         One row per stratum x rate (``q0``, ``q1``): ``right, total, mean, lower, upper,
         p_below_first``.
     """
-    d = _judged(items, stratum, judge, human)
+    d = judged_rows(items, stratum, judge, human)
     c = counts_from_calibration_frame(
         d, human=human, judge=judge, stratum=stratum, allow_empty_classes=True
     )
@@ -119,7 +103,7 @@ def transfer_table(
         Lang-Reiczigel interval; NaN where A's rates are no better than chance),
         ``error`` and ``covered``.
     """
-    d = _judged(items, stratum, judge, human)
+    d = judged_rows(items, stratum, judge, human)
     strata = list(pd.unique(d[stratum]))
     rows = []
     for a in strata:
@@ -178,7 +162,7 @@ def stratum_shift_study(
         One row per split x method: ``split, method, truth, estimate, lower, upper``.
         Summarise with ``groupby("method")``.
     """
-    d = _judged(items, stratum, judge, human).reset_index(drop=True)
+    d = judged_rows(items, stratum, judge, human).reset_index(drop=True)
     missing = [s for s in pd.unique(d[stratum]) if s not in calibration_fractions]
     if missing:
         raise InputError(

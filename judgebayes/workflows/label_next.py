@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from judgebayes.data.frames import as_pandas, distinct_roles, numeric_column, require_column
+from judgebayes.data.items.rounds import labelled_columns, planned_columns, round_probabilities
 from judgebayes.errors import InputError
 from judgebayes.inference.items import active as al
 from judgebayes.inference.items.active import MIN_LABELS, design_round
@@ -26,11 +26,6 @@ from judgebayes.inference.registry import check_count
 from judgebayes.results import check_alpha
 
 __all__ = ["MIN_LABELS", "active_estimate", "design_round", "label_next"]
-
-
-def _numbers(df, col: str, what: str, field: str) -> np.ndarray:
-    require_column(df, col, what, field, frame="items")
-    return numeric_column(df[col], col)
 
 
 def label_next(
@@ -129,23 +124,10 @@ def label_next(
     >>> bool(plan["prob"].iloc[:100].eq(1).all())
     True
     """
-    df = as_pandas(frame, "frame")
     alpha = check_alpha(alpha)
-    distinct_roles(
-        {"judge": judge, "human": human},
-        {"uncertainty": uncertainty, "cost": cost, "round": round, "probs": probs},
+    df, f, y, u, c = planned_columns(
+        frame, judge, human, uncertainty=uncertainty, cost=cost, round=round, probs=probs
     )
-    f = _numbers(df, judge, "judge verdicts or scores", "judge")
-    y = _numbers(df, human, "human labels", "human")
-    if np.isnan(f).any():
-        raise InputError(
-            f"column {judge!r}: {int(np.isnan(f).sum())} item(s) have no verdict; every item "
-            "of the round must be judged",
-            field=judge,
-            value=None,
-        )
-    u = None if uncertainty is None else _numbers(df, uncertainty, "uncertainty", "uncertainty")
-    c = None if cost is None else _numbers(df, cost, "labelling costs", "cost")
     if (round is None) != (probs is None):
         raise InputError(
             "round= and probs= go together (the rounds so far, as active_estimate reads them)",
@@ -274,49 +256,15 @@ def active_estimate(
     weighted sum of their variances (with the default weights, normalised over rounds, to
     first order).
     """
-    df = as_pandas(frame, "frame")
     alpha = check_alpha(alpha)
-    distinct_roles(
-        {"judge": judge, "human": human},
-        {"round": round, "uncertainty": uncertainty, "probs": probs},
+    df, f, y, rd, u = labelled_columns(
+        frame, judge, human, round=round, probs=probs, uncertainty=uncertainty
     )
-    f = _numbers(df, judge, "judge verdicts or scores", "judge")
-    y = _numbers(df, human, "human labels", "human")
-    rd = _numbers(df, round, "the round each item was labelled in", "round")
-    if not isinstance(probs, list | tuple) or not probs:
-        raise InputError("probs must list one probability column per round", field="probs")
-    _check_rounds(y, rd, probs, human=human, round=round)
-    u = None if uncertainty is None else _numbers(df, uncertainty, "uncertainty", "uncertainty")
     al.require_complete(u, uncertainty)
     X, fold = al.regressors(f, u), al.fold_of(f.size, check_count(folds, "folds"))
     ests, variances, predicted = [], [], []
-    for r, col in enumerate(probs, start=1):
-        pi = _numbers(df, col, f"round {r}'s probabilities", "probs")
-        before = rd < r
-        now = rd == r
-        bad = ((before | now) & ~(pi > 0)) | (pi > 1)
-        if bad.any() or np.isnan(pi).any():
-            raise InputError(
-                f"column {col!r}: every item needs a probability in round {r}, in (0, 1] "
-                "for the items drawn then or before",
-                field=col,
-                value=None if not bad.any() else float(pi[bad][0]),
-            )
-        expected = float(pi[~before].sum())
-        if not now.any() and expected >= PLANNED_NOT_LABELLED:
-            raise InputError(
-                f"round {r} ({col!r}) has no labels, and its plan expected {expected:.1f}: "
-                "label the items it drew, or estimate from the rounds before it "
-                f"(probs={list(probs[: r - 1])!r})",
-                field="probs",
-                value=col,
-            )
-        if np.isnan(y[before | now]).any():
-            raise InputError(
-                f"column {human!r}: an item drawn in round {r} or before has no label",
-                field=human,
-                value=None,
-            )
+    for r, pi in enumerate(round_probabilities(df, probs, rd, y, human), start=1):
+        before, now = rd < r, rd == r
         # the round's working model, cross-fitted; its error scales, for the weight only,
         # from the labels before it (the first round: after it), so no round's weight
         # follows its own residuals
@@ -339,38 +287,3 @@ def active_estimate(
     for r, (e, v) in enumerate(zip(ests, variances, strict=True), start=1):
         out[f"estimate_{r}"], out[f"se_{r}"] = e, float(np.sqrt(v))
     return pd.Series(out)
-
-
-#: a round with no labels whose plan expected at least this many is planned, not labelled
-#: (a round that drew nobody is then at most e^-5 likely): refused instead of read as exact
-PLANNED_NOT_LABELLED = 5.0
-
-
-def _check_rounds(y: np.ndarray, rd: np.ndarray, probs, *, human: str, round: str) -> None:
-    """Every label has its round, every round its probabilities and its labels: a label
-    read without its round, or a round without labels yet, would be dropped or counted as
-    exact without a word.
-    """
-    drawn = ~np.isnan(rd)
-    orphans = ~np.isnan(y) & ~drawn
-    if orphans.any():
-        raise InputError(
-            f"column {human!r}: {int(orphans.sum())} labelled item(s) have no round in "
-            f"column {round!r}; give each its round (earlier labels drawn at random are a "
-            "round of their own, every item's probability the share labelled then)",
-            field=round,
-            value=None,
-        )
-    rounds = rd[drawn]
-    if rounds.size and (np.any(rounds != np.round(rounds)) or np.any(rounds < 1)):
-        bad = rounds[(rounds != np.round(rounds)) | (rounds < 1)][0]
-        raise InputError(
-            f"column {round!r}: rounds are 1, 2, ...; got {bad!r}", field=round, value=float(bad)
-        )
-    if rounds.size and rounds.max() > len(probs):
-        raise InputError(
-            f"column {round!r}: round {int(rounds.max())} has labels, and probs names "
-            f"{len(probs)} probability column(s): one per round",
-            field="probs",
-            value=len(probs),
-        )

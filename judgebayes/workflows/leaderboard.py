@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from judgebayes.errors import InputError
+from judgebayes.errors import InputError, unknown_keyword
 from judgebayes.inference.leaderboard.table import BoardTable
 from judgebayes.inference.registry import normalise_method
 
@@ -80,6 +80,8 @@ def leaderboard(
         )
     roles = {k: v for k, v in columns.items() if k in _ROLES}
     options = {k: v for k, v in columns.items() if k not in _ROLES}
+    m = LeaderboardStudy.methods.resolve(normalise_method(method))
+    unknown_keyword("jb.leaderboard", options, {*_ROLES, *m.options})
     table_draws = draws
     if draws is not None and normalise_method(method) != "closed_form":
         options["draws"], table_draws = draws, None  # the method's own draws (Laplace's)

@@ -66,6 +66,7 @@ def test_bad_input_and_unused_flags_are_one_line_and_exit_2(board, tmp_path, cap
         (["--reps", "500"], "--reps is used by --method bootstrap"),
         (["--method", "bootstrap", "--estimand", "items"], "item population"),
         (["--engine", "laplace"], "unrecognized"),
+        (["--alpha", "1e-9"], "give an alpha of at least 0.0001"),
     ):
         assert main(["leaderboard", str(path), *args]) == 2, args
         err = capsys.readouterr().err.strip().splitlines()

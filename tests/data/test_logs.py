@@ -265,6 +265,26 @@ def test_lm_eval_items(tmp_path, capsys):
     assert "needs --metric" in capsys.readouterr().err
 
 
+def test_lm_eval_of_several_filters_asks_for_one(tmp_path):
+    # a task logged with two filters (gsm8k's strict-match and flexible-extract): one record
+    # per filter and sample; without filter= the verdicts would be two per output
+    model_dir = tmp_path / "m"
+    model_dir.mkdir()
+    with open(model_dir / "samples_gsm8k_2026-11-23T01-00-00.jsonl", "w") as f:
+        for i, (strict, flexible) in enumerate([(1.0, 1.0), (0.0, 1.0), (0.0, 0.0)]):
+            f.write(json.dumps(_lm_eval_record(i, strict, "strict-match")) + "\n")
+            f.write(json.dumps(_lm_eval_record(i, flexible, "flexible-extract")) + "\n")
+    with pytest.raises(
+        InputError, match="2 filters, \\['flexible-extract', 'strict-match'\\]"
+    ) as err:
+        jb.io.lm_eval_items(model_dir, metric="acc")
+    assert err.value.field == "filter"
+    df = jb.io.lm_eval_items(model_dir, metric="acc", filter="flexible-extract")
+    np.testing.assert_array_equal(df["judge"], [1, 1, 0])
+    with pytest.raises(InputError, match="no sample records with filter 'strict'"):
+        jb.io.lm_eval_items(model_dir, metric="acc", filter="strict")
+
+
 def test_lm_eval_positive_must_be_a_value_of_the_metric(tmp_path):
     # a metric with partial credit (0, 0.5, 1): positive= names the full mark
     model_dir = tmp_path / "my-model"

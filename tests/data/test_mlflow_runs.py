@@ -99,8 +99,12 @@ def test_bad_runs_and_fields_are_named(runs):
     with pytest.raises(jb.InputError, match="no request field 'nope'") as err:
         jb.io.mlflow_items(ids["good"], scorer="correct", item="nope", tracking_uri=uri)
     assert err.value.field == "item"
-    with pytest.raises(jb.InputError, match="two runs are named 'good'"):
+    with pytest.raises(jb.InputError, match="is given 2 times: each run is a system"):
         jb.io.mlflow_items([ids["good"], ids["good"]], scorer="correct", tracking_uri=uri)
+    # a human assessment no trace has (a typo) is named with the ones the runs have, not
+    # read as a board without labels
+    with pytest.raises(jb.InputError, match=r"they have: \['answer', 'human_grade'\]"):
+        jb.io.mlflow_items(list(ids.values()), scorer="correct", human="grade", tracking_uri=uri)
     # a scorer no trace has (a typo, or None) is named with the run's scorers, not read
     # as a run of blank scores
     for name in ("corect", None, ["correct"]):

@@ -209,6 +209,18 @@ def test_sampler_config_is_validated_and_recorded():
     assert fit.idata.posterior.sizes["draw"] == 500
 
 
+def test_a_fit_that_fails_the_convergence_gate_says_so_in_its_notes(tmp_path):
+    # 2 chains of 20 draws: too few effective draws for the gate; the warning passes, the
+    # note stays with the fit (and its saved copy, and the tables made from it later)
+    study = jb.AccuracyStudy.from_counts(k=620, n=1000, tn=70, m0=100, tp=90, m1=100)
+    with pytest.warns(ConvergenceWarning, match="Do not report these numbers"):
+        fit = study.fit("nuts", random_seed=3, sampler=SamplerConfig(draws=20, tune=50, chains=2))
+    assert not fit.diagnostics.passed
+    assert fit.notes[0] == fit.diagnostics.message()
+    fit.save(tmp_path / "fit.nc")
+    assert jb.load_fit(tmp_path / "fit.nc").notes[0] == fit.diagnostics.message()
+
+
 def test_priors_are_data_given_at_construction_and_recorded():
     # every fit of an engine that reads priors records them (Study.fit, for every family)
     acc = jb.AccuracyStudy.from_counts(

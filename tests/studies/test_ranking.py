@@ -326,7 +326,7 @@ def test_davidson_engine_against_the_paper_formula():
     res = fit_map(des)
     F = np.column_stack([d.X, np.ones(d.n)])
     f = lambda bt: _davidson_loop(bt, d.first, d.second, F, d.y, des.prec, 6)  # noqa: E731
-    from judgebayes.inference.ranking.newton.fit import _objective
+    from judgebayes.inference.ranking.newton import _objective
 
     z = np.random.default_rng(0).normal(size=res.beta.size)
     assert _objective(des, z) == pytest.approx(f(z), rel=1e-10)

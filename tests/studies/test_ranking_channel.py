@@ -1,6 +1,7 @@
-"""Judge-error-corrected rankings: the channel data, prediction-powered Bradley-Terry
+"""Judge-error-corrected rankings: the study's refusals, prediction-powered Bradley-Terry
 against ppi_py and against a likelihood written here, the NUTS model's recovery of a
-simulated truth, and PandaLM with a fifth of its human votes against all of them.
+simulated truth, and PandaLM with a fifth of its human votes against all of them (the
+channel data themselves: tests/data/ranking/test_channel.py).
 """
 
 import warnings
@@ -12,7 +13,6 @@ from scipy.optimize import minimize
 from scipy.stats import kendalltau
 
 import judgebayes as jb
-from judgebayes.data.channel import channel_from_frames
 from judgebayes.datasets import pandalm_comparisons, pandalm_judged
 from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
 from judgebayes.inference.ranking.ppi import ppi_bradley_terry
@@ -21,7 +21,7 @@ from tests.contract import ContractTests
 from tests.helpers import cli
 
 
-# ------------------------------------------------------------------ data
+# ------------------------------------------------------------------ study
 def _frame():
     return pd.DataFrame(
         {
@@ -33,48 +33,6 @@ def _frame():
             "human": ["a", "a", None, None, "tie"],
         }
     )
-
-
-def test_channel_reads_instances_and_keeps_every_human_state():
-    ch = channel_from_frames(_frame(), instance="pair")
-    assert ch.items == ("a", "b", "c") and ch.judges == ("j1", "j2")
-    assert ch.n_instances == 3 and ch.n_labelled == 2 and ch.n_outcomes == 3
-    # instance 1: j1 says c (second), j2 a tie; instance 2: human tie, j2 silent
-    np.testing.assert_array_equal(ch.verdicts, [[0, 1], [1, 2], [0, -1]])
-    np.testing.assert_array_equal(ch.human, [0, -1, 2])
-    g = ch.groups()
-    assert g["weight"].sum() == 3
-    # every pattern appears with each human state (-1, 0, 1, 2): 3 patterns x 4
-    assert g["weight"].size == 12
-    hidden = ch.with_labelled([False, False, True])
-    g2 = hidden.groups()
-    np.testing.assert_array_equal(g2["verdicts"], g["verdicts"])  # same shapes: no recompile
-    assert hidden.n_labelled == 1 and g2["weight"].sum() == 3
-
-
-def test_channel_ties_drop_is_counted():
-    ch = channel_from_frames(_frame(), instance="pair", ties="drop")
-    assert ch.n_outcomes == 2
-    assert ch.dropped == {"judge_ties": 1, "human_ties": 1, "no_verdict": 0}
-    assert ch.n_instances == 2
-
-
-@pytest.mark.parametrize(
-    "change,match",
-    [
-        (lambda d: d.assign(human=["a", "b", None, None, "tie"]), "two different human labels"),
-        (lambda d: d.assign(human=["zz", "zz", None, None, "tie"]), "neither shown item"),
-        (lambda d: d.assign(judge=["j1", "j1", "j1", "j2", "j1"]), "two verdicts on instance"),
-        (
-            lambda d: d.assign(second=["b", "c", "c", "c", "a"], winner=["a"] * 2 + ["c"] * 3),
-            "two different pairs",
-        ),
-        (lambda d: d.assign(human=[None] * 5), "no human label"),
-    ],
-)
-def test_channel_bad_input_is_one_typed_error(change, match):
-    with pytest.raises(InputError, match=match):
-        channel_from_frames(change(_frame()), instance="pair")
 
 
 def test_half_ties_and_missing_human_column_are_refused():

@@ -108,6 +108,41 @@ def test_majority_ties_are_counted():
     assert any(f"{study.data.n_ties} item(s) whose raters tied" in n for n in fit.notes)
 
 
+def _thin(rng, overlap, err, n=600, labelled=200):
+    """Three raters wrong on a share ``err`` of items; ``overlap`` of the labelled items
+    rated by all three, the others by one rater (numpy, not the package's simulators)."""
+    t = (rng.random(n) < 0.6).astype(int)
+    judge = np.where(t == 1, rng.random(n) < 0.85, rng.random(n) < 0.2).astype(int)
+    rated = np.full((n, 3), np.nan)
+    for i in rng.choice(n, labelled, replace=False):
+        for r in range(3) if rng.random() < overlap else [int(rng.integers(3))]:
+            rated[i, r] = t[i] if rng.random() >= err else 1 - t[i]
+    return pd.DataFrame(rated, columns=["r0", "r1", "r2"]).assign(judge=judge)
+
+
+def test_a_majority_of_one_rater_is_said_and_the_latent_truth_named():
+    # 5% of labelled items rated by all three: the "majority" is mostly one rater's label,
+    # whose errors the closed forms take as truth (benchmarks/majority_overlap.py: 0.73
+    # coverage at nominal 0.95 in this design)
+    thin = _thin(np.random.default_rng(0), 0.05, 0.15)
+    study = jb.AccuracyStudy.from_items(
+        thin, judge="judge", human=["r0", "r1", "r2"], truth="majority"
+    )
+    with pytest.warns(jb.errors.LabellingWarning, match="have one rater.*truth='latent'") as w:
+        fit = study.fit("closed_form")
+    assert str(w[0].message) in fit.notes
+    # every item rated by three accurate raters: no warning; a few accurate overlaps bound
+    # the raters' error (upper 95% bound under 5%) and keep it quiet too
+    for overlap, n in ((1.0, 600), (0.5, 2000)):
+        full = _thin(np.random.default_rng(1), overlap, 0.0, n=n, labelled=400)
+        study = jb.AccuracyStudy.from_items(
+            full, judge="judge", human=["r0", "r1", "r2"], truth="majority"
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", jb.errors.LabellingWarning)
+            study.fit("closed_form")
+
+
 def coverage(n_sets, seed, estimand="process"):
     rng = np.random.default_rng(seed)
     hit_latent = hit_majority = 0

@@ -12,7 +12,7 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.errors import InputError
-from judgebayes.inference import agreement as ag
+from judgebayes.inference.agreement import coefficients as ag
 
 # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", the 4 coders x 12 units
 # example and its published alphas (to the 3 decimals printed there)

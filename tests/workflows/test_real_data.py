@@ -287,7 +287,7 @@ def test_instance_effect_explains_the_order_swap_agreement(chatgpt_orders):
     independent orders predicts; with the instance effect (NUTS) the order-swap check
     passes and the bias intervals widen (measured: p 0.028 -> 0.856; widths 1.6x and 1.5x).
     """
-    from judgebayes.checks import pairs as pair_check
+    from judgebayes.checks.ranking import pairs as pair_check
     from judgebayes.workflows.judge_bias import bias_comparisons, fit_judge_bias, instance_ids
 
     ids = instance_ids(bias_comparisons(chatgpt_orders))

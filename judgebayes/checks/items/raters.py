@@ -28,8 +28,8 @@ MIN_ALPHA = 0.667
 def _rows(study, fit=None, *, alpha: float) -> list[dict]:
     from scipy import stats
 
-    from judgebayes.data.ratings import rating_counts
-    from judgebayes.inference import agreement as ag
+    from judgebayes.data.agreement import rating_counts
+    from judgebayes.inference.agreement import coefficients as ag
 
     d = study.data
     raters = getattr(d, "raters", None)

@@ -5,7 +5,7 @@ calibration split of one labelled frame.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,9 +18,6 @@ from judgebayes.errors import (
     InputError,
     LabelError,
 )
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
 
 
 # ------------------------------------------------------------------ frames -> counts
@@ -375,3 +372,23 @@ def calibration_split(
                 )
     is_cal = calibration_mask(h, fraction, np.random.default_rng(random_seed), stratify=stratify)
     return items[~is_cal].reset_index(drop=True), items[is_cal].reset_index(drop=True)
+
+
+def split_labels(items, judge: str, human: str, group: str | None):
+    """(human, judge) of an item-level frame as 1.0 / 0.0 / NaN arrays, and its ``group``
+    column (None without one): what the split protocol splits.
+    """
+    items = as_pandas(items, "items")
+    require_columns(items, {"judge": judge, "human": human, "group": group}, "items")
+    h = normalize_labels(items[human], column=human).values
+    j = normalize_labels(items[judge], column=judge).values
+    return h, j, items[group] if group else None
+
+
+def judged_rows(items: pd.DataFrame, stratum: str, judge: str, human: str) -> pd.DataFrame:
+    """Rows with both labels, normalised to 0/1 (schema's label vocabulary)."""
+    require_columns(items, {"stratum": stratum, "judge": judge, "human": human}, "items")
+    j = normalize_labels(items[judge], column=judge).values
+    h = normalize_labels(items[human], column=human).values
+    ok = ~np.isnan(j) & ~np.isnan(h)
+    return items.loc[ok].assign(**{judge: j[ok].astype(int), human: h[ok].astype(int)})

@@ -54,7 +54,7 @@ def lm_eval_items(
         items that :func:`judgebayes.leaderboard` checks for (``cluster="task"``
         declares it).
     """
-    rows = []
+    rows, filters = [], set()
     files = find_files(samples, "samples", ("samples_*.jsonl", "*/samples_*.jsonl"))
     tasks = {p: p.name.removeprefix("samples_").rsplit("_", 1)[0] for p in files}
     several = len(set(tasks.values())) > 1
@@ -62,6 +62,7 @@ def lm_eval_items(
         sys_name = system or p.parent.name
         for i, r in enumerate(read_records(p, "samples")):
             require_keys(r, ("doc_id",), "samples", p, i)
+            filters.add(str(r.get("filter")))
             if filter is not None and r.get("filter") != filter:
                 continue
             if metric not in r:
@@ -76,7 +77,18 @@ def lm_eval_items(
                 {"sample_id": sid, "system": sys_name, "judge": r[metric], "task": tasks[p]}
             )
     if not rows:
-        raise InputError(f"no sample records with filter {filter!r}", field="filter", value=filter)
+        raise InputError(
+            f"no sample records with filter {filter!r} (the filters: {sorted(filters)})",
+            field="filter",
+            value=filter,
+        )
+    if filter is None and len(filters) > 1:
+        raise InputError(
+            f"the samples hold the records of {len(filters)} filters, {sorted(filters)}: "
+            "give filter= the one whose verdicts to read",
+            field="filter",
+            value=filter,
+        )
     return items_frame(rows, labels, extra=("task",), verdict=f"metric {metric}", positive=positive)
 
 

@@ -81,6 +81,7 @@ def mlflow_items(
         raise InputError("runs is empty: give one or more run ids", field="runs", value=ids)
     client = mlflow.MlflowClient(tracking_uri=tracking_uri)
     frames, names, empty = [], [], []
+    humans: set[str] = set()
     for run_id in ids:
         try:
             run = client.get_run(run_id)
@@ -91,6 +92,12 @@ def mlflow_items(
                 value=run_id,
             ) from None
         name = run.data.tags.get("mlflow.runName") or run_id
+        if ids.count(run_id) > 1:
+            raise InputError(
+                f"the run {run_id!r} is given {ids.count(run_id)} times: each run is a system",
+                field="runs",
+                value=run_id,
+            )
         if name in names:
             raise InputError(
                 f"two runs are named {name!r}: each run is a system; rename one",
@@ -103,9 +110,17 @@ def mlflow_items(
             empty.append((run_id, name))
             continue
         frames.append(_rows(traces, name, scorer, item, human))
+        humans |= _human_assessments(traces)
     if empty:
         raise _without_traces(empty, len(ids))
     out = pd.concat(frames, ignore_index=True)
+    if human is not None and out["human"].notna().sum() == 0:
+        raise InputError(
+            f"no trace of the {len(ids)} run(s) has a human assessment {human!r}; the human "
+            f"assessments they have: {sorted(humans)}",
+            field="human",
+            value=human,
+        )
     out.attrs["n_missing"] = out["score"].isna().groupby(out["system"]).sum().to_dict()
     return out
 
@@ -197,6 +212,16 @@ def _rows(traces: pd.DataFrame, system: str, scorer: str, item, human) -> pd.Dat
             value=out["item"][dup].iloc[0],
         )
     return out
+
+
+def _human_assessments(traces: pd.DataFrame) -> set[str]:
+    """The names of the assessments a human gave on the run's traces."""
+    return {
+        str(a.get("assessment_name"))
+        for assessments in traces["assessments"]
+        for a in (assessments if isinstance(assessments, list) else [])
+        if (a.get("source") or {}).get("source_type") == "HUMAN"
+    }
 
 
 def _check_scorer(traces: pd.DataFrame, system: str, scorer) -> None:

@@ -30,6 +30,7 @@ of all shown responses (both columns pooled).  The scale is kept in
 """
 
 from judgebayes.data.ranking.frames import ParsedPairs as ParsedPairs
+from judgebayes.data.ranking.frames import kept_instances as kept_instances
 from judgebayes.data.ranking.frames import outcome_codes as outcome_codes
 from judgebayes.data.ranking.frames import pairwise_from_frames as pairwise_from_frames
 from judgebayes.data.ranking.frames import parse_pairs as parse_pairs

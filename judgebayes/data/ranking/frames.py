@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.frames import as_pandas, distinct_roles, numeric_column
-from judgebayes.data.ranking.pairs import _TIE_WORDS, pairwise_from_arrays
+from judgebayes.data.ranking.pairs import TIE_WORDS, pairwise_from_arrays
 from judgebayes.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from judgebayes.data.ranking.pairs import PairwiseData
 
 
-def _col(df, name: str, where: str):
+def column(df, name: str, where: str):
+    """Column ``name`` of ``df``, or an :class:`InputError` naming ``where`` and its columns."""
     if name not in df.columns:
         raise InputError(
             f"{where} has no column {name!r} (columns: {list(df.columns)})",
@@ -40,7 +41,7 @@ def _clean(value) -> str:
     return str(value).strip()
 
 
-def _ids(col) -> pd.Series:
+def clean_ids(col) -> pd.Series:
     """Item ids as stripped strings (``None`` where missing), cleaned once per distinct
     value (:func:`_clean`), so a column of millions of rows costs one hash pass.
     """
@@ -49,7 +50,7 @@ def _ids(col) -> pd.Series:
     return pd.Series(labels[codes], index=col.index, dtype=object)
 
 
-def outcome_codes(values, a, b, field: str, *, blank: str = "tie", tie_words=_TIE_WORDS):
+def outcome_codes(values, a, b, field: str, *, blank: str = "tie", tie_words=TIE_WORDS):
     """Outcome codes of a winner column against the shown items ``a``, ``b`` (strings):
     0 the first-shown item, 1 the second, 2 a tie, -1 no verdict.
 
@@ -90,7 +91,7 @@ class ParsedPairs:
     (:func:`outcome_codes`) and the judges.
 
     Both readers of a comparisons frame (:func:`pairwise_from_frames` and
-    :func:`judgebayes.data.channel.channel_from_frames`) take it, so a study built from one
+    :func:`judgebayes.data.ranking.channel.channel_from_frames`) take it, so a study built from one
     frame parses its columns once.
     """
 
@@ -134,7 +135,7 @@ def parse_pairs(
     if len(df) == 0:
         raise InputError("comparisons is empty", field="comparisons", value=0)
     distinct_roles({"first": first, "second": second, "winner": winner}, {"judge": judge})
-    cols = [_col(df, name, "comparisons") for name in (first, second)]
+    cols = [column(df, name, "comparisons") for name in (first, second)]
     n = len(df)
     codes, uniques = pd.factorize(
         np.concatenate([c.to_numpy(dtype=object) for c in cols]), use_na_sentinel=True
@@ -153,18 +154,34 @@ def parse_pairs(
                 f"column {name!r}: missing item id in row {row}", field=name, value=None
             )
     fc, sc = codes[:n], codes[n:]
-    code = outcome_codes(_col(df, winner, "comparisons"), labels[fc], labels[sc], winner)
+    code = outcome_codes(column(df, winner, "comparisons"), labels[fc], labels[sc], winner)
     if judge is None and "judge" in df.columns:
         judge = "judge"
     judge_idx, judge_names = None, None
     if judge is not None:
-        jcol = _col(df, judge, "comparisons")
+        jcol = column(df, judge, "comparisons")
         if jcol.isna().any():
             raise InputError(f"column {judge!r}: missing judge name", field=judge, value=None)
         jc, uniques = pd.factorize(jcol.astype(str), sort=True)
         judge_names, judge_idx = tuple(uniques), jc.astype(np.int64)
     columns = {"first": first, "second": second, "winner": winner, "judge": judge}
     return ParsedPairs(fc, sc, labels, code, judge_names, judge_idx, columns)
+
+
+def kept_instances(comparisons, instance: str | None, parsed: ParsedPairs, ties: str):
+    """The ``instance`` column's id of every comparison kept under ``ties`` (None without
+    the column's name).
+    """
+    if instance is None:
+        return None
+    if instance not in as_pandas(comparisons, "comparisons").columns:
+        raise InputError(
+            f"the comparisons frame has no column {instance!r} (instance)",
+            field="instance",
+            value=instance,
+        )
+    kept = parsed.outcome != 2 if ties == "drop" else slice(None)
+    return as_pandas(comparisons, "comparisons")[instance].to_numpy()[kept]
 
 
 def pairwise_from_frames(
@@ -217,7 +234,7 @@ def pairwise_from_frames(
     if parsed is None:
         parsed = parse_pairs(comparisons, first=first, second=second, winner=winner, judge=judge)
     if items is not None:
-        ids = _ids(_col(items, item, "items"))
+        ids = clean_ids(column(items, item, "items"))
         dup = ids[ids.duplicated()]
         if len(dup):
             raise InputError(

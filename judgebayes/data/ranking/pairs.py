@@ -36,7 +36,7 @@ POSITION = "position"
 TIES = ("davidson", "drop", "half")
 
 
-_TIE_WORDS = frozenset({"", "tie", "draw", "none", "nan"})
+TIE_WORDS = frozenset({"", "tie", "draw", "none", "nan"})
 
 
 @dataclass(frozen=True)

@@ -166,8 +166,8 @@ def bounded_interval(
     z2n = z**2 / n
     centre = (p + z2n / 2) / (1 + z2n)
     half = z / (1 + z2n) * np.sqrt(p * (1 - p) / n + z2n / (4 * n))
-    lo = np.clip(centre - half, 0.0, 1.0)
-    hi = np.clip(centre + half, 0.0, 1.0)
+    lo = np.where(p <= 0, 0.0, np.clip(centre - half, 0.0, 1.0))  # exact at the edge,
+    hi = np.where(p >= 1, 1.0, np.clip(centre + half, 0.0, 1.0))  # not rounding's 1e-17
     return lo_s + width * lo, lo_s + width * hi
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from judgebayes.models.panel.priors import PanelPriors, _count_data, _rates, _realised_share
+from judgebayes.models.panel.priors import PanelPriors, count_data, panel_rates, realised_share
 
 
 def panel_cell_model(
@@ -66,13 +66,13 @@ def panel_cell_model(
     G, V = len(generators), len(validators)
     coords = {"generator": list(generators), "validator": list(validators)}
     with pm.Model(coords=coords) as model:
-        n_out, d = _count_data(
+        n_out, d = count_data(
             pm, n_rest, k_rest, tp, pos, tn, neg, n_annotated, n_valid_human, n_outputs_rest
         )
-        g, lp, ln = _rates(pm, pt, G, V, self_mask, rate_shift, self_shift, priors)
+        g, lp, ln = panel_rates(pm, pt, G, V, self_mask, rate_shift, self_shift, priors)
         vp = pm.Deterministic("tpr_cell", pm.math.sigmoid(lp), dims=("generator", "validator"))
         vn = pm.Deterministic("tnr_cell", pm.math.sigmoid(ln), dims=("generator", "validator"))
-        _, f = _realised_share(pm, pt, pm.math.logit(g), g, n_out, d)
+        _, f = realised_share(pm, pt, pm.math.logit(g), g, n_out, d)
         p = f[:, None] * vp + (1 - f[:, None]) * (1 - vn)
         p = pt.clip(p, 1e-9, 1 - 1e-9)
         pm.Binomial("human", n=d["n_annotated"], p=g, observed=d["n_valid_human"], dims="generator")

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from judgebayes.models.panel.priors import PanelPriors, _rates
+from judgebayes.models.panel.priors import PanelPriors, panel_rates
 
 
 def panel_item_model(
@@ -62,7 +62,7 @@ def panel_item_model(
         yv = pm.Data("y_val", np.asarray(y_val, dtype=np.int64))
         yy = pm.Data("y", np.asarray(y, dtype=float))
         hh = pm.Data("human_label", np.asarray(human, dtype=float))
-        g, lp, ln = _rates(pm, pt, G, V, self_mask, rate_shift, self_shift, priors)
+        g, lp, ln = panel_rates(pm, pt, G, V, self_mask, rate_shift, self_shift, priors)
         pm.Deterministic("tpr_cell", pm.math.sigmoid(lp), dims=("generator", "validator"))
         pm.Deterministic("tnr_cell", pm.math.sigmoid(ln), dims=("generator", "validator"))
         gi = og[yo]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from judgebayes.models.panel.priors import PanelPriors, _count_data, _realised_share
+from judgebayes.models.panel.priors import PanelPriors, count_data, realised_share
 
 
 def panel_leniency_model(
@@ -72,7 +72,7 @@ def panel_leniency_model(
     off its verdicts; where their sensitivity and specificity are fixed properties of the
     validator, the cell model's mixture is the model, and there this one's intervals
     under-cover held-out generators (BENCHMARKS: the real Beyond Consensus panel and
-    simulated ones).  Check ``leniency`` (:mod:`judgebayes.checks.leniency`) tests the
+    simulated ones).  Check ``leniency`` (:mod:`judgebayes.checks.panel.leniency`) tests the
     one-to-one slope on the annotated generators, and ``ValidatorPanel.fit("nuts")``
     without a variant chooses between the two models by it.
 
@@ -91,7 +91,7 @@ def panel_leniency_model(
     priors = PanelPriors() if priors is None else priors
     coords = {"generator": list(generators), "validator": list(validators)}
     with pm.Model(coords=coords) as model:
-        n_out, d = _count_data(
+        n_out, d = count_data(
             pm, n_rest, k_rest, tp, pos, tn, neg, n_annotated, n_valid_human, n_outputs_rest
         )
         mu_b = pm.Normal("mu_leniency", *priors.mu_leniency)
@@ -128,7 +128,7 @@ def panel_leniency_model(
             )
             shift = shift + pm.Normal("self_shift", 0.0, priors.self_shift) * s
         # the realised share of the unannotated outputs, as in the cell model
-        lf, _ = _realised_share(pm, pt, lg, g, n_out, d)
+        lf, _ = realised_share(pm, pt, lg, g, n_out, d)
         pm.Binomial("human", n=d["n_annotated"], p=g, observed=d["n_valid_human"], dims="generator")
         n_ann_cell = d["pos"] + d["neg"]
         share = (pt.cast(d["pos"], "float64") + 0.5) / (pt.cast(n_ann_cell, "float64") + 1.0)

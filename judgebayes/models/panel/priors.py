@@ -10,7 +10,7 @@ import numpy as np
 
 from judgebayes.errors import InputError
 
-#: from this many validators on, their TPR logits are sampled centred (see ``_rates``)
+#: from this many validators on, their TPR logits are sampled centred (see ``panel_rates``)
 CENTRED_TPR_MIN = 10
 
 
@@ -85,7 +85,11 @@ class PanelPriors:
                 )
 
 
-def _rates(pm, pt, G, V, self_mask, rate_shift, self_shift, pr: PanelPriors):
+def panel_rates(pm, pt, G, V, self_mask, rate_shift, self_shift, pr: PanelPriors):
+    """The generators' precision g and the validators' TPR and TNR logits per cell
+    (logit-normal hierarchies, with the generator and self shifts when asked): the cell and
+    item-level models' shared rates, as (g, TPR logits, TNR logits).
+    """
     mu_g = pm.Normal("mu_g", *pr.mu_g)
     if G > 1:
         sd_g = pm.HalfNormal("sigma_g", pr.sigma_g)
@@ -141,7 +145,7 @@ def _rates(pm, pt, G, V, self_mask, rate_shift, self_shift, pr: PanelPriors):
     return g, lp, ln
 
 
-def _count_data(pm, n_rest, k_rest, tp, pos, tn, neg, n_annotated, n_valid_human, n_outputs_rest):
+def count_data(pm, n_rest, k_rest, tp, pos, tn, neg, n_annotated, n_valid_human, n_outputs_rest):
     """The cell models' counts as data: (N_i, {name: data})."""
     if n_outputs_rest is None:
         n_outputs_rest = np.asarray(n_rest).max(axis=1)
@@ -162,7 +166,7 @@ def _count_data(pm, n_rest, k_rest, tp, pos, tn, neg, n_annotated, n_valid_human
     return n_out, d
 
 
-def _realised_share(pm, pt, lg, g, n_out, d):
+def realised_share(pm, pt, lg, g, n_out, d):
     """The realised share f of valid outputs among the N_i unannotated outputs, shared by
     every validator of generator i (non-centred, logit scale), and ``precision_judged``;
     returns (logit f, f).

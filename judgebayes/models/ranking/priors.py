@@ -43,7 +43,7 @@ class RankingPriors:
         the Newton engine learns it by empirical Bayes instead).
     confusion_diag, confusion_off : float
         Dirichlet concentrations of each row of a judge's confusion matrix in the
-        judge-error model (:mod:`judgebayes.models.channel`): 4 on the verdict that
+        judge-error model (:mod:`judgebayes.models.ranking.channel`): 4 on the verdict that
         agrees with the human, 1 on each other.  With two outcomes the prior of a judge's
         agreement is Beta(4, 1) (mean 0.8, 6% below chance); with ties, mean 0.67.  It
         prefers the labelling in which judges are better than chance, so the model is not

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def _panel_rates(rng, pr, G, V):
     """Generator precisions and cell rates drawn from the cell/item models' prior
-    (``_rates`` in :mod:`judgebayes.models.panel`, with rate shifts when G > 1).
+    (``panel_rates`` in :mod:`judgebayes.models.panel`, with rate shifts when G > 1).
     """
     mu_g = rng.normal(*pr.mu_g)
     lg = mu_g + abs(rng.normal(0, pr.sigma_g)) * rng.normal(size=G) if G > 1 else np.r_[mu_g]

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from judgebayes.errors import InputError
 from judgebayes.inference.items import contrast_matrices
 from judgebayes.results import Fit, check_alpha
 
@@ -45,6 +46,7 @@ class AccuracyFit(Fit):
         (the partially identified width added to both ends) say how the interval was made.
         """
         alpha = check_alpha(alpha)
+        self._require_systems("contrasts")
         table = self.info.get("contrasts")
         if self.is_point and table is not None:
             return _wald_contrasts(table, alpha, self.info.get("estimand", "process"))
@@ -75,8 +77,19 @@ class AccuracyFit(Fit):
                 )
         return pd.DataFrame(rows)
 
+    def _require_systems(self, what: str) -> None:
+        """An :class:`InputError` when the fit has one system: ``what`` compares systems."""
+        if len(self.units) < 2:
+            raise InputError(
+                f"{what} compares systems, and this fit has one ({self.units[0]!r}): give the "
+                "study system= (a column naming each row's system) to fit several",
+                field="system",
+                value=self.units[0],
+            )
+
     def prob_best(self) -> pd.Series:
         """Posterior probability that each system has the highest theta."""
+        self._require_systems("prob_best")
         self._require_draws("prob_best")
         d = self.draws()
         best = np.argmax(d.values, axis=1)

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from judgebayes.checks.items import labelling
-from judgebayes.data.items import ItemData, items_from_frame
+from judgebayes.data.items import ItemData, ItemRoles, items_from_frame
 from judgebayes.errors import (
     FewClustersWarning,
     InputError,
@@ -48,6 +48,12 @@ ESTIMAND_TEXT = {
     "items": "the rate over the N items evaluated",
     "process": "the rate of the process that produced the items",
 }
+#: with ``truth="majority"``, the share of labelled items with one rater from which a fit
+#: warns that the "majority" is one rater's label (the raters' errors unestimable)
+SINGLE_RATER_SHARE = 0.5
+#: ... unless the items several raters labelled bound a rater's error rate below this (the
+#: closed forms cover at nominal with raters wrong on 5% of items: benchmarks/majority_overlap.py)
+RATER_ERROR_BOUND = 0.08
 #: below this many clusters a study warns (FewClustersWarning)
 FEW_CLUSTERS = 10
 
@@ -172,9 +178,9 @@ class ItemStudy(LabelPlanning, Study):
         the study's own; any other keyword is an :class:`InputError` that lists them.
         """
         frame_kw, study_kw = route_keywords(
-            "AccuracyStudy.from_items", kwargs, items_from_frame, ItemStudy.__init__
+            "AccuracyStudy.from_items", kwargs, ItemRoles, ItemStudy.__init__
         )
-        return ItemStudy(items_from_frame(items, **frame_kw), **study_kw)
+        return ItemStudy(items_from_frame(items, ItemRoles(**frame_kw)), **study_kw)
 
     # --------------------------------------------------------------- judge rates
     def _auto_judge_rates(self) -> str:
@@ -322,12 +328,49 @@ class ItemStudy(LabelPlanning, Study):
                 f"{self.data.n_ties} item(s) whose raters tied have no majority label and "
                 "count as unlabelled",
             )
+        alone = self._single_rater_share()
+        if alone >= SINGLE_RATER_SHARE and method.name != "nuts":
+            note = (
+                f"{alone:.0%} of the labelled items have one rater: their 'majority' is that "
+                f"rater's label, errors and all, and method {method.name!r} takes it as the "
+                "truth, while the few items rated by several cannot say how often a rater "
+                "errs; use truth='latent' with method 'nuts' (each rater's errors modelled), "
+                "or have most items rated by two or more"
+            )
+            warnings.warn(note, LabellingWarning, stacklevel=4)
+            out = (*out, note)
         flagged = labelling.relevant_flags(self, self.labelling_flags, method.name)
         if flagged:
             note = labelling.remedy(self, flagged, method.name)
             warnings.warn(note, LabellingWarning, stacklevel=4)
             out = (*out, note)
         return out
+
+    def _single_rater_share(self) -> float:
+        r"""With ``truth="majority"``: the share of the labelled items one rater labelled,
+        or 0 when the items several raters labelled bound a rater's error rate below
+        :data:`RATER_ERROR_BOUND`.  The bound: raters erring independently at rate
+        :math:`e` disagree on a pair's label with probability :math:`d = 2e(1 - e)`;
+        the one-sided 95% Clopper-Pearson upper bound of :math:`d` over the items' rater
+        pairs gives :math:`e_U = (1 - \sqrt{1 - 2 d_U}) / 2`.
+        """
+        from scipy import stats
+
+        raters = self.data.raters
+        if raters is None or self.data.truth != "majority":
+            return 0.0
+        seen = np.isfinite(raters)
+        rated = seen.sum(axis=1)
+        if not (rated > 0).any():
+            return 0.0
+        share = float((rated[rated > 0] == 1).mean())
+        ones = np.where(seen, raters, 0.0).sum(axis=1)
+        pairs = rated * (rated - 1) / 2
+        split = ones * (rated - ones)  # the rater pairs that disagree, per item
+        n, x = float(pairs.sum()), float(split.sum())
+        d_up = float(stats.beta.ppf(0.95, x + 1, n - x)) if n > 0 else 1.0
+        e_up = (1 - np.sqrt(max(1 - 2 * d_up, 0.0))) / 2
+        return 0.0 if e_up <= RATER_ERROR_BOUND else share
 
     def _attrs(self, method, parts: FitParts) -> dict:
         return {

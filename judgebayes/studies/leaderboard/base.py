@@ -97,7 +97,8 @@ class LeaderboardStudy(Study):
                 f"{len(data.clusters)} clusters in {data.column('cluster')!r}: the closed "
                 "form's cluster-robust claims rest on that many sums (CR2, with Student's t "
                 f"at {len(data.clusters) - 1} degrees of freedom), so they are wide, and "
-                "the bootstrap resamples only that many",
+                "the bootstrap resamples only that many (it refuses fewer than 20); the "
+                "Bayesian boards' spread of the clusters' offsets rests on their prior",
                 FewClustersWarning,
                 stacklevel=3,
             )
@@ -156,7 +157,8 @@ class LeaderboardStudy(Study):
         if not d.counts:
             raise MethodRefused(
                 "the Bayesian boards model 0/1 outcomes (or whole counts of trials) and 0/1 "
-                f"labels; these hold other values on the scale {d.scale}: use method "
+                f"labels; these scores take values between the ends of their scale {d.scale} "
+                "(fractions or grades): use method "
                 "'closed_form' or 'bootstrap'",
                 method=method.name,
             )

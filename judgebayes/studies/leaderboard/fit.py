@@ -38,6 +38,9 @@ NULL_DRAWS = 1000
 #: level alpha: the critical value is the 1 - alpha quantile of their maxima, which this
 #: many draws beyond it pin down to a few percent
 MIN_TAIL_DRAWS = 20
+#: the most null draws a closed-form table draws (a smaller alpha than
+#: :data:`MIN_TAIL_DRAWS` / this is refused rather than filling the memory)
+MAX_NULL_DRAWS = 200_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,6 +97,18 @@ class BoardFit(AccuracyFit):
             ``surely_above`` (each system to those the claims put below it).
         """
         alpha = check_alpha(alpha)
+        if alpha < MIN_TAIL_DRAWS / MAX_NULL_DRAWS:
+            raise InputError(
+                f"alpha={alpha:g} asks for claims beyond what {MAX_NULL_DRAWS} draws pin down: "
+                f"give an alpha of at least {MIN_TAIL_DRAWS / MAX_NULL_DRAWS:g}",
+                field="alpha",
+                value=alpha,
+            )
+        table = self._table(alpha, top_k, estimand, baseline, control, draws)
+        table.attrs["notes"] = list(self.notes)
+        return table
+
+    def _table(self, alpha, top_k, estimand, baseline, control, draws) -> BoardTable:
         names = list(self.units)
         top_k = _top_k(top_k, len(names))
         ref = None

@@ -26,16 +26,15 @@ Methods (generator precision)
     item-level Dawid-Skene model.  Laplace is refused by name
     (``ValidatorPanel.methods.refused`` says why).
 
-Checks: ``cells`` (:mod:`judgebayes.checks.cells`: each cell and each annotated
+Checks: ``cells`` (:mod:`judgebayes.checks.panel.cells`: each cell and each annotated
 confusion count against a cell-model fit's posterior predictive) and ``leniency``
-(:mod:`judgebayes.checks.leniency`: the leniency model's slope 1 on the annotated
+(:mod:`judgebayes.checks.panel.leniency`: the leniency model's slope 1 on the annotated
 generators).  Methods: :mod:`judgebayes.studies.panel.methods`; the models:
 :mod:`~.cells`, :mod:`~.leniency`; leave-s-out: :mod:`judgebayes.studies.panel.crossval`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -52,47 +51,11 @@ from judgebayes.errors import (
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models.panel import PanelPriors, panel_item_model, panel_var_names
-from judgebayes.results import Fit, point_tree, tree
+from judgebayes.results import point_tree, tree
 from judgebayes.studies.base import FitParts, Study
+from judgebayes.studies.panel.fit import PanelFit
 
-__all__ = ["PanelFit", "ValidatorPanel"]
-
-
-@dataclass(frozen=True, eq=False)
-class PanelFit(Fit):
-    """:class:`~judgebayes.results.Fit` of the panel family: each generator's precision.
-
-    ``quantity`` is ``g`` (the generator's precision) over the ``generator`` unit.  Point
-    methods (votes, the regression, plug-in) are one-draw posteriors with NaN intervals
-    (said in ``notes``); NUTS fits have draws of ``g``, ``tpr`` and ``tnr`` and (cell
-    model) ``precision_judged``, the share of valid outputs among the outputs in the panel
-    (``fit.interval(var="precision_judged")``); ``info["variant"]`` names the Bayesian
-    model (the study class's :attr:`~ValidatorPanel.model_name`).
-    """
-
-    family: str = "panel"
-    quantity: str = "g"
-    unit: str = "generator"
-
-    @property
-    def generators(self) -> tuple[str, ...]:
-        """Generator names."""
-        return self.units
-
-    def _rate(self, var: str) -> np.ndarray | None:
-        if var not in self.idata.posterior:
-            return None
-        return self.estimate(var)
-
-    @property
-    def tpr(self) -> np.ndarray | None:
-        """Each validator's TPR (posterior mean or point), where the method estimates it."""
-        return self._rate("tpr")
-
-    @property
-    def tnr(self) -> np.ndarray | None:
-        """Each validator's TNR (posterior mean or point), where the method estimates it."""
-        return self._rate("tnr")
+__all__ = ["ValidatorPanel"]
 
 
 class ValidatorPanel(Study):
@@ -302,7 +265,7 @@ class ValidatorPanel(Study):
     # ------------------------------------------------------------ predictive checks
     def cell_replicates(self, fit: PanelFit, data: PanelData | None = None, random_seed=0):
         """(panel data, [(kind, observed, total, replicates)]): one replicate per posterior
-        draw of the cell model, for the ``cells`` check (:mod:`judgebayes.checks.cells`) and
+        draw of the cell model, for the ``cells`` check (:mod:`judgebayes.checks.panel.cells`) and
         :meth:`predictive`.
         """
         post = fit.idata.posterior

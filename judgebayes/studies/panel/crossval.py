@@ -17,7 +17,8 @@ import pandas as pd
 
 from judgebayes.errors import ConvergenceWarning, InputError
 from judgebayes.inference.executors import run_tasks
-from judgebayes.studies.panel.base import PanelFit, ValidatorPanel
+from judgebayes.studies.panel.base import ValidatorPanel
+from judgebayes.studies.panel.fit import PanelFit
 
 __all__ = ["cross_validate"]
 

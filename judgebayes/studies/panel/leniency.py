@@ -3,7 +3,7 @@ each validator's judged rate is the share valid shifted on the logit scale, lear
 annotated generators; no sensitivity or specificity.
 
 ``ValidatorPanel``'s factories choose it when its check
-(:mod:`judgebayes.checks.leniency`) passes on enough annotated generators.
+(:mod:`judgebayes.checks.panel.leniency`) passes on enough annotated generators.
 """
 
 from __future__ import annotations

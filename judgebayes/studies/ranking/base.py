@@ -39,12 +39,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgebayes.data.frames import as_pandas
 from judgebayes.data.ranking import (
     IdentifiabilityReport,
     PairwiseData,
     component_labels,
     identifiability_report,
+    kept_instances,
     pairwise_from_arrays,
     pairwise_from_frames,
     parse_pairs,
@@ -72,7 +72,7 @@ __all__ = ["PairwiseRanking", "RankingInputs"]
 @dataclass(frozen=True)
 class RankingInputs:
     """What the ranking variants are chosen from: the judges' verdicts and the human
-    preferences (a :class:`~judgebayes.data.channel.ChannelData`, or the column holding
+    preferences (a :class:`~judgebayes.data.ranking.channel.ChannelData`, or the column holding
     them), if any.
     """
 
@@ -178,16 +178,7 @@ class PairwiseRanking(Study):
         """The study of ``comparisons``, already read into ``data`` and ``parsed``
         (``instance``: the column that ties one comparison's rows together).
         """
-        ids = None
-        if instance is not None:
-            if instance not in as_pandas(comparisons, "comparisons").columns:
-                raise InputError(
-                    f"the comparisons frame has no column {instance!r} (instance)",
-                    field="instance",
-                    value=instance,
-                )
-            kept = parsed.outcome != 2 if data.ties == "drop" else slice(None)
-            ids = as_pandas(comparisons, "comparisons")[instance].to_numpy()[kept]
+        ids = kept_instances(comparisons, instance, parsed, data.ties)
         return cls(data, priors=priors, instance=ids)
 
     @classmethod

@@ -6,7 +6,7 @@ methods to the Bradley-Terry ones:
 ``"judge_error"``
     Bradley-Terry on the *human* preference, each judge's verdict a noisy channel of it
     with its own confusion matrix, learned jointly with the qualities
-    (:mod:`judgebayes.models.channel`), NUTS with the gate; the channel may depend on the
+    (:mod:`judgebayes.models.ranking.channel`), NUTS with the gate; the channel may depend on the
     covariates and on the items (a judge that favours one system's answers).
 ``"ppi"``
     Its frequentist comparator: prediction-powered Bradley-Terry (PPI++), the judges'
@@ -26,14 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from judgebayes.data.channel import ChannelData, channel_from_frames
-from judgebayes.data.frames import as_pandas, numeric_column
 from judgebayes.data.ranking import PairwiseData, pairwise_from_arrays
+from judgebayes.data.ranking.channel import ChannelData, channel_from_frames, row_covariates
 from judgebayes.errors import InputError, require_type
 from judgebayes.inference.nuts import ModelSpec
 from judgebayes.inference.ranking.ppi import ppi_bradley_terry
 from judgebayes.inference.registry import SamplerConfig
-from judgebayes.models.channel import channel_var_names, judge_channel_model
+from judgebayes.models.ranking.channel import channel_var_names, judge_channel_model
 from judgebayes.results import tree
 from judgebayes.studies.base import FitParts
 from judgebayes.studies.ranking.base import PairwiseRanking, RankingInputs
@@ -42,27 +41,6 @@ __all__ = ["CHANNEL_METHODS", "JudgeErrorRanking"]
 
 #: methods that rank by the human preference, using the judges as noisy witnesses
 CHANNEL_METHODS = ("judge_error", "ppi")
-
-
-def _row_covariates(comparisons, data: PairwiseData, parsed) -> tuple[tuple[str, ...], np.ndarray]:
-    """Every row's standardised covariate differences (first minus second), on the scales
-    of ``data``: the judge channel's covariates (an instance takes its first row's).
-    """
-    df = as_pandas(comparisons, "comparisons")
-    a, b = parsed.codes_in(data.items)
-    cols, k = [], 0
-    for name in data.covariates:
-        _, sd, kind = data.scales[name]
-        if kind == "item":
-            z = data.item_X[:, k]
-            k += 1
-            cols.append(z[a] - z[b])
-        else:
-            va = numeric_column(df[f"{name}_first"], f"{name}_first")
-            vb = numeric_column(df[f"{name}_second"], f"{name}_second")
-            cols.append((va - vb) / sd)
-    X = np.column_stack(cols) if cols else np.zeros((len(df), 0))
-    return tuple(data.covariates), X
 
 
 class JudgeErrorRanking(PairwiseRanking):
@@ -103,7 +81,7 @@ class JudgeErrorRanking(PairwiseRanking):
             items=data.items,
             ties=data.ties,
             parsed=parsed,
-            row_covariates=_row_covariates(comparisons, data, parsed),
+            row_covariates=row_covariates(comparisons, data, parsed),
         )
         return cls(data, priors=priors, channel=channel)
 
@@ -151,7 +129,7 @@ class JudgeErrorRanking(PairwiseRanking):
 
     def channel_spec(self, *, complete: bool = False, judge_bias: Any = "none"):
         """The :class:`~judgebayes.inference.nuts.ModelSpec` of the judge-error model
-        (``complete``: see :meth:`~judgebayes.data.channel.ChannelData.groups`;
+        (``complete``: see :meth:`~judgebayes.data.ranking.channel.ChannelData.groups`;
         ``judge_bias``: see method ``judge_error``; default the constant channel).
         """
         ch = self.channel
@@ -232,10 +210,11 @@ def _judge_error(
     """Rank by the human preference, each judge's verdict a noisy channel of it (a confusion
     matrix per judge, learned with the qualities from the labelled comparisons).
 
-    ``judge_bias``: what the judge's errors may depend on (:mod:`judgebayes.models.channel`):
-    ``"auto"`` (default) the study's covariates and the items (a judge may favour some
-    systems' answers: self-preference), ``"none"`` one confusion matrix for every
-    comparison, or a list of covariate names and/or ``"items"``.
+    ``judge_bias``: what the judge's errors may depend on
+    (:mod:`judgebayes.models.ranking.channel`): ``"auto"`` (default) the study's covariates
+    and the items (a judge may favour some systems' answers: self-preference), ``"none"``
+    one confusion matrix for every comparison, or a list of covariate names and/or
+    ``"items"``.
     """
     ch = ranking.channel
     ranking._check_reference(reference)

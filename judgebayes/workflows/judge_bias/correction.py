@@ -15,7 +15,12 @@ from judgebayes.data.ranking import log_length
 from judgebayes.errors import InputError
 from judgebayes.inference.nuts import quiet_engine_warnings
 from judgebayes.models.ranking import NormalBias, RankingPriors
-from judgebayes.workflows.judge_bias.fit import _ranking, _roles, bias_comparisons, instance_ids
+from judgebayes.workflows.judge_bias.fit import (
+    bias_comparisons,
+    bias_ranking,
+    instance_ids,
+    item_roles,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -170,7 +175,7 @@ def cross_validated_agreement(
         train, test = fold != f, fold == f
         vtrain = verdicts[vkey.isin(set(key[train])).to_numpy()]
         comp = bias_comparisons(vtrain, by_subset=by_subset)
-        rk = _ranking(comp, RankingPriors(lam_b=lam_b))
+        rk = bias_ranking(comp, RankingPriors(lam_b=lam_b))
         u_sd = 0.0
         if instance_effect:
             with quiet_engine_warnings():
@@ -184,7 +189,7 @@ def cross_validated_agreement(
             fit = rk.fit("laplace", prior=NormalBias(), warn=False, draws=100)
             bias = fit.map_result.bias
         pos = {it: i for i, it in enumerate(fit.data.items)}
-        gold, other = _roles(t.loc[test, "subset"], by_subset)
+        gold, other = item_roles(t.loc[test, "subset"], by_subset)
         beta = np.array(
             [
                 fit.point[pos[g]] - fit.point[pos[o]] if g in pos else 0.0

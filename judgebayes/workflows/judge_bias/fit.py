@@ -32,7 +32,10 @@ LLMBAR_BIAS_SUBSETS = (
 _ROLES = ("gold", "other")
 
 
-def _roles(subset, by_subset: bool):
+def item_roles(subset, by_subset: bool):
+    """The gold and the other response's item of each comparison: one pair of items, or one
+    per subset (``"gold:<subset>"``, ``"other:<subset>"``).
+    """
     if not by_subset:
         return np.full(len(subset), "gold", object), np.full(len(subset), "other", object)
     sub = np.asarray(subset, dtype=str)
@@ -75,7 +78,7 @@ def bias_comparisons(verdicts: pd.DataFrame, *, by_subset: bool = True) -> pd.Da
     first_is_gold = (v["shown_first"] == v["label"]).to_numpy()
     len1, len2 = log_length(v["len_words_1"]), log_length(v["len_words_2"])
     first_is_1 = (v["shown_first"] == 1).to_numpy()
-    gold, other = _roles(v["subset"], by_subset)
+    gold, other = item_roles(v["subset"], by_subset)
     out = pd.DataFrame(
         {
             "subset": v["subset"].to_numpy(),
@@ -99,8 +102,10 @@ def instance_ids(comparisons: pd.DataFrame) -> np.ndarray:
     return (comparisons["subset"].astype(str) + "#" + comparisons["idx"].astype(str)).to_numpy()
 
 
-def _ranking(comparisons: pd.DataFrame, priors: Any = None):
-
+def bias_ranking(comparisons: pd.DataFrame, priors: Any = None):
+    """The Bradley-Terry study of the bias comparisons, with the answers' length as the
+    covariate.
+    """
     return PairwiseRanking.from_frames(
         comparisons[["first", "second", "winner", "length_first", "length_second"]],
         covariates=["length"],
@@ -139,7 +144,7 @@ def fit_judge_bias(
         kwargs["instance"] = instance_ids(comp)
     if prior is not None:
         kwargs["prior"] = prior
-    fit = _ranking(comp, priors).fit(method, random_seed=random_seed, warn=warn, **kwargs)
+    fit = bias_ranking(comp, priors).fit(method, random_seed=random_seed, warn=warn, **kwargs)
     info = {**fit.info, "n_missing": comp.attrs["n_missing"], "n_verdicts": len(comp)}
     return replace(fit, info=info)
 

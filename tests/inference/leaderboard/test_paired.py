@@ -63,6 +63,9 @@ def test_the_bounded_interval_is_wilsons_at_the_effective_size():
     lo, hi = paired.bounded_interval(np.array([1.0]), np.array([0.0]), 10, 9, 0.05, (0, 1))
     t = stats.t.ppf(0.975, 9)
     assert hi[0] == 1 and lo[0] == pytest.approx(10 / (10 + t**2))
+    # none of ten: the mirror, its lower end exactly the scale's (not rounding's 1e-17)
+    lo0, hi0 = paired.bounded_interval(np.array([0.0]), np.array([0.0]), 10, 9, 0.05, (0, 1))
+    assert lo0[0] == 0.0 and hi0[0] == pytest.approx(1 - lo[0])
     # on another scale, the same interval stretched; without bounds, Student's t
     lo5, hi5 = paired.bounded_interval(np.array([5.0]), np.array([0.0]), 10, 9, 0.05, (1, 5))
     assert lo5[0] == pytest.approx(1 + 4 * lo[0]) and hi5[0] == 5

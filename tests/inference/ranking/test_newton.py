@@ -8,7 +8,7 @@ import pytest
 
 from judgebayes.data.ranking import pairwise_from_arrays
 from judgebayes.inference.ranking import newton as bt
-from judgebayes.inference.ranking.newton.fit import _gradient_hessian
+from judgebayes.inference.ranking.newton import _gradient_hessian
 
 
 @pytest.fixture(scope="module")

@@ -108,6 +108,7 @@ def test_bad_arguments_are_named():
         ({"control": "bonferroni"}, "control"),
         ({"draws": 10}, "draws"),  # a critical value from 10 draws
         ({"alpha": 1.5}, "alpha"),
+        ({"alpha": 1e-9}, "alpha"),  # 20 / alpha null draws: refused, not out of memory
     ):
         with pytest.raises(InputError) as err:
             fit.leaderboard(**kw)
@@ -139,6 +140,29 @@ def test_ties_share_the_top_and_a_perfect_system_is_not_certain():
     assert four.nunique() == 1 and four.sum() == pytest.approx(2 - t.loc["e", "p_top_k"])
     assert t.loc[list("abcd"), "rank_lower"].nunique() == 1
     assert not hasattr(fit, "table")  # one table method
+
+
+def test_a_posteriors_equal_systems_share_a_rank_and_its_notes_reach_the_table():
+    # draws of four identical systems: their means differ by the draws' noise alone (a
+    # difference's Monte Carlo standard error is 0.014 / sqrt(4000) = 0.0002), so one rank
+    # for all; a fifth system 0.01 below (45 of those standard errors) is ranked 5
+    rng = np.random.default_rng(2)
+    common = rng.normal(0.5, 0.02, (4000, 1))
+    x = np.c_[
+        common + rng.normal(0, 0.01, (4000, 4)), common - 0.01 + rng.normal(0, 0.01, (4000, 1))
+    ]
+    fit = _known(x, "abcde")
+    t = fit.leaderboard().set_index("system")
+    assert t["rank"].tolist() == [1, 1, 1, 1, 5]
+    assert t["rank_lower"].tolist()[:4] == [1] * 4
+    # clearly ordered systems keep their order
+    y = np.array([0.5, 0.4, 0.3]) + rng.normal(0, 0.01, (4000, 3))
+    assert _known(y, "abc").leaderboard()["rank"].tolist() == [1, 2, 3]
+    # the fit's notes travel with its table (a failed gate among them)
+    noted = BoardFit(
+        "nuts", fit.idata, info=fit.info, notes=("NUTS did not pass the convergence gate",)
+    )
+    assert noted.leaderboard().attrs["notes"] == ["NUTS did not pass the convergence gate"]
 
 
 def test_few_clusters_widen_the_claims_rather_than_narrow_them():

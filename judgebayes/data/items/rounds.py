@@ -1,0 +1,135 @@
+"""The rounds of active labelling in an items frame: the judge's verdicts or scores and the
+human labels as numbers, the round each label was drawn in and each round's probabilities,
+checked against each other (what :mod:`judgebayes.workflows.label_next` plans and reads).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from judgebayes.data.frames import as_pandas, distinct_roles, numeric_column, require_column
+from judgebayes.errors import InputError
+
+#: a round with no labels whose plan expected at least this many is planned, not labelled
+#: (a round that drew nobody is then at most e^-5 likely): refused instead of read as exact
+PLANNED_NOT_LABELLED = 5.0
+
+
+def _numbers(df, col: str, what: str, field: str) -> np.ndarray:
+    require_column(df, col, what, field, frame="items")
+    return numeric_column(df[col], col)
+
+
+def planned_columns(frame, judge: str, human: str, *, uncertainty, cost, round, probs):
+    """The frame (pandas) and its judge, human, uncertainty and cost columns as floats (None
+    where not given), every item judged: what a round is planned from.
+    """
+    df = as_pandas(frame, "frame")
+    distinct_roles(
+        {"judge": judge, "human": human},
+        {"uncertainty": uncertainty, "cost": cost, "round": round, "probs": probs},
+    )
+    f = _numbers(df, judge, "judge verdicts or scores", "judge")
+    y = _numbers(df, human, "human labels", "human")
+    if np.isnan(f).any():
+        raise InputError(
+            f"column {judge!r}: {int(np.isnan(f).sum())} item(s) have no verdict; every item "
+            "of the round must be judged",
+            field=judge,
+            value=None,
+        )
+    u = None if uncertainty is None else _numbers(df, uncertainty, "uncertainty", "uncertainty")
+    c = None if cost is None else _numbers(df, cost, "labelling costs", "cost")
+    return df, f, y, u, c
+
+
+def labelled_columns(frame, judge: str, human: str, *, round: str, probs, uncertainty):
+    """The frame (pandas) and its judge, human, round and uncertainty columns as floats,
+    every label with its round and every round with a probability column.
+    """
+    df = as_pandas(frame, "frame")
+    distinct_roles(
+        {"judge": judge, "human": human},
+        {"round": round, "uncertainty": uncertainty, "probs": probs},
+    )
+    f = _numbers(df, judge, "judge verdicts or scores", "judge")
+    y = _numbers(df, human, "human labels", "human")
+    rd = _numbers(df, round, "the round each item was labelled in", "round")
+    if not isinstance(probs, list | tuple) or not probs:
+        raise InputError("probs must list one probability column per round", field="probs")
+    _check_rounds(y, rd, probs, human=human, round=round)
+    u = None if uncertainty is None else _numbers(df, uncertainty, "uncertainty", "uncertainty")
+    return df, f, y, rd, u
+
+
+def round_probabilities(df, probs, rd: np.ndarray, y: np.ndarray, human: str) -> list:
+    """Each round's probabilities (column ``probs[r - 1]``), in (0, 1] for the items drawn
+    then or before, with labels on every item drawn by then.
+    """
+    out = []
+    for r, col in enumerate(probs, start=1):
+        pi = _numbers(df, col, f"round {r}'s probabilities", "probs")
+        before, now = rd < r, rd == r
+        bad = ((before | now) & ~(pi > 0)) | (pi > 1)
+        if bad.any() or np.isnan(pi).any():
+            raise InputError(
+                f"column {col!r}: every item needs a probability in round {r}, in (0, 1] "
+                "for the items drawn then or before",
+                field=col,
+                value=None if not bad.any() else float(pi[bad][0]),
+            )
+        expected = float(pi[~before].sum())
+        if not now.any() and expected >= PLANNED_NOT_LABELLED:
+            raise InputError(
+                f"round {r} ({col!r}) has no labels, and its plan expected {expected:.1f}: "
+                "label the items it drew, or estimate from the rounds before it "
+                f"(probs={list(probs[: r - 1])!r})",
+                field="probs",
+                value=col,
+            )
+        if np.isnan(y[before | now]).any():
+            raise InputError(
+                f"column {human!r}: an item drawn in round {r} or before has no label",
+                field=human,
+                value=None,
+            )
+        out.append(pi)
+    return out
+
+
+def _check_rounds(y: np.ndarray, rd: np.ndarray, probs, *, human: str, round: str) -> None:
+    """Every label has its round, every round its probabilities and its labels: a label
+    read without its round, or a round without labels yet, would be dropped or counted as
+    exact without a word.
+    """
+    drawn = ~np.isnan(rd)
+    orphans = ~np.isnan(y) & ~drawn
+    if orphans.any():
+        raise InputError(
+            f"column {human!r}: {int(orphans.sum())} labelled item(s) have no round in "
+            f"column {round!r}; give each its round (earlier labels drawn at random are a "
+            "round of their own, every item's probability the share labelled then)",
+            field=round,
+            value=None,
+        )
+    rounds = rd[drawn]
+    if rounds.size and (np.any(rounds != np.round(rounds)) or np.any(rounds < 1)):
+        bad = rounds[(rounds != np.round(rounds)) | (rounds < 1)][0]
+        raise InputError(
+            f"column {round!r}: rounds are 1, 2, ...; got {bad!r}", field=round, value=float(bad)
+        )
+    if rounds.size and rounds.max() > len(probs):
+        raise InputError(
+            f"column {round!r}: round {int(rounds.max())} has labels, and probs names "
+            f"{len(probs)} probability column(s): one per round",
+            field="probs",
+            value=len(probs),
+        )
+
+
+def recorded_rounds(df, col: str) -> np.ndarray:
+    """The rounds written in column ``col`` (none when the frame has no such column)."""
+    if col not in df.columns:
+        return np.empty(0)
+    r = numeric_column(df[col], col)
+    return r[r == r]

@@ -372,17 +372,25 @@ def test_active_rounds_that_would_fail_open_are_refused_by_name():
     refused(half, "round", "rounds are 1, 2")
 
 
-def test_labels_that_never_came_back_are_named_and_the_returned_share_taken():
-    # two planned rounds; 30% of the labels requested in round 2 never come back
-    rng = np.random.default_rng(5)
-    p, y = _population(rng, n=600)
+def planned_rounds(p, y, budget, rounds=(1, 2)) -> pd.DataFrame:
+    """A log of judge scores ``p`` whose rounds are planned with ``jb.plan.label_next``
+    (``budget`` expected labels each, seeded by the round) and labelled with ``y`` on
+    every item drawn: columns ``p1``, ``p2``... the rounds' probabilities."""
     frame = pd.DataFrame({"judge": p, "human": np.nan, "round": np.nan})
-    for r in (1, 2):
-        plan = jb.plan.label_next(frame, "judge", "human", 60, random_seed=r)
+    for r in rounds:
+        plan = jb.plan.label_next(frame, "judge", "human", budget, random_seed=r)
         frame[f"p{r}"] = plan["prob"].to_numpy()
         drawn = plan["label_now"].to_numpy(bool) & frame["round"].isna().to_numpy()
         frame.loc[drawn, "round"] = r
         frame.loc[drawn, "human"] = y[drawn]
+    return frame
+
+
+def test_labels_that_never_came_back_are_named_and_the_returned_share_taken():
+    # two planned rounds; 30% of the labels requested in round 2 never come back
+    rng = np.random.default_rng(5)
+    p, y = _population(rng, n=600)
+    frame = planned_rounds(p, y, 60)
     second = np.flatnonzero(frame["round"].to_numpy() == 2)
     lost = rng.choice(second, int(0.3 * second.size), replace=False)
     frame.loc[lost, "human"] = np.nan
@@ -413,12 +421,7 @@ def test_a_round_labelled_off_its_plan_is_refused():
     # and marks them round 2: the estimate would read them as the plan's draw
     rng = np.random.default_rng(6)
     p, y = _population(rng, n=800)
-    frame = pd.DataFrame({"judge": p, "human": np.nan, "round": np.nan})
-    for r in (1, 2):
-        plan = jb.plan.label_next(frame, "judge", "human", 40, random_seed=r)
-        frame[f"p{r}"] = plan["prob"].to_numpy()
-        drawn = plan["label_now"].to_numpy(bool) & frame["round"].isna().to_numpy()
-        frame.loc[drawn, ["round", "human"]] = np.c_[np.full(drawn.sum(), r), y[drawn]]
+    frame = planned_rounds(p, y, 40)
     extra = rng.choice(np.flatnonzero(frame["round"].isna().to_numpy()), 150, replace=False)
     frame.loc[extra, ["round", "human"]] = np.c_[np.full(150, 2), y[extra]]
     with pytest.raises(InputError, match=r"round 2 has \d+ labels and its plan") as err:

@@ -32,3 +32,13 @@ def all_fits(studies):
     from tests.contract import Fits
 
     return Fits(studies)
+
+
+@pytest.fixture(scope="session")
+def inspect_logs(tmp_path_factory):
+    """Inspect AI's logs of two mock systems (tests/eval_logs.py), written once a session:
+    the tests of the Inspect reader and of the labels attached to its items read them."""
+    pytest.importorskip("inspect_ai")
+    from tests.eval_logs import write_inspect_logs
+
+    return write_inspect_logs(tmp_path_factory.mktemp("inspect_logs"))

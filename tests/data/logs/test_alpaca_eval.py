@@ -15,7 +15,7 @@ import pytest
 import judgebayes as jb
 from judgebayes.errors import InputError
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "alpaca_eval"
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "alpaca_eval"
 SYSTEMS = ("alpha", "beta", "delta", "gamma")
 INSTRUCTION = "Toy instruction {0}: explain item {0} in a few words."
 

@@ -43,8 +43,9 @@ def _ranking_with_humans():
 
 def _items():
     """Two systems whose judge is lenient on long answers (plain and with the covariate):
-    the data of the covariate model's tests in tests/studies/test_items.py, which fit
-    both models, so that each compiles once.
+    the data of the covariate model's tests in tests/studies/items/test_covariate.py,
+    which fit both models, so that the covariate model compiles once (the plain model's
+    cases run in tests/studies/items/test_plain.py).
     """
     return jb.AccuracyStudy.from_items(lenient_on_long(4)[0], system="system", judge_rates="shared")
 
@@ -62,7 +63,7 @@ def _judges():
 
 def _raters():
     """Two systems, a judge on every item and three raters on 30% of them, the truth
-    latent: the data of tests/studies/test_raters.py, beside which these cases run, so
+    latent: the data of tests/studies/items/test_raters.py, beside which these cases run, so
     that the model compiles once.
     """
     frame, _ = simulate_raters(np.random.default_rng(5), n=300)

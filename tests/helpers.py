@@ -121,3 +121,27 @@ def score_check_flags(frame) -> dict[str, bool]:
     study = jb.ScoreStudy.from_items(frame, score="score", human="human")
     table = study.check(study.fit("closed_form")).table
     return {c: bool(table.loc[table["check"] == c, "flagged"].any()) for c in table["check"]}
+
+
+def systems_frame(seed=0, n=2000, labelled=300, systems=("a", "b", "c"), **kw):
+    """An items frame of ``systems`` (the package's ``simulate_items``, rate 0.4 + 0.15 i
+    for the i-th system), ``labelled`` of each system's ``n`` items labelled."""
+    import pandas as pd
+
+    import judgebayes as jb
+
+    parts = []
+    for i, s in enumerate(systems):
+        f = jb.simulate.simulate_items(
+            n, theta=0.4 + 0.15 * i, n_labelled=labelled, seed=seed + i, **kw
+        )
+        parts.append(f.frame.assign(system=s))
+    return pd.concat(parts, ignore_index=True)
+
+
+def labelled_arrays(f):
+    """The human labels and verdicts of an items frame's labelled rows, and the verdicts of
+    its unlabelled rows (ppi_py's ``Y``, ``Yhat``, ``Yhat_unlabeled``)."""
+    lab = f["human"].notna().to_numpy()
+    v = f["judge"].to_numpy(float)
+    return f["human"].to_numpy()[lab], v[lab], v[~lab]

@@ -470,3 +470,51 @@ def labelled_by_length_board(rng, n_items=400, labelled=0.1, selection=1.0):
     w = np.exp(selection * length)
     human = np.where(rng.random(y.size) < np.minimum(labelled * w / w.mean(), 1), y, np.nan)
     return frame.assign(score=says.astype(float), human=human, length=length), truth
+
+
+def unequal_clusters(seed: int, n_clusters: int, kind: str) -> tuple[pd.DataFrame, float]:
+    """Responses to prompts of unequal sizes (numpy only): one prompt holding half of the
+    responses, or lognormal sizes; a prompt effect on the human rate (logit-normal, sd
+    1), judge 0.85 / 0.8, 30% labelled at random.  Returns the frame and the process rate.
+    """
+    rng = np.random.default_rng(seed)
+    if kind == "big":
+        sizes = np.r_[10 * (n_clusters - 1), np.full(n_clusters - 1, 10)]
+    else:
+        sizes = np.maximum(1, rng.lognormal(np.log(20), 1.0, n_clusters).round().astype(int))
+    cl = np.repeat(np.arange(n_clusters), sizes)
+    effect = rng.normal(0, 1, n_clusters)
+    h = rng.random(cl.size) < 1 / (1 + np.exp(-(0.4 + effect[cl])))
+    v = np.where(h, rng.random(cl.size) < 0.85, rng.random(cl.size) < 0.2)
+    lab = rng.random(cl.size) < 0.3
+    frame = pd.DataFrame({"judge": v * 1.0, "human": np.where(lab, h, np.nan), "prompt": cl})
+    # E[expit(0.4 + N(0, 1))] by quadrature
+    x, w = np.polynomial.hermite_e.hermegauss(80)
+    return frame, float(np.sum(w / (1 + np.exp(-(0.4 + x)))) / np.sqrt(2 * np.pi))
+
+
+def ushaped(seed, n=400, n_lab=120):
+    """Two systems, B's answers longer; the judge's false-positive rate rises on very short
+    and very long answers (logit quadratic in the standardised length), the same on both.
+    Written here in numpy, not from the package's model."""
+    rng = np.random.default_rng(seed)
+    frames, truth = [], {}
+    for s, mu in (("A", -0.8), ("B", 0.8)):
+        x = rng.normal(mu, 1.0, n)
+        h = rng.random(n) < 1 / (1 + np.exp(-(0.5 + 0.3 * x)))
+        fpr = 1 / (1 + np.exp(-(-2.4 + 1.4 * x * x)))
+        v = np.where(h, rng.random(n) < 0.88, rng.random(n) < fpr)
+        human = np.where(rng.permutation(n) < n_lab, h.astype(float), np.nan)
+        frames.append(
+            pd.DataFrame({"system": s, "judge": v * 1, "human": human, "length": 200 + 60 * x})
+        )
+        truth[s] = h.mean()
+    return pd.concat(frames, ignore_index=True), truth
+
+
+def active_population(rng, n=1000, a=0.4):
+    """A judge's calibrated probabilities ``p`` (Beta(a, a): unsure near 1/2) and the
+    labels they predict, ``y`` ~ Bernoulli(p)."""
+    p = rng.beta(a, a, n)  # a judge's calibrated probability: unsure near 1/2
+    y = (rng.random(n) < p).astype(float)
+    return p, y

@@ -42,3 +42,27 @@ def inspect_logs(tmp_path_factory):
     from tests.eval_logs import write_inspect_logs
 
     return write_inspect_logs(tmp_path_factory.mktemp("inspect_logs"))
+
+
+@pytest.fixture(scope="session")
+def panel_sim():
+    """A simulated panel of 14 generators x 14 validators, 200 outputs each (seed 3): the
+    point methods' data in tests/studies/panel/, tests/cli/test_panel_cli.py."""
+    from judgebayes.simulate.panel import simulate_panel
+
+    return simulate_panel(seed=3, n_outputs=200)
+
+
+@pytest.fixture(scope="session")
+def beyond_consensus():
+    """The real Beyond Consensus panel (the shared data folder): the study, its generators
+    and each annotated generator's human valid share."""
+    from judgebayes.datasets.beyond_consensus import beyond_consensus_panel
+    from judgebayes.studies.panel import ValidatorPanel
+
+    cells, ann = beyond_consensus_panel()
+    panel = ValidatorPanel.from_frames(cells, ann[["generator", "n_annotated", "n_valid_human"]])
+    gens = panel.data.generators
+    # the truth: each annotated generator's human valid share
+    truth = dict(zip(ann["generator"], ann["human_precision"], strict=True))
+    return panel, gens, truth

@@ -134,14 +134,16 @@ def _panel_data():
 
 
 def _shifted_panel():
-    """The 10 x 8 panel of test_panel.py's Bayesian fits (its shape: one compile)."""
+    """The 10 x 8 panel of the Bayesian fits in tests/studies/panel/test_cells.py (its shape:
+    one compile)."""
     sim = simulate_panel(10, 8, seed=5, rate_shift=0.6, n_outputs=600, n_annotated=5)
     return sim.panel()
 
 
 def _real_panel_held_out():
-    """Beyond Consensus with gpt-4-turbo's annotation held out: test_panel_leniency.py's
-    leniency model (the annotated set is part of its structure: one compile).
+    """Beyond Consensus with gpt-4-turbo's annotation held out: the leniency model of
+    tests/studies/panel/test_leniency.py (the annotated set is part of its structure: one
+    compile).
     """
     from judgebayes.datasets.beyond_consensus import beyond_consensus_panel
 

@@ -7,7 +7,7 @@ convention), so the suite executes exactly the code readers see.  Notebooks 02 a
 (panel cross-validation, the split protocol and the judge-bias fits: ~180 s each alone,
 ~280 s each inside the 2-worker suite) run in the slow tier; the fast suite runs 01 and 03
 and checks every committed notebook against its source, and the library paths of 02 and
-04 are tested directly in test_panel.py and test_real_data.py.
+04 are tested directly in tests/studies/panel/ and test_real_data.py.
 """
 
 import importlib.util

@@ -1,4 +1,5 @@
-"""The leniency panel model: validators shift the share valid on the logit scale.
+"""The leniency panel model (judgebayes/studies/panel/leniency.py): validators shift the share
+valid on the logit scale.
 
 The real Beyond Consensus panel (../shared/data) is where the cell model's mixture reads a
 held-out generator's precision worst (largest error 0.061 against the validator mean's
@@ -11,22 +12,11 @@ import numpy as np
 import pytest
 
 import judgebayes as jb
-from judgebayes.datasets.beyond_consensus import beyond_consensus_panel
 from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
 from judgebayes.inference.nuts import clear_compile_cache
 from judgebayes.studies.panel import HierarchicalPanel, LeniencyPanel, ValidatorPanel
 from tests.contract import ContractTests
 from tests.simulators import leniency_panel, mixture_panel
-
-
-@pytest.fixture(scope="module")
-def real():
-    cells, ann = beyond_consensus_panel()
-    panel = ValidatorPanel.from_frames(cells, ann[["generator", "n_annotated", "n_valid_human"]])
-    gens = panel.data.generators
-    # the truth: each annotated generator's human valid share
-    truth = dict(zip(ann["generator"], ann["human_precision"], strict=True))
-    return panel, gens, truth
 
 
 def _held_out(panel, gens, name):
@@ -35,13 +25,13 @@ def _held_out(panel, gens, name):
     return panel.with_data(panel.data.calibrate_on(keep)), h
 
 
-def test_real_panel_hardest_generator_read_off_its_verdicts(real):
+def test_real_panel_hardest_generator_read_off_its_verdicts(beyond_consensus):
     """gpt-4-turbo, the panel's least precise annotated generator (human share 0.871),
     held out: the default model is the leniency model (its check passes on the 5 other
     annotated generators), it passes the gate and its 90% interval covers the human
     share, the estimate within 0.026 (the target; the cell model is 0.061 off on the
     panel's worst generator, the validator mean 0.027 on its worst)."""
-    panel, gens, truth = real
+    panel, gens, truth = beyond_consensus
     p, h = _held_out(panel, gens, "gpt-4-turbo")
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
@@ -69,10 +59,10 @@ def test_real_panel_hardest_generator_read_off_its_verdicts(real):
     assert e.value.field == "fit"
 
 
-def test_which_generators_are_annotated_is_part_of_the_models_key(real):
+def test_which_generators_are_annotated_is_part_of_the_models_key(beyond_consensus):
     """The annotated set decides the parametrisation: two annotated sets are two models
     (a compile-cache hit across them would put one set's data in the other's model)."""
-    panel, gens, _ = real
+    panel, gens, _ = beyond_consensus
     a, _ = _held_out(panel, gens, "gpt-4o")
     b, _ = _held_out(panel, gens, "claude_3_opus")
     ka, kb = LeniencyPanel(a.data).model_spec().key(), LeniencyPanel(b.data).model_spec().key()
@@ -89,11 +79,11 @@ def test_which_generators_are_annotated_is_part_of_the_models_key(real):
 
 
 @pytest.mark.slow
-def test_real_panel_leave_one_annotated_generator_out(real):
+def test_real_panel_leave_one_annotated_generator_out(beyond_consensus):
     """Each of the 6 annotated generators held out in turn: largest error at most 0.026,
     90% intervals covering at least 5 of 6, every fit through the gate."""
     clear_compile_cache()
-    panel, gens, truth_of = real
+    panel, gens, truth_of = beyond_consensus
     truth = np.array([truth_of.get(g, np.nan) for g in gens])
     # the default model: the leniency model's check passes in every fold
     for name in truth_of:
@@ -105,43 +95,7 @@ def test_real_panel_leave_one_annotated_generator_out(real):
     assert row["coverage"] >= 5 / 6, row
 
 
-def test_slope_check_against_weighted_least_squares_of_the_published_counts(real):
-    """The leniency check's statistic on the real panel, recomputed from the published
-    frames: validator cells averaged by pandas (own models' cells left out) with their
-    delta-method noise, the generator deviations' variance by the method of moments
-    written here, and the slope and its Knapp-Hartung standard error from statsmodels'
-    WLS (whose scale is the weighted residual variance); the t test's p-value by scipy."""
-    import importlib
-
-    from scipy import stats
-
-    from judgebayes.inference.panel.leniency import leniency_slope
-
-    sm = importlib.import_module("statsmodels.api")  # a test-time reference
-    cells, ann = beyond_consensus_panel()
-    c = cells[cells["generator"].isin(ann["generator"]) & ~cells["self"].astype(bool)]
-    k = c["tp"] + c["fp"] + 0.5
-    rest = c["tp"] + c["fp"] + c["tn"] + c["fn"] + 1 - k
-    c = c.assign(y=np.log(k / rest), v=1 / k + 1 / rest)
-    g = c.groupby("generator")
-    y, v = g["y"].mean().to_numpy(), (g["v"].sum() / g.size() ** 2).to_numpy()
-    a = ann.set_index("generator").loc[g["y"].mean().index]
-    s = a["n_valid_human"].to_numpy() + 0.5
-    X = sm.add_constant(np.log(s / (a["n_annotated"].to_numpy() + 1 - s)))
-    fixed = sm.WLS(y, X, weights=1 / v).fit()
-    W = np.diag(1 / v)
-    P = W - W @ X @ np.linalg.inv(X.T @ W @ X) @ X.T @ W
-    tau2 = max(0.0, (np.sum(fixed.resid**2 / v) - (len(y) - 2)) / np.trace(P))
-    ref = sm.WLS(y, X, weights=1 / (v + tau2)).fit()
-    p_ref = 2 * stats.t.sf(abs((ref.params[1] - 1) / ref.bse[1]), len(y) - 2)
-    r = leniency_slope(real[0].data)
-    np.testing.assert_allclose(
-        [r.slope, r.se, r.p_value, r.tau2], [ref.params[1], ref.bse[1], p_ref, tau2]
-    )
-    assert (r.df, r.n_annotated) == (4, 6) and r.tau2 > 0
-
-
-def test_default_model_is_the_cell_model_where_the_leniency_check_fires(real):
+def test_default_model_is_the_cell_model_where_the_leniency_check_fires(beyond_consensus):
     """On a panel simulated from the cell model's mixture (agreeable validators that keep a
     sensitivity and a specificity: slope 0.36 against 1) the check flags and the default
     is the cell model, saying why; with 3 annotated generators the check cannot choose
@@ -153,22 +107,8 @@ def test_default_model_is_the_cell_model_where_the_leniency_check_fires(real):
     assert isinstance(mix, HierarchicalPanel) and "check rejects the slope 1" in mix.chosen
     few = ValidatorPanel(jb.simulate.simulate_panel(8, 5, n_annotated=4, seed=0).panel())
     assert isinstance(few, HierarchicalPanel) and "fewer than the 5" in few.chosen
-    assert isinstance(real[0], LeniencyPanel)
-    assert real[0].check(real[0].fit("validator_mean"))["leniency"].passed
-
-
-def test_the_command_line_offers_every_panel_model():
-    """``judgebayes panel --variant`` takes each registered Bayesian panel model."""
-    import argparse
-
-    from judgebayes.cli import build_parser
-
-    sub = next(
-        a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)
-    ).choices["panel"]
-    (variant,) = [a for a in sub._actions if a.dest == "variant"]
-    assert tuple(variant.choices) == tuple(c.model_name for c in ValidatorPanel.models())
-    assert set(variant.choices) == {"pooled", "hierarchical", "overdispersed", "leniency"}
+    assert isinstance(beyond_consensus[0], LeniencyPanel)
+    assert beyond_consensus[0].check(beyond_consensus[0].fit("validator_mean"))["leniency"].passed
 
 
 @pytest.mark.slow

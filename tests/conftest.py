@@ -66,3 +66,19 @@ def beyond_consensus():
     # the truth: each annotated generator's human valid share
     truth = dict(zip(ann["generator"], ann["human_precision"], strict=True))
     return panel, gens, truth
+
+
+@pytest.fixture(scope="session")
+def pandalm():
+    """PandaLM's judged comparisons as a judge-error ranking (every human preference, and
+    200 random instances of them), and the all-human ranking's qualities (naive fit)."""
+    import numpy as np
+
+    from judgebayes.datasets import pandalm_comparisons, pandalm_judged
+    from judgebayes.studies.ranking import PairwiseRanking
+
+    full = PairwiseRanking.from_frames(pandalm_judged(), human="human", instance="idx")
+    mask = np.zeros(full.channel.n_instances, dtype=bool)
+    mask[np.random.default_rng(0).choice(full.channel.n_instances, 200, replace=False)] = True
+    ref = PairwiseRanking.from_frames(pandalm_comparisons("human")).fit("naive", random_seed=0)
+    return full, full.with_labelled(mask), ref.point

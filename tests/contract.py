@@ -35,7 +35,7 @@ def _weekly():
 
 def _ranking_with_humans():
     """Simulated judges' verdicts on 800 pairs of 6 items, a fifth of them human-labelled:
-    the study of the judge-error recovery test (tests/studies/test_ranking_channel.py), so
+    the study of the judge-error recovery test (tests/studies/ranking/test_channel.py), so
     that its model compiles once.
     """
     return jb.simulate.simulate_judged_pairs(6, 800, labelled=0.2, seed=3).ranking()

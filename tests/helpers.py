@@ -145,3 +145,11 @@ def labelled_arrays(f):
     lab = f["human"].notna().to_numpy()
     v = f["judge"].to_numpy(float)
     return f["human"].to_numpy()[lab], v[lab], v[~lab]
+
+
+def length_biased_judge(seed, override, n=600, labelled=0.5):
+    """Five systems; the judge picks s0 (whose answers are always the longer) with
+    probability ``override`` whenever s0 is in the pair."""
+    import judgebayes as jb
+
+    return jb.simulate.simulate_favouring_judge(n, override=override, labelled=labelled, seed=seed)

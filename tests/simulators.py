@@ -518,3 +518,28 @@ def active_population(rng, n=1000, a=0.4):
     p = rng.beta(a, a, n)  # a judge's calibrated probability: unsure near 1/2
     y = (rng.random(n) < p).astype(float)
     return p, y
+
+
+def random_comparisons(N=12, n=600, seed=0, c=0.8, kappa=0.4, ties=0):
+    """``n`` random pairs of ``N`` items under Bradley-Terry with an item covariate ``x``
+    (coefficient ``c``) and a first-position bias ``kappa``; the first ``ties`` verdicts
+    set to ties (0.5).  Returns a, b, y, x, theta."""
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(0, 1.25, N)
+    x = rng.normal(size=N)
+    a = rng.integers(0, N, n)
+    b = (a + rng.integers(1, N, n)) % N
+    eta = theta[a] - theta[b] + c * (x[a] - x[b]) + kappa
+    y = (rng.random(n) < 1 / (1 + np.exp(-eta))).astype(float)
+    y[:ties] = 0.5
+    return a, b, y, x, theta
+
+
+def bt_sample(N, n, spread, rng):
+    """``n`` random pairs of ``N`` items under plain Bradley-Terry, qualities N(0, spread^2).
+    Returns theta, a, b, y."""
+    theta = rng.normal(0, spread, N)
+    a = rng.integers(0, N, n)
+    b = (a + rng.integers(1, N, n)) % N
+    y = (rng.random(n) < 1 / (1 + np.exp(-(theta[a] - theta[b])))).astype(float)
+    return theta, a, b, y

@@ -74,7 +74,7 @@ def test_committed_notebook_is_its_source_executed(src):
 
 #: notebooks executed in the fast suite (the others in the slow tier, see the docstring);
 #: 03's small run (56 s) went to the slow tier to keep the suite under 12 minutes: its
-#: rankings are sampled by tests/studies/test_ranking*.py, and its committed outputs are
+#: rankings are sampled by tests/studies/ranking/, and its committed outputs are
 #: still checked against its source above
 FAST = ("01_accuracy",)
 

@@ -1,7 +1,8 @@
-"""Judge-error-corrected rankings: the study's refusals, prediction-powered Bradley-Terry
-against ppi_py and against a likelihood written here, the NUTS model's recovery of a
-simulated truth, and PandaLM with a fifth of its human votes against all of them (the
-channel data themselves: tests/data/ranking/test_channel.py).
+"""Judge-error-corrected rankings (judgebayes/studies/ranking/channel.py): the study's
+refusals, the NUTS model's recovery of a simulated truth, PandaLM with a fifth of its human
+votes against all of them, the default channel that lets a judge favour items, and the
+contract's cases (the channel data: tests/data/ranking/test_channel.py; PPI:
+tests/inference/ranking/test_ppi.py).
 """
 
 import warnings
@@ -9,16 +10,13 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.optimize import minimize
 from scipy.stats import kendalltau
 
 import judgebayes as jb
-from judgebayes.datasets import pandalm_comparisons, pandalm_judged
 from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
-from judgebayes.inference.ranking.ppi import ppi_bradley_terry
 from judgebayes.studies.ranking import PairwiseRanking
 from tests.contract import ContractTests
-from tests.helpers import cli
+from tests.helpers import length_biased_judge
 
 
 # ------------------------------------------------------------------ study
@@ -49,84 +47,6 @@ def test_half_ties_and_missing_human_column_are_refused():
             "ppi", prior="normal"
         )
     assert e.value.field == "prior"
-
-
-# ------------------------------------------------------------------ PPI
-def _sim_binary(seed, n_lab=300, n_unl=3000, items=6):
-    rng = np.random.default_rng(seed)
-    th = rng.normal(0, 1, items)
-
-    def draw(m):
-        a = rng.integers(0, items, m)
-        b = (a + rng.integers(1, items, m)) % items
-        y = (rng.random(m) < 1 / (1 + np.exp(-(th[a] - th[b])))).astype(float)
-        flip = rng.random(m) < np.where(y == 1, 0.1, 0.25)  # a first-favouring judge
-        return a, b, y, np.where(flip, 1 - y, y)
-
-    return draw(n_lab), draw(n_unl), items
-
-
-@pytest.mark.parametrize("lam", [None, 1.0, 0.3])
-def test_ppi_bradley_terry_is_ppi_py_logistic_on_two_outcomes(lam):
-    from ppi_py import ppi_logistic_ci
-
-    (al, bl, yl, hl), (au, bu, _, hu), items = _sim_binary(3)
-
-    def onehot(v):
-        return np.column_stack([v, 1 - v])
-
-    res = ppi_bradley_terry(al, bl, onehot(yl), onehot(hl), au, bu, onehot(hu), items, lam=lam)
-
-    def X(a, b):  # BT as logistic regression without the reference item's column
-        return (np.eye(items)[a] - np.eye(items)[b])[:, 1:]
-
-    lo, hi = ppi_logistic_ci(X(al, bl), yl, hl, X(au, bu), hu, alpha=0.05, lam=lam)
-    # ppi_py optimises by L-BFGS to ftol 1e-15, we by Newton to 1e-12: agreement to 1e-6
-    np.testing.assert_allclose(res.theta[1:], (lo + hi) / 2, atol=1e-6)
-    np.testing.assert_allclose(np.sqrt(np.diag(res.cov)), (hi - lo) / 2 / 1.959963984540054,
-                               atol=1e-6)  # fmt: skip
-    if lam is not None:
-        assert res.lam == lam
-    else:
-        assert 0 < res.lam < 1
-
-
-def _davidson_nll(phi, a, b, t, items):
-    """Mean cross-entropy of Davidson's model (written from Davidson 1970), theta_0 = 0."""
-    th = np.concatenate([[0.0], phi[: items - 1]])
-    eta = th[a] - th[b]
-    u = np.column_stack([eta / 2, -eta / 2, np.full_like(eta, phi[-1])])
-    logp = u - np.log(np.exp(u).sum(1, keepdims=True))
-    return -(t * logp).sum(1).mean()
-
-
-def test_ppi_with_ties_is_the_davidson_estimator():
-    sim = jb.simulate.simulate_judged_pairs(5, 2000, labelled=0.3, nu=0.6, seed=4)
-    ch = sim.ranking().channel
-    eye = np.eye(3)
-    lab, unl = ch.human >= 0, ch.human < 0
-    pred = np.stack([(ch.verdicts == k).mean(1) for k in range(3)], 1)
-    args = (ch.first[lab], ch.second[lab], eye[ch.human[lab]], pred[lab])
-    uargs = (ch.first[unl], ch.second[unl], pred[unl])
-    # lambda = 0: the human-only maximum-likelihood estimate
-    r0 = ppi_bradley_terry(*args, *uargs, 5, lam=0.0)
-    ref = minimize(_davidson_nll, np.zeros(5), args=(args[0], args[1], args[2], 5), tol=1e-12)
-    np.testing.assert_allclose(r0.theta[1:], ref.x[:4], atol=1e-5)
-    assert r0.log_nu == pytest.approx(ref.x[4], abs=1e-5)
-
-    # lambda = 1: the minimiser of the rectified objective written here (gradient ~ 0)
-    def objective(phi):
-        return (
-            _davidson_nll(phi, args[0], args[1], args[2], 5)
-            + _davidson_nll(phi, uargs[0], uargs[1], uargs[2], 5)
-            - _davidson_nll(phi, args[0], args[1], args[3], 5)
-        )
-
-    r1 = ppi_bradley_terry(*args, *uargs, 5, lam=1.0)
-    phi = np.concatenate([r1.theta[1:], [r1.log_nu]])
-    h = 1e-6
-    grad = [(objective(phi + h * e) - objective(phi - h * e)) / (2 * h) for e in np.eye(5)]
-    np.testing.assert_allclose(grad, 0, atol=1e-7)
 
 
 # ------------------------------------------------------------------ NUTS
@@ -160,15 +80,6 @@ def test_judge_error_model_is_sharper_than_the_humans_alone(simulated_fit):
     assert (width < humans.interval().eval("upper - lower")).all()
     with pytest.raises(InputError, match="no judge confusion"):
         humans.channel_table()
-
-
-@pytest.fixture(scope="module")
-def pandalm():
-    full = PairwiseRanking.from_frames(pandalm_judged(), human="human", instance="idx")
-    mask = np.zeros(full.channel.n_instances, dtype=bool)
-    mask[np.random.default_rng(0).choice(full.channel.n_instances, 200, replace=False)] = True
-    ref = PairwiseRanking.from_frames(pandalm_comparisons("human")).fit("naive", random_seed=0)
-    return full, full.with_labelled(mask), ref.point
 
 
 def test_pandalm_with_a_fifth_of_the_humans_covers_the_all_human_ranking(pandalm):
@@ -229,55 +140,11 @@ def test_contract_members_of_channel_fits(pandalm):
     assert set(table["method"]) == {"ppi"}
 
 
-def test_cli_ranks_by_human_preference_with_ppi(tmp_path, pandalm):
-    import json
-
-    _, sub, _ = pandalm
-    df = pandalm_judged()
-    labelled = set(np.asarray(sub.channel.instance_ids)[sub.channel.human >= 0].tolist())
-    df["human"] = df["human"].where(df["idx"].astype(str).isin(labelled))
-    path = tmp_path / "judged.csv"
-    df.to_csv(path, index=False)
-    cmd = ["rank", str(path), "--human", "human"]
-    out = cli(*cmd, "--instance", "idx", "--method", "ppi", "--format", "json", "--quiet")
-    assert out.returncode == 0, out.stderr
-    res = json.loads(out.stdout)
-    assert res["method"] == "ppi" and res["channel"]["n_labelled"] == 200
-    api = sub.fit("ppi", random_seed=0).interval()
-    for row in res["items"]:
-        assert row["estimate"] == pytest.approx(api.loc[row["item"], "estimate"], abs=1e-9)
-    bad = cli("rank", str(path), "--method", "judge-error")
-    assert bad.returncode == 2 and "--human" in bad.stderr
-    assert len(bad.stderr.strip().splitlines()) == 1
-
-
-def _length_biased_judge(seed, override, n=600, labelled=0.5):
-    """Five systems; the judge picks s0 (whose answers are always the longer) with
-    probability ``override`` whenever s0 is in the pair."""
-    return jb.simulate.simulate_favouring_judge(n, override=override, labelled=labelled, seed=seed)
-
-
-def test_channel_check_flags_a_constant_channel_on_a_judge_whose_errors_follow_the_items():
-    # 8 sets each: over 20 the check flagged 80% of the length-biased sets and none of the
-    # constant-confusion ones (BENCHMARKS, rankings); here >= 5 of 8 and <= 1 of 8
-    flagged = {}
-    for override in (0.0, 0.3):
-        hits = 0
-        for r in range(8):
-            rk = jb.PairwiseRanking.from_frames(_length_biased_judge(r, override), human="human")
-            fit = rk.fit("judge_error", random_seed=r, warn=False, judge_bias="none")
-            report = rk.check(fit)
-            assert [r.check for r in report] == ["channel"]
-            hits += not report.passed
-        flagged[override] = hits
-    assert flagged[0.3] >= 5 and flagged[0.0] <= 1, flagged
-
-
 def test_default_channel_learns_the_favoured_system_and_passes_its_check():
     # the default channel lets the judge favour items: on a set where it picks s0 in 30% of
     # s0's comparisons whatever the human said, s0's favouritism is the largest and clearly
     # positive, the check no longer flags, and s0's quality interval covers the truth
-    rk = jb.PairwiseRanking.from_frames(_length_biased_judge(3, 0.3), human="human")
+    rk = jb.PairwiseRanking.from_frames(length_biased_judge(3, 0.3), human="human")
     fit = rk.fit("judge_error", random_seed=3, warn=False)
     assert fit.info["judge_favours_items"] and fit.diagnostics.passed
     fav = fit.idata.posterior["favour"].sel(judge="judge").values.reshape(-1, 5)
@@ -305,7 +172,7 @@ def test_default_channel_covers_where_the_constant_channel_does_not():
     truth = q - q.mean()
     hits = []
     for r in range(20):
-        rk = jb.PairwiseRanking.from_frames(_length_biased_judge(100 + r, 0.3), human="human")
+        rk = jb.PairwiseRanking.from_frames(length_biased_judge(100 + r, 0.3), human="human")
         fit = rk.fit("judge_error", random_seed=r, warn=False)
         th = fit.theta_draws()
         d = th - th.mean(1, keepdims=True)

@@ -91,7 +91,7 @@ EXAMPLES = {
         k=620, n=1000, tn=70, m0=100, tp=90, m1=100
     ),
     "accuracy.strata": _strata,
-    # the classes of the K-class test in tests/studies/test_accuracy.py: one compile
+    # the classes of the K-class test in tests/studies/accuracy/test_multiclass.py: one compile
     "accuracy.multiclass": lambda: jb.AccuracyStudy.from_multiclass_counts(
         [[40, 5, 5], [4, 42, 4], [6, 6, 38]], [[120, 90, 90]], classes=["bad", "ok", "good"]
     ),

@@ -10,6 +10,8 @@ import warnings
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
+from hypothesis import strategies as st
+
 
 def _exe() -> list[str]:
     exe = Path(sys.executable).parent / "judgebayes"
@@ -153,3 +155,41 @@ def length_biased_judge(seed, override, n=600, labelled=0.5):
     import judgebayes as jb
 
     return jb.simulate.simulate_favouring_judge(n, override=override, labelled=labelled, seed=seed)
+
+
+def laplace_vs_nuts(study, seed=0):
+    """Largest gap between Laplace's and NUTS' 95% interval ends of the reported
+    quantity, and the NUTS fit."""
+    nuts = study.fit("nuts", random_seed=seed)
+    lap = study.fit("laplace", random_seed=seed)
+    cols = ["lower", "upper"]
+    return float((lap.interval()[cols] - nuts.interval()[cols]).abs().to_numpy().max()), nuts
+
+
+#: hypothesis strategies of the two-frame closed forms' inputs: a rate, a judge's rate
+#: better than chance, a test set's size
+rates = st.floats(0.0, 1.0)
+
+
+good_q = st.floats(0.55, 0.995)
+
+
+sizes = st.integers(1, 5000)
+
+
+#: the accuracy studies' sampler settings where a test reads the gate: 4 chains of 1,000
+#: draws after 1,000 tuning steps
+NUTS = dict(draws=1000, tune=1000, chains=4)
+
+
+def covariate_study():
+    """A small items study with a covariate: its likelihood is written with log-sigmoids
+    (softplus), the op that interpreted PyTensor evaluates one element at a time."""
+    import numpy as np
+
+    import judgebayes as jb
+
+    sim = jb.simulate.simulate_items(120, n_labelled=40, seed=4)
+    f = sim.frame
+    f["length"] = np.random.default_rng(4).normal(size=len(f))
+    return jb.AccuracyStudy.from_items(f, covariates="length")

@@ -1,3 +1,7 @@
+"""Count containers of the two-frame design (judgebayes/data/accuracy/counts.py): counts
+checked by name, and the containers' validation.
+"""
+
 import numpy as np
 import pytest
 

@@ -1,7 +1,13 @@
+"""The two frames' reader (judgebayes/data/accuracy/frames.py): test and calibration frames to
+counts with systems, strata and missing verdicts, errors naming the field, and an item in
+both frames refused.
+"""
+
 import numpy as np
 import pandas as pd
 import pytest
 
+import judgebayes as jb
 from judgebayes.data.accuracy import counts_from_calibration_frame, counts_from_test_frame
 from judgebayes.errors import EmptyClassError, InputError
 
@@ -45,3 +51,17 @@ def test_frame_errors_name_the_field():
         counts_from_test_frame(pd.DataFrame({"judge": []}))
     with pytest.raises(InputError, match="'sys'"):
         counts_from_test_frame(pd.DataFrame({"judge": [1, 0], "sys": ["a", None]}), system="sys")
+
+
+def test_an_item_in_both_frames_is_refused():
+    import pandas as pd
+
+    df = pd.DataFrame({"id": [1, 2, 3, 4], "judge": [1, 0, 1, 0], "human": [1, 0, 0, 1]})
+    with pytest.raises(jb.InputError, match="same frame") as e:
+        jb.AccuracyStudy.from_frames(df, df)
+    assert e.value.field == "calibration_df"
+    with pytest.raises(jb.InputError, match="2 item") as e:
+        jb.AccuracyStudy.from_frames(df.iloc[:3], df.iloc[1:], item="id")
+    assert (e.value.field, e.value.value) == ("id", "2")
+    ok = jb.AccuracyStudy.from_frames(df.iloc[:2], df.iloc[2:].assign(id=[3, 4]), item="id")
+    assert ok.test.n.sum() == 2

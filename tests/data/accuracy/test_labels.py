@@ -1,3 +1,8 @@
+"""Labels normalised (judgebayes/data/accuracy/labels.py): every usual vocabulary, missing
+values counted, an unknown label named with its column, value and count, positive= and
+negative=.
+"""
+
 import numpy as np
 import pandas as pd
 import pytest

@@ -1,5 +1,7 @@
-"""Ctrl-C: the interrupt reaches the caller (never a partial posterior reported as a result)
-and the command line says so in one line and exits 130."""
+"""Sampling (judgebayes/inference/nuts/sampling.py) under Ctrl-C: the interrupt reaches the
+caller (never a partial posterior reported as a result) and the command line says so in one
+line and exits 130.
+"""
 
 import re
 import signal

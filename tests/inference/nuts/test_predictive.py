@@ -1,7 +1,7 @@
-"""The interpreted, vectorised evaluations that replace compiled per-draw loops: the
-pointwise log-likelihood (LOO), the Laplace engine's log density and named variables by
-rows of draws, and the NumPy forms of softplus and log1mexp.  References are PyMC's own
-per-draw and per-point evaluations and NumPy, none of which goes through the code tested.
+"""Log likelihood and predictive draws (judgebayes/inference/nuts/predictive.py): the
+vectorisable forms of softplus and log1mexp against numpy at the extremes, inner graphs
+inlined, and the pointwise log-likelihood against PyMC's own, draw by draw. References are
+PyMC's per-draw evaluations and numpy, none of which goes through the code tested.
 """
 
 import warnings
@@ -12,18 +12,9 @@ import pytest
 import xarray as xr
 
 import judgebayes as jb
-from judgebayes.inference.laplace import _functions
 from judgebayes.inference.nuts import interpreted, vectorisable
 from judgebayes.inference.nuts.predictive import _pointwise_log_likelihood
-
-
-def _covariate_study():
-    # the covariate model's likelihood is written with log-sigmoids (softplus), the op that
-    # interpreted PyTensor evaluates one element at a time
-    sim = jb.simulate.simulate_items(120, n_labelled=40, seed=4)
-    f = sim.frame
-    f["length"] = np.random.default_rng(4).normal(size=len(f))
-    return jb.AccuracyStudy.from_items(f, covariates="length")
+from tests.helpers import covariate_study
 
 
 def _draws_as_posterior(model, draws=40):
@@ -80,7 +71,7 @@ def _multiclass_study():
     )
 
 
-@pytest.mark.parametrize("make", [_covariate_study, _multiclass_study], ids=["covariate", "K"])
+@pytest.mark.parametrize("make", [covariate_study, _multiclass_study], ids=["covariate", "K"])
 def test_pointwise_log_likelihood_is_pymcs_draw_by_draw(make):
     model = make().build_model()
     idata = _draws_as_posterior(model)
@@ -96,36 +87,3 @@ def test_pointwise_log_likelihood_is_pymcs_draw_by_draw(make):
     for name in ref.data_vars:
         assert ours[name].dims == ref[name].dims
         np.testing.assert_allclose(ours[name].values, ref[name].values, rtol=1e-10, atol=1e-10)
-
-
-def test_laplace_rows_are_the_point_log_density_and_variables_row_by_row():
-    study = _covariate_study()
-    fns, _ = _functions(study.model_spec())
-    model = fns.model
-    from pymc.blocking import DictToArrayBijection, RaveledVars
-
-    x0 = DictToArrayBijection.map(model.initial_point()).data
-    u = x0 + np.random.default_rng(5).normal(0, 0.5, (7, x0.size))
-    with interpreted() as kw:  # the reference: PyMC's point functions, one row at a time
-        logp = model.compile_logp(jacobian=True, **kw)
-        keep = [v for v in model.unobserved_value_vars if v.name in fns.out_names]
-        expand = model.compile_fn(keep, inputs=model.value_vars, point_fn=False, **kw)
-    points = [DictToArrayBijection.rmap(RaveledVars(r, fns.info)) for r in u]
-    np.testing.assert_allclose(
-        fns.logp_rows(u), [float(logp(p)) for p in points], rtol=1e-10, atol=1e-9
-    )
-    rows = fns.expand(u)
-    for i, p in enumerate(points):
-        want = expand(*[p[v.name] for v in model.value_vars])
-        for got, w in zip(rows, want, strict=True):
-            np.testing.assert_allclose(got[i], w, rtol=1e-10, atol=1e-12)
-
-
-def test_the_compiler_is_restored_after_an_interpreted_block_even_on_error():
-    import pytensor
-
-    before = pytensor.config.cxx
-    with pytest.raises(RuntimeError), interpreted():
-        assert pytensor.config.cxx == ""
-        raise RuntimeError("inside")
-    assert pytensor.config.cxx == before

@@ -1,17 +1,34 @@
-"""nutpie compiles a model whose data of one dtype is one vector: the same log density,
-start values and free variables as the model built, and a refit that swaps data in (packed)
-samples what a fresh compile of the same data samples, to the last digit.
+"""The compile cache (judgebayes/inference/nuts/compile.py): the packed model is the model, a
+refit through packed data samples what a fresh compile samples, data of another shape or
+baked in compile again, and a warm refit's data equal PyMC's.
 """
 
 import numpy as np
 import pymc as pm
 import pytest
 
+import judgebayes as jb
 from judgebayes.inference.nuts import ModelSpec, clear_compile_cache, interpreted, sample_nuts
 from judgebayes.inference.nuts.compile import _packed
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.models.accuracy import binary_accuracy_model
 from judgebayes.models.panel import panel_leniency_model
+
+
+def test_warm_refit_data_equal_pymcs():
+    """A warm refit of a model whose data are the spec's own arrays swaps them in without
+    building the model: they equal what the built model holds (dtype included)."""
+    from judgebayes.inference.nuts.compile import _facts, data_values
+
+    counts = dict(tn=70, m0=100, tp=90, m1=100)
+    two = jb.AccuracyStudy.from_counts(k=[620, 300], n=[1000, 900], systems=["a", "b"], **counts)
+    spec = two.model_spec()
+    facts = _facts(spec.build(), spec, set(spec.data))
+    assert facts.data is not None and facts.free == ("theta", "u0", "u1")
+    for name, value in data_values(spec.build()).items():
+        np.testing.assert_array_equal(np.asarray(spec.data[name], facts.data[name]), value)
+        assert np.asarray(spec.data[name], facts.data[name]).dtype == value.dtype
+
 
 SMALL = SamplerConfig(draws=500, tune=500, chains=4)
 

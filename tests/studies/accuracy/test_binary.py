@@ -1,53 +1,46 @@
-"""Bayesian accuracy models: NUTS vs the exact reference, Laplace, recovery, the gate.
-
-Each model structure is compiled once per test session (the engines cache compiled
-models; the fixtures below reuse them), because compiling, not sampling, dominates time.
+"""The binary accuracy variant (judgebayes/studies/accuracy/binary.py): NUTS against the exact
+posterior, compare and the forest plot, identical seeds, Laplace in large samples and at the
+boundary, the gate, the calibration designs, better than chance by default and the mirror
+case, the better-than-chance mass against Monte-Carlo, and the contract's cases (with the
+trees, checks and LOO of its NUTS fit).
 """
-
-import warnings
 
 import numpy as np
 import pytest
 
 import judgebayes as jb
-from judgebayes.errors import (
-    ConvergenceWarning,
-    EmptyClassError,
-    InputError,
-    LaplaceError,
-    MethodRefused,
-)
-from judgebayes.inference.nuts import interpreted
+from judgebayes.errors import ConvergenceWarning, InputError, LaplaceError, MethodRefused
 from judgebayes.studies import STUDIES
-from tests.contract import EXAMPLES, SMALL, ContractTests
+from tests.contract import SMALL, ContractTests
+from tests.helpers import NUTS, laplace_vs_nuts
 from tests.plots import check_forest, title
 
-NUTS = dict(draws=1000, tune=1000, chains=4)
+
+def test_better_than_chance_mass_against_monte_carlo_and_a_closed_form():
+    """The refusal check's P(q0 + q1 > 1) under the calibration-only Betas.  References:
+    Monte-Carlo (400,000 draws: sd <= 0.0008, tolerance 0.004 = 5 sd) on small counts, and
+    at a million labels per class, where scipy's adaptive quad of the density form (the
+    previous rule) returned 0 for q1 ~ 1, q0 ~ 0.25 (mass 1) and 0.05 for the case below,
+    whose closed form is 0.25: with tp = 0 of 1e6 and tn = 1e6 - 1 of 1e6, q1 ~ Exp(1e6)
+    and 1 - q0 ~ Gamma(2, 1e6) in the limit, so P(q1 > 1 - q0) = (1 / 2)^2."""
+    from judgebayes.studies.accuracy import better_than_chance_mass
+
+    rng = np.random.default_rng(0)
+    for tp, m1, tn, m0 in ((4, 6, 3, 6), (1, 2, 0, 2), (30, 100, 60, 100), (5, 20, 2, 5)):
+        q1 = rng.beta(1 + tp, 1 + m1 - tp, 400_000)
+        q0 = rng.beta(1 + tn, 1 + m0 - tn, 400_000)
+        assert better_than_chance_mass(tp, m1, tn, m0) == pytest.approx(
+            np.mean(q0 + q1 > 1), abs=0.004
+        )
+    m = 10**6
+    assert better_than_chance_mass(0, m, m - 1, m) == pytest.approx(0.25, abs=1e-3)
+    assert better_than_chance_mass(m, m, m // 4, m) == pytest.approx(1.0, abs=1e-9)
 
 
 @pytest.fixture(scope="session")
 def one_system():
     study = jb.AccuracyStudy.from_counts(k=620, n=1000, tn=70, m0=100, tp=90, m1=100)
     return study, study.fit("nuts", random_seed=11, sampler=NUTS)
-
-
-@pytest.fixture(scope="session")
-def three_systems():
-    # counts at their expected values: recovery without sampling noise (a noisy shared
-    # calibration set shifts every system the same way, which is the model, not a failure)
-    truth = {"A": 0.5, "B": 0.6, "C": 0.8}
-    q0, q1, n = 0.8, 0.9, 4000
-    k = [round(n * (t * q1 + (1 - t) * (1 - q0))) for t in truth.values()]
-    study = jb.AccuracyStudy.from_counts(
-        k=k,
-        n=[n] * 3,
-        tn=round(400 * q0),
-        m0=400,
-        tp=round(400 * q1),
-        m1=400,
-        systems=list(truth),
-    )
-    return truth, study, study.fit("nuts", random_seed=3, sampler=NUTS)
 
 
 def test_nuts_matches_exact(one_system):
@@ -132,80 +125,6 @@ def test_laplace_close_in_large_samples_different_at_boundary():
         edge.fit("laplace", random_seed=0)
 
 
-def test_several_systems_recovery_and_contrasts(three_systems):
-    truth, study, fit = three_systems
-    iv = fit.interval(0.01)
-    for s, t in truth.items():
-        assert iv.loc[s, "lower"] <= t <= iv.loc[s, "upper"]
-    con = fit.contrasts()
-    ca = con[(con["a"] == "C") & (con["b"] == "A")].iloc[0]
-    assert ca["p_a_greater"] > 0.99
-    best = fit.prob_best()
-    assert best.idxmax() == "C" and best.sum() == pytest.approx(1.0)
-    with pytest.raises(InputError):
-        study.fit("closed_form").contrasts()
-
-
-# slow tier: a recovery study (DESIGN: recovery and coverage studies are `slow`);
-# the fast suite still samples these models elsewhere. Moved for the 15-min budget.
-@pytest.mark.slow
-def test_strata_recovery():
-    rng = np.random.default_rng(8)
-    strata = ("short", "long")
-    q0 = {"short": 0.9, "long": 0.6}  # the judge is lenient on long answers
-    q1 = {"short": 0.9, "long": 0.95}
-    theta = {"short": 0.3, "long": 0.7}
-    n = {"short": 3000, "long": 1000}
-    k = [[rng.binomial(n[s], theta[s] * q1[s] + (1 - theta[s]) * (1 - q0[s])) for s in strata]]
-    cal = jb.io.CalibrationCounts(
-        tp=[rng.binomial(150, q1[s]) for s in strata],
-        m1=[150, 150],
-        tn=[rng.binomial(150, q0[s]) for s in strata],
-        m0=[150, 150],
-        strata=strata,
-    )
-    test = jb.io.TestCounts(k=k, n=[[n[s] for s in strata]], n_missing=[[0, 0]], strata=strata)
-    study = jb.AccuracyStudy(test, cal)
-    assert study.kind == "strata"
-    fit = study.fit("nuts", random_seed=2, sampler={**NUTS, "target_accept": 0.95})
-    true_overall = (3000 * 0.3 + 1000 * 0.7) / 4000
-    iv = fit.interval(0.01).iloc[0]
-    assert iv["lower"] <= true_overall <= iv["upper"]
-    assert fit.diagnostics.divergences == 0
-    # the gate ran on every free variable: non-centred offsets and per-stratum rates too
-    assert {"z_q0", "z_q1", "theta_stratum", "sigma_q0"} <= set(fit.diagnostics.var_names)
-    cf = study.fit("closed_form").interval(0.01).iloc[0]
-    assert cf["lower"] <= true_overall <= cf["upper"]
-    # pooling everything into one confusion matrix mis-corrects (the invariance failure)
-    pooled = (
-        jb.AccuracyStudy(jb.io.TestCounts.from_arrays(int(np.sum(k)), 4000), cal.pooled())
-        .fit("closed_form")
-        .interval()
-        .iloc[0]
-    )
-    assert abs(pooled["estimate"] - true_overall) > abs(iv["estimate"] - true_overall)
-
-
-# slow tier: a recovery study (DESIGN: recovery and coverage studies are `slow`);
-# the fast suite still samples these models elsewhere. Moved for the 15-min budget.
-@pytest.mark.slow
-def test_multiclass_recovery():
-    rng = np.random.default_rng(5)
-    classes = ("bad", "ok", "good")
-    C = np.array([[0.8, 0.15, 0.05], [0.1, 0.7, 0.2], [0.02, 0.18, 0.8]])
-    pi = np.array([0.2, 0.3, 0.5])
-    conf = np.stack([rng.multinomial(200, C[i]) for i in range(3)])
-    test = rng.multinomial(5000, pi @ C)
-    study = jb.AccuracyStudy.from_multiclass_counts(conf, test, classes=classes)
-    fit = study.fit("nuts", random_seed=1, sampler=NUTS)
-    iv = fit.interval(0.01)
-    for i, c in enumerate(classes):
-        assert iv.loc[("all", c), "lower"] <= pi[i] <= iv.loc[("all", c), "upper"]
-    cf = study.fit("closed_form").interval(0.01)
-    assert np.allclose(cf["estimate"].sum(), 1.0)
-    assert np.all(np.abs(cf["estimate"].values - iv["estimate"].values) < 0.05)
-
-
 def test_gate_fires_on_a_bad_fit(one_system):
     study, _ = one_system
     with pytest.warns(ConvergenceWarning, match="ESS"):
@@ -255,24 +174,6 @@ def test_better_than_chance_is_the_default_and_its_conflict_is_refused():
     assert "no better than chance" in notes and "P(q0 + q1 < 1 | data) = 1.00" in notes
 
 
-def test_mirror_probability_against_monte_carlo():
-    # independent reference: (q0, q1) from their calibration Beta posteriors, theta
-    # uniform, weighted by the test likelihood; 400,000 draws give Monte-Carlo sd < 0.002
-    from scipy import stats
-
-    from judgebayes.inference.accuracy.exact import mirror_probability
-
-    rng = np.random.default_rng(0)
-    N = 400_000
-    for k, n, tp, m1, tn, m0 in ((96, 120, 4, 6, 3, 6), (30, 90, 5, 6, 2, 3), (0, 0, 2, 4, 1, 4)):
-        q0 = rng.beta(1 + tn, 1 + m0 - tn, N)
-        q1 = rng.beta(1 + tp, 1 + m1 - tp, N)
-        th = rng.random(N)
-        w = stats.binom.pmf(k, n, th * q1 + (1 - th) * (1 - q0))
-        ref = np.sum(w * (q0 + q1 < 1)) / np.sum(w)
-        assert mirror_probability(k, n, tp, m1, tn, m0) == pytest.approx(ref, abs=0.01)
-
-
 def test_mirror_case_engines_agree_and_the_mass_is_reported():
     # a reported case: k = 96/120, tp 4/6, tn 3/6; 26% of the unrestricted mass has
     # q0 + q1 < 1.  Restricted (default): exact [0.118, 0.991].  Tolerances from the
@@ -301,117 +202,15 @@ def test_mirror_case_engines_agree_and_the_mass_is_reported():
         free.fit("laplace", random_seed=1)
 
 
-def test_bad_inputs():
-    import pandas as pd
-
-    with pytest.raises(EmptyClassError):
-        jb.AccuracyStudy.from_counts(k=5, n=10, tn=0, m0=0, tp=5, m1=10)
-    test = pd.DataFrame({"judge": [1, 0, 1], "len": ["short", "long", "huge"]})
-    cal = pd.DataFrame(
-        {"human": [1, 0, 1, 0], "judge": [1, 0, 0, 0], "len": ["short"] * 2 + ["long"] * 2}
-    )
-    with pytest.raises(InputError, match="'huge'"):
-        jb.AccuracyStudy.from_frames(test, cal, stratum="len")
-    s = jb.AccuracyStudy.from_counts(k=[1, 2], n=[10, 10], tn=7, m0=10, tp=9, m1=10)
-    with pytest.raises(MethodRefused, match="one system"):
-        s.fit("exact")
-    with pytest.raises(InputError, match="method"):
-        s.fit("bootstrap")
-    with pytest.raises(InputError, match="kind"):
-        s.fit("closed_form").interval(kind="wide")
-
-
-def test_laplace_hessian_matches_pytensor_exact_hessian():
-    # the Laplace engine differences the compiled gradient; the reference is PyTensor's
-    # symbolic Hessian of the same model (slow to compile, so only here)
-    from pymc.blocking import DictToArrayBijection, RaveledVars
-
-    from judgebayes.inference.laplace import hessian
-
-    study = jb.AccuracyStudy.from_counts(k=[620, 40], n=[1000, 100], tn=70, m0=100, tp=90, m1=100)
-    model = study.model_spec().build()
-    with interpreted() as kw:  # NumPy per node: the same numbers, nothing compiled
-        dlogp = model.compile_dlogp(jacobian=True, **kw)
-        d2logp = model.compile_d2logp(jacobian=True, negate_output=False, **kw)
-    ip = model.initial_point()
-    info = DictToArrayBijection.map(ip).point_map_info
-    rng = np.random.default_rng(0)
-    for _ in range(3):
-        x = DictToArrayBijection.map(ip).data + rng.normal(0, 0.5, 4)
-        pt = DictToArrayBijection.rmap(RaveledVars(x, info))
-        exact = np.asarray(d2logp(pt))
-        fd = hessian(
-            lambda u: np.asarray(dlogp(DictToArrayBijection.rmap(RaveledVars(u, info)))), x
-        )
-        # central differences at step eps^(1/3): error ~ eps^(2/3) * |third derivative|
-        np.testing.assert_allclose(fd, exact, rtol=1e-6, atol=1e-6 * np.abs(exact).max())
-
-
-# --------------------------------------------------- Laplace against NUTS where offered
-def _laplace_vs_nuts(study, seed=0):
-    """Largest gap between Laplace's and NUTS' 95% interval ends of the reported
-    quantity, and the NUTS fit."""
-    nuts = study.fit("nuts", random_seed=seed)
-    lap = study.fit("laplace", random_seed=seed)
-    cols = ["lower", "upper"]
-    return float((lap.interval()[cols] - nuts.interval()[cols]).abs().to_numpy().max()), nuts
-
-
-def test_laplace_matches_nuts_on_the_k_class_model():
-    # Laplace interval ends within 0.03 of NUTS wherever Laplace is offered.
-    # Measured on these data: 0.0015-0.0060 over Laplace seeds 0-2 (k-hat 0.47-0.57, so
-    # the importance weights correct the Gaussian); NUTS passes the gate.  The MC error of
-    # a 2.5% quantile from 4000 draws is ~0.002, so 0.03 is 5x the measured gap.
-    rng = np.random.default_rng(5)
-    C = np.array([[0.8, 0.15, 0.05], [0.1, 0.7, 0.2], [0.02, 0.18, 0.8]])
-    conf = np.stack([rng.multinomial(200, C[i]) for i in range(3)])
-    test = rng.multinomial(5000, np.array([0.2, 0.3, 0.5]) @ C)
-    study = jb.AccuracyStudy.from_multiclass_counts(conf, test, classes=("bad", "ok", "good"))
-    gap, nuts = _laplace_vs_nuts(study, seed=1)
-    assert nuts.diagnostics.passed
-    assert gap < 0.03, gap
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("design", ["random", "shifted"])
 def test_laplace_matches_nuts_on_the_random_and_shifted_designs(design):
     # the same check for the binary model's other two calibration designs, on a data set
     # away from the boundary (q0, q1 well above chance, 200 labels)
     study = jb.AccuracyStudy.from_counts(k=620, n=1000, tn=70, m0=100, tp=90, m1=100, design=design)
-    gap, nuts = _laplace_vs_nuts(study)
+    gap, nuts = laplace_vs_nuts(study)
     assert nuts.diagnostics.passed
     assert gap < 0.03, gap
-
-
-def test_the_pooled_strata_model_refuses_laplace_by_name():
-    strata = ("a", "b")
-    cal = jb.io.CalibrationCounts(
-        tp=[90, 80], m1=[100, 100], tn=[80, 60], m0=[100, 100], strata=strata
-    )
-    test = jb.io.TestCounts(k=[[500, 300]], n=[[1000, 500]], n_missing=[[0, 0]], strata=strata)
-    with pytest.raises(MethodRefused, match="method='nuts'") as e:
-        jb.AccuracyStudy(test, cal).fit("laplace")
-    assert (e.value.field, e.value.value) == ("method", "laplace")
-
-
-def test_warm_refit_data_equal_pymcs():
-    """A warm refit of a model whose data are the spec's own arrays swaps them in without
-    building the model: they equal what the built model holds (dtype included)."""
-    from judgebayes.inference.nuts.compile import _facts, data_values
-
-    counts = dict(tn=70, m0=100, tp=90, m1=100)
-    two = jb.AccuracyStudy.from_counts(k=[620, 300], n=[1000, 900], systems=["a", "b"], **counts)
-    spec = two.model_spec()
-    facts = _facts(spec.build(), spec, set(spec.data))
-    assert facts.data is not None and facts.free == ("theta", "u0", "u1")
-    for name, value in data_values(spec.build()).items():
-        np.testing.assert_array_equal(np.asarray(spec.data[name], facts.data[name]), value)
-        assert np.asarray(spec.data[name], facts.data[name]).dtype == value.dtype
-
-
-# ------------------------------------------------------------------ the contract
-class TestContract(ContractTests):
-    keys = ("accuracy.binary", "accuracy.strata", "accuracy.multiclass", "accuracy.replicates")
 
 
 def test_nuts_trees_carry_the_groups_arviz_reads(all_fits):
@@ -450,20 +249,6 @@ def test_check_gathers_every_check_that_applies(studies, all_fits):
         assert set(check.applies_to) <= keys, check.name
 
 
-def test_replicate_fits_mark_an_undefined_replicate():
-    rs = EXAMPLES["accuracy.replicates"]()
-    for m in ("closed_form", "laplace", "nuts"):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            f = rs.fit(m, random_seed=0, **({"sampler": SMALL} if m == "nuts" else {}))
-        iv = f.interval()
-        assert iv.loc["2"].isna().all()  # no test item: NaN, counted in notes
-        assert iv.loc[["0", "1"]].notna().all().all()
-        assert any("1 of 3 replicates" in n for n in f.notes)
-    with pytest.raises(InputError, match="ReplicateStudy"):
-        EXAMPLES["accuracy.replicates"]().fit("exact")
-
-
 def test_loo_compares_accuracy_fits_on_all_their_observations(all_fits):
     # the accuracy model keeps one log-likelihood per observed count (test, calibration):
     # az.compare failed on it ("Encountered error trying to compute ELPD")
@@ -476,3 +261,7 @@ def test_loo_compares_accuracy_fits_on_all_their_observations(all_fits):
     with pytest.raises(jb.InputError) as err:
         jb.compare_loo({"a": fit, "b": fit}, var_name="nope")
     assert err.value.field == "var_name"
+
+
+class TestContract(ContractTests):
+    keys = ("accuracy.binary",)

@@ -1,4 +1,5 @@
-"""The convergence gate: every free variable, E-BFMI and tree-depth saturation.
+"""The convergence gate (judgebayes/inference/nuts/gate.py): every free variable, E-BFMI and
+tree-depth saturation.
 
 Synthetic InferenceData with known defects (independent of the samplers), so that each
 criterion is shown to fail on what it is meant to catch and to pass otherwise.

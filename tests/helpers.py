@@ -193,3 +193,10 @@ def covariate_study():
     f = sim.frame
     f["length"] = np.random.default_rng(4).normal(size=len(f))
     return jb.AccuracyStudy.from_items(f, covariates="length")
+
+
+def score_study(frame, **kw):
+    """The scores study of a frame's ``score``, ``human`` and ``system`` columns."""
+    import judgebayes as jb
+
+    return jb.ScoreStudy.from_items(frame, score="score", human="human", system="system", **kw)

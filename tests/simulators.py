@@ -543,3 +543,28 @@ def bt_sample(N, n, spread, rng):
     b = (a + rng.integers(1, N, n)) % N
     y = (rng.random(n) < 1 / (1 + np.exp(-(theta[a] - theta[b])))).astype(float)
     return theta, a, b, y
+
+
+def scores_stream(rng, n=150, weeks=4, kinder=2.0, early=0.4, late=0.08):
+    """Two systems' outputs a week: latent quality q, a 0/1 human label, a 1-10 judge score
+    that turns ``kinder`` points higher from week 2, labels at rate ``early`` in weeks 0-1
+    and ``late`` after."""
+    rows = []
+    for w in range(weeks):
+        for system, shift in (("A", 0.0), ("B", 0.3)):
+            q = rng.normal(shift, 1, n)
+            h = (q + rng.normal(0, 0.7, n) > 0).astype(float)
+            score = np.round(5.5 + 2 * q + (kinder if w >= 2 else 0) + rng.normal(0, 1, n))
+            lab = rng.random(n) < (early if w < 2 else late)
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "week": w,
+                        "system": system,
+                        "score": np.clip(score, 1, 10),
+                        "truth": h,
+                        "human": np.where(lab, h, np.nan),
+                    }
+                )
+            )
+    return pd.concat(rows, ignore_index=True)

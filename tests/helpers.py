@@ -200,3 +200,15 @@ def score_study(frame, **kw):
     import judgebayes as jb
 
     return jb.ScoreStudy.from_items(frame, score="score", human="human", system="system", **kw)
+
+
+def ratings_wide(matrix):
+    """Items x raters (NaN = not rated), the raters named r0, r1, ..."""
+    import pandas as pd
+
+    return pd.DataFrame(matrix, columns=[f"r{j}" for j in range(matrix.shape[1])])
+
+
+def agreement_table(result):
+    """An agreement table indexed by its coefficients."""
+    return result.set_index("coefficient")

@@ -1,5 +1,8 @@
-"""Helpers the test modules share: the installed command's runner, and the same command
-through its entry point in this process.
+"""Helpers the test modules share: the installed command's runner, and the same command through
+its entry point in this process; frames and studies built with the package's own simulators
+(systems_frame, covariate_study, score_study, length_biased_judge), small readers of a
+result (labelled_arrays, ratings_wide, agreement_table, laplace_vs_nuts), the hypothesis
+strategies of the closed forms' inputs and the accuracy tests' sampler settings (NUTS).
 """
 
 import io
@@ -169,11 +172,7 @@ def laplace_vs_nuts(study, seed=0):
 #: hypothesis strategies of the two-frame closed forms' inputs: a rate, a judge's rate
 #: better than chance, a test set's size
 rates = st.floats(0.0, 1.0)
-
-
 good_q = st.floats(0.55, 0.995)
-
-
 sizes = st.integers(1, 5000)
 
 

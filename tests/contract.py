@@ -35,7 +35,7 @@ def _weekly():
 
 def _ranking_with_humans():
     """Simulated judges' verdicts on 800 pairs of 6 items, a fifth of them human-labelled:
-    the study of the judge-error recovery test (tests/studies/test_ranking_channel.py), so
+    the study of the judge-error recovery test (tests/studies/ranking/test_channel.py), so
     that its model compiles once.
     """
     return jb.simulate.simulate_judged_pairs(6, 800, labelled=0.2, seed=3).ranking()
@@ -43,8 +43,9 @@ def _ranking_with_humans():
 
 def _items():
     """Two systems whose judge is lenient on long answers (plain and with the covariate):
-    the data of the covariate model's tests in tests/studies/test_items.py, which fit
-    both models, so that each compiles once.
+    the data of the covariate model's tests in tests/studies/items/test_covariate.py,
+    which fit both models, so that the covariate model compiles once (the plain model's
+    cases run in tests/studies/items/test_plain.py).
     """
     return jb.AccuracyStudy.from_items(lenient_on_long(4)[0], system="system", judge_rates="shared")
 
@@ -62,7 +63,7 @@ def _judges():
 
 def _raters():
     """Two systems, a judge on every item and three raters on 30% of them, the truth
-    latent: the data of tests/studies/test_raters.py, beside which these cases run, so
+    latent: the data of tests/studies/items/test_raters.py, beside which these cases run, so
     that the model compiles once.
     """
     frame, _ = simulate_raters(np.random.default_rng(5), n=300)
@@ -90,7 +91,7 @@ EXAMPLES = {
         k=620, n=1000, tn=70, m0=100, tp=90, m1=100
     ),
     "accuracy.strata": _strata,
-    # the classes of the K-class test in tests/studies/test_accuracy.py: one compile
+    # the classes of the K-class test in tests/studies/accuracy/test_multiclass.py: one compile
     "accuracy.multiclass": lambda: jb.AccuracyStudy.from_multiclass_counts(
         [[40, 5, 5], [4, 42, 4], [6, 6, 38]], [[120, 90, 90]], classes=["bad", "ok", "good"]
     ),
@@ -134,14 +135,16 @@ def _panel_data():
 
 
 def _shifted_panel():
-    """The 10 x 8 panel of test_panel.py's Bayesian fits (its shape: one compile)."""
+    """The 10 x 8 panel of the Bayesian fits in tests/studies/panel/test_cells.py (its shape:
+    one compile)."""
     sim = simulate_panel(10, 8, seed=5, rate_shift=0.6, n_outputs=600, n_annotated=5)
     return sim.panel()
 
 
 def _real_panel_held_out():
-    """Beyond Consensus with gpt-4-turbo's annotation held out: test_panel_leniency.py's
-    leniency model (the annotated set is part of its structure: one compile).
+    """Beyond Consensus with gpt-4-turbo's annotation held out: the leniency model of
+    tests/studies/panel/test_leniency.py (the annotated set is part of its structure: one
+    compile).
     """
     from judgebayes.datasets.beyond_consensus import beyond_consensus_panel
 

@@ -1,5 +1,8 @@
-"""Helpers the test modules share: the installed command's runner, and the same command
-through its entry point in this process.
+"""Helpers the test modules share: the installed command's runner, and the same command through
+its entry point in this process; frames and studies built with the package's own simulators
+(systems_frame, covariate_study, score_study, length_biased_judge), small readers of a
+result (labelled_arrays, ratings_wide, agreement_table, laplace_vs_nuts), the hypothesis
+strategies of the closed forms' inputs and the accuracy tests' sampler settings (NUTS).
 """
 
 import io
@@ -9,6 +12,8 @@ import sys
 import warnings
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+
+from hypothesis import strategies as st
 
 
 def _exe() -> list[str]:
@@ -121,3 +126,88 @@ def score_check_flags(frame) -> dict[str, bool]:
     study = jb.ScoreStudy.from_items(frame, score="score", human="human")
     table = study.check(study.fit("closed_form")).table
     return {c: bool(table.loc[table["check"] == c, "flagged"].any()) for c in table["check"]}
+
+
+def systems_frame(seed=0, n=2000, labelled=300, systems=("a", "b", "c"), **kw):
+    """An items frame of ``systems`` (the package's ``simulate_items``, rate 0.4 + 0.15 i
+    for the i-th system), ``labelled`` of each system's ``n`` items labelled."""
+    import pandas as pd
+
+    import judgebayes as jb
+
+    parts = []
+    for i, s in enumerate(systems):
+        f = jb.simulate.simulate_items(
+            n, theta=0.4 + 0.15 * i, n_labelled=labelled, seed=seed + i, **kw
+        )
+        parts.append(f.frame.assign(system=s))
+    return pd.concat(parts, ignore_index=True)
+
+
+def labelled_arrays(f):
+    """The human labels and verdicts of an items frame's labelled rows, and the verdicts of
+    its unlabelled rows (ppi_py's ``Y``, ``Yhat``, ``Yhat_unlabeled``)."""
+    lab = f["human"].notna().to_numpy()
+    v = f["judge"].to_numpy(float)
+    return f["human"].to_numpy()[lab], v[lab], v[~lab]
+
+
+def length_biased_judge(seed, override, n=600, labelled=0.5):
+    """Five systems; the judge picks s0 (whose answers are always the longer) with
+    probability ``override`` whenever s0 is in the pair."""
+    import judgebayes as jb
+
+    return jb.simulate.simulate_favouring_judge(n, override=override, labelled=labelled, seed=seed)
+
+
+def laplace_vs_nuts(study, seed=0):
+    """Largest gap between Laplace's and NUTS' 95% interval ends of the reported
+    quantity, and the NUTS fit."""
+    nuts = study.fit("nuts", random_seed=seed)
+    lap = study.fit("laplace", random_seed=seed)
+    cols = ["lower", "upper"]
+    return float((lap.interval()[cols] - nuts.interval()[cols]).abs().to_numpy().max()), nuts
+
+
+#: hypothesis strategies of the two-frame closed forms' inputs: a rate, a judge's rate
+#: better than chance, a test set's size
+rates = st.floats(0.0, 1.0)
+good_q = st.floats(0.55, 0.995)
+sizes = st.integers(1, 5000)
+
+
+#: the accuracy studies' sampler settings where a test reads the gate: 4 chains of 1,000
+#: draws after 1,000 tuning steps
+NUTS = dict(draws=1000, tune=1000, chains=4)
+
+
+def covariate_study():
+    """A small items study with a covariate: its likelihood is written with log-sigmoids
+    (softplus), the op that interpreted PyTensor evaluates one element at a time."""
+    import numpy as np
+
+    import judgebayes as jb
+
+    sim = jb.simulate.simulate_items(120, n_labelled=40, seed=4)
+    f = sim.frame
+    f["length"] = np.random.default_rng(4).normal(size=len(f))
+    return jb.AccuracyStudy.from_items(f, covariates="length")
+
+
+def score_study(frame, **kw):
+    """The scores study of a frame's ``score``, ``human`` and ``system`` columns."""
+    import judgebayes as jb
+
+    return jb.ScoreStudy.from_items(frame, score="score", human="human", system="system", **kw)
+
+
+def ratings_wide(matrix):
+    """Items x raters (NaN = not rated), the raters named r0, r1, ..."""
+    import pandas as pd
+
+    return pd.DataFrame(matrix, columns=[f"r{j}" for j in range(matrix.shape[1])])
+
+
+def agreement_table(result):
+    """An agreement table indexed by its coefficients."""
+    return result.set_index("coefficient")

@@ -19,11 +19,11 @@ PAGES = [
 NUMBER = re.compile(r"^\s*(\(?\s*-?\d+(\.\d+)?(\s*,\s*-?\d+(\.\d+)?)*\s*\)?)(\s|$)")
 
 
-def _blocks(lang: str, page: Path = README) -> list[str]:
+def code_blocks(lang: str, page: Path = README) -> list[str]:
     return re.findall(rf"```{lang}\n(.*?)```", page.read_text(), flags=re.S)
 
 
-def _claims(block: str) -> list[tuple[str, str]]:
+def number_claims(block: str) -> list[tuple[str, str]]:
     """(expression, printed value) for statements whose last line's comment starts with
     numbers (a statement may span lines, as the formatter wraps it)."""
     lines = block.splitlines()
@@ -40,7 +40,7 @@ def _claims(block: str) -> list[tuple[str, str]]:
     return out
 
 
-def _check(value, printed: str) -> None:
+def check_number(value, printed: str) -> None:
     nums = [s.strip() for s in printed.strip("() ").split(",")]
     vals = np.atleast_1d(np.asarray(tuple(value) if isinstance(value, tuple) else value, float))
     assert vals.size == len(nums), (value, printed)
@@ -63,7 +63,7 @@ def _names(block: str) -> tuple[set[str], set[str], list[str]]:
     return computed, loaded, imports
 
 
-def _parts(blocks: list[str]) -> list[tuple[list[str], list[str]]]:
+def split_parts(blocks: list[str]) -> list[tuple[list[str], list[str]]]:
     """``blocks`` as parts that run on their own: (the earlier blocks' imports, the
     blocks).  A block that reads a name an earlier block computed (not imported) joins that
     block's part, so every part runs what the README runs before it, in order.
@@ -90,5 +90,5 @@ def _parts(blocks: list[str]) -> list[tuple[list[str], list[str]]]:
 PARTS = [
     (str(page.relative_to(ROOT)), prelude, blocks)
     for page in PAGES
-    for prelude, blocks in _parts(_blocks("python", page))
+    for prelude, blocks in split_parts(code_blocks("python", page))
 ]

@@ -492,3 +492,101 @@ def labelled_by_length_board(rng, n_items=400, labelled=0.1, selection=1.0):
     w = np.exp(selection * length)
     human = np.where(rng.random(y.size) < np.minimum(labelled * w / w.mean(), 1), y, np.nan)
     return frame.assign(score=says.astype(float), human=human, length=length), truth
+
+
+def unequal_clusters(seed: int, n_clusters: int, kind: str) -> tuple[pd.DataFrame, float]:
+    """Responses to prompts of unequal sizes (numpy only): one prompt holding half of the
+    responses, or lognormal sizes; a prompt effect on the human rate (logit-normal, sd
+    1), judge 0.85 / 0.8, 30% labelled at random.  Returns the frame and the process rate.
+    """
+    rng = np.random.default_rng(seed)
+    if kind == "big":
+        sizes = np.r_[10 * (n_clusters - 1), np.full(n_clusters - 1, 10)]
+    else:
+        sizes = np.maximum(1, rng.lognormal(np.log(20), 1.0, n_clusters).round().astype(int))
+    cl = np.repeat(np.arange(n_clusters), sizes)
+    effect = rng.normal(0, 1, n_clusters)
+    h = rng.random(cl.size) < 1 / (1 + np.exp(-(0.4 + effect[cl])))
+    v = np.where(h, rng.random(cl.size) < 0.85, rng.random(cl.size) < 0.2)
+    lab = rng.random(cl.size) < 0.3
+    frame = pd.DataFrame({"judge": v * 1.0, "human": np.where(lab, h, np.nan), "prompt": cl})
+    # E[expit(0.4 + N(0, 1))] by quadrature
+    x, w = np.polynomial.hermite_e.hermegauss(80)
+    return frame, float(np.sum(w / (1 + np.exp(-(0.4 + x)))) / np.sqrt(2 * np.pi))
+
+
+def ushaped(seed, n=400, n_lab=120):
+    """Two systems, B's answers longer; the judge's false-positive rate rises on very short
+    and very long answers (logit quadratic in the standardised length), the same on both.
+    Written here in numpy, not from the package's model."""
+    rng = np.random.default_rng(seed)
+    frames, truth = [], {}
+    for s, mu in (("A", -0.8), ("B", 0.8)):
+        x = rng.normal(mu, 1.0, n)
+        h = rng.random(n) < 1 / (1 + np.exp(-(0.5 + 0.3 * x)))
+        fpr = 1 / (1 + np.exp(-(-2.4 + 1.4 * x * x)))
+        v = np.where(h, rng.random(n) < 0.88, rng.random(n) < fpr)
+        human = np.where(rng.permutation(n) < n_lab, h.astype(float), np.nan)
+        frames.append(
+            pd.DataFrame({"system": s, "judge": v * 1, "human": human, "length": 200 + 60 * x})
+        )
+        truth[s] = h.mean()
+    return pd.concat(frames, ignore_index=True), truth
+
+
+def active_population(rng, n=1000, a=0.4):
+    """A judge's calibrated probabilities ``p`` (Beta(a, a): unsure near 1/2) and the
+    labels they predict, ``y`` ~ Bernoulli(p)."""
+    p = rng.beta(a, a, n)  # a judge's calibrated probability: unsure near 1/2
+    y = (rng.random(n) < p).astype(float)
+    return p, y
+
+
+def random_comparisons(N=12, n=600, seed=0, c=0.8, kappa=0.4, ties=0):
+    """``n`` random pairs of ``N`` items under Bradley-Terry with an item covariate ``x``
+    (coefficient ``c``) and a first-position bias ``kappa``; the first ``ties`` verdicts
+    set to ties (0.5).  Returns a, b, y, x, theta."""
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(0, 1.25, N)
+    x = rng.normal(size=N)
+    a = rng.integers(0, N, n)
+    b = (a + rng.integers(1, N, n)) % N
+    eta = theta[a] - theta[b] + c * (x[a] - x[b]) + kappa
+    y = (rng.random(n) < 1 / (1 + np.exp(-eta))).astype(float)
+    y[:ties] = 0.5
+    return a, b, y, x, theta
+
+
+def bt_sample(N, n, spread, rng):
+    """``n`` random pairs of ``N`` items under plain Bradley-Terry, qualities N(0, spread^2).
+    Returns theta, a, b, y."""
+    theta = rng.normal(0, spread, N)
+    a = rng.integers(0, N, n)
+    b = (a + rng.integers(1, N, n)) % N
+    y = (rng.random(n) < 1 / (1 + np.exp(-(theta[a] - theta[b])))).astype(float)
+    return theta, a, b, y
+
+
+def scores_stream(rng, n=150, weeks=4, kinder=2.0, early=0.4, late=0.08):
+    """Two systems' outputs a week: latent quality q, a 0/1 human label, a 1-10 judge score
+    that turns ``kinder`` points higher from week 2, labels at rate ``early`` in weeks 0-1
+    and ``late`` after."""
+    rows = []
+    for w in range(weeks):
+        for system, shift in (("A", 0.0), ("B", 0.3)):
+            q = rng.normal(shift, 1, n)
+            h = (q + rng.normal(0, 0.7, n) > 0).astype(float)
+            score = np.round(5.5 + 2 * q + (kinder if w >= 2 else 0) + rng.normal(0, 1, n))
+            lab = rng.random(n) < (early if w < 2 else late)
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "week": w,
+                        "system": system,
+                        "score": np.clip(score, 1, 10),
+                        "truth": h,
+                        "human": np.where(lab, h, np.nan),
+                    }
+                )
+            )
+    return pd.concat(rows, ignore_index=True)

@@ -7,7 +7,7 @@ convention), so the suite executes exactly the code readers see.  Notebooks 02 a
 (panel cross-validation, the split protocol and the judge-bias fits: ~180 s each alone,
 ~280 s each inside the 2-worker suite) run in the slow tier; the fast suite runs 01 and 03
 and checks every committed notebook against its source, and the library paths of 02 and
-04 are tested directly in test_panel.py and test_real_data.py.
+04 are tested directly in tests/studies/panel/ and test_real_data.py.
 """
 
 import importlib.util
@@ -74,7 +74,7 @@ def test_committed_notebook_is_its_source_executed(src):
 
 #: notebooks executed in the fast suite (the others in the slow tier, see the docstring);
 #: 03's small run (56 s) went to the slow tier to keep the suite under 12 minutes: its
-#: rankings are sampled by tests/studies/test_ranking*.py, and its committed outputs are
+#: rankings are sampled by tests/studies/ranking/, and its committed outputs are
 #: still checked against its source above
 FAST = ("01_accuracy",)
 

@@ -15,7 +15,7 @@ import importlib
 import pytest
 
 import judgebayes
-from tests.readme import PAGES, ROOT, _blocks
+from tests.readme import PAGES, ROOT, code_blocks
 
 NAMESPACES = ("estimators", "plan", "io", "simulate", "datasets", "errors")
 PUBLIC_MODULES = {"judgebayes", *(f"judgebayes.{n}" for n in NAMESPACES)}
@@ -63,7 +63,7 @@ def private_uses(code: str) -> list[str]:
 def _sources() -> list[tuple[str, str]]:
     out = []
     for page in PAGES:
-        for i, block in enumerate(_blocks("python", page)):
+        for i, block in enumerate(code_blocks("python", page)):
             out.append((f"{page.relative_to(ROOT)} block {i}", block))
     for nb in NOTEBOOKS:
         out.append((str(nb.relative_to(ROOT)), nb.read_text()))

@@ -16,7 +16,7 @@ import warnings
 import pytest
 
 from judgebayes.errors import JudgeBayesWarning
-from tests.readme import PAGES, PARTS, ROOT, _blocks, _check, _claims, _parts
+from tests.readme import PAGES, PARTS, ROOT, check_number, code_blocks, number_claims, split_parts
 
 
 @pytest.mark.parametrize("part", range(len(PARTS)), ids=lambda i: f"part{i}")
@@ -34,8 +34,8 @@ def test_readme_python_blocks_run_and_their_numbers_hold(part, tmp_path, monkeyp
             # checked below); elsewhere the suite turns judgebayes warnings into errors
             warnings.simplefilter("default", JudgeBayesWarning)
             exec(compile(block, page, "exec"), ns)
-        for expr, printed in _claims(block):
-            _check(eval(expr, ns), printed)
+        for expr, printed in number_claims(block):
+            check_number(eval(expr, ns), printed)
 
 
 def test_readme_parts_are_every_block_in_order_and_check_numbers():
@@ -43,11 +43,11 @@ def test_readme_parts_are_every_block_in_order_and_check_numbers():
     for page in PAGES:
         name = str(page.relative_to(ROOT))
         own = [b for p, _, part in PARTS if p == name for b in part]
-        assert own == _blocks("python", page), name
-    assert sum(len(_claims(b)) for _, _, part in PARTS for b in part) >= 20  # numbers checked
-    assert len(_claims("\n".join(_blocks("python")))) >= 2  # the README's example
+        assert own == code_blocks("python", page), name
+    assert sum(len(number_claims(b)) for _, _, part in PARTS for b in part) >= 20  # numbers checked
+    assert len(number_claims("\n".join(code_blocks("python")))) >= 2  # the README's example
     # a block joins the part of what it reads, and the blocks between come along
-    parts = _parts(["import numpy as np", "x = np.ones(2)", "y = 3", "z = x + 1", "w = 2"])
+    parts = split_parts(["import numpy as np", "x = np.ones(2)", "y = 3", "z = x + 1", "w = 2"])
     assert parts == [
         ([], ["import numpy as np"]),
         (["import numpy as np"], ["x = np.ones(2)", "y = 3", "z = x + 1"]),
@@ -57,8 +57,10 @@ def test_readme_parts_are_every_block_in_order_and_check_numbers():
 
 def test_readme_claim_checker_can_fail():
     with pytest.raises(AssertionError):
-        _check((93, 107), "(97, 103)")
-    assert _claims("x = f(1)  # (0.430, 0.636)\ny  # m=626: no") == [("f(1)", "(0.430, 0.636)")]
+        check_number((93, 107), "(97, 103)")
+    assert number_claims("x = f(1)  # (0.430, 0.636)\ny  # m=626: no") == [
+        ("f(1)", "(0.430, 0.636)")
+    ]
 
 
 def test_readme_command_lines_parse():
@@ -66,7 +68,7 @@ def test_readme_command_lines_parse():
 
     parser = build_parser()
     lines = []
-    for block in (b for page in PAGES for b in _blocks("sh", page)):
+    for block in (b for page in PAGES for b in code_blocks("sh", page)):
         # join continuation lines, then keep the judgebayes commands
         for line in block.replace("\\\n", " ").splitlines():
             line = line.split("#", 1)[0].strip()

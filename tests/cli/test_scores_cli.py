@@ -2,6 +2,8 @@
 (simulated here with numpy), claims as a gate, and bad input as one line with exit 2.
 """
 
+from __future__ import annotations
+
 import json
 import subprocess
 import sys
@@ -12,6 +14,8 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.cli import main
+from tests.helpers import score_study
+from tests.simulators import scores_stream
 
 
 @pytest.fixture(scope="module")
@@ -135,3 +139,26 @@ def test_bad_input_is_one_line_and_exit_2(csv, capsys, extra, words):
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
     for w in words:
         assert w in err, err
+
+
+def test_the_command_line_takes_time(tmp_path, capsys):
+    from judgebayes.cli import main
+
+    frame = scores_stream(np.random.default_rng(4))
+    path = tmp_path / "log.csv"
+    frame.drop(columns="truth").to_csv(path, index=False)
+    argv = ["scores", str(path), "--system", "system", "--time", "week", "--format", "json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    ref = score_study(frame, time="week").fit(random_seed=0)
+    for r in out["systems"]:
+        assert r["estimate"] == pytest.approx(ref.interval().loc[r["unit"], "estimate"])
+    assert len(out["periods"]) == 8 and {r["period"] for r in out["periods"]} == set("0123")
+    assert main([*argv[:-2], "--format", "table"]) == 0
+    assert "n_labelled" in capsys.readouterr().out
+    # a method refused on valid data says so (exit 1); --freq without --time is bad input
+    assert main([*argv, "--method", "ppi_plus_plus"]) == 1
+    assert "refused" in capsys.readouterr().err
+    assert main(["scores", str(path), "--freq", "W"]) == 2
+    err = capsys.readouterr().err
+    assert "freq" in err and "Traceback" not in err

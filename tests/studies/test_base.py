@@ -171,30 +171,6 @@ def test_refusals_that_depend_on_the_data_are_rows_too():
         assert table.set_index("method").loc[[method], "note"].str.startswith("refused").all()
 
 
-def test_method_spellings_and_seeds():
-    study = jb.AccuracyStudy.from_counts(k=620, n=1000, tn=70, m0=100, tp=90, m1=100)
-    assert study.fit("closed-form").method == "closed_form"
-    for bad in (1.5, "abc", -1, 2**64, True):
-        with pytest.raises(InputError, match="random_seed"):
-            study.fit("laplace", random_seed=bad)
-
-
-def test_counts_are_checked_in_one_place():
-    # every "how many" argument (sbc n_datasets/thin, split_protocol n_splits/splits_per_fit,
-    # the items design's k, the ranking check's draws) goes through check_count
-    from judgebayes.inference.registry import check_count
-
-    assert check_count(np.int64(3), "k") == 3 and type(check_count(np.int64(3), "k")) is int
-    for bad in (0, -2, 2.5, "3", True, None):
-        with pytest.raises(InputError, match="n_splits must be an integer >= 1") as e:
-            check_count(bad, "n_splits")
-        assert (e.value.field, e.value.value) == ("n_splits", bad)
-    with pytest.raises(InputError, match="n_splits"):
-        from judgebayes.workflows.split_protocol import split_protocol
-
-        split_protocol(pd.DataFrame({"judge": [1, 0], "human": [1, 0]}), n_splits=2.5)
-
-
 def test_sampler_config_is_validated_and_recorded():
     with pytest.raises(InputError, match=r"sampler\.draws"):
         SamplerConfig(draws=0)
@@ -269,19 +245,6 @@ def test_a_fit_is_complete_when_made_and_never_changes(studies):
         object.__setattr__(fit, "idata", None)
     with pytest.raises(dataclasses.FrozenInstanceError):
         fit.info = {}
-
-
-def test_method_options_come_from_the_registered_signature():
-    import inspect
-
-    for cls in STUDIES.values():
-        for m in cls.methods.values():
-            params = inspect.signature(m.fn).parameters
-            kw = [n for n, v in params.items() if v.kind == v.KEYWORD_ONLY]
-            assert m.options == tuple(n for n in kw if n != "random_seed")
-    # a study class registers a method once, and fit() takes exactly its keywords
-    assert "importance" in jb.AccuracyStudy.methods["laplace"].options
-    assert jb.ValidatorPanel.methods["nuts"].options[:2] == ("sampler", "log_likelihood")
 
 
 def test_compare_shows_a_refused_method_as_a_row_and_fits_the_others():

@@ -15,6 +15,7 @@ import judgebayes as jb
 from judgebayes.errors import InputError
 from judgebayes.inference.items import active as al
 from judgebayes.workflows.label_next import MIN_LABELS, design_round
+from tests.simulators import active_population
 
 
 def _line_predictions(f, y, train):
@@ -76,15 +77,9 @@ def test_cross_fitted_round_estimate_and_variance_are_unbiased_by_enumeration(mo
     assert abs(full["mean_v"] - full["var"]) > 0.01 * full["var"]  # 0.0581 against 0.0596
 
 
-def _population(rng, n=1000, a=0.4):
-    p = rng.beta(a, a, n)  # a judge's calibrated probability: unsure near 1/2
-    y = (rng.random(n) < p).astype(float)
-    return p, y
-
-
 def test_label_next_plans_one_round():
     rng = np.random.default_rng(0)
-    p, y = _population(rng)
+    p, y = active_population(rng)
     frame = pd.DataFrame({"judge": p, "unsure": -np.abs(p - 0.5), "human": np.nan})
     frame.loc[:99, "human"] = y[:100]
     frame["cost"] = np.where(np.arange(1000) % 2 == 0, 1.0, 3.0)
@@ -123,7 +118,7 @@ def test_rounds_with_one_seed_draw_afresh_and_stay_unbiased():
     drawn, ests, truths = [], [], []
     for rep in range(60):
         rng = np.random.default_rng(100 + rep)
-        p, y = _population(rng)
+        p, y = active_population(rng)
         frame = pd.DataFrame({"judge": p, "unsure": -np.abs(p - 0.5), "human": np.nan})
         frame["round"] = np.nan
         for r in (1, 2, 3):
@@ -185,7 +180,7 @@ def test_the_chance_that_a_round_decides_a_claim_is_calibrated():
 
 def test_a_claim_decided_now_says_so():
     rng = np.random.default_rng(0)
-    p, y = _population(rng)
+    p, y = active_population(rng)
     frame = pd.DataFrame({"judge": p, "unsure": -np.abs(p - 0.5), "human": np.nan})
     frame.loc[:299, "human"] = y[:300]  # 300 random labels: the mean is near 0.5
     plan = jb.plan.label_next(frame, "judge", "human", 50, claim="rate > 0.2")
@@ -205,7 +200,7 @@ def test_a_claim_decided_now_says_so():
 
 def test_a_round_is_reproducible_from_its_seed_and_input():
     rng = np.random.default_rng(0)
-    p, y = _population(rng)
+    p, y = active_population(rng)
     frame = pd.DataFrame({"judge": p, "unsure": -np.abs(p - 0.5), "human": np.nan})
     frame.loc[:99, "human"] = y[:100]
     a = jb.plan.label_next(frame, "judge", "human", 50, uncertainty="unsure", random_seed=4)
@@ -233,7 +228,7 @@ def test_label_next_bad_input_names_the_field(kwargs, field):
 
 def test_active_estimate_combines_rounds_as_written():
     rng = np.random.default_rng(1)
-    p, y = _population(rng, n=600)
+    p, y = active_population(rng, n=600)
     f = (p > 0.5).astype(float)
     human, rd = np.full(600, np.nan), np.full(600, np.nan)
     first = rng.choice(600, 60, replace=False)
@@ -261,7 +256,7 @@ def test_active_estimate_combines_rounds_as_written():
 
 def test_study_next_to_label_by_uncertainty():
     rng = np.random.default_rng(2)
-    p, y = _population(rng, n=400)
+    p, y = active_population(rng, n=400)
     frame = pd.DataFrame(
         {"judge": (p > 0.5).astype(int), "human": np.nan}, index=400 + np.arange(400)
     )
@@ -281,7 +276,7 @@ def _coverage(seed, draws, a=0.3):
     # uncertainty in the model, uniform ones with it, uniform ones on the judge alone
     out = {"active": [], "uniform, same model": [], "uniform": []}
     for _ in range(draws):
-        p, y = _population(rng, n=1000, a=a)
+        p, y = active_population(rng, n=1000, a=a)
         f = (p > 0.5).astype(float)
         for kind in out:
             human, rd = np.full(1000, np.nan), np.full(1000, np.nan)
@@ -321,7 +316,7 @@ def test_many_small_rounds_keep_coverage():
     rng = np.random.default_rng(5)
     hits = []
     for _ in range(400):
-        p, y = _population(rng, n=1000, a=0.3)
+        p, y = active_population(rng, n=1000, a=0.3)
         f, u = (p > 0.5).astype(float), -np.abs(p - 0.5)
         human, rd = np.full(1000, np.nan), np.full(1000, np.nan)
         first = rng.choice(1000, 60, replace=False)
@@ -336,94 +331,3 @@ def test_many_small_rounds_keep_coverage():
         e = jb.active_estimate(frame, "f", "h", round="round", probs=probs, uncertainty="u")
         hits.append(e["lower"] <= y.mean() <= e["upper"])
     assert np.mean(hits) >= 0.925
-
-
-def test_active_rounds_that_would_fail_open_are_refused_by_name():
-    # two rounds planned with label_next; what a user may get wrong, each a typed error
-    # naming its field (before: dropped, read as exact, or NaN without a word)
-    rng = np.random.default_rng(3)
-    p, y = _population(rng, n=400)
-    frame = pd.DataFrame({"judge": p, "human": np.nan, "round": np.nan})
-    for r in (1, 2):
-        plan = jb.plan.label_next(frame, "judge", "human", 40, random_seed=r)
-        frame[f"p{r}"] = plan["prob"].to_numpy()
-        drawn = plan["label_now"].to_numpy(bool) & frame["human"].isna().to_numpy()
-        frame.loc[drawn, "human"] = y[drawn]
-        frame.loc[drawn, "round"] = r
-    kw = {"round": "round", "probs": ["p1", "p2"]}
-    good = jb.active_estimate(frame, "judge", "human", **kw)
-    assert good["lower"] <= y.mean() <= good["upper"]
-
-    def refused(bad, field, match, **over):
-        with pytest.raises(InputError, match=match) as err:
-            jb.active_estimate(bad, "judge", "human", **{**kw, **over})
-        assert err.value.field == field
-
-    planned = frame.copy()  # round 2 planned, nothing labelled yet
-    planned.loc[planned["round"] == 2, ["human", "round"]] = np.nan
-    refused(planned, "probs", "round 2 .* has no labels")
-    earlier = frame.copy()  # labels from before the rounds, with no round
-    earlier.loc[earlier["human"].isna().to_numpy().nonzero()[0][:5], "human"] = 1.0
-    refused(earlier, "round", "5 labelled item")
-    refused(frame, "probs", "one per round", probs=["p1"])  # round 2 without its column
-    over = frame.assign(p2=frame["p2"] * 40)  # probabilities above 1
-    refused(over, "p2", r"in \(0, 1\]")
-    half = frame.assign(round=frame["round"].where(frame["round"] != 2, 1.5))
-    refused(half, "round", "rounds are 1, 2")
-
-
-def planned_rounds(p, y, budget, rounds=(1, 2)) -> pd.DataFrame:
-    """A log of judge scores ``p`` whose rounds are planned with ``jb.plan.label_next``
-    (``budget`` expected labels each, seeded by the round) and labelled with ``y`` on
-    every item drawn: columns ``p1``, ``p2``... the rounds' probabilities."""
-    frame = pd.DataFrame({"judge": p, "human": np.nan, "round": np.nan})
-    for r in rounds:
-        plan = jb.plan.label_next(frame, "judge", "human", budget, random_seed=r)
-        frame[f"p{r}"] = plan["prob"].to_numpy()
-        drawn = plan["label_now"].to_numpy(bool) & frame["round"].isna().to_numpy()
-        frame.loc[drawn, "round"] = r
-        frame.loc[drawn, "human"] = y[drawn]
-    return frame
-
-
-def test_labels_that_never_came_back_are_named_and_the_returned_share_taken():
-    # two planned rounds; 30% of the labels requested in round 2 never come back
-    rng = np.random.default_rng(5)
-    p, y = _population(rng, n=600)
-    frame = planned_rounds(p, y, 60)
-    second = np.flatnonzero(frame["round"].to_numpy() == 2)
-    lost = rng.choice(second, int(0.3 * second.size), replace=False)
-    frame.loc[lost, "human"] = np.nan
-    kw = {"round": "round", "probs": ["p1", "p2"]}
-    with pytest.raises(InputError, match="lost='at_random'") as err:
-        jb.active_estimate(frame, "judge", "human", **kw)
-    assert err.value.field == "human" and f"{lost.size} of the {second.size}" in str(err.value)
-    e = jb.active_estimate(frame, "judge", "human", lost="at_random", **kw)
-    assert e["labels"] == int(frame["human"].notna().sum())
-    assert e["lower"] <= y.mean() <= e["upper"]
-    # the returned share scales round 2's probabilities: the same estimate by hand, with
-    # the lost items not drawn and p2 times the share (items of round 1 keep theirs)
-    share = 1 - lost.size / second.size
-    by_hand = frame.assign(
-        round=frame["round"].where(~frame.index.isin(lost)),
-        p2=np.where(frame["round"] == 1, frame["p2"], frame["p2"] * share),
-    )
-    assert jb.active_estimate(by_hand, "judge", "human", **kw)["estimate"] == pytest.approx(
-        e["estimate"]
-    )
-    with pytest.raises(InputError, match="lost must be one of") as err:
-        jb.active_estimate(frame, "judge", "human", lost="ignore", **kw)
-    assert err.value.field == "lost"
-
-
-def test_a_round_labelled_off_its_plan_is_refused():
-    # round 2's plan draws about 40 items; the user labels 150 more of their own choosing
-    # and marks them round 2: the estimate would read them as the plan's draw
-    rng = np.random.default_rng(6)
-    p, y = _population(rng, n=800)
-    frame = planned_rounds(p, y, 40)
-    extra = rng.choice(np.flatnonzero(frame["round"].isna().to_numpy()), 150, replace=False)
-    frame.loc[extra, ["round", "human"]] = np.c_[np.full(150, 2), y[extra]]
-    with pytest.raises(InputError, match=r"round 2 has \d+ labels and its plan") as err:
-        jb.active_estimate(frame, "judge", "human", round="round", probs=["p1", "p2"])
-    assert err.value.field == "round"

@@ -21,7 +21,7 @@ __all__ = ["LENIENCY_ALPHA", "LENIENCY_MIN_ANNOTATED", "LeniencyPanel"]
 #: than ``panel.check(fit)``'s 0.01: a mixture panel read by the leniency model
 #: undercovers (0.71-0.84 at 90%), a leniency panel read by the cell model costs
 #: accuracy.  On panels simulated from the cell model's mixture
-#: (tests/studies/test_panel_leniency.py's simulator, 300 each) p < 0.05 in 0.82 with 4
+#: (tests/simulators.py's mixture_panel, 300 each) p < 0.05 in 0.82 with 4
 #: annotated generators, 0.95 with 5, 0.99 with 6 (at 0.01: 0.38 / 0.77 / 0.91); on
 #: panels that follow the leniency model in 0.06-0.09 (a false alarm sends them to the
 #: cell model)

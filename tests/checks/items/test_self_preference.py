@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 import judgebayes as jb
+from tests.simulators import lenient_on_long, ushaped
 
 SETS = 20
 
@@ -74,3 +75,69 @@ def test_the_offset_is_the_log_ratio_of_the_labelled_shares():
         share = g.groupby("judge")["human"].apply(lambda x: x.notna().mean())
         want = np.log(share[1] / share[0])
         assert np.allclose(off[d.system == s], want)
+
+
+def test_self_preference_check_flags_a_judge_lenient_on_one_system():
+    # 20 sets each, 200 labels per system, specificity 0.8 on A against 0.4 on B: over 200
+    # sets the check flagged 0.96 of these and 0.01 with equal rates (BENCHMARKS,
+    # misspecification); here >= 16 of 20 and <= 2 of 20
+
+    def frame(spec_b, seed):
+        r = np.random.default_rng(seed)
+        rows = []
+        for s, (theta, spec) in {"A": (0.7, 0.8), "B": (0.65, spec_b)}.items():
+            h = r.random(400) < theta
+            v = np.where(h, r.random(400) < 0.9, r.random(400) >= spec)
+            human = np.where(r.permutation(400) < 200, h.astype(float), np.nan)
+            rows.append(pd.DataFrame({"system": s, "judge": v.astype(int), "human": human}))
+        return pd.concat(rows, ignore_index=True)
+
+    flagged = {}
+    for spec_b in (0.8, 0.4):
+        hits = 0
+        for r in range(20):
+            table = jb.AccuracyStudy.from_items(frame(spec_b, r), system="system").check().table
+            assert set(table["check"]) == {"self_preference", "labelling"}
+            hits += bool(table.query("check == 'self_preference'")["flagged"].any())
+        flagged[spec_b] = hits
+    assert flagged[0.4] >= 16 and flagged[0.8] <= 2, flagged
+
+
+def test_conditional_self_preference_survives_a_near_perfect_judge():
+    # one labelled positive in 41 with a negative verdict: many bootstrap verdict sets are
+    # all ones, whose intercept-only fit had a singular Hessian (a crash mid-benchmark)
+    f, _ = lenient_on_long(0, n=200, n_lab=30)
+    pos = f.index[f["human"] == 1]
+    f.loc[pos, "judge"] = 1
+    f.loc[pos[0], "judge"] = 0
+    study = jb.AccuracyStudy.from_items(f, system="system", covariates="length")
+    out = study.check().table.query("check == 'self_preference'")
+    assert len(out) == 2 and np.isfinite(out["p_value"].astype(float)).all()
+    assert not out["flagged"].iloc[0]  # sensitivity row: the same on both systems
+
+
+def _u_flags(sets: int) -> dict[str, int]:
+    flagged = {"linear": 0, "spline": 0}
+    warnings.simplefilter("ignore", jb.errors.LabellingWarning)
+    for seed in range(sets):
+        f, _ = ushaped(seed)
+        for term in flagged:
+            study = jb.AccuracyStudy.from_items(f, system="system", covariates={"length": term})
+            t = study.check().table.query("check == 'self_preference'")
+            flagged[term] += bool(t["flagged"].any())
+    return flagged
+
+
+def test_a_u_shaped_judge_is_not_read_as_self_preference_with_a_spline_term():
+    # the conditional check's alternative and null both carry the spline, so a judge that
+    # errs the same curved way on both systems is not flagged: 8 sets here (a true 1%
+    # rate gives 2 or more of 8 with probability 0.003), 100 in the slow study below
+    flagged = _u_flags(8)
+    assert flagged["spline"] <= 1, flagged
+
+
+@pytest.mark.slow
+def test_a_u_shaped_judge_over_100_sets():
+    # the acceptance bar: at most 10% of sets where the assumption (given the terms) holds
+    flagged = _u_flags(100)
+    assert flagged["spline"] <= 10, flagged

@@ -13,9 +13,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import judgebayes as jb
 from judgebayes.results.trees import tree
 from judgebayes.studies.ranking import PairwiseRanking
 from judgebayes.studies.ranking.fit import RankingFit
+from tests.helpers import length_biased_judge
 
 SYSTEMS = ["s0", "s1", "s2", "s3", "s4"]
 QUALITY = np.array([0.0, 0.3, -0.2, 0.5, -0.4])
@@ -107,3 +109,19 @@ def test_the_check_is_for_the_judge_error_fit_only():
     fit = _conjugate_channel_fit(rk)
     other = RankingFit(method="ppi", idata=fit.idata, family="ranking", unit="item")
     assert "channel" not in {r.check for r in rk.check(other)}
+
+
+def test_channel_check_flags_a_constant_channel_on_a_judge_whose_errors_follow_the_items():
+    # 8 sets each: over 20 the check flagged 80% of the length-biased sets and none of the
+    # constant-confusion ones (BENCHMARKS, rankings); here >= 5 of 8 and <= 1 of 8
+    flagged = {}
+    for override in (0.0, 0.3):
+        hits = 0
+        for r in range(8):
+            rk = jb.PairwiseRanking.from_frames(length_biased_judge(r, override), human="human")
+            fit = rk.fit("judge_error", random_seed=r, warn=False, judge_bias="none")
+            report = rk.check(fit)
+            assert [r.check for r in report] == ["channel"]
+            hits += not report.passed
+        flagged[override] = hits
+    assert flagged[0.3] >= 5 and flagged[0.0] <= 1, flagged

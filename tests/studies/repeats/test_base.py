@@ -1,5 +1,5 @@
-"""RepeatsStudy (judgebayes/studies/repeats/): its fits are the result contract, and NUTS
-reads prompts whose effects are not normal.  The variance split and the planner over it are
+"""RepeatsStudy (judgebayes/studies/repeats/base.py): NUTS reads prompts whose effects are not
+normal, and the contract's cases. The variance split and the planner over it are
 tests/workflows/test_repeats.py.
 """
 
@@ -7,23 +7,6 @@ import numpy as np
 
 import judgebayes as jb
 from tests.contract import ContractTests
-
-
-def _sim(seed, runs=3):
-    return jb.simulate.simulate_repeats(150, 4, runs, seed=seed)[0]
-
-
-def test_repeats_fits_are_the_result_contract_and_compare_side_by_side():
-    study = jb.RepeatsStudy.from_frame(_sim(3))
-    fit = study.fit("closed_form", random_seed=3)
-    assert (fit.quantity, fit.unit, fit.family) == ("variance", "component", "accuracy")
-    iv = fit.interval()
-    assert list(iv.index) == ["prompt", "generation", "judge run"]
-    table = jb.compare([fit])
-    assert set(table["unit"]) == {"prompt", "generation", "judge run"}
-    # the table the workflow returns is this fit's interval
-    split = jb.variance_split(_sim(3), random_seed=3)
-    np.testing.assert_array_equal(split["variance"].to_numpy(), iv["estimate"].to_numpy())
 
 
 def test_nuts_split_reads_easy_and_hard_prompts_without_a_normals_shape():

@@ -1,0 +1,104 @@
+"""The rounds of active labelling in an items frame (judgebayes/data/items/rounds.py): what a
+user may get wrong in rounds planned by label_next, each a typed error naming its field: a
+round without its labels or probabilities, labels requested and never returned (or taken at
+random with the returned share), a round labelled off its plan.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import judgebayes as jb
+from judgebayes.errors import InputError
+from tests.simulators import active_population
+
+
+def test_active_rounds_that_would_fail_open_are_refused_by_name():
+    # two rounds planned with label_next; what a user may get wrong, each a typed error
+    # naming its field (before: dropped, read as exact, or NaN without a word)
+    rng = np.random.default_rng(3)
+    p, y = active_population(rng, n=400)
+    frame = pd.DataFrame({"judge": p, "human": np.nan, "round": np.nan})
+    for r in (1, 2):
+        plan = jb.plan.label_next(frame, "judge", "human", 40, random_seed=r)
+        frame[f"p{r}"] = plan["prob"].to_numpy()
+        drawn = plan["label_now"].to_numpy(bool) & frame["human"].isna().to_numpy()
+        frame.loc[drawn, "human"] = y[drawn]
+        frame.loc[drawn, "round"] = r
+    kw = {"round": "round", "probs": ["p1", "p2"]}
+    good = jb.active_estimate(frame, "judge", "human", **kw)
+    assert good["lower"] <= y.mean() <= good["upper"]
+
+    def refused(bad, field, match, **over):
+        with pytest.raises(InputError, match=match) as err:
+            jb.active_estimate(bad, "judge", "human", **{**kw, **over})
+        assert err.value.field == field
+
+    planned = frame.copy()  # round 2 planned, nothing labelled yet
+    planned.loc[planned["round"] == 2, ["human", "round"]] = np.nan
+    refused(planned, "probs", "round 2 .* has no labels")
+    earlier = frame.copy()  # labels from before the rounds, with no round
+    earlier.loc[earlier["human"].isna().to_numpy().nonzero()[0][:5], "human"] = 1.0
+    refused(earlier, "round", "5 labelled item")
+    refused(frame, "probs", "one per round", probs=["p1"])  # round 2 without its column
+    over = frame.assign(p2=frame["p2"] * 40)  # probabilities above 1
+    refused(over, "p2", r"in \(0, 1\]")
+    half = frame.assign(round=frame["round"].where(frame["round"] != 2, 1.5))
+    refused(half, "round", "rounds are 1, 2")
+
+
+def planned_rounds(p, y, budget, rounds=(1, 2)) -> pd.DataFrame:
+    """A log of judge scores ``p`` whose rounds are planned with ``jb.plan.label_next``
+    (``budget`` expected labels each, seeded by the round) and labelled with ``y`` on
+    every item drawn: columns ``p1``, ``p2``... the rounds' probabilities."""
+    frame = pd.DataFrame({"judge": p, "human": np.nan, "round": np.nan})
+    for r in rounds:
+        plan = jb.plan.label_next(frame, "judge", "human", budget, random_seed=r)
+        frame[f"p{r}"] = plan["prob"].to_numpy()
+        drawn = plan["label_now"].to_numpy(bool) & frame["round"].isna().to_numpy()
+        frame.loc[drawn, "round"] = r
+        frame.loc[drawn, "human"] = y[drawn]
+    return frame
+
+
+def test_labels_that_never_came_back_are_named_and_the_returned_share_taken():
+    # two planned rounds; 30% of the labels requested in round 2 never come back
+    rng = np.random.default_rng(5)
+    p, y = active_population(rng, n=600)
+    frame = planned_rounds(p, y, 60)
+    second = np.flatnonzero(frame["round"].to_numpy() == 2)
+    lost = rng.choice(second, int(0.3 * second.size), replace=False)
+    frame.loc[lost, "human"] = np.nan
+    kw = {"round": "round", "probs": ["p1", "p2"]}
+    with pytest.raises(InputError, match="lost='at_random'") as err:
+        jb.active_estimate(frame, "judge", "human", **kw)
+    assert err.value.field == "human" and f"{lost.size} of the {second.size}" in str(err.value)
+    e = jb.active_estimate(frame, "judge", "human", lost="at_random", **kw)
+    assert e["labels"] == int(frame["human"].notna().sum())
+    assert e["lower"] <= y.mean() <= e["upper"]
+    # the returned share scales round 2's probabilities: the same estimate by hand, with
+    # the lost items not drawn and p2 times the share (items of round 1 keep theirs)
+    share = 1 - lost.size / second.size
+    by_hand = frame.assign(
+        round=frame["round"].where(~frame.index.isin(lost)),
+        p2=np.where(frame["round"] == 1, frame["p2"], frame["p2"] * share),
+    )
+    assert jb.active_estimate(by_hand, "judge", "human", **kw)["estimate"] == pytest.approx(
+        e["estimate"]
+    )
+    with pytest.raises(InputError, match="lost must be one of") as err:
+        jb.active_estimate(frame, "judge", "human", lost="ignore", **kw)
+    assert err.value.field == "lost"
+
+
+def test_a_round_labelled_off_its_plan_is_refused():
+    # round 2's plan draws about 40 items; the user labels 150 more of their own choosing
+    # and marks them round 2: the estimate would read them as the plan's draw
+    rng = np.random.default_rng(6)
+    p, y = active_population(rng, n=800)
+    frame = planned_rounds(p, y, 40)
+    extra = rng.choice(np.flatnonzero(frame["round"].isna().to_numpy()), 150, replace=False)
+    frame.loc[extra, ["round", "human"]] = np.c_[np.full(150, 2), y[extra]]
+    with pytest.raises(InputError, match=r"round 2 has \d+ labels and its plan") as err:
+        jb.active_estimate(frame, "judge", "human", round="round", probs=["p1", "p2"])
+    assert err.value.field == "round"

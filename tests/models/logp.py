@@ -29,7 +29,7 @@ def evaluate(model, point: dict) -> tuple[dict[str, float], dict[str, np.ndarray
     interpreted (nothing compiled in C).
 
     The point's shapes are checked against the variables' (a value broadcast into a
-    variable of another shape would give another density).
+    variable of another shape would give another density), and every term is finite.
     """
     starts = dict(model.rvs_to_initial_values)  # the rewrite refuses start values
     model.rvs_to_initial_values.update(dict.fromkeys(starts))
@@ -53,6 +53,8 @@ def evaluate(model, point: dict) -> tuple[dict[str, float], dict[str, np.ndarray
     given = {n: np.shape(point[n]) for n in free}
     assert got == given, f"variables' shapes {got}, the point's {given}"
     lp = {n: float(v) for n, v in zip(names, out, strict=False)}
+    # a point outside the support gives -inf on both sides, which would compare equal
+    assert all(np.isfinite(list(lp.values()))), lp
     return lp, dict(zip(det, out[len(names) : len(names) + len(det)], strict=True))
 
 
@@ -124,3 +126,18 @@ def logit(p):
 def expit(x):
     """Logistic in numpy."""
     return 1.0 / (1.0 + np.exp(-np.asarray(x, dtype=float)))
+
+
+def items_terms(c: dict, th, q0, q1) -> dict[str, float]:
+    """The items design's four likelihood terms (the unlabelled items' verdicts, the
+    labelled items' classes and confusion counts) of counts ``c`` (``k, n, tp, m1, tn,
+    m0``) at rates ``th`` and the judge's ``q0``, ``q1`` (broadcast to the cells).
+    """
+    c = {k: np.asarray(v) for k, v in c.items()}
+    th = np.asarray(th, dtype=float)
+    return {
+        "k_obs": binom(c["k"], c["n"], th * q1 + (1 - th) * (1 - q0)),
+        "m1_obs": binom(c["m1"], c["m0"] + c["m1"], th),
+        "tp_obs": binom(c["tp"], c["m1"], q1),
+        "tn_obs": binom(c["tn"], c["m0"], q0),
+    }

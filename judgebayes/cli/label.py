@@ -66,6 +66,13 @@ def add_parser(sub) -> None:
     a.add_argument("--out", default=None, help="where to write the planned round (CSV)")
     a.add_argument("--estimate", action="store_true", help="estimate from the rounds so far")
     a.add_argument(
+        "--lost",
+        choices=("refuse", "at_random"),
+        default="refuse",
+        help="--estimate: labels requested and never returned (at_random: scale each "
+        "round's probabilities by its returned share)",
+    )
+    a.add_argument(
         "--probs", type=_names, default=None, help="estimate: the rounds' probability columns"
     )
     add_common(a)
@@ -188,6 +195,7 @@ def _estimate(args, df) -> tuple[str, int]:
         probs=probs,
         uncertainty=args.uncertainty,
         alpha=args.alpha,
+        lost=args.lost,
     )
     rounds = [
         {"round": r, "estimate": res[f"estimate_{r}"], "se": res[f"se_{r}"]}

@@ -301,6 +301,21 @@ def distinct_roles(measures: dict[str, Any], others: dict[str, Any] | None = Non
                 seen[col] = role
 
 
+def _wall_times(col: pd.Series) -> pd.Series:
+    """Timestamps as the local calendar's wall-clock times (periods have no time zone):
+    stamps with one UTC offset lose it; stamps whose offsets differ (a log across a
+    daylight-saving change) are each read at their own offset and keep their local time.
+    """
+    try:
+        stamps = pd.to_datetime(col)
+    except ValueError as err:
+        if "timezone" not in str(err).lower() and "offset" not in str(err).lower():
+            raise
+        each = [pd.Timestamp(v) for v in col]
+        return pd.Series([t.tz_localize(None) if t.tzinfo else t for t in each], index=col.index)
+    return stamps.dt.tz_localize(None) if stamps.dt.tz is not None else stamps
+
+
 def time_periods(
     df, time: str | None, freq: str | None, frame: str = "items"
 ) -> tuple[np.ndarray, list] | None:
@@ -342,13 +357,11 @@ def period_codes(col: pd.Series, name: str, freq: str | None) -> tuple[np.ndarra
                 value=freq,
             )
         try:
-            stamps = pd.to_datetime(col)
+            stamps = _wall_times(col)
         except (ValueError, TypeError) as err:
             raise InputError(
                 f"column {name!r}: freq={freq!r} needs timestamps; {err}", field=name, value=freq
             ) from None
-        if stamps.dt.tz is not None:  # periods have no time zone: the local calendar's
-            stamps = stamps.dt.tz_localize(None)
         try:
             col = stamps.dt.to_period(freq)
         except ValueError:

@@ -18,7 +18,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from judgebayes.data.items.rounds import labelled_columns, planned_columns, round_probabilities
+from judgebayes.data.items.rounds import (
+    labelled_columns,
+    planned_columns,
+    returned_rounds,
+    round_probabilities,
+)
 from judgebayes.errors import InputError
 from judgebayes.inference.items import active as al
 from judgebayes.inference.items.active import MIN_LABELS, design_round
@@ -200,6 +205,7 @@ def active_estimate(
     weights: list[float] | None = None,
     folds: int = 10,
     alpha: float = 0.05,
+    lost: str = "refuse",
 ) -> pd.Series:
     r"""The mean human label over all items from rounds of labels drawn with known
     probabilities (:func:`label_next`).
@@ -238,6 +244,10 @@ def active_estimate(
         151 labels for a 0.10-wide interval against 133; ``benchmarks/active_labelling.py``).
     alpha : float
         1 - the interval's level.
+    lost : {"refuse", "at_random"}
+        An item drawn for a label that never came back: refused by name (default), or,
+        when labels were lost independently of everything, counted as not drawn, each
+        round's probabilities scaled by the share of its labels returned.
 
     Returns
     -------
@@ -261,9 +271,10 @@ def active_estimate(
         frame, judge, human, round=round, probs=probs, uncertainty=uncertainty
     )
     al.require_complete(u, uncertainty)
+    rd, shares = returned_rounds(y, rd, lost, human)
     X, fold = al.regressors(f, u), al.fold_of(f.size, check_count(folds, "folds"))
     ests, variances, predicted = [], [], []
-    for r, pi in enumerate(round_probabilities(df, probs, rd, y, human), start=1):
+    for r, pi in enumerate(round_probabilities(df, probs, rd, y, human, shares), start=1):
         before, now = rd < r, rd == r
         # the round's working model, cross-fitted; its error scales, for the weight only,
         # from the labels before it (the first round: after it), so no round's weight

@@ -14,11 +14,13 @@ the ``items`` estimand of one fixed set.  The mathematics is in
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
 from judgebayes.data.monitor import labelled_sequence, monitor_log
-from judgebayes.errors import InputError
+from judgebayes.errors import InputError, LabellingWarning
 from judgebayes.inference import sequences as sq
 from judgebayes.inference.registry import check_count
 from judgebayes.results import check_alpha
@@ -174,6 +176,11 @@ def monitor(
             f"{int(missing.sum())} item(s) have no verdict in {judge!r}: left out (the rate "
             "is of the judged items)"
         )
+    if prob is None:
+        cell = pd.factorize(
+            pd.Series(systems[~missing]).astype(str) + "|" + pd.Series(period[~missing]).astype(str)
+        )[0]
+        _within_period_labelling(cell, f[~missing], ~np.isnan(y[~missing]), notes)
     reference = check_count(reference, "reference")
     floors = _floors(floors)
     drift, bounds = _drift_part(
@@ -204,6 +211,49 @@ def monitor(
     attrs = {"notes": notes, "reference_bounds": bounds, "alpha": alpha, "method": method,
              "drift_by": drift_by, "human_scale": back}  # fmt: skip
     return _assembled(rows, drift, drift_by, back, system is not None, attrs)
+
+
+#: the within-period labelling check's level (it warns below it): a user's log is read at
+#: every period, so a false alarm must be rare at each call
+LABELLING_ALPHA = 0.001
+
+
+def _within_period_labelling(cell, f, labelled, notes: list[str]) -> None:
+    r"""Warn (and note) when, within the periods, the labelled items' verdicts differ from
+    the others': labels taken from the first arrivals of a period, or from whole batches,
+    of a log whose items drift within it.  Each period (of each system: ``cell``) with two
+    labelled and two other
+    items gives :math:`z_p = (\bar f_{\text{lab}} - \bar f_{\text{other}}) / (s_p
+    \sqrt{1/n_{\text{lab}} + 1/n_{\text{other}}})` (:math:`s_p` the period's verdicts'
+    sd); :math:`\sum_p z_p^2` is chi-square on the periods' count when the labelled items
+    are a random sample of their period.  The verdicts are seen on every item, so a
+    labelling that follows arrival order is harmless (and not flagged) unless the items
+    change along it.
+    """
+    from scipy import stats
+
+    stat, used = 0.0, 0
+    for p in np.unique(cell):
+        at = cell == p
+        lab, other = f[at & labelled], f[at & ~labelled]
+        sd = float(np.std(f[at], ddof=1)) if at.sum() > 1 else 0.0
+        if lab.size < 2 or other.size < 2 or sd == 0:
+            continue
+        z = (lab.mean() - other.mean()) / (sd * np.sqrt(1 / lab.size + 1 / other.size))
+        stat, used = stat + float(z**2), used + 1
+    if not used:
+        return
+    pval = float(stats.chi2.sf(stat, used))
+    if pval < LABELLING_ALPHA:
+        note = (
+            f"within the periods, the labelled items' verdicts differ from the others' (p = "
+            f"{pval:.1e} over {used} periods): the labels are not a random sample of their "
+            "period (the first arrivals, or whole batches, of items that change within it), "
+            "and the sequence assumes they are; draw each period's labels at random "
+            "(jb.plan.label_next), or give their probabilities as label_prob="
+        )
+        warnings.warn(note, LabellingWarning, stacklevel=3)
+        notes.append(note)
 
 
 def _assembled(rows, drift, drift_by: str, back, by_system: bool, attrs: dict) -> pd.DataFrame:

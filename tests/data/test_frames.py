@@ -91,3 +91,18 @@ def test_column_values_are_the_columns_own_arrays():
     # column's blank is an unlabelled item
     study = jb.AccuracyStudy.from_items(df.rename(columns={"v": "judge", "n": "human"}))
     assert study.data.labelled.tolist() == [True, False, True]
+
+
+def test_weekly_periods_of_a_log_across_a_daylight_saving_change():
+    # London's clocks go forward on 2026-03-29: the log's stamps carry +00:00, then +01:00.
+    # Each stamp keeps its local wall-clock time (the calendar the user's weeks are in);
+    # the reference buckets the same local times in pandas directly
+    from judgebayes.data.frames import period_codes
+
+    local = pd.date_range("2026-03-20", "2026-04-05", freq="7h", tz="Europe/London")
+    col = pd.Series(local.astype(str))
+    assert col.str.endswith("+00:00").any() and col.str.endswith("+01:00").any()
+    codes, labels = period_codes(col, "time", "W")
+    expected = local.tz_localize(None).to_period("W")
+    assert labels == [str(p) for p in sorted(set(expected))]
+    assert [labels[c] for c in codes] == [str(p) for p in expected]

@@ -370,3 +370,57 @@ def test_active_rounds_that_would_fail_open_are_refused_by_name():
     refused(over, "p2", r"in \(0, 1\]")
     half = frame.assign(round=frame["round"].where(frame["round"] != 2, 1.5))
     refused(half, "round", "rounds are 1, 2")
+
+
+def test_labels_that_never_came_back_are_named_and_the_returned_share_taken():
+    # two planned rounds; 30% of the labels requested in round 2 never come back
+    rng = np.random.default_rng(5)
+    p, y = _population(rng, n=600)
+    frame = pd.DataFrame({"judge": p, "human": np.nan, "round": np.nan})
+    for r in (1, 2):
+        plan = jb.plan.label_next(frame, "judge", "human", 60, random_seed=r)
+        frame[f"p{r}"] = plan["prob"].to_numpy()
+        drawn = plan["label_now"].to_numpy(bool) & frame["round"].isna().to_numpy()
+        frame.loc[drawn, "round"] = r
+        frame.loc[drawn, "human"] = y[drawn]
+    second = np.flatnonzero(frame["round"].to_numpy() == 2)
+    lost = rng.choice(second, int(0.3 * second.size), replace=False)
+    frame.loc[lost, "human"] = np.nan
+    kw = {"round": "round", "probs": ["p1", "p2"]}
+    with pytest.raises(InputError, match="lost='at_random'") as err:
+        jb.active_estimate(frame, "judge", "human", **kw)
+    assert err.value.field == "human" and f"{lost.size} of the {second.size}" in str(err.value)
+    e = jb.active_estimate(frame, "judge", "human", lost="at_random", **kw)
+    assert e["labels"] == int(frame["human"].notna().sum())
+    assert e["lower"] <= y.mean() <= e["upper"]
+    # the returned share scales round 2's probabilities: the same estimate by hand, with
+    # the lost items not drawn and p2 times the share (items of round 1 keep theirs)
+    share = 1 - lost.size / second.size
+    by_hand = frame.assign(
+        round=frame["round"].where(~frame.index.isin(lost)),
+        p2=np.where(frame["round"] == 1, frame["p2"], frame["p2"] * share),
+    )
+    assert jb.active_estimate(by_hand, "judge", "human", **kw)["estimate"] == pytest.approx(
+        e["estimate"]
+    )
+    with pytest.raises(InputError, match="lost must be one of") as err:
+        jb.active_estimate(frame, "judge", "human", lost="ignore", **kw)
+    assert err.value.field == "lost"
+
+
+def test_a_round_labelled_off_its_plan_is_refused():
+    # round 2's plan draws about 40 items; the user labels 150 more of their own choosing
+    # and marks them round 2: the estimate would read them as the plan's draw
+    rng = np.random.default_rng(6)
+    p, y = _population(rng, n=800)
+    frame = pd.DataFrame({"judge": p, "human": np.nan, "round": np.nan})
+    for r in (1, 2):
+        plan = jb.plan.label_next(frame, "judge", "human", 40, random_seed=r)
+        frame[f"p{r}"] = plan["prob"].to_numpy()
+        drawn = plan["label_now"].to_numpy(bool) & frame["round"].isna().to_numpy()
+        frame.loc[drawn, ["round", "human"]] = np.c_[np.full(drawn.sum(), r), y[drawn]]
+    extra = rng.choice(np.flatnonzero(frame["round"].isna().to_numpy()), 150, replace=False)
+    frame.loc[extra, ["round", "human"]] = np.c_[np.full(150, 2), y[extra]]
+    with pytest.raises(InputError, match=r"round 2 has \d+ labels and its plan") as err:
+        jb.active_estimate(frame, "judge", "human", round="round", probs=["p1", "p2"])
+    assert err.value.field == "round"

@@ -29,5 +29,14 @@ from judgebayes.data.items.covariates import SPLINE_KNOTS, TERMS, spline_basis
 from judgebayes.data.items.data import ItemData
 from judgebayes.data.items.frame import items_from_frame
 from judgebayes.data.items.labels import binary_labels
+from judgebayes.data.items.roles import ItemRoles
 
-__all__ = ["SPLINE_KNOTS", "TERMS", "ItemData", "binary_labels", "items_from_frame", "spline_basis"]
+__all__ = [
+    "SPLINE_KNOTS",
+    "TERMS",
+    "ItemData",
+    "ItemRoles",
+    "binary_labels",
+    "items_from_frame",
+    "spline_basis",
+]

@@ -5,14 +5,108 @@ columns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from judgebayes.data.frames import column_names, group_labels, require_column, time_periods
-from judgebayes.errors import InputError
+from judgebayes.errors import InputError, unknown_keyword
+
+
+@dataclass(frozen=True, kw_only=True)
+class ItemRoles:
+    """The columns of an items frame and how to read them: what
+    :func:`~judgebayes.data.items.frame.items_from_frame` takes (``AccuracyStudy.from_items``
+    passes its keywords here).
+
+    Parameters
+    ----------
+    judge : str or list of str
+        Verdict column, or several judges' verdict columns (every judge scored every
+        item; a row missing any judge's verdict is excluded and counted).
+    human : str or list of str
+        Human-label column (blank = unlabelled), or several raters' columns (each blank
+        where that rater did not label the item).
+    truth : {"latent", "majority"}
+        With several raters, what the rate is of: the items' latent true label, each rater
+        (and each judge) having its own sensitivity and specificity (the model of
+        :class:`~judgebayes.studies.items.raters.SeveralRatersItems`), or the raters'
+        majority label taken as the truth (a tie leaves the item unlabelled, counted), on
+        which every one-label method runs.
+    system, stratum, cluster : str, optional
+        Grouping columns: systems evaluated, strata of a stratified labelling design
+        (sizes known: every item of the frame counts), clusters of correlated items.
+    weights : str, optional
+        Column of design weights of labelled items (1 / probability of being labelled).
+    positive : scalar, optional
+        The label value meaning "correct" (both columns), when not a usual spelling.
+    count : str, optional
+        Column of multiplicities: each row stands for that many identical items (the
+        reduced frame of :func:`judgebayes.data.large.reduce_items`).  The items are
+        exchangeable within a row, so the study is the one of the expanded frame.
+    item : str, optional
+        Column naming the prompt each row answers, when several systems answered the same
+        prompts: their contrasts are then paired.  One row per (item, system); a repeated
+        pair is an error (aggregate first, or give ``count``), and an item only one
+        system answered is counted (``ItemData.unpaired``).
+    covariates : str, list of str or dict, optional
+        Numeric item columns (answer length, position, a same-family flag) on which the
+        judge's sensitivity and specificity, and the rate, may depend: the Laplace and NUTS
+        engines then model them as logistic in these columns
+        (:func:`~judgebayes.models.items.items_covariate_model`).  Every kept row needs
+        a finite value.  A dict gives each column's term: ``"linear"`` or ``"spline"``
+        (:func:`spline_basis` with knots at the :data:`SPLINE_KNOTS` quantiles: a judge
+        lenient on very short and very long answers), e.g. ``{"length": "spline"}``; the
+        spline's cubic columns are named ``"length (spline 1)"`` and so on.
+    order : str or bool
+        When each item was judged, for the labelling check (labels taken from one period
+        of a log whose judge drifts): True (default) the row order, a column name (numbers
+        or times), or False.
+    design_columns : str or list of str, optional
+        Further columns the labelling check compares between labelled and unlabelled
+        items within each system x stratum x verdict cell (numbers or categories).
+    labelled_by : str, list of str or dict, optional
+        Columns the labelling followed: the strata are crossed with their quintiles
+        (``{"length": 10}``: deciles; categories as they are), so that labelling at random
+        within the new cells is what every method assumes.
+
+    time, freq : str, optional
+        The period each item was judged in (a number, a date, or text that sorts in time
+        order); ``freq`` (``"D"``, ``"W"``, ``"M"``) buckets timestamps into periods.  The
+        periods are then the strata (labels drawn at random within each period): every
+        method estimates each period and pools them, and the Bayesian engine lets the
+        judge's rates and the rate walk from period to period
+        (:class:`~judgebayes.studies.items.over_time.OverTimeItems`).
+    """
+
+    judge: str | list[str] = "judge"
+    human: str | list[str] = "human"
+    system: str | None = None
+    stratum: str | None = None
+    cluster: str | None = None
+    weights: str | None = None
+    positive: Any = None
+    count: str | None = None
+    item: str | None = None
+    covariates: str | list[str] | dict | None = None
+    order: str | bool = True
+    design_columns: str | list[str] | None = None
+    labelled_by: str | list[str] | dict | None = None
+    truth: str = "latent"
+    time: str | None = None
+    freq: str | None = None
+
+    @classmethod
+    def of(cls, where: str, keywords: Mapping[str, Any]) -> ItemRoles:
+        """The roles given as ``keywords``; one the frame has not is an
+        :class:`~judgebayes.errors.InputError` naming it and listing the roles (``where``
+        says whose keywords they are).
+        """
+        unknown_keyword(where, keywords, {f.name for f in fields(cls)})
+        return cls(**keywords)
 
 
 def group_codes(df, col: str | None, role: str) -> tuple[np.ndarray, tuple[str, ...]]:

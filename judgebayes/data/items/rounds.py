@@ -62,9 +62,52 @@ def labelled_columns(frame, judge: str, human: str, *, round: str, probs, uncert
     return df, f, y, rd, u
 
 
-def round_probabilities(df, probs, rd: np.ndarray, y: np.ndarray, human: str) -> list:
+#: what :func:`returned_rounds` does with an item drawn for a label that never came back
+LOST = ("refuse", "at_random")
+#: a round whose label count lies beyond this many standard deviations of its plan's
+#: expectation (above or below) was not labelled as planned
+OFF_PLAN_Z = 4.0
+
+
+def returned_rounds(y: np.ndarray, rd: np.ndarray, lost: str, human: str):
+    r"""The rounds with the labels that came back, and each round's returned share.
+
+    An item drawn in round :math:`r` whose label never came back (blank ``human``) is
+    refused by name with ``lost="refuse"``; with ``lost="at_random"`` (labels lost
+    independently of everything) it counts as not drawn, and round :math:`r`'s
+    probabilities are scaled by the share returned, :math:`\pi_i \rho_r` with
+    :math:`\rho_r = n_r^{\text{returned}} / n_r^{\text{drawn}}`.
+    """
+    if lost not in LOST:
+        raise InputError(f"lost must be one of {LOST}; got {lost!r}", field="lost", value=lost)
+    missing = ~np.isnan(rd) & np.isnan(y)
+    if not missing.any():
+        return rd, {}
+    shares = {}
+    for r in np.unique(rd[missing]).astype(int):
+        drawn = rd == r
+        shares[int(r)] = float((drawn & ~missing).sum() / drawn.sum())
+    if lost == "refuse":
+        r, share = next(iter(shares.items()))
+        n = int((rd == r).sum())
+        raise InputError(
+            f"column {human!r}: {int((missing & (rd == r)).sum())} of the {n} items drawn in "
+            f"round {r} have no label (requested, not returned: {share:.0%} came back); label "
+            "them, or if they were lost at random give lost='at_random' (each round's "
+            "probabilities scaled by its returned share)",
+            field=human,
+            value=None,
+        )
+    return np.where(missing, np.nan, rd), shares
+
+
+def round_probabilities(
+    df, probs, rd: np.ndarray, y: np.ndarray, human: str, shares: dict | None = None
+) -> list:
     """Each round's probabilities (column ``probs[r - 1]``), in (0, 1] for the items drawn
-    then or before, with labels on every item drawn by then.
+    then or before, with labels on every item drawn by then; scaled by the round's
+    returned share (``shares``, :func:`returned_rounds`) for the items not drawn before,
+    and a round whose label count is far from its plan's refused.
     """
     out = []
     for r, col in enumerate(probs, start=1):
@@ -93,8 +136,28 @@ def round_probabilities(df, probs, rd: np.ndarray, y: np.ndarray, human: str) ->
                 field=human,
                 value=None,
             )
+        share = (shares or {}).get(r, 1.0)
+        pi = np.where(before, pi, pi * share)
+        _as_planned(pi[~before], int(now.sum()), r, col)
         out.append(pi)
     return out
+
+
+def _as_planned(pi: np.ndarray, labelled: int, r: int, col: str) -> None:
+    r"""Refuse a round whose label count is more than :data:`OFF_PLAN_Z` standard
+    deviations from its plan's (the count of a Poisson sampling design: mean
+    :math:`\sum \pi_i`, variance :math:`\sum \pi_i (1 - \pi_i)`): labels added beyond
+    the plan's draw, or left out of it, bias the estimate.
+    """
+    mean, var = float(pi.sum()), float(np.sum(pi * (1 - pi)))
+    if var > 0 and abs(labelled - mean) > OFF_PLAN_Z * np.sqrt(var):
+        raise InputError(
+            f"round {r} has {labelled} labels and its plan ({col!r}) expected {mean:.1f} "
+            f"(sd {np.sqrt(var):.1f}): label exactly the items the plan drew (label_next's "
+            "draw), or mark items labelled off the plan as a round of their own",
+            field="round",
+            value=r,
+        )
 
 
 def _check_rounds(y: np.ndarray, rd: np.ndarray, probs, *, human: str, round: str) -> None:

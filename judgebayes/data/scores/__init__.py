@@ -19,7 +19,8 @@ within each period, since a judge's score can mean something else after a versio
 
 from judgebayes.data.scores.data import ScoreData as ScoreData
 from judgebayes.data.scores.frame import scores_from_frame as scores_from_frame
+from judgebayes.data.scores.roles import ScoreRoles as ScoreRoles
 from judgebayes.data.scores.roles import observed_scale as observed_scale
 from judgebayes.data.scores.roles import require_in_scale as require_in_scale
 
-__all__ = ["ScoreData", "scores_from_frame"]
+__all__ = ["ScoreData", "ScoreRoles", "scores_from_frame"]

@@ -14,6 +14,7 @@ from judgebayes.data.frames import (
 from judgebayes.data.items.roles import group_codes
 from judgebayes.data.scores.data import ScoreData
 from judgebayes.data.scores.roles import (
+    ScoreRoles,
     check_scores,
     kept_codes,
     named_columns,
@@ -32,66 +33,19 @@ from judgebayes.data.scores.roles import (
 from judgebayes.errors import InputError
 
 
-def scores_from_frame(
-    items,
-    *,
-    score: str | list[str] | dict = "score",
-    human: str | list[str] = "human",
-    system: str | None = None,
-    item: str | None = None,
-    cluster: str | None = None,
-    scale: tuple[float, float] | None = None,
-    human_scale: tuple[float, float] | None = None,
-    threshold: float | None = None,
-    levels: Any = None,
-    time: str | None = None,
-    freq: str | None = None,
-    label_prob: str | None = None,
-    labelled_by: str | list[str] | dict | None = None,
-) -> ScoreData:
+def scores_from_frame(items, roles: ScoreRoles | None = None, /, **keywords: Any) -> ScoreData:
     """Validate one scores frame (module docstring) into :class:`ScoreData`.
 
     Parameters
     ----------
     items : pandas.DataFrame or polars.DataFrame
         One row per judged output.
-    score : str, list of str or dict
-        The judge's score column; several judges' columns (a row without every judge's
-        score is excluded and counted); or ``{judge: [p_1, ..., p_K]}``: a judge that
-        gives a probability over the levels ``levels`` (default 1..K), read as its
-        expected level.
-    human : str or list of str
-        The human label (blank = unlabelled), or several raters' columns (averaged over
-        the raters who rated the row; a row with none is unlabelled).
-    system, item, cluster : str, optional
-        The system that produced the output; the prompt it answers (the same value across
-        systems pairs their contrasts; one row per (item, system)); clusters of
-        correlated rows (several outputs for one prompt).
-    scale : (low, high), optional
-        The judge's scale (e.g. ``(1, 10)``); a score outside it is an error.  Default:
-        the observed range.
-    human_scale : (low, high), optional
-        The human label's scale; default the observed range ((0, 1) for passes).
-    threshold : float, optional
-        A Likert human label at or above it is a pass (1), below it a fail (0): the
-        quantity becomes a pass rate.
-    levels : sequence of float, optional
-        The levels of a probability-vector judge.
-    time, freq : str, optional
-        The period of each row (numbers, timestamps and text in time order:
-        :func:`~judgebayes.data.frames.period_codes`); ``freq`` (``"D"``, ``"W"``,
-        ``"M"``) buckets timestamps.  Not with ``item=``.
-    label_prob : str, optional
-        Each row's probability of being drawn for a human label, known to the user (labels
-        drawn more often on some scores, systems or periods); the residual means are then
-        weighted by its inverse.  Not with ``item=`` or ``cluster=``.
-    labelled_by : str, list of str or dict, optional
-        Columns the labelling followed at rates the user does not know (the judge's score,
-        a length, a source): each system's rows are cut into strata by them (a text
-        column's values; five quantile bins of a numeric one, or ``{column: bins}``), the
-        labels are taken as random within a stratum, and the residual means are weighted
-        by each stratum's rows over its labels.  Not with ``label_prob=``, ``item=`` or
-        ``cluster=``.
+    roles : ScoreRoles, optional
+        Its columns and how to read them
+        (:class:`~judgebayes.data.scores.roles.ScoreRoles`).
+    **keywords
+        Or the same as keywords: ``scores_from_frame(frame, score="rating")`` is
+        ``scores_from_frame(frame, ScoreRoles(score="rating"))``.
 
     Raises
     ------
@@ -100,35 +54,38 @@ def scores_from_frame(
         group value, a repeated (item, system), no labelled row, or with ``time=`` a
         blank period or a (system, period) with rows and fewer than 2 labelled ones.
     """
+    r = roles if roles is not None else ScoreRoles.of("scores_from_frame", keywords)
     df = as_pandas(items, "items")
     if len(df) == 0:
         raise InputError("the scores frame has no rows", field="items", value=0)
-    judged = read_scores(df, score, levels)
-    raters = named_columns(human, "human")
-    for r in raters:
-        require_scores_column(df, r, "a human label", "human")
-    roles = {"system": system, "item": item, "cluster": cluster}
-    for role, col in roles.items():
+    judged = read_scores(df, r.score, r.levels)
+    raters = named_columns(r.human, "human")
+    for rater in raters:
+        require_scores_column(df, rater, "a human label", "human")
+    groups = {"system": r.system, "item": r.item, "cluster": r.cluster}
+    for role, col in groups.items():
         if col is not None:
             require_scores_column(df, col, f"the {role} column", role)
-    distinct_roles({"score": judged.columns, "human": raters}, {**roles, "time": time})
+    distinct_roles({"score": judged.columns, "human": raters}, {**groups, "time": r.time})
     h, n_raters = read_labels(df, raters)
     s, judges = judged.scores, judged.judges
-    sc = read_scale(scale, "scale")
+    sc = read_scale(r.scale, "scale")
     check_scores(s, judges, sc)
-    hs = read_scale(human_scale, "human_scale")
+    hs = read_scale(r.human_scale, "human_scale")
     if hs is not None:
         require_in_scale(h, hs, "human", "human_scale")
-    if threshold is not None:
-        h, hs = passes(h, threshold, hs)
-    sys_codes, systems = group_codes(df, system, "system")
+    if r.threshold is not None:
+        h, hs = passes(h, r.threshold, hs)
+    sys_codes, systems = group_codes(df, r.system, "system")
     keep, lab, n_missing = _kept(s, h, sys_codes, len(systems), judges, raters)
-    codes = {role: kept_codes(df, roles[role], role, keep) for role in ("item", "cluster")}
+    codes = {role: kept_codes(df, groups[role], role, keep) for role in ("item", "cluster")}
     if codes["item"] is not None:
-        _one_row_per_item(df, item, codes["item"], sys_codes[keep], len(systems), keep)
-    period, periods = read_periods(df, time, freq, item, keep, lab[keep], sys_codes[keep], systems)
+        _one_row_per_item(df, r.item, codes["item"], sys_codes[keep], len(systems), keep)
+    period, periods = read_periods(
+        df, r.time, r.freq, r.item, keep, lab[keep], sys_codes[keep], systems
+    )
     weights, strata, covariates, given = _weights(
-        df, label_prob, labelled_by, lab, keep, roles, sys_codes, systems, (period, periods)
+        df, r.label_prob, r.labelled_by, lab, keep, groups, sys_codes, systems, (period, periods)
     )
     hs = observed_scale(h[lab]) if hs is None else hs
     return ScoreData(
@@ -141,14 +98,14 @@ def scores_from_frame(
         human_scale=(float(hs[0]), float(hs[1])),
         n_missing=n_missing,
         n_raters=n_raters[keep],
-        columns={"score": score, "human": human, **roles}
-        | ({"time": time} if time is not None else {})
+        columns={"score": r.score, "human": r.human, **groups}
+        | ({"time": r.time} if r.time is not None else {})
         | given,
         rows=df.index.to_numpy()[keep],
         item=codes["item"],
         cluster=codes["cluster"],
         probabilities={k: (lv, p[keep]) for k, (lv, p) in judged.probabilities.items()} or None,
-        threshold=None if threshold is None else float(threshold),
+        threshold=None if r.threshold is None else float(r.threshold),
         period=period,
         periods=periods,
         weights=None if weights is None else weights[keep],

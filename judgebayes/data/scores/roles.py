@@ -4,7 +4,9 @@ probability per level), the human labels and their scale, the periods.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,7 +26,77 @@ from judgebayes.data.items.roles import (
     strata_by,
     strata_columns,
 )
-from judgebayes.errors import InputError
+from judgebayes.errors import InputError, unknown_keyword
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScoreRoles:
+    """The columns of a scores frame and how to read them: what
+    :func:`~judgebayes.data.scores.frame.scores_from_frame` takes (``ScoreStudy.from_items``
+    passes its keywords here).
+
+    Parameters
+    ----------
+    score : str, list of str or dict
+        The judge's score column; several judges' columns (a row without every judge's
+        score is excluded and counted); or ``{judge: [p_1, ..., p_K]}``: a judge that
+        gives a probability over the levels ``levels`` (default 1..K), read as its
+        expected level.
+    human : str or list of str
+        The human label (blank = unlabelled), or several raters' columns (averaged over
+        the raters who rated the row; a row with none is unlabelled).
+    system, item, cluster : str, optional
+        The system that produced the output; the prompt it answers (the same value across
+        systems pairs their contrasts; one row per (item, system)); clusters of
+        correlated rows (several outputs for one prompt).
+    scale : (low, high), optional
+        The judge's scale (e.g. ``(1, 10)``); a score outside it is an error.  Default:
+        the observed range.
+    human_scale : (low, high), optional
+        The human label's scale; default the observed range ((0, 1) for passes).
+    threshold : float, optional
+        A Likert human label at or above it is a pass (1), below it a fail (0): the
+        quantity becomes a pass rate.
+    levels : sequence of float, optional
+        The levels of a probability-vector judge.
+    time, freq : str, optional
+        The period of each row (numbers, timestamps and text in time order:
+        :func:`~judgebayes.data.frames.period_codes`); ``freq`` (``"D"``, ``"W"``,
+        ``"M"``) buckets timestamps.  Not with ``item=``.
+    label_prob : str, optional
+        Each row's probability of being drawn for a human label, known to the user (labels
+        drawn more often on some scores, systems or periods); the residual means are then
+        weighted by its inverse.  Not with ``item=`` or ``cluster=``.
+    labelled_by : str, list of str or dict, optional
+        Columns the labelling followed at rates the user does not know (the judge's score,
+        a length, a source): each system's rows are cut into strata by them (a text
+        column's values; five quantile bins of a numeric one, or ``{column: bins}``), the
+        labels are taken as random within a stratum, and the residual means are weighted
+        by each stratum's rows over its labels.  Not with ``label_prob=``, ``item=`` or
+        ``cluster=``.
+    """
+
+    score: str | list[str] | dict = "score"
+    human: str | list[str] = "human"
+    system: str | None = None
+    item: str | None = None
+    cluster: str | None = None
+    scale: tuple[float, float] | None = None
+    human_scale: tuple[float, float] | None = None
+    threshold: float | None = None
+    levels: Any = None
+    time: str | None = None
+    freq: str | None = None
+    label_prob: str | None = None
+    labelled_by: str | list[str] | dict | None = None
+
+    @classmethod
+    def of(cls, where: str, keywords: Mapping[str, Any]) -> ScoreRoles:
+        """The roles given as ``keywords``; one the frame has not is an
+        :class:`~judgebayes.errors.InputError` naming it and listing the roles.
+        """
+        unknown_keyword(where, keywords, {f.name for f in fields(cls)})
+        return cls(**keywords)
 
 
 def named_columns(value, field: str) -> tuple[str, ...]:

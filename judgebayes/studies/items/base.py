@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from judgebayes.checks.items import labelling
-from judgebayes.data.items import ItemData, items_from_frame
+from judgebayes.data.items import ItemData, ItemRoles, items_from_frame
 from judgebayes.errors import (
     FewClustersWarning,
     InputError,
@@ -178,9 +178,9 @@ class ItemStudy(LabelPlanning, Study):
         the study's own; any other keyword is an :class:`InputError` that lists them.
         """
         frame_kw, study_kw = route_keywords(
-            "AccuracyStudy.from_items", kwargs, items_from_frame, ItemStudy.__init__
+            "AccuracyStudy.from_items", kwargs, ItemRoles, ItemStudy.__init__
         )
-        return ItemStudy(items_from_frame(items, **frame_kw), **study_kw)
+        return ItemStudy(items_from_frame(items, ItemRoles(**frame_kw)), **study_kw)
 
     # --------------------------------------------------------------- judge rates
     def _auto_judge_rates(self) -> str:

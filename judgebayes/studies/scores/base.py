@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.items.roles import LABELLED_BY_BINS
-from judgebayes.data.scores import ScoreData, scores_from_frame
+from judgebayes.data.scores import ScoreData, ScoreRoles, scores_from_frame
 from judgebayes.errors import (
     InputError,
     MethodRefused,
@@ -123,9 +123,9 @@ class ScoreStudy(Study):
         ``folds``); any other keyword is an :class:`InputError` that lists them.
         """
         frame_kw, study_kw = route_keywords(
-            "ScoreStudy.from_items", kwargs, scores_from_frame, ScoreStudy.__init__
+            "ScoreStudy.from_items", kwargs, ScoreRoles, ScoreStudy.__init__
         )
-        return cls(scores_from_frame(items, **frame_kw), **study_kw)
+        return cls(scores_from_frame(items, ScoreRoles(**frame_kw)), **study_kw)
 
     # ----------------------------------------------------------------- facts
     @property

@@ -17,7 +17,10 @@ os.environ.setdefault("JUDGEBAYES_PROGRESS", "0")
 
 # The contract's examples and fits (tests/contract.py), shared by every test file of a
 # worker: a study's contract cases run in its family's file, whose tests compile the same
-# models, so each model compiles once.
+# models, so each model compiles once.  ``all_fits`` samples NUTS for real (for the tests
+# that read a posterior's numbers); the contract's own cases take ``mock_fits``, whose MCMC
+# methods draw the prior instead (the contract tests what the code around the sampler
+# makes of a trace, not the sampler).
 
 
 @pytest.fixture(scope="session")
@@ -32,3 +35,22 @@ def all_fits(studies):
     from tests.contract import Fits
 
     return Fits(studies)
+
+
+@pytest.fixture(scope="session")
+def mock_fits(studies):
+    from tests.contract import Fits
+
+    return Fits(studies, mock=True)
+
+
+@pytest.fixture
+def mock_nuts():
+    """NUTS replaced by draws of the prior shaped as a posterior while the test runs
+    (``tests.helpers.prior_as_posterior``): for a test of the code around the sampler
+    (tables, save and load, plots, a command's output), never of a posterior's numbers.
+    """
+    from tests.helpers import prior_as_posterior
+
+    with prior_as_posterior():
+        yield

@@ -25,7 +25,7 @@ import judgebayes as jb
 from judgebayes.errors import ConvergenceWarning, InputError
 from judgebayes.simulate import controlled_benchmark, simulate_panel
 from judgebayes.studies import STUDIES
-from judgebayes.studies.leaderboard import ExchangeableBoard, TwoPLBoard
+from judgebayes.studies.leaderboard import ExchangeableBoard, GuessingBoard, TwoPLBoard
 from judgebayes.studies.panel import LeniencyPanel, OverdispersedPanel, PooledPanel
 from tests.helpers import prior_as_posterior
 from tests.plots import check_forest, title
@@ -130,6 +130,7 @@ EXAMPLES = {
     "leaderboard.rasch": lambda: jb.LeaderboardStudy.from_items(small_board()[0]),
     "leaderboard.2pl": lambda: TwoPLBoard.from_items(small_board()[0]),
     "leaderboard.exchangeable": lambda: ExchangeableBoard.from_items(small_board()[0]),
+    "leaderboard.guessing": lambda: GuessingBoard.from_items(small_board()[0]),
 }
 
 

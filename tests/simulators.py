@@ -284,6 +284,28 @@ def irt_board(rng, abilities, n_items=300, spread=1.5, cluster_size=1):
     return frame, pd.Series(truth, index=names)
 
 
+def multiple_choice_board(rng, abilities, n_items=200, options=4, spread=1.5, disc_sd=0.0):
+    """A leaderboard of multiple-choice items: system s answers item i correctly with
+    probability 1/options + (1 - 1/options) sigmoid(a_i (ability_s - difficulty_i)), the
+    difficulties normal with sd ``spread``, log a_i normal with sd ``disc_sd``. Returns the
+    long frame and each system's rate on these items (the mean of its probabilities)."""
+    abilities = np.asarray(abilities, float)
+    b = rng.normal(0, spread, n_items)
+    a = np.exp(rng.normal(0, disc_sd, n_items)) if disc_sd else np.ones(n_items)
+    c = 1.0 / options
+    p = c + (1 - c) / (1 + np.exp(-a[None, :] * (abilities[:, None] - b[None, :])))
+    x = (rng.random(p.shape) < p).astype(float)
+    names = [f"m{k:02d}" for k in range(abilities.size)]
+    frame = pd.DataFrame(
+        {
+            "system": np.repeat(names, n_items),
+            "item": np.tile(np.arange(n_items), abilities.size),
+            "score": x.ravel(),
+        }
+    )
+    return frame, pd.Series(p.mean(axis=1), index=names)
+
+
 def small_board(seed: int = 0):
     """The leaderboard of the contract and the leaderboard study's tests: 6 systems x 80
     items of :func:`irt_board` (its shape is the compiled models' key)."""

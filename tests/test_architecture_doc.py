@@ -11,8 +11,9 @@ ENTRY = re.compile(r"^( *)([a-z_][\w]*(?:/|\.py))")
 
 
 def _cited_paths(text: str) -> set[str]:
-    # placeholders (``notebooks/NN_name.py``, ``<family>``, globs) are patterns, not paths
-    return {m.rstrip("/") for m in PATH.findall(text) if not re.search(r"[*<]|NN_", m)}
+    # placeholders (``notebooks/NN_name.py``, ``<family>``, globs) are patterns, not paths;
+    # what a build writes (docs/_build) is not in a clone
+    return {m.rstrip("/") for m in PATH.findall(text) if not re.search(r"[*<]|NN_|_build", m)}
 
 
 def _tree_modules(text: str) -> list[str]:

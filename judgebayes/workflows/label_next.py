@@ -271,8 +271,8 @@ def active_estimate(
         frame, judge, human, round=round, probs=probs, uncertainty=uncertainty
     )
     al.require_complete(u, uncertainty)
-    rd, shares = returned_rounds(y, rd, lost, human)
     X, fold = al.regressors(f, u), al.fold_of(f.size, check_count(folds, "folds"))
+    rd, shares = returned_rounds(y, rd, lost, human)
     ests, variances, predicted = [], [], []
     for r, pi in enumerate(round_probabilities(df, probs, rd, y, human, shares), start=1):
         before, now = rd < r, rd == r

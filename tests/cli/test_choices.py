@@ -69,7 +69,7 @@ def test_the_leaderboards_models_are_its_classes():
     assert _choices("leaderboard", "model") == tuple(
         c.model_name for c in LeaderboardStudy.models()
     )
-    assert set(_choices("leaderboard", "model")) == {"rasch", "2pl", "exchangeable"}
+    assert set(_choices("leaderboard", "model")) == {"rasch", "2pl", "exchangeable", "guessing"}
 
 
 def test_variant_and_prior_choices_are_the_model_classes():

@@ -14,6 +14,13 @@ standard normal summing to zero and
 :math:`\sigma_b, \sigma_c, \sigma_a` half-normal.  Three nested models: no item effect
 (:math:`b_i = 0, a_i = 1`: a rate per system, items exchangeable), the one-parameter
 model (Rasch: :math:`a_i = 1`) and the two-parameter model (a discrimination per item).
+The guessing board adds a floor to the one-parameter model, as on multiple-choice items,
+where a system that knows nothing still picks the right option by chance:
+
+.. math::
+    p_{si} = c + (1 - c)\,\mathrm{logit}^{-1}(\alpha_s - b_i),\qquad
+    c \sim \mathrm{Beta}(a_c, b_c).
+
 The abilities are on the scale of the board's average item (of its well-measured items
 when some items are centred).
 
@@ -73,6 +80,7 @@ def board_model(
     priors: BoardPriors,
     centred: tuple[int, ...] = (),
     overdispersed: bool = False,
+    guessing: bool = False,
 ):
     r"""The leaderboard model of the module docstring.
 
@@ -105,15 +113,19 @@ def board_model(
     overdispersed : bool
         Cells hold several trials: each cell's rate varies around :math:`p_{si}` (the
         beta-binomial likelihood of the module docstring).
+    guessing : bool
+        A floor :math:`c` under every success probability (the guessing board).
 
     Returns
     -------
     pm.Model
         ``ability`` (system); with item effects ``difficulty`` (item), ``sigma_item``
         (and ``sigma_cluster``); with discrimination ``discrimination`` (item) and
-        ``sigma_disc``; judged: ``sensitivity``, ``specificity`` (system); overdispersed:
-        ``concentration``.  Observed: ``y`` (the unlabelled cells), and judged ``human``,
-        ``judge_on_positives``, ``judge_on_negatives``.
+        ``sigma_disc``; with a floor ``floor`` and ``guessing`` (item: the floor of each
+        item, as :func:`success_probabilities` reads it); judged: ``sensitivity``,
+        ``specificity`` (system); overdispersed: ``concentration``.  Observed: ``y`` (the
+        unlabelled cells), and judged ``human``, ``judge_on_positives``,
+        ``judge_on_negatives``.
     """
     import pymc as pm
     import pytensor.tensor as pt
@@ -147,7 +159,8 @@ def board_model(
             discrimination,
             centred,
         )
-        p_cell = pm.math.invlogit(eta[d["cell_system"], d["cell_item"]])
+        floor = _floor(pm, pt, len(items), priors) if guessing else None
+        p_cell = _success(pm, eta[d["cell_system"], d["cell_item"]], floor)
         if not judged and overdispersed:
             lo, sd = priors.concentration
             phi = pm.Deterministic("concentration", pm.math.exp(pm.Normal("log_phi", lo, sd)))
@@ -158,8 +171,23 @@ def board_model(
         if not judged:
             pm.Binomial("y", n=d["n"], p=p_cell, observed=d["k"])
             return model
-        _judged_likelihood(pm, eta, p_cell, d, h1, n_l, lab_system, lab_item, confusion, priors)
+        _judged_likelihood(
+            pm, eta, floor, p_cell, d, h1, n_l, lab_system, lab_item, confusion, priors
+        )
     return model
+
+
+def _floor(pm, pt, n_items, priors):
+    """The guessing floor :math:`c`, and ``guessing``: it on every item."""
+    floor = pm.Beta("floor", *priors.floor)
+    pm.Deterministic("guessing", floor * pt.ones(n_items), dims="item")
+    return floor
+
+
+def _success(pm, eta, floor):
+    """Success probabilities at the linear predictors ``eta``, above ``floor`` (or None)."""
+    p = pm.math.invlogit(eta)
+    return p if floor is None else floor + (1 - floor) * p
 
 
 def _linear_predictor(
@@ -217,7 +245,7 @@ def _deviations(pm, pt, sigma_item, n_items, centred):
     return dev
 
 
-def _judged_likelihood(pm, eta, p_cell, d, h1, n_l, lab_system, lab_item, confusion, priors):
+def _judged_likelihood(pm, eta, floor, p_cell, d, h1, n_l, lab_system, lab_item, confusion, priors):
     """The judge's verdicts on the unlabelled cells, the human labels and the verdicts
     given them (module docstring).
     """
@@ -227,7 +255,7 @@ def _judged_likelihood(pm, eta, p_cell, d, h1, n_l, lab_system, lab_item, confus
     ls = pm.Data("lab_system", np.asarray(lab_system, np.int64))
     li = pm.Data("lab_item", np.asarray(lab_item, np.int64))
     nl = pm.Data("n_l", np.asarray(n_l, np.int64))
-    pm.Binomial("human", n=nl, p=pm.math.invlogit(eta[ls, li]), observed=pm.Data("h1", h1))
+    pm.Binomial("human", n=nl, p=_success(pm, eta[ls, li], floor), observed=pm.Data("h1", h1))
     c = pm.Data("confusion", np.asarray(confusion, np.int64))
     pm.Binomial("judge_on_positives", n=c[:, 0] + c[:, 1], p=se, observed=c[:, 0])
     pm.Binomial("judge_on_negatives", n=c[:, 2] + c[:, 3], p=sp, observed=c[:, 2])

@@ -30,6 +30,11 @@ class BoardPriors:
         model is not bimodal when few rows are labelled).
     judge_spread : float
         Half-normal scale of the systems' deviations from the judge's rates (0.5 logit).
+    floor : tuple of float
+        Beta parameters of the guessing floor :math:`c` (the guessing board: a system
+        with no ability still succeeds with probability :math:`c`, as on a multiple-choice
+        item).  (2, 6): mean 0.25, a four-option item's chance, with 95% between 0.04 and
+        0.6.  A known floor (``1 / options``) is a tight prior, e.g. ``(250, 750)``.
     concentration : tuple of float
         Normal mean and sd of :math:`\log\phi`, the concentration of a cell's rate
         around the model's :math:`p_{si}` when cells hold several trials (2 and 1.5:
@@ -45,6 +50,7 @@ class BoardPriors:
     judge_mu_sd: float = 1.0
     judge_spread: float = 0.5
     concentration: tuple[float, float] = (2.0, 1.5)
+    floor: tuple[float, float] = (2.0, 6.0)
 
     def __post_init__(self):
         # a NaN fails every comparison: the checks ask for what must hold

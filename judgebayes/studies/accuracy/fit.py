@@ -88,8 +88,11 @@ class AccuracyFit(Fit):
             )
 
     def prob_best(self) -> pd.Series:
-        """Posterior probability that each system has the highest theta."""
-        self._require_systems("prob_best")
+        """Posterior probability that each system has the highest theta (1 for a fit of
+        one system, whatever its method).
+        """
+        if len(self.units) == 1:
+            return pd.Series([1.0], index=pd.Index(self.units, name="system"), name="p_best")
         self._require_draws("prob_best")
         d = self.draws()
         best = np.argmax(d.values, axis=1)

@@ -6,6 +6,18 @@ models (:mod:`~.variants`), its methods beside NUTS (:mod:`~.methods`) and its f
 from judgebayes.studies.leaderboard import methods  # noqa: F401  (registers the methods)
 from judgebayes.studies.leaderboard.base import LeaderboardStudy
 from judgebayes.studies.leaderboard.fit import BoardFit
-from judgebayes.studies.leaderboard.variants import ExchangeableBoard, RaschBoard, TwoPLBoard
+from judgebayes.studies.leaderboard.variants import (
+    ExchangeableBoard,
+    GuessingBoard,
+    RaschBoard,
+    TwoPLBoard,
+)
 
-__all__ = ["BoardFit", "ExchangeableBoard", "LeaderboardStudy", "RaschBoard", "TwoPLBoard"]
+__all__ = [
+    "BoardFit",
+    "ExchangeableBoard",
+    "GuessingBoard",
+    "LeaderboardStudy",
+    "RaschBoard",
+    "TwoPLBoard",
+]

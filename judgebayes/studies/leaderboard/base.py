@@ -87,6 +87,7 @@ class LeaderboardStudy(Study):
     sampler = SamplerConfig(draws=2000, tune=1500, target_accept=0.9)
     item_effects: ClassVar[bool] = True
     discrimination: ClassVar[bool] = False
+    guessing: ClassVar[bool] = False
 
     def __init__(self, data: BoardData, *, priors: BoardPriors | None = None):
         self.data = require_type(data, BoardData, "data", "use LeaderboardStudy.from_items")
@@ -339,6 +340,8 @@ class LeaderboardStudy(Study):
             names += ["sigma_item", *(["sigma_cluster"] if d.clusters else [])]
         if self.discrimination:
             names.append("sigma_disc")
+        if self.guessing:
+            names.append("floor")
         if d.judged:
             names += ["sensitivity", "specificity"]
         if self.overdispersed:
@@ -367,6 +370,7 @@ class LeaderboardStudy(Study):
                 "priors": self.priors,
                 "centred": self.centred,
                 "overdispersed": self.overdispersed,
+                "guessing": self.guessing,
             },
             tuple(names),
             sampler=self.sampler,

@@ -253,7 +253,7 @@ class BoardFit(AccuracyFit):
         if "difficulty" not in post:
             raise InputError(
                 "a new system's rate needs the items' difficulties: fit a model with item "
-                "effects (RaschBoard or TwoPLBoard) by NUTS or Laplace",
+                "effects (RaschBoard, TwoPLBoard or GuessingBoard) by NUTS or Laplace",
                 field="fit",
                 value=self.method,
             )

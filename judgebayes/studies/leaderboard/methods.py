@@ -24,7 +24,7 @@ from judgebayes.results import point_tree
 from judgebayes.results.trees import tree
 from judgebayes.studies.base import FitParts
 from judgebayes.studies.leaderboard.base import LeaderboardStudy
-from judgebayes.studies.leaderboard.variants import TwoPLBoard
+from judgebayes.studies.leaderboard.variants import GuessingBoard, TwoPLBoard
 
 __all__ = ["ONE_SLOPE_ALPHA", "PairedScores", "paired_scores"]
 
@@ -368,6 +368,11 @@ def _laplace(
     return study._bayes_done(parts, random_seed)
 
 
+GuessingBoard.methods.refuse(
+    "laplace",
+    "the Laplace fit covers the one-parameter and exchangeable boards: a floor under the "
+    "success probabilities makes the abilities' likelihood not log-concave; use method='nuts'",
+)
 TwoPLBoard.methods.refuse(
     "laplace",
     "the Laplace fit covers the one-parameter and exchangeable boards: the discriminations "

@@ -8,7 +8,7 @@ from judgebayes.data.leaderboard import BoardData
 from judgebayes.inference.registry import SamplerConfig
 from judgebayes.studies.leaderboard.base import LeaderboardStudy
 
-__all__ = ["ExchangeableBoard", "RaschBoard", "TwoPLBoard"]
+__all__ = ["ExchangeableBoard", "GuessingBoard", "RaschBoard", "TwoPLBoard"]
 
 
 class RaschBoard(LeaderboardStudy):
@@ -43,3 +43,15 @@ class ExchangeableBoard(LeaderboardStudy):
     key = "leaderboard.exchangeable"
     model_name = "exchangeable"
     item_effects = False
+
+
+class GuessingBoard(LeaderboardStudy):
+    """The one-parameter model above a guessing floor :math:`c` (multiple-choice items,
+    where a system with no ability still succeeds by chance; ``BoardPriors.floor``).  The
+    ``guessing_floor`` check flags a floorless board whose weakest cells succeed more
+    often than it says.
+    """
+
+    key = "leaderboard.guessing"
+    model_name = "guessing"
+    guessing = True

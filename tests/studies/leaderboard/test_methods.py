@@ -18,7 +18,12 @@ from tests.simulators import judged_board
 
 
 class TestContract(ContractTests):
-    keys = ("leaderboard.rasch", "leaderboard.2pl", "leaderboard.exchangeable")
+    keys = (
+        "leaderboard.rasch",
+        "leaderboard.2pl",
+        "leaderboard.exchangeable",
+        "leaderboard.guessing",
+    )
 
 
 ABILITY = np.linspace(-1.0, 1.5, 6)

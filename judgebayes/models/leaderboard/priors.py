@@ -70,6 +70,13 @@ class BoardPriors:
                 field="priors.judge_mu",
                 value=self.judge_mu,
             )
+        a, b = self.floor
+        if not (a > 0 and b > 0):
+            raise InputError(
+                f"BoardPriors.floor must have positive Beta parameters; got {self.floor!r}",
+                field="priors.floor",
+                value=self.floor,
+            )
         mean, sd = self.concentration
         if not (abs(mean) < float("inf") and sd > 0):
             raise InputError(

@@ -1,7 +1,7 @@
 """The Bayesian leaderboard (judgebayes/models/leaderboard/model.py): its variables and dims
-for no item effect, the one- and two-parameter models, clusters, centred blocks, a judge and
-several trials per cell, its log density at fixed points against the module docstring's
-(scipy.stats), and the success probabilities in numpy.
+for no item effect, the one- and two-parameter models, a guessing floor, clusters, centred
+blocks, a judge and several trials per cell, its log density at fixed points against the
+module docstring's (scipy.stats), and the success probabilities in numpy.
 """
 
 import numpy as np
@@ -11,6 +11,7 @@ from scipy import stats
 from judgebayes.models.leaderboard import BoardPriors, board_model, success_probabilities
 from tests.models.logp import (
     TOL,
+    beta,
     binom,
     coords,
     dims,
@@ -23,7 +24,7 @@ from tests.models.logp import (
 
 PRIORS = BoardPriors(
     ability_sd=1.5, item_sd=1.2, cluster_sd=0.8, discrimination_sd=0.4, judge_mu=1.2,
-    judge_mu_sd=0.9, judge_spread=0.6, concentration=(2.5, 1.0),
+    judge_mu_sd=0.9, judge_spread=0.6, concentration=(2.5, 1.0), floor=(3.0, 5.0),
 )  # fmt: skip
 SYSTEM = np.array([0, 0, 0, 0, 1, 1, 1])  # cells: every (system, item) but (S2, i4)
 ITEM = np.array([0, 1, 2, 3, 0, 1, 2])
@@ -151,4 +152,28 @@ def test_success_probabilities_in_numpy():
     np.testing.assert_allclose(p[0], want, rtol=1e-14)
     np.testing.assert_allclose(
         success_probabilities(ability, b)[0], expit(ability[0][:, None] - b[0]), rtol=1e-14
+    )
+
+
+def test_a_guessing_floor_under_the_one_parameter_model_judged():
+    model = _board(judged=True, clusters=(), guessing=True)
+    free = dims(model, "free_RVs")
+    assert free["floor"] == () and "z_disc" not in free
+    assert dims(model, "deterministics")["guessing"] == ("item",)
+    z, e_se, e_sp = np.array([0.9, -0.2, 0.5, -1.2]), np.array([0.4, -0.6]), np.array([-0.2, 1.0])
+    point = {"ability": ABILITY, "sigma_item": 1.1, "z_item": z, "floor": 0.3}
+    point |= {"mu_sensitivity": 1.6, "tau_sensitivity": 0.5, "e_sensitivity": e_se}
+    point |= {"mu_specificity": 0.9, "tau_specificity": 0.3, "e_specificity": e_sp}
+    lp, det = evaluate(model, point)
+    np.testing.assert_allclose(det["guessing"], np.full(4, 0.3))
+    # p = c + (1 - c) logistic(ability - difficulty): a system with no ability guesses
+    p = 0.3 + 0.7 * expit(ABILITY[:, None] - 1.1 * z[None, :])
+    se, sp = expit(1.6 + 0.5 * e_se), expit(0.9 + 0.3 * e_sp)
+    q = p[SYSTEM, ITEM] * se[SYSTEM] + (1 - p[SYSTEM, ITEM]) * (1 - sp[SYSTEM])
+    ls, li = np.array(LAB["lab_system"]), np.array(LAB["lab_item"])
+    assert lp["floor"] == pytest.approx(beta(0.3, 3.0, 5.0), **TOL)
+    assert lp["y"] == pytest.approx(binom(K, N, q), **TOL)
+    assert lp["human"] == pytest.approx(binom(LAB["h1"], LAB["n_l"], p[ls, li]), **TOL)
+    np.testing.assert_allclose(
+        success_probabilities(ABILITY[None], (1.1 * z)[None], None, det["guessing"][None])[0], p
     )

@@ -19,6 +19,8 @@ BAD = [
     ("judge_mu", math.inf),
     ("judge_mu", math.nan),
     ("concentration", (2.0, 0.0)),
+    ("floor", (0.0, 6.0)),
+    ("floor", (2.0, math.nan)),
     ("concentration", (math.nan, 1.5)),
 ]
 

@@ -17,7 +17,10 @@ os.environ.setdefault("JUDGEBAYES_PROGRESS", "0")
 
 # The contract's examples and fits (tests/contract.py), shared by every test file of a
 # worker: a study's contract cases run in its family's file, whose tests compile the same
-# models, so each model compiles once.
+# models, so each model compiles once.  ``all_fits`` samples NUTS for real (for the tests
+# that read a posterior's numbers); the contract's own cases take ``mock_fits``, whose MCMC
+# methods draw the prior instead (the contract tests what the code around the sampler
+# makes of a trace, not the sampler).
 
 
 @pytest.fixture(scope="session")
@@ -82,3 +85,21 @@ def pandalm():
     mask[np.random.default_rng(0).choice(full.channel.n_instances, 200, replace=False)] = True
     ref = PairwiseRanking.from_frames(pandalm_comparisons("human")).fit("naive", random_seed=0)
     return full, full.with_labelled(mask), ref.point
+
+
+def mock_fits(studies):
+    from tests.contract import Fits
+
+    return Fits(studies, mock=True)
+
+
+@pytest.fixture
+def mock_nuts():
+    """NUTS replaced by draws of the prior shaped as a posterior while the test runs
+    (``tests.helpers.prior_as_posterior``): for a test of the code around the sampler
+    (tables, save and load, plots, a command's output), never of a posterior's numbers.
+    """
+    from tests.helpers import prior_as_posterior
+
+    with prior_as_posterior():
+        yield

@@ -5,13 +5,17 @@ models (xdist sends a file to one worker).
 
 One small example study per registered class (:data:`EXAMPLES`); each is built on its
 family tests' data, whose shapes and labels are the compiled model's key.  The fixtures
-``studies`` and ``all_fits`` (tests/conftest.py) build an example and fit a method the
-first time a test asks.
+``studies``, ``all_fits`` and ``mock_fits`` (tests/conftest.py) build an example and fit
+a method the first time a test asks.  The contract's cases take ``mock_fits``: its MCMC
+methods draw the prior shaped as a posterior (:func:`tests.helpers.prior_as_posterior`),
+since what is tested is what the code around the sampler makes of a trace; every model is
+sampled for real where its numbers are tested (its family's tests, the slow tier's SBC).
 """
 
 import dataclasses
 import json
 import warnings
+from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
@@ -23,6 +27,7 @@ from judgebayes.simulate import controlled_benchmark, simulate_panel
 from judgebayes.studies import STUDIES
 from judgebayes.studies.leaderboard import ExchangeableBoard, GuessingBoard, TwoPLBoard
 from judgebayes.studies.panel import LeniencyPanel, OverdispersedPanel, PooledPanel
+from tests.helpers import prior_as_posterior
 from tests.plots import check_forest, title
 from tests.simulators import RATERS, lenient_on_long, simulate_raters, small_board, stream
 
@@ -213,18 +218,26 @@ class Studies(dict):
         return study
 
 
+#: the models the prior cannot be drawn from (a flat variable whose prior is a potential):
+#: their MCMC cases sample for real in ``mock_fits`` too
+NO_PRIOR_DRAWS = {"panel.leniency"}
+
+
 class Fits(dict):
     """Every (study, method) fit, made when a test first asks for it: a study's cases run
-    in its family's test file (one worker), which compiles each model once.
+    in its family's test file (one worker), which compiles each model once.  With
+    ``mock``, the MCMC methods draw the prior instead of sampling (:func:`prior_as_posterior`).
     """
 
-    def __init__(self, studies):
+    def __init__(self, studies, mock: bool = False):
         super().__init__()
         self.studies = studies
+        self.mock = mock
 
     def __missing__(self, case):
         key, method = case
-        with warnings.catch_warnings():
+        drawn = self.mock and STUDIES[key].methods[method].mcmc and key not in NO_PRIOR_DRAWS
+        with warnings.catch_warnings(), prior_as_posterior() if drawn else nullcontext():
             # small settings: the gate may fail; the contract, not convergence, is tested here
             warnings.simplefilter("ignore", ConvergenceWarning)
             fit = self.studies[key].fit(method, random_seed=1, **_options(key, method))
@@ -279,8 +292,8 @@ POTENTIAL = {
 PREDICTIVE = {"accuracy.binary", "items.plain", PANEL_DEFAULT, "ranking", "repeats", "scores"}
 
 
-def check_fit(all_fits, key, method):
-    fit = all_fits[(key, method)]
+def check_fit(fits, key, method):
+    fit = fits[(key, method)]
     assert isinstance(fit, jb.Fit)
     assert (fit.method, fit.family) == (method, STUDIES[key].family)
     assert (fit.quantity, fit.unit) == _expected(key, method, fit)
@@ -326,10 +339,10 @@ def check_fit(all_fits, key, method):
     assert np.isfinite(fit.seconds) and fit.seconds >= 0
 
 
-def check_compare_and_forest(all_fits, key):
+def check_compare_and_forest(contract_fits, key):
     import matplotlib.pyplot as plt
 
-    fits = all_fits.of(key)
+    fits = contract_fits.of(key)
     table = jb.compare(fits, alpha=0.1)
     assert list(table.columns) == list(jb.results.COMPARISON_COLUMNS)
     assert len(table) == sum(len(f.interval(0.1)) for f in fits)
@@ -348,8 +361,8 @@ def check_compare_and_forest(all_fits, key):
         plt.close("all")
 
 
-def check_family_summaries(all_fits, key):
-    for fit in all_fits.of(key):
+def check_family_summaries(fits, key):
+    for fit in fits.of(key):
         if fit.family == "leaderboard":  # every method has the table, points included
             table = fit.leaderboard()
             assert table["p_top_k"].sum() == pytest.approx(1)
@@ -372,12 +385,12 @@ def check_family_summaries(all_fits, key):
         elif key == "panel.leniency":  # the leniency model has no sensitivity or specificity
             assert fit.tpr is None and fit.tnr is None
         else:
-            validators = all_fits.studies[key].data.validators
+            validators = fits.studies[key].data.validators
             assert fit.tpr is not None and fit.tpr.shape == (len(validators),)
 
 
-def check_saves_and_loads(all_fits, key, method, tmp_path):
-    fit = all_fits[(key, method)]
+def check_saves_and_loads(fits, key, method, tmp_path):
+    fit = fits[(key, method)]
     path = tmp_path / ("fit.zarr" if method == "nuts" else "fit.nc")
     fit.save(path)
     back = jb.load_fit(path)
@@ -399,9 +412,9 @@ def check_saves_and_loads(all_fits, key, method, tmp_path):
         pd.testing.assert_frame_equal(back.bias_table(), fit.bias_table())
 
 
-def check_mcmc_groups(all_fits, key, method):
+def check_mcmc_groups(fits, key, method):
     # observed variables give observed_data (and log_likelihood when asked for)
-    groups = set(all_fits[(key, method)].idata.children)
+    groups = set(fits[(key, method)].idata.children)
     assert {"sample_stats", "constant_data"} <= groups
     if (key, method) not in POTENTIAL:
         assert "observed_data" in groups
@@ -409,16 +422,16 @@ def check_mcmc_groups(all_fits, key, method):
             assert "log_likelihood" in groups
 
 
-def check_posterior_predictive(studies, all_fits, key):
+def check_posterior_predictive(studies, key):
     """A NUTS fit asked for it carries the posterior_predictive group (one replicate of each
     observed variable per draw), which arviz-plots' plot_ppc_* read; a model whose
-    likelihood is a Potential refuses it by name.
+    likelihood is a Potential refuses it by name.  The trace is prior draws: the group's
+    shape and its plot are tested, not the replicates' numbers.
     """
     import arviz as az
     import matplotlib.pyplot as plt
 
-    assert all_fits[(key, "nuts")] is not None  # compiled: only sampling here
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), prior_as_posterior():
         warnings.simplefilter("ignore", ConvergenceWarning)
         fit = studies[key].fit("nuts", random_seed=2, sampler=SMALL, posterior_predictive=True)
     pp = fit.idata.posterior_predictive
@@ -472,20 +485,20 @@ class ContractTests:
         if "predictive_key" in metafunc.fixturenames:
             metafunc.parametrize("predictive_key", self.predictive_keys())
 
-    def test_fit(self, all_fits, case):
-        check_fit(all_fits, *case)
+    def test_fit(self, mock_fits, case):
+        check_fit(mock_fits, *case)
 
-    def test_saves_and_loads(self, all_fits, case, tmp_path):
-        check_saves_and_loads(all_fits, *case, tmp_path)
+    def test_saves_and_loads(self, mock_fits, case, tmp_path):
+        check_saves_and_loads(mock_fits, *case, tmp_path)
 
-    def test_mcmc_groups(self, all_fits, mcmc_case):
-        check_mcmc_groups(all_fits, *mcmc_case)
+    def test_mcmc_groups(self, mock_fits, mcmc_case):
+        check_mcmc_groups(mock_fits, *mcmc_case)
 
-    def test_compare_and_forest(self, all_fits, key):
-        check_compare_and_forest(all_fits, key)
+    def test_compare_and_forest(self, mock_fits, key):
+        check_compare_and_forest(mock_fits, key)
 
-    def test_family_summaries(self, all_fits, key):
-        check_family_summaries(all_fits, key)
+    def test_family_summaries(self, mock_fits, key):
+        check_family_summaries(mock_fits, key)
 
-    def test_posterior_predictive(self, studies, all_fits, predictive_key):
-        check_posterior_predictive(studies, all_fits, predictive_key)
+    def test_posterior_predictive(self, studies, predictive_key):
+        check_posterior_predictive(studies, predictive_key)

@@ -1,5 +1,6 @@
 """Helpers the test modules share: the installed command's runner, and the same command through
-its entry point in this process; frames and studies built with the package's own simulators
+its entry point in this process; NUTS replaced by prior draws (:func:`prior_as_posterior`, the
+``mock_nuts`` fixture); frames and studies built with the package's own simulators
 (systems_frame, covariate_study, score_study, length_biased_judge), small readers of a
 result (labelled_arrays, ratings_wide, agreement_table, laplace_vs_nuts), the hypothesis
 strategies of the closed forms' inputs and the accuracy tests' sampler settings (NUTS).
@@ -10,7 +11,7 @@ import shutil
 import subprocess
 import sys
 import warnings
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -211,3 +212,87 @@ def ratings_wide(matrix):
 def agreement_table(result):
     """An agreement table indexed by its coefficients."""
     return result.set_index("coefficient")
+
+
+@contextmanager
+def prior_as_posterior():
+    """NUTS replaced by draws of the prior shaped as a posterior (chains x draws), as
+    pymc-marketing's ``mock_sample`` does: for a test of the code around the sampler
+    (tables, save and load, plots, the result contract's shapes, a command's output), which
+    then needs no compile and no sampling.  Never for a test of the sampler or of a
+    posterior's numbers: the draws ignore the data.
+
+    Both backends of :func:`judgebayes.inference.nuts.sample_nuts` are replaced, below
+    everything the package does with a trace: the named variables kept, the data groups,
+    the gate, the log likelihood, the prior and posterior predictive groups all run as
+    with NUTS.  ``draws / 2`` prior draws (rounded up) are taken once, interpreted, and
+    each half of every chain is a permutation of them, so the chains agree and R-hat stays
+    below 1.01; the ESS is about chains x draws (the gate's 400 with some margin from 2 x
+    500 on).  Potentials are left out of the draws; a model with a flat variable has no
+    prior to draw from and is refused by name.
+    """
+    import pytest
+
+    from judgebayes.inference.nuts import sampling
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sampling, "_sample_nutpie", _prior_draws)
+        mp.setattr(sampling, "_sample_pymc", _prior_draws)
+        yield
+
+
+def _prior_draws(spec, cfg, seed):
+    """The replaced backend: (trace, free variables, compile seconds, sampling seconds,
+    cache hit), as ``sampling._sample_nutpie`` returns them.
+    """
+    import logging
+    import time
+
+    import numpy as np
+    import pymc as pm
+    import xarray as xr
+    from pymc.distributions.continuous import FlatRV, HalfFlatRV
+
+    from judgebayes.inference.nuts import interpreted, sampling
+
+    t0 = time.perf_counter()
+    model = spec.build()
+    free = tuple(v.name for v in model.free_RVs)
+    flat = [v.name for v in model.free_RVs if isinstance(v.owner.op, FlatRV | HalfFlatRV)]
+    if flat:
+        raise NotImplementedError(f"prior_as_posterior: {flat[0]!r} is flat, no prior to draw")
+    named = [*free, *(v.name for v in model.deterministics)]
+    half = -(-cfg.draws // 2)
+    log = logging.getLogger("pymc")
+    level = log.level
+    log.setLevel(logging.WARNING)  # not its "Sampling: [...]" line
+    try:
+        with warnings.catch_warnings(), interpreted() as kw:
+            warnings.simplefilter("ignore", UserWarning)  # the potentials left out
+            prior = pm.sample_prior_predictive(
+                draws=half, model=model, var_names=named, random_seed=seed, compile_kwargs=kw
+            )["prior"].to_dataset()
+    finally:
+        log.setLevel(level)
+    rng = np.random.default_rng(seed)
+    chains = []
+    for _ in range(cfg.chains):
+        order = np.concatenate([rng.permutation(half), rng.permutation(half)])[: cfg.draws]
+        chains.append(prior.isel(chain=0, draw=order).assign_coords(draw=np.arange(cfg.draws)))
+    post = xr.concat(chains, dim="chain").assign_coords(chain=np.arange(cfg.chains))
+    post = post.transpose("chain", "draw", ...)
+    post.attrs = {}
+    # nutpie's statistics the gate reads: no divergence, none at the maximum depth, and an
+    # energy whose E-BFMI (about 2 for independent draws) passes
+    shape = (cfg.chains, cfg.draws)
+    stats = xr.Dataset(
+        {
+            "diverging": (("chain", "draw"), np.zeros(shape, dtype=bool)),
+            "maxdepth_reached": (("chain", "draw"), np.zeros(shape, dtype=bool)),
+            "energy": (("chain", "draw"), rng.normal(size=shape)),
+        },
+        coords={"chain": post.chain, "draw": post.draw},
+    )
+    idata = xr.DataTree.from_dict({"posterior": post, "sample_stats": stats})
+    sampling._add_data_groups(idata, model)
+    return idata, free, 0.0, time.perf_counter() - t0, False

@@ -74,8 +74,10 @@ def test_bad_input_and_unused_flags_are_one_line_and_exit_2(board, tmp_path, cap
     assert main(["leaderboard", str(tmp_path / "missing.parquet")]) == 2
 
 
-def test_the_bayesian_model_by_nuts_and_by_laplace(tmp_path, capsys):
-    # the contract's board (tests/simulators.small_board): its Rasch model compiles once
+def test_the_bayesian_model_by_nuts_and_by_laplace(tmp_path, capsys, mock_nuts):
+    # the contract's board (tests/simulators.small_board); the command's JSON against the
+    # library's fit of the same seed: NUTS's trace is prior draws (the command is tested,
+    # not the sampler)
     frame, _ = small_board()
     path = tmp_path / "board.csv"
     frame.to_csv(path, index=False)

@@ -171,7 +171,8 @@ def test_refusals_that_depend_on_the_data_are_rows_too():
         assert table.set_index("method").loc[[method], "note"].str.startswith("refused").all()
 
 
-def test_sampler_config_is_validated_and_recorded():
+def test_sampler_config_is_validated_and_recorded(mock_nuts):
+    # the settings' way to the sampler and into the tree: the trace is prior draws
     with pytest.raises(InputError, match=r"sampler\.draws"):
         SamplerConfig(draws=0)
     with pytest.raises(InputError, match="target_accept"):
@@ -185,9 +186,10 @@ def test_sampler_config_is_validated_and_recorded():
     assert fit.idata.posterior.sizes["draw"] == 500
 
 
-def test_a_fit_that_fails_the_convergence_gate_says_so_in_its_notes(tmp_path):
+def test_a_fit_that_fails_the_convergence_gate_says_so_in_its_notes(tmp_path, mock_nuts):
     # 2 chains of 20 draws: too few effective draws for the gate; the warning passes, the
-    # note stays with the fit (and its saved copy, and the tables made from it later)
+    # note stays with the fit (and its saved copy, and the tables made from it later).
+    # The trace is prior draws, as short: the gate's report is tested, not the sampler
     study = jb.AccuracyStudy.from_counts(k=620, n=1000, tn=70, m0=100, tp=90, m1=100)
     with pytest.warns(ConvergenceWarning, match="Do not report these numbers"):
         fit = study.fit("nuts", random_seed=3, sampler=SamplerConfig(draws=20, tune=50, chains=2))

@@ -392,7 +392,8 @@ def report_study():
     return AccuracyStudy.from_counts(k=620, n=1000, tn=70, m0=100, tp=90, m1=100)
 
 
-def test_accuracy_report_markdown_and_html(report_study, tmp_path):
+def test_accuracy_report_markdown_and_html(report_study, tmp_path, mock_nuts):
+    # the report's tables and figures: NUTS's trace is prior draws
     import matplotlib.image as mpimg
 
     from judgebayes.report import accuracy_report

@@ -92,30 +92,38 @@ class AccuracyPriors:
     walk_jump: tuple[float, float] = (0.2, 3.0)
 
     def __post_init__(self):
-        for name in ("theta", "q0", "q1", "theta_cal", "strata_mu", "rater"):
+        for name in ("theta", "q0", "q1", "theta_cal", "rater"):
             a, b = getattr(self, name)
-            if name != "strata_mu" and not (a > 0 and b > 0):
+            if not (a > 0 and b > 0):
                 raise InputError(
                     f"prior {name} must have positive Beta parameters; got {(a, b)}",
                     field=f"priors.{name}",
                     value=(a, b),
                 )
-        if (
-            self.strata_mu[1] <= 0
-            or self.strata_sigma <= 0
-            or self.prevalence <= 0
-            or self.cluster_mu[1] <= 0
-            or self.cluster_sigma <= 0
-            or self.walk_step <= 0
-            or not 0 <= self.walk_jump[0] <= 1
-            or not self.walk_jump[1] > 0
-            or not self.coef_sd > 0
-            or not self.judge_sigma > 0
-        ):
+        # each bad setting named by its field; a NaN fails every comparison, so the checks
+        # ask for what must hold
+        for name in ("strata_mu", "cluster_mu"):
+            mean, sd = getattr(self, name)
+            if not (abs(mean) < float("inf") and sd > 0):
+                raise InputError(
+                    f"prior {name} must be (mean, sd) with a finite mean and sd > 0; "
+                    f"got {(mean, sd)}",
+                    field=f"priors.{name}",
+                    value=(mean, sd),
+                )
+        for name in ("strata_sigma", "prevalence", "cluster_sigma", "coef_sd", "judge_sigma",
+                     "walk_step"):  # fmt: skip
+            v = getattr(self, name)
+            if not v > 0:
+                raise InputError(
+                    f"prior {name} must be > 0; got {v!r}", field=f"priors.{name}", value=v
+                )
+        share, scale = self.walk_jump
+        if not (0 <= share <= 1 and scale > 0):
             raise InputError(
-                "prior scales and concentrations must be positive",
-                field="priors",
-                value=(self.strata_mu, self.strata_sigma, self.prevalence),
+                f"prior walk_jump must be (share in [0, 1], scale > 0); got {(share, scale)}",
+                field="priors.walk_jump",
+                value=(share, scale),
             )
 
 

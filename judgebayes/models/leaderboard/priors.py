@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from judgebayes.errors import InputError
+
 __all__ = ["BoardPriors"]
 
 
@@ -49,3 +51,37 @@ class BoardPriors:
     judge_spread: float = 0.5
     concentration: tuple[float, float] = (2.0, 1.5)
     floor: tuple[float, float] = (2.0, 6.0)
+
+    def __post_init__(self):
+        # a NaN fails every comparison: the checks ask for what must hold
+        for name in ("ability_sd", "item_sd", "cluster_sd", "discrimination_sd", "judge_mu_sd",
+                     "judge_spread"):  # fmt: skip
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int | float) or not v > 0:
+                raise InputError(
+                    f"BoardPriors.{name} must be a number > 0; got {v!r}",
+                    field=f"priors.{name}",
+                    value=v,
+                )
+        mu = self.judge_mu
+        if isinstance(mu, bool) or not isinstance(mu, int | float) or not abs(mu) < float("inf"):
+            raise InputError(
+                f"BoardPriors.judge_mu must be a finite number; got {self.judge_mu!r}",
+                field="priors.judge_mu",
+                value=self.judge_mu,
+            )
+        a, b = self.floor
+        if not (a > 0 and b > 0):
+            raise InputError(
+                f"BoardPriors.floor must have positive Beta parameters; got {self.floor!r}",
+                field="priors.floor",
+                value=self.floor,
+            )
+        mean, sd = self.concentration
+        if not (abs(mean) < float("inf") and sd > 0):
+            raise InputError(
+                "BoardPriors.concentration must be (mean, sd) of log phi with a finite mean "
+                f"and sd > 0; got {self.concentration!r}",
+                field="priors.concentration",
+                value=self.concentration,
+            )

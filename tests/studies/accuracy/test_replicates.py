@@ -10,7 +10,9 @@ from judgebayes.errors import ConvergenceWarning, InputError
 from tests.contract import EXAMPLES, SMALL, ContractTests
 
 
-def test_replicate_fits_mark_an_undefined_replicate():
+def test_replicate_fits_mark_an_undefined_replicate(mock_nuts):
+    # a replicate without data is NaN and counted in the notes, by every method: NUTS's
+    # trace is prior draws (what is tested is what the fit makes of a replicate)
     rs = EXAMPLES["accuracy.replicates"]()
     for m in ("closed_form", "laplace", "nuts"):
         with warnings.catch_warnings():

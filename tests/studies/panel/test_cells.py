@@ -23,11 +23,13 @@ from tests.contract import PANEL_DEFAULT, ContractTests
 from tests.plots import title
 
 
-def test_cross_validate_counts_fits_that_miss_the_gate(shifted):
+def test_cross_validate_counts_fits_that_miss_the_gate(shifted, mock_nuts):
     """A sweep of NUTS fits too short to converge (2 chains x 30 draws): every fit is
     counted as failed, the summaries over passed fits are empty, and the ones over all
-    fits are still shown beside them; no warning per fit (the count is the report)."""
-    # one compiled model, the one bayes_fits compiles (the door would choose per subset)
+    fits are still shown beside them; no warning per fit (the count is the report).
+    The traces are prior draws: 60 of them cannot reach the gate's ESS either, and the
+    counting, not the sampler, is tested."""
+    # one model for every subset (the door would choose per subset)
     p = HierarchicalPanel(shifted.panel())
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
@@ -104,11 +106,14 @@ def test_loo_compares_panel_variants(bayes_fits):
     assert cmp.index[0] == "hierarchical"
 
 
-def test_cli_panel_sampler_flags_reach_the_sampler_and_the_gate_goes_to_stderr(tmp_path, capsys):
+def test_cli_panel_sampler_flags_reach_the_sampler_and_the_gate_goes_to_stderr(
+    tmp_path, capsys, mock_nuts
+):
     from judgebayes.cli import main
 
-    # the contract's panel (tests/studies/test_base.py), whose hierarchical model the
-    # contract compiles in this group
+    # the contract's panel (tests/studies/test_base.py); the traces are prior draws of the
+    # shape the flags ask for (the flags' way to the sampler and the gate's report are
+    # tested, not the sampler)
     small = simulate_panel(5, 4, n_outputs=80, n_annotated=3, seed=2, rate_shift=0.0)
     small.items.to_csv(tmp_path / "items.csv", index=False)
     argv = ["panel", str(tmp_path / "items.csv"), "--items", "--method", "nuts",
@@ -262,9 +267,10 @@ def test_default_panel_model_passes_the_gate_on_a_small_plain_panel(studies, all
     assert fit.idata.posterior.sizes["draw"] == 2000 and fit.info["variant"] == "hierarchical"
 
 
-def test_panel_check_gathers_its_checks(studies, all_fits):
+def test_panel_check_gathers_its_checks(studies, mock_fits):
+    # which checks run and which the model assumes, not what they find: prior draws
     key = PANEL_DEFAULT
-    pan = studies[key].check(all_fits[(key, "nuts")])
+    pan = studies[key].check(mock_fits[(key, "nuts")])
     assert {r.check for r in pan} == {"cells", "leniency"} and pan.table["flagged"].dtype == bool
     # the leniency model's check runs on the data; the cell model does not assume it
     assert pan["cells"].relevant and not pan["leniency"].relevant

@@ -87,6 +87,7 @@ def pandalm():
     return full, full.with_labelled(mask), ref.point
 
 
+@pytest.fixture(scope="session")
 def mock_fits(studies):
     from tests.contract import Fits
 

@@ -105,6 +105,8 @@ def augmented_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEs
         fl_mean = sums(sysc[lab], pred[lab], ns) / n_lab
         cov_fe = sums(sysc, np.where(lab, (pred - fl_mean[sysc]) * dev, 0.0), ns) / (n_lab - 1)
         v_h = np.maximum(var_f + s2e + 2 * cov_fe, 0.0)
+        if data.cluster is not None:  # residuals of one cluster move together
+            var_items, df = clustered_items_variance(data, dev, n_all, n_lab, s2e, agree)
         if estimand == "process":
             if data.cluster is None:
                 var = var_items + v_h / n_all
@@ -122,9 +124,13 @@ def augmented_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEs
                 # the residuals of one cluster's labelled rows move together too
                 rtot = np.bincount(ginv, weights=dev, minlength=gk.size)
                 r_cr = n_g / (n_g - 1) * sums(g_sys, rtot**2, ns) / n_lab**2
-                var = (1 - n_lab / n_all) * np.maximum(r_cr, s2e / n_lab) + cr
-                var = var + unl_share * s2e / n_all
-                df = np.minimum(df, n_g - 1)
+                part = np.maximum(var_items, (1 - n_lab / n_all) * np.maximum(r_cr, s2e / n_lab))
+                rest = cr + unl_share * s2e / n_all
+                var = part + rest
+                # Welch-Satterthwaite: the labels' part at its degrees of freedom, the
+                # clusters' sums at G - 1
+                df = var**2 / (part**2 / df + rest**2 / np.maximum(n_g - 1, 1))
+                df = np.minimum(df, np.maximum(n_g - 1, 1))
         else:
             var = var_items
     var = var + fold_jackknife(data, cal, n_all, n_lab)
@@ -146,6 +152,60 @@ def augmented_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEs
             "labels_agree": agree,
         },
     )
+
+
+def clustered_items_variance(
+    data: ScoreData, dev: np.ndarray, n_all, n_lab, s2e, agree
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""The residual term's variance per system when the rows come in clusters, and its
+    degrees of freedom.
+
+    The residuals are :math:`e_{gi} = u_g + \varepsilon_{gi}`, a cluster's shared part
+    (variance :math:`\sigma_b^2`) and the row's own (:math:`\sigma_w^2`), estimated from
+    the labelled rows by one-way analysis of variance.  The estimate's error for the rows'
+    mean is :math:`\frac1N \sum_{\text{unlabelled}} e_j - \frac{N - n}{N}\,\bar e`, in
+    which cluster :math:`g` (:math:`N_g` rows, :math:`n_g` labelled) carries its shared part
+    with weight :math:`c_g = (N_g - n_g)/N - (N - n)\,n_g / (N n)`, so
+
+    .. math::
+
+        \mathrm{Var} = \Big(1 - \frac nN\Big)\frac{\sigma_w^2}{n}
+        + \sigma_b^2 \sum_g c_g^2 .
+
+    Labels spread over the clusters in proportion to their rows make every :math:`c_g`
+    zero (the shared parts cancel); whole clusters labelled make them large, and the
+    variance then rests on the :math:`G_\ell` labelled clusters: Welch-Satterthwaite
+    degrees of freedom from :math:`n - G_\ell` and :math:`G_\ell - 1`.  With one labelled
+    cluster and weights not zero the shared part cannot be estimated: NaN.
+    """
+    ns = len(n_all)
+    sysc, lab, cl = data.system, data.labelled, data.cluster
+    width = int(cl.max()) + 1
+    keys, inv = np.unique(sysc * width + cl, return_inverse=True)
+    k_sys = keys // width
+    rows_g = np.bincount(inv, minlength=keys.size).astype(float)
+    lab_g = np.bincount(inv[lab], minlength=keys.size).astype(float)
+    g_lab = sums(k_sys, (lab_g > 0).astype(float), ns)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_g = np.bincount(inv, weights=dev, minlength=keys.size) / lab_g  # dev: centred
+        within = np.where(lab, dev - np.nan_to_num(mean_g)[inv], 0.0)
+        s2w = sums(sysc, within**2, ns) / np.maximum(n_lab - g_lab, 1)
+        msb = sums(k_sys, np.where(lab_g > 0, lab_g * np.nan_to_num(mean_g) ** 2, 0.0), ns)
+        msb = msb / (g_lab - 1)
+        m0 = (n_lab - sums(k_sys, lab_g**2, ns) / n_lab) / (g_lab - 1)
+        s2b = np.where(g_lab > 1, np.maximum((msb - s2w) / m0, 0.0), 0.0)
+        s2w = np.where(n_lab > g_lab, s2w, s2e)  # one label a cluster: no within part
+        s2w = np.where(agree, s2e, s2w)  # labels that all agree: the floored variance
+        big, small = n_all[k_sys], n_lab[k_sys]
+        c = (rows_g - lab_g) / big - (big - small) / big * lab_g / small
+        c2 = sums(k_sys, c**2, ns)
+        a = (1 - n_lab / n_all) * s2w / n_lab
+        b = s2b * c2
+        df = (a + b) ** 2 / (a**2 / np.maximum(n_lab - g_lab, 1) + b**2 / np.maximum(g_lab - 1, 1))
+        df = np.where(b > 0, df, n_lab - 1)
+        shared = c2 > 1e-12 * (1 - n_lab / n_all) ** 2
+        var = np.where((g_lab < 2) & shared, np.nan, a + b)
+    return var, df
 
 
 def tuned_calibration(

@@ -20,9 +20,10 @@ labels show: a unit drawn whole is labelled on all its rows or on none.
 * ``process`` with ``cluster=``: the variance of :math:`\phi` on the :math:`G` clusters'
   totals, :math:`\frac{G}{G-1} \sum_g (\sum_{i \in g} \phi_i)^2 / N^2` (never below the
   rows' variance); valid however a cluster's rows were drawn; t with
-  :math:`\min(n, G) - 1` degrees of freedom.  The same on the items for the ``process``
-  contrast of two systems that answered the same :math:`N` items, with :math:`\phi_j =
-  \phi_{aj} - \phi_{bj}`.
+  :math:`\min(n, G_{\text{lab}}) - 1` degrees of freedom (:math:`G_{\text{lab}}` the
+  clusters with a label: the residuals' share of the totals comes from them alone).  The
+  same on the items for the ``process`` contrast of two systems that answered the same
+  :math:`N` items, with :math:`\phi_j = \phi_{aj} - \phi_{bj}`.
 * ``items`` (the rows' mean, only the labelling random): rows drawn one by one keep the
   Poisson variance whatever the clusters, and two systems' draws are independent, so
   their contrast's variances add.  Units drawn whole give, with :math:`t_u =
@@ -34,10 +35,12 @@ labels show: a unit drawn whole is labelled on all its rows or on none.
       \Big[\sum_u t_u^2 - \sum_{u\ \text{labelled}} \max_{i \in u} w_i\, D_u^2\Big]
       \Big/ N^2,
 
-  the Horvitz-Thompson variance over units: :math:`\sum_u t_u^2` is that variance plus
-  :math:`\sum_u D_u^2` (over every unit), and the second sum takes that out, exactly when
-  a unit's rows share one probability (its expectation is at most :math:`\sum_u D_u^2`
-  whatever the joint probability of a unit's rows, which ``label_prob=`` does not give).
+  times :math:`m/(m-1)` for the :math:`m` labelled units the residuals' mean is estimated
+  from (t with :math:`m - 1` degrees of freedom): the Horvitz-Thompson variance over
+  units.  :math:`\sum_u t_u^2` is that variance plus :math:`\sum_u D_u^2` (over every
+  unit), and the second sum takes that out, exactly when a unit's rows share one
+  probability (its expectation is at most :math:`\sum_u D_u^2` whatever the joint
+  probability of a unit's rows, which ``label_prob=`` does not give).
 
 Each system's calibration jackknife is added.
 """
@@ -112,7 +115,9 @@ def weighted_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEst
             if data.cluster is not None:
                 v_g, n_g = _cluster_variance(centred + w * dev, sysc, data.cluster, ns)
                 var = np.maximum(var, v_g / n_all**2)
-                dof = np.minimum(dof, n_g - 1)
+                # the residuals' share of the totals comes from the labelled clusters only
+                n_gl = _labelled_units(lab, _unit_key(sysc, data.cluster), sysc, ns)
+                dof = np.minimum(dof, np.minimum(n_g, n_gl) - 1)
         elif data.cluster is not None and _drawn_whole(lab, _unit_key(sysc, data.cluster)):
             v_u, n_u = _whole_units_variance(w, dev, _unit_key(sysc, data.cluster), sysc, ns)
             var, dof = v_u / n_all**2, np.minimum(dof, n_u - 1)
@@ -152,7 +157,8 @@ def paired_variance(est: ScoreEstimate, a: int, b: int, ra, rb, estimand: str) -
     if not np.array_equal(w[ra] > 0, w[rb] > 0):  # drawn apart: independent draws
         return float(est.se[a] ** 2 + est.se[b] ** 2)
     whole = np.maximum(w[ra], w[rb]) * (d[ra] - d[rb]) ** 2
-    return float(np.sum(z**2) - np.sum(whole[both])) / big_n**2 + jack
+    m = both.sum()
+    return m / (m - 1) * float(np.sum(z**2) - np.sum(whole[both])) / big_n**2 + jack
 
 
 def _drawn_whole(lab, key) -> bool:
@@ -165,8 +171,10 @@ def _drawn_whole(lab, key) -> bool:
 
 
 def _whole_units_variance(w, dev, key, sysc, ns: int) -> tuple[np.ndarray, np.ndarray]:
-    r"""Per system, :math:`\sum_u t_u^2 - \sum_u \max_u w\, D_u^2` over its units (the
-    module docstring's ``items`` variance for units drawn whole), and its labelled units.
+    r"""Per system, :math:`\frac{m}{m-1} \sum_u (t_u^2 - \max_u w\, D_u^2)` over its
+    units (the module docstring's ``items`` variance for units drawn whole, :math:`m/(m-1)`
+    for the residuals' weighted mean estimated from its :math:`m` labelled units), and
+    :math:`m`.
     """
     gk, ginv = np.unique(key, return_inverse=True)
     g_sys = np.zeros(gk.size, np.int64)
@@ -176,7 +184,16 @@ def _whole_units_variance(w, dev, key, sysc, ns: int) -> tuple[np.ndarray, np.nd
     w_max = np.zeros(gk.size)
     np.maximum.at(w_max, ginv, w)
     n_u = np.bincount(g_sys[w_max > 0], minlength=ns).astype(float)
-    return sums(g_sys, t**2 - w_max * big_d**2, ns), n_u
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return n_u / (n_u - 1) * sums(g_sys, t**2 - w_max * big_d**2, ns), n_u
+
+
+def _labelled_units(lab, key, sysc, ns: int) -> np.ndarray:
+    """Per system, its units (codes ``key``) with a labelled row."""
+    gk, ginv = np.unique(key[lab], return_inverse=True)
+    g_sys = np.zeros(gk.size, np.int64)
+    g_sys[ginv] = sysc[lab]
+    return np.bincount(g_sys, minlength=ns).astype(float)
 
 
 def _unit_key(sysc, cluster) -> np.ndarray:

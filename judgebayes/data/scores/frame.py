@@ -154,11 +154,12 @@ def _weights(df, label_prob, labelled_by, lab, keep, roles, sys_codes, systems, 
         )
     if labelled_by is None:
         given = {} if label_prob is None else {"label_prob": label_prob}
-        return read_label_prob(df, label_prob, lab, paired=paired), None, None, given
+        return read_label_prob(df, label_prob, lab), None, None, given
     if paired:
         raise InputError(
-            "labelled_by= goes without item= and cluster= (weighted paired or clustered "
-            "variances are not implemented): leave those out",
+            "labelled_by= goes without item= and cluster= (the strata's estimated rates "
+            "have no paired or clustered variance): leave those out, or give the known "
+            "probabilities as label_prob=, which takes them",
             field="labelled_by",
             value=labelled_by,
         )

@@ -66,7 +66,9 @@ class ScoreRoles:
     label_prob : str, optional
         Each row's probability of being drawn for a human label, known to the user (labels
         drawn more often on some scores, systems or periods); the residual means are then
-        weighted by its inverse.  Not with ``item=`` or ``cluster=``.
+        weighted by its inverse.  With ``item=`` the contrasts are paired (an item's rows
+        may be drawn together or apart); with ``cluster=`` the process variance is
+        cluster-robust (:mod:`judgebayes.inference.scores.weighted`).
     labelled_by : str, list of str or dict, optional
         Columns the labelling followed at rates the user does not know (the judge's score,
         a length, a source): each system's rows are cut into strata by them (a text
@@ -321,22 +323,13 @@ def kept_codes(df, col: str | None, role: str, keep: np.ndarray) -> np.ndarray |
     return c.astype(np.int64)
 
 
-def read_label_prob(
-    df, col: str | None, labelled: np.ndarray, *, paired: bool = False
-) -> np.ndarray | None:
+def read_label_prob(df, col: str | None, labelled: np.ndarray) -> np.ndarray | None:
     """Each labelled row's inverse labelling probability from column ``col`` (``None``
     without it; NaN on unlabelled rows): the probability, known to the user, with which the
     row was drawn for a human label, in (0, 1] on every labelled row.
     """
     if col is None:
         return None
-    if paired:
-        raise InputError(
-            "label_prob= goes without item= and cluster= (weighted paired or clustered "
-            "variances are not implemented): leave those out",
-            field="label_prob",
-            value=col,
-        )
     require_scores_column(df, col, "the labelling probability", "label_prob")
     p = label_probabilities(df[col], col, labelled)
     return np.where(labelled, 1.0 / np.where(labelled, p, 1.0), np.nan)

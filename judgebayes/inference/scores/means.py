@@ -27,7 +27,9 @@ Welch-Satterthwaite combination of :math:`n - 1` and :math:`N - 1` for ``process
 (:math:`G - 1` with :math:`G` clusters if fewer), clipped to the human scale.  Contrasts
 of systems that answered the same items are paired: the process part is the variance of the per-item
 difference of imputed labels, and labels on both systems of an item enter through the
-Horvitz-Thompson covariance of their residuals.
+Horvitz-Thompson covariance of their residuals.  With known labelling probabilities
+(``label_prob=``) the weighted mean and its paired and clustered variances are
+:mod:`~judgebayes.inference.scores.weighted`'s.
 
 
 Power tuning
@@ -63,7 +65,7 @@ from scipy import stats
 from judgebayes.data.scores import ScoreData
 from judgebayes.inference.scores.calibration import FOLDS, calibrate
 from judgebayes.inference.scores.estimate import ScoreEstimate, fold_jackknife, sums
-from judgebayes.inference.scores.weighted import weighted_means
+from judgebayes.inference.scores.weighted import paired_variance, weighted_means
 
 if TYPE_CHECKING:  # pragma: no cover
     from judgebayes.inference.scores.calibration import Calibration
@@ -383,6 +385,8 @@ def paired_contrasts(data: ScoreData, est: ScoreEstimate, estimand: str) -> dict
     imp[data.system, data.item] = info["imputed"]
     res[data.system, data.item] = np.where(lab, info["residual"], np.nan)
     labm[data.system, data.item] = lab
+    at = np.zeros((ns, n_items), np.int64)  # each (system, item)'s row
+    at[data.system, data.item] = np.arange(len(data.system))
     answered = ~np.isnan(imp)
     for a in range(ns):
         for b in range(a + 1, ns):
@@ -392,6 +396,11 @@ def paired_contrasts(data: ScoreData, est: ScoreEstimate, estimand: str) -> dict
             big_n = m.sum()
             na, nb = labm[a, m].sum(), labm[b, m].sum()
             if na < 2 or nb < 2:
+                continue
+            diff = est.estimate[a] - est.estimate[b]
+            if info.get("weighted"):  # label_prob=: the items' sums
+                v = paired_variance(est, a, b, at[a, m], at[b, m], estimand)
+                table["paired"].append((a, b, diff, float(np.sqrt(max(v, 0.0))), 0.0, int(big_n)))
                 continue
             v = est.se[a] ** 2 + est.se[b] ** 2
             if estimand == "process":  # the per-system Var(H)/N terms, replaced by paired ones
@@ -407,6 +416,5 @@ def paired_contrasts(data: ScoreData, est: ScoreEstimate, estimand: str) -> dict
                 pa, pb, pab = na / big_n, nb / big_n, nab / big_n
                 cov = np.sum(res[a, both] * res[b, both]) * (pab / (pa * pb) - 1) / pab
                 v -= 2 * cov / big_n**2
-            diff = est.estimate[a] - est.estimate[b]
             table["paired"].append((a, b, diff, float(np.sqrt(max(v, 0.0))), 0.0, int(big_n)))
     return table

@@ -1,6 +1,48 @@
-"""The augmented mean when the labels were not a simple random sample of a system's rows:
+r"""The augmented mean when the labels were not a simple random sample of a system's rows:
 drawn with known probabilities (``label_prob=``), or at unknown rates within the
-``labelled_by=`` strata.
+``labelled_by=`` strata; with known probabilities, clustered and paired too.
+
+Clusters and items
+------------------
+With :math:`w_i = 1/\pi_i` on the labelled rows (0 on the others) and
+:math:`d_i = e_i - \bar e_w` their residuals' deviations, the estimate moves with each row
+by its influence
+
+.. math::
+
+    \phi_i = \big(\hat f(s_i) - \bar f\big) + w_i d_i,
+
+whose sum over a system's rows is 0.  A *unit* (a cluster of ``cluster=``; an item of
+``item=``, across two systems) may have had its rows drawn for labels one by one, as
+``label_prob=`` says, or all together (a prompt labelled for every response).  Which, the
+labels show: a unit drawn whole is labelled on all its rows or on none.
+
+* ``process`` with ``cluster=``: the variance of :math:`\phi` on the :math:`G` clusters'
+  totals, :math:`\frac{G}{G-1} \sum_g (\sum_{i \in g} \phi_i)^2 / N^2` (never below the
+  rows' variance); valid however a cluster's rows were drawn; t with
+  :math:`\min(n, G_{\text{lab}}) - 1` degrees of freedom (:math:`G_{\text{lab}}` the
+  clusters with a label: the residuals' share of the totals comes from them alone).  The
+  same on the items for the ``process`` contrast of two systems that answered the same
+  :math:`N` items, with :math:`\phi_j = \phi_{aj} - \phi_{bj}`.
+* ``items`` (the rows' mean, only the labelling random): rows drawn one by one keep the
+  Poisson variance whatever the clusters, and two systems' draws are independent, so
+  their contrast's variances add.  Units drawn whole give, with :math:`t_u =
+  \sum_{i \in u} \pm w_i d_i` (the sign of each system in a contrast) and :math:`D_u =
+  \sum_{i \in u} \pm d_i`,
+
+  .. math::
+
+      \Big[\sum_u t_u^2 - \sum_{u\ \text{labelled}} \max_{i \in u} w_i\, D_u^2\Big]
+      \Big/ N^2,
+
+  times :math:`m/(m-1)` for the :math:`m` labelled units the residuals' mean is estimated
+  from (t with :math:`m - 1` degrees of freedom): the Horvitz-Thompson variance over
+  units.  :math:`\sum_u t_u^2` is that variance plus :math:`\sum_u D_u^2` (over every
+  unit), and the second sum takes that out, exactly when a unit's rows share one
+  probability (its expectation is at most :math:`\sum_u D_u^2` whatever the joint
+  probability of a unit's rows, which ``label_prob=`` does not give).
+
+Each system's calibration jackknife is added.
 """
 
 from __future__ import annotations
@@ -15,7 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from judgebayes.data.scores import ScoreData
     from judgebayes.inference.scores.calibration import Calibration
 
-__all__ = ["weighted_means"]
+__all__ = ["paired_variance", "weighted_means"]
 
 
 def weighted_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEstimate:
@@ -63,11 +105,24 @@ def weighted_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEst
         var = sums(sysc, w * (w - 1) * dev**2, ns) / n_all**2
         imputed = np.where(lab, h, pred + adjust + e_bar[sysc])
         est = sums(sysc, pred, ns) / n_all + e_bar
+        # each row's influence (module docstring): its centred prediction, and a labelled
+        # row's weighted deviation
+        centred = pred + adjust - (sums(sysc, pred + adjust, ns) / n_all)[sysc]
         if estimand == "process":
             h_w = sums(sysc, w * np.nan_to_num(h), ns) / sums(sysc, w, ns)
             v_h = sums(sysc, w * np.where(lab, h - h_w[sysc], 0.0) ** 2, ns) / sums(sysc, w, ns)
             var = var + v_h / n_all
-    var = var + fold_jackknife(data, cal, n_all, n_lab)
+            if data.cluster is not None:
+                v_g, n_g = _cluster_variance(centred + w * dev, sysc, data.cluster, ns)
+                var = np.maximum(var, v_g / n_all**2)
+                # the residuals' share of the totals comes from the labelled clusters only
+                n_gl = _labelled_units(lab, _unit_key(sysc, data.cluster), sysc, ns)
+                dof = np.minimum(dof, np.minimum(n_g, n_gl) - 1)
+        elif data.cluster is not None and _drawn_whole(lab, _unit_key(sysc, data.cluster)):
+            v_u, n_u = _whole_units_variance(w, dev, _unit_key(sysc, data.cluster), sysc, ns)
+            var, dof = v_u / n_all**2, np.minimum(dof, n_u - 1)
+    jack = fold_jackknife(data, cal, n_all, n_lab)
+    var = var + jack
     lo, hi = data.human_scale
     se = np.where(n_lab < 2, np.nan, np.sqrt(np.maximum(var, 0)))
     info = {
@@ -78,8 +133,84 @@ def weighted_means(data: ScoreData, cal: Calibration, estimand: str) -> ScoreEst
         "n_items": n_all,
         "labels_agree": np.zeros(ns, dtype=bool),
         "weighted": True,
+        "weight": w,
+        "centred": centred,
+        "jackknife": jack,
     }
     return ScoreEstimate(np.clip(est, lo, hi), se, dof, (lo, hi), info)
+
+
+def paired_variance(est: ScoreEstimate, a: int, b: int, ra, rb, estimand: str) -> float:
+    """The variance of system ``a``'s weighted mean minus ``b``'s (module docstring) from
+    their rows ``ra`` and ``rb`` of the same items in the same order; ``est`` is
+    :func:`weighted_means`'.
+    """
+    info = est.info
+    w, d = info["weight"], info["residual"]
+    big_n = len(ra)
+    jack = float(info["jackknife"][a] + info["jackknife"][b])
+    z = w[ra] * d[ra] - w[rb] * d[rb]
+    if estimand == "process":
+        phi = z + info["centred"][ra] - info["centred"][rb]
+        return big_n / (big_n - 1) * float(np.sum((phi - phi.mean()) ** 2)) / big_n**2 + jack
+    both = (w[ra] > 0) & (w[rb] > 0)
+    if not np.array_equal(w[ra] > 0, w[rb] > 0):  # drawn apart: independent draws
+        return float(est.se[a] ** 2 + est.se[b] ** 2)
+    whole = np.maximum(w[ra], w[rb]) * (d[ra] - d[rb]) ** 2
+    m = both.sum()
+    return m / (m - 1) * float(np.sum(z**2) - np.sum(whole[both])) / big_n**2 + jack
+
+
+def _drawn_whole(lab, key) -> bool:
+    """Is every unit of ``key`` labelled on all its rows or none, one of them on two rows
+    at least (then the units, not the rows, were drawn)?
+    """
+    _, inv, size = np.unique(key, return_inverse=True, return_counts=True)
+    n_lab = np.bincount(inv, weights=lab.astype(float))
+    return bool(np.all((n_lab == 0) | (n_lab == size)) and np.any(n_lab >= 2))
+
+
+def _whole_units_variance(w, dev, key, sysc, ns: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""Per system, :math:`\frac{m}{m-1} \sum_u (t_u^2 - \max_u w\, D_u^2)` over its
+    units (the module docstring's ``items`` variance for units drawn whole, :math:`m/(m-1)`
+    for the residuals' weighted mean estimated from its :math:`m` labelled units), and
+    :math:`m`.
+    """
+    gk, ginv = np.unique(key, return_inverse=True)
+    g_sys = np.zeros(gk.size, np.int64)
+    g_sys[ginv] = sysc
+    t = np.bincount(ginv, weights=w * dev, minlength=gk.size)
+    big_d = np.bincount(ginv, weights=np.where(w > 0, dev, 0.0), minlength=gk.size)
+    w_max = np.zeros(gk.size)
+    np.maximum.at(w_max, ginv, w)
+    n_u = np.bincount(g_sys[w_max > 0], minlength=ns).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return n_u / (n_u - 1) * sums(g_sys, t**2 - w_max * big_d**2, ns), n_u
+
+
+def _labelled_units(lab, key, sysc, ns: int) -> np.ndarray:
+    """Per system, its units (codes ``key``) with a labelled row."""
+    gk, ginv = np.unique(key[lab], return_inverse=True)
+    g_sys = np.zeros(gk.size, np.int64)
+    g_sys[ginv] = sysc[lab]
+    return np.bincount(g_sys, minlength=ns).astype(float)
+
+
+def _unit_key(sysc, cluster) -> np.ndarray:
+    """Each row's (system, cluster) as one code."""
+    return sysc * (int(cluster.max()) + 1) + cluster
+
+
+def _cluster_variance(phi, sysc, cluster, ns: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""Per system, :math:`\frac{G}{G-1} \sum_g t_g^2` over its clusters' totals
+    :math:`t_g` of ``phi`` (their mean is 0 by construction), and :math:`G`.
+    """
+    key = _unit_key(sysc, cluster)
+    gk, ginv = np.unique(key, return_inverse=True)
+    tot = np.bincount(ginv, weights=phi, minlength=gk.size)
+    g_sys = gk // (int(cluster.max()) + 1)
+    n_g = np.bincount(g_sys, minlength=ns).astype(float)
+    return n_g / (n_g - 1) * sums(g_sys, tot**2, ns), n_g
 
 
 def _stratum_deviations(strata, sysc, lab, e, dev, w, ns: int):

@@ -182,6 +182,7 @@ def clustered_items_variance(
     """
     ns = len(n_all)
     sysc, lab, cl = data.system, data.labelled, data.cluster
+    assert cl is not None  # called with clusters only
     width = int(cl.max()) + 1
     keys, inv = np.unique(sysc * width + cl, return_inverse=True)
     k_sys = keys // width

@@ -1,5 +1,6 @@
-"""Coverage of the agreement coefficients' intervals (linearised t and percentile bootstrap)
-on simulated raters, iid and clustered, and their speed against irrCAC on the same tables.
+"""Coverage of the agreement coefficients' intervals (the posterior, the linearised t and the
+percentile bootstrap) on simulated raters, iid and clustered, and their speed against
+irrCAC on the same tables.
 
 Three exchangeable raters put items of three classes into three categories with a fixed
 confusion matrix; clustered sets draw each cluster's class shares around the population's
@@ -20,7 +21,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import judgebayes as jb
-from tests.workflows.test_agreement import coverage, random_tables, wide
+from tests.helpers import ratings_wide as wide
+from tests.inference.agreement.test_coefficients import coverage, random_tables
 
 DESIGNS = [
     (30, 1, 0.0),
@@ -39,15 +41,25 @@ def main() -> None:
     args = ap.parse_args()
     sd = np.sqrt(0.95 * 0.05 / args.sets)
     print(f"{args.sets} sets per row; Monte-Carlo sd of a 95% coverage {sd:.4f}")
-    print("| items | cluster size | coefficient | t interval | bootstrap |")
-    print("|---|---|---|---|---|")
+    print("| items | cluster size | coefficient | posterior (default) | t interval | bootstrap |")
+    print("|---|---|---|---|---|---|")
     for i, (n, size, spread) in enumerate(DESIGNS):
         cov, boot = coverage(args.sets, n, size, spread, seed=100 + i)
+        post, _ = coverage(args.sets, n, size, spread, seed=100 + i, interval="posterior")
         for k in cov:
-            print(f"| {n} | {size} | {k} | {cov[k]:.3f} | {boot[k]:.3f} |", flush=True)
+            print(
+                f"| {n} | {size} | {k} | {post[k]:.3f} | {cov[k]:.3f} | {boot[k]:.3f} |",
+                flush=True,
+            )
     for i, (n, size, spread) in enumerate(DESIGNS):
         cov, boot = coverage(args.sets, n, size, spread, seed=200 + i, level="ordinal")
-        print(f"| {n} | {size} | AC2 (ordinal) | {cov['gwet']:.3f} | {boot['gwet']:.3f} |")
+        post, _ = coverage(
+            args.sets, n, size, spread, seed=200 + i, level="ordinal", interval="posterior"
+        )
+        print(
+            f"| {n} | {size} | AC2 (ordinal) | {post['gwet']:.3f} | {cov['gwet']:.3f} | "
+            f"{boot['gwet']:.3f} |"
+        )
     speed()
 
 

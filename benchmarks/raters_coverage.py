@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.studies.test_raters import coverage
+from tests.studies.items.test_raters import coverage
 
 
 def main() -> None:

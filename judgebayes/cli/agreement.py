@@ -3,8 +3,9 @@
 One CSV file, long (``--item``, ``--rater``, ``--value``: one row per rating) or wide
 (``--raters h1,h2,h3``: one row per item, one column per rater, blank = not rated).  Prints
 each coefficient (percent agreement, Cohen's kappa for two raters, Fleiss' kappa, Gwet's
-AC1/AC2, Brennan-Prediger, Krippendorff's alpha) with its standard error, t interval and,
-with ``--bootstrap N``, a bootstrap interval.  With ``--judges j1,j2`` (wide form) it also
+AC1/AC2, Brennan-Prediger, Krippendorff's alpha) with its standard error, its interval
+(``--interval auto``, the default, ``posterior`` or ``t``) and, with ``--bootstrap N``, a bootstrap
+interval.  With ``--judges j1,j2`` (wide form) it also
 prints each judge's agreement with the humans beside the humans' agreement with each
 other, and the judges' effective number given the humans.
 
@@ -74,13 +75,21 @@ def add_parser(sub) -> None:
         help="every category in order (needed for ordered text labels)",
     )
     a.add_argument(
+        "--interval",
+        choices=("auto", "posterior", "t"),
+        default="auto",
+        help="the coefficients' interval: the posterior of a Dirichlet model of the items' "
+        "ratings (honest on few items or a rare category), Gwet's t interval, or auto "
+        "(default: the posterior below 1,000 items or 50 ratings of a category)",
+    )
+    a.add_argument(
         "--bootstrap",
         type=count_arg,
         default=None,
-        help="bootstrap replicates (default: none for the coefficients, whose interval is "
-        "the t interval; 2000 for the judges' comparisons)",
+        help="bootstrap replicates (default: none for the coefficients; 2000 for the judges' "
+        "comparisons)",
     )
-    a.add_argument("--seed", type=seed_arg, default=0, help="bootstrap seed")
+    a.add_argument("--seed", type=seed_arg, default=0, help="the posterior's and bootstrap's seed")
     add_common(a)
 
 
@@ -96,7 +105,7 @@ def run(args) -> tuple[str, int]:
     design = dict(level=args.level, cluster=args.cluster, categories=args.categories)
     table = agreement(
         df, args.item, args.rater, args.value, raters=args.raters, **design,
-        **{**common, "bootstrap": boot or 0},
+        interval=args.interval, **{**common, "bootstrap": boot or 0},
     )  # fmt: skip
     out = {
         "coefficients": table.to_dict("records"),

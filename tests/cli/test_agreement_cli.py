@@ -104,3 +104,20 @@ def test_bad_input_is_one_line_and_exit_2(pairs, args, message, capsys):
     assert main(["agreement", str(pairs), *args]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], lines
+
+
+def test_interval_flag_chooses_the_posterior_or_the_t_interval(tmp_path):
+    # 30 items, one rare category on which the two raters always agree: Gwet's t interval
+    # is the point 1, the posterior (the default) is not; anything else is refused
+    path = tmp_path / "rare.csv"
+    pd.DataFrame({"a": [1] * 2 + [0] * 28, "b": [1] * 2 + [0] * 28}).to_csv(path, index=False)
+    rows = {}
+    for how in ("posterior", "t"):
+        res = helpers.cli("agreement", str(path), "--raters", "a,b", "--interval", how,
+                          "--format", "json")  # fmt: skip
+        assert res.returncode == 0, res.stderr
+        rows[how] = {r["coefficient"]: r for r in json.loads(res.stdout)["coefficients"]}
+    assert rows["t"]["cohen"]["lower"] == pytest.approx(1.0)
+    assert rows["posterior"]["cohen"]["lower"] < 0.6
+    bad = helpers.cli("agreement", str(path), "--raters", "a,b", "--interval", "bayes")
+    assert bad.returncode == 2 and "--interval" in bad.stderr

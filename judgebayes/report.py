@@ -337,8 +337,8 @@ def accuracy_report(
         import arviz as az
 
         f = sampled[0]
-        names = [v for v in ("theta", "q0", "q1", "prevalence") if v in f.idata.posterior]
-        summ = az.summary(f.idata, var_names=names, round_to="none")
+        names = [v for v in ("theta", "q0", "q1", "prevalence") if v in f.tree.posterior]
+        summ = az.summary(f.tree, var_names=names, round_to="none")
         summ = summ.reset_index().rename(columns={"index": "variable"})
         r.table("diagnostics", summ, "az.summary of the NUTS posterior")
         d = f.diagnostics
@@ -354,16 +354,16 @@ def accuracy_report(
             "Checks of the model's assumptions (Holm over each check's rows)",
         )
         pc = az.plot_dist(
-            f.idata, var_names=names[:3], ci_prob=1 - alpha, ci_kind="eti", backend="matplotlib"
+            f.tree, var_names=names[:3], ci_prob=1 - alpha, ci_kind="eti", backend="matplotlib"
         )
         r.figure("posterior", _figure_of(pc), "NUTS posterior")
-        pc = az.plot_trace_dist(f.idata, var_names=names[:3], compact=True, backend="matplotlib")
+        pc = az.plot_trace_dist(f.tree, var_names=names[:3], compact=True, backend="matplotlib")
         r.figure("trace", _figure_of(pc), "NUTS trace (all chains)")
     else:
         r.text("No NUTS fit in this report: no sampler diagnostics to show.")
         r.table("diagnostics", pd.DataFrame(columns=["variable"]))
     r.heading("Settings")
-    info = [{"method": f.method, "seconds": f.seconds, **_flat({**f.idata.attrs, **f.info})}
+    info = [{"method": f.method, "seconds": f.seconds, **_flat({**f.tree.attrs, **f.info})}
             for f in fits]  # fmt: skip
     r.table("settings", pd.DataFrame(info))
     files = r.write(path, format)

@@ -8,7 +8,7 @@ methods share and what the engines read:
   :class:`~judgebayes.inference.nuts.ModelSpec` (the study variant that builds the spec
   states it, with the measured reason).  A fit takes
   ``sampler=SamplerConfig(...)`` or a mapping of the fields to change
-  (``sampler={"draws": 500}``); the settings used are written into ``fit.idata.attrs``.
+  (``sampler={"draws": 500}``); the settings used are written into ``fit.tree.attrs``.
   The seed is the fit's ``random_seed`` argument (DESIGN: every sampling call takes one).
 * :func:`check_count` and :func:`check_seed`: the one way an integer count or a seed is
   validated, so ``draws=2.5`` is refused by name in every engine.

@@ -36,8 +36,7 @@ class _TreeField:
     def __get__(self, obj, objtype=None):
         if obj is None:
             raise AttributeError("idata has no default")  # a required field
-        value = obj.__dict__[self.slot]
-        return value.get() if isinstance(value, LazyTree) else value
+        return obj.arviz_tree()
 
     def __set__(self, obj, value):
         if self.slot in obj.__dict__:
@@ -73,8 +72,10 @@ class Fit:
         The method that made it (``"closed_form"``, ``"laplace"``, ``"exact"``,
         ``"nuts"``, ``"regression"``, ``"veto"``, ``"naive"``, ...).
     idata : xarray.DataTree
-        ArviZ's data: ``posterior`` of every model variable (one chain x one draw for point
-        methods); NUTS fits also ``sample_stats``, ``observed_data``, ``log_likelihood``
+        ArviZ's data: ``posterior`` of every model variable; for a point method with an
+        interval, draws of the reported quantity from the confidence distribution of that
+        interval (attrs ``draws="confidence"``) and every variable's estimate in the
+        ``point`` group (:meth:`arviz_tree`; :attr:`tree` is its one-draw tree); NUTS fits also ``sample_stats``, ``observed_data``, ``log_likelihood``
         and, when asked for, ``prior`` and ``prior_predictive``.  ``idata.attrs`` carry
         ``method``, ``family``, ``random_seed``, ``version``, ``priors`` and ``sampler``
         (JSON strings).
@@ -119,6 +120,35 @@ class Fit:
         super().__init_subclass__(**kwargs)
         FIT_CLASSES[cls.__name__] = cls
 
+    @property
+    def tree(self):
+        """The fit's own ``DataTree``: for a point method one chain x one draw of every
+        variable (what the package reads and what :meth:`save` writes); for the others the
+        same object as :attr:`idata`.
+        """
+        value = self.__dict__["_idata"]
+        return value.get() if isinstance(value, LazyTree) else value
+
+    def arviz_tree(self):
+        """What :attr:`idata` reads as: the tree, or for a point method with an interval a
+        tree ArviZ can summarise (:func:`judgebayes.results.trees.confidence_tree`): draws
+        of the reported quantity from the confidence distribution of the method's own
+        interval, whose equal-tailed intervals at every level are the method's, labelled as
+        such, and the one-draw estimates of every variable in its ``point`` group.
+        """
+        if self.interval_fn is None or not self.is_point:
+            return self.tree
+        view = self.__dict__.get("_arviz")
+        if view is None:
+            from judgebayes.results.trees import confidence_tree
+
+            fn = self.interval_fn
+            if hasattr(fn, "saved"):  # a loaded fit keeps a few levels
+                fn = between_saved(fn, self.estimate())
+            view = confidence_tree(self.tree, self.quantity, fn)
+            self.__dict__["_arviz"] = view
+        return view
+
     def _lazy(self, var: str | None = None) -> LazyTree | None:
         """The unbuilt lazy tree answering ``var`` (None once built or for other fits)."""
         lazy = self.__dict__["_idata"]
@@ -138,7 +168,7 @@ class Fit:
         lazy = self.__dict__["_idata"]
         if isinstance(lazy, LazyTree):
             return lazy.point
-        post = self.idata.posterior
+        post = self.tree.posterior
         return post.sizes["chain"] * post.sizes["draw"] == 1
 
     @property
@@ -147,20 +177,20 @@ class Fit:
         lazy = self._lazy(self.quantity)
         if lazy is not None:
             return lazy.units
-        return tuple(str(v) for v in self.idata.posterior[self.unit].values)
+        return tuple(str(v) for v in self.tree.posterior[self.unit].values)
 
     # --------------------------------------------------------------- draws
     def draws(self, var: str | None = None) -> xr.DataArray:
         """Posterior draws of ``var`` (default: the reported quantity), dims (sample, ...)."""
         var = var or self.quantity
-        if var not in self.idata.posterior:
+        if var not in self.tree.posterior:
             raise InputError(
                 f"the {self.method!r} fit has no variable {var!r}; it has "
-                f"{sorted(self.idata.posterior.data_vars)}",
+                f"{sorted(self.tree.posterior.data_vars)}",
                 field="var",
                 value=var,
             )
-        da = self.idata.posterior[var]
+        da = self.tree.posterior[var]
         return da.stack(sample=("chain", "draw")).transpose("sample", ...)
 
     def _require_draws(self, what: str) -> None:
@@ -175,7 +205,7 @@ class Fit:
         lazy = self._lazy(var)
         if lazy is not None:
             return _unit_index(lazy.unit, lazy.units)
-        da = self.idata.posterior[var]
+        da = self.tree.posterior[var]
         dims = [d for d in da.dims if d not in ("chain", "draw")]
         if not dims:
             return pd.Index([var], name="quantity")
@@ -197,7 +227,7 @@ class Fit:
             x = np.asarray(lazy.values[var], float)
             return np.ravel(x if lazy.point else x.reshape(-1, x.shape[-1]).mean(0))
         if self.is_point:  # the atom itself (no stacking of a 1 x 1 sample)
-            return np.ravel(self.idata.posterior[var].values[0, 0])
+            return np.ravel(self.tree.posterior[var].values[0, 0])
         return np.ravel(self.draws(var).mean("sample").values)
 
     def interval(
@@ -250,7 +280,7 @@ class Fit:
         else:
             import arviz as az
 
-            h = az.hdi(self.idata, var_names=[var], prob=1 - alpha)[var]
+            h = az.hdi(self.tree, var_names=[var], prob=1 - alpha)[var]
             lo = np.ravel(h.sel(ci_bound="lower").values)
             hi = np.ravel(h.sel(ci_bound="upper").values)
         return pd.DataFrame(  # one float block (a dict of columns costs more)
@@ -303,7 +333,7 @@ class Fit:
         (closed forms, the exact engine), an ``interval`` group holding it at
         :data:`SAVED_ALPHAS`.
         """
-        t = self.idata.copy()
+        t = self.tree.copy()
         own = {}
         for f in fields(self):
             if f.name in ("idata", "interval_fn", "estimate_override"):
@@ -385,4 +415,26 @@ def saved_interval(table) -> IntervalFn:
             )
         return table["lower"].values[hit[0]], table["upper"].values[hit[0]]
 
+    fn.saved = table  # type: ignore[attr-defined]  # read by between_saved
     return fn
+
+
+def between_saved(fn: IntervalFn, estimate: np.ndarray) -> IntervalFn:
+    """A loaded point fit's interval at any level for its confidence draws: the ends
+    interpolated linearly in alpha between the saved levels (and the estimate at alpha 1),
+    held at the widest saved one beyond it.
+    """
+    table = fn.saved  # type: ignore[attr-defined]
+    alphas = np.asarray(table["alpha"].values, float)
+    order = np.argsort(alphas)
+    a = np.append(alphas[order], 1.0)
+    lower = np.vstack([np.stack(table["lower"].values)[order], estimate])
+    upper = np.vstack([np.stack(table["upper"].values)[order], estimate])
+
+    def interp(alpha: float):
+        x = float(np.clip(alpha, a[0], 1.0))
+        k = int(np.clip(np.searchsorted(a, x) - 1, 0, len(a) - 2))
+        w = (x - a[k]) / (a[k + 1] - a[k])
+        return (1 - w) * lower[k] + w * lower[k + 1], (1 - w) * upper[k] + w * upper[k + 1]
+
+    return interp

@@ -138,7 +138,7 @@ def _common_quantity(fits: Sequence[Fit]) -> str:
     comparators only ``theta``, which every one of its fits also carries.)
     """
     for q in dict.fromkeys(f.quantity for f in fits):
-        if all(q in f.idata.posterior for f in fits):
+        if all(q in f.tree.posterior for f in fits):
             return q
     raise InputError(
         "the fits report different quantities "

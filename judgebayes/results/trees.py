@@ -109,7 +109,7 @@ class LazyTree:
     Building the xarray objects costs more than a closed-form estimate itself or a small
     Newton fit, so a method may hand its fit a
     ``LazyTree``: ``fit.estimate()``, ``fit.interval()`` (equal-tailed) and ``fit.units``
-    of the reported quantity are answered from ``values``; ``fit.idata`` builds the tree
+    of the reported quantity are answered from ``values``; ``fit.tree`` builds the tree
     once (this holder keeps it; the fit itself never changes).
 
     Parameters
@@ -198,3 +198,51 @@ def point_tree(values: dict[str, Any], unit: str, units, *, dims=None, coords=No
 
     answer = {k: v for k, v in values.items() if dims[k] == [unit]}
     return LazyTree(build, unit, units, answer)
+
+
+#: the confidence draws of a point method's tree (:func:`confidence_tree`): chains x draws
+CONFIDENCE_DRAWS = (4, 100)
+
+
+def confidence_tree(point, quantity: str, interval_fn: Callable[[float], tuple]):
+    r"""A point method's tree as ArviZ can summarise it: draws of ``quantity`` from the
+    confidence distribution of the method's own interval.
+
+    The :math:`S` draws of each unit sit at the levels :math:`u_s = (s + 1/2)/S`: below
+    :math:`1/2` the lower end of the method's :math:`1 - 2u` interval, above it the upper
+    end of its :math:`2u - 1` interval, so every equal-tailed interval of the draws at a
+    level :math:`1 - 2u_s` is the method's own (a confidence distribution, Xie and Singh
+    2013), shuffled over ``CONFIDENCE_DRAWS`` chains x draws with a fixed seed.  They are
+    not a posterior: the ``posterior`` group's attrs say ``draws = "confidence"``, and the
+    one-draw estimates of every variable stay in the ``point`` group.
+    """
+    chains, draws = CONFIDENCE_DRAWS
+    size = chains * draws
+    levels = (np.arange(size // 2) + 0.5) / size
+    atom = point["posterior"].to_dataset()
+    n = atom[quantity].shape[2:]
+    out = np.empty((size, *n))
+    for i, u in enumerate(levels):
+        lo, hi = interval_fn(2 * u)
+        out[i], out[size - 1 - i] = np.reshape(lo, n), np.reshape(hi, n)
+    out = out[np.random.default_rng(0).permutation(size)].reshape(chains, draws, *n)
+    dims = atom[quantity].dims
+    post = xr.Dataset(
+        {quantity: (dims, out)},
+        coords={
+            "chain": np.arange(chains),
+            "draw": np.arange(draws),
+            **{d: atom[d].values for d in dims[2:] if d in atom.coords},
+        },
+        attrs={
+            **atom.attrs,
+            "draws": "confidence",
+            "note": "draws from the confidence distribution of the method's own interval "
+            "(its equal-tailed intervals at every level are the method's), not a posterior; "
+            "the estimates are in the 'point' group",
+        },
+    )
+    view = point.copy()
+    view["point"] = xr.DataTree(atom)
+    view["posterior"] = xr.DataTree(post)
+    return view

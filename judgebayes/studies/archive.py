@@ -31,7 +31,7 @@ def load_fit(path) -> Fit:
     """The fit saved at ``path`` (netCDF, or a ``.zarr`` directory), as the class it was.
 
     Everything a fit answers from its draws works as before (intervals of either kind,
-    the family summaries, ``arviz`` on ``fit.idata``); ``info`` comes back as JSON (a
+    the family summaries, ``arviz`` on ``fit.tree``); ``info`` comes back as JSON (a
     ``SamplerConfig`` as a dict, arrays as lists); a point method's own interval is kept
     at :data:`~judgebayes.results.SAVED_ALPHAS` (another level is an
     :class:`~judgebayes.errors.InputError` that lists them); a Newton fit's mode and

@@ -122,7 +122,7 @@ def variance_split(
     if fit.is_point:
         attrs |= {"rate_se": fit.info["rate_se"], "bootstrap": fit.info["bootstrap"]}
     else:
-        post = fit.idata.posterior
+        post = fit.tree.posterior
         q = (alpha / 2, 1 - alpha / 2)
         attrs |= {
             "diagnostics": fit.diagnostics.message(),

@@ -41,6 +41,6 @@ CHECK = register(
         applies_to=("accuracy.binary", "accuracy.strata"),
         assumption="the fit reproduces the judged counts it was given (sampler, data entry)",
         needs="draws",
-        accepts=lambda fit: "p" in fit.idata.posterior or "theta_stratum" in fit.idata.posterior,
+        accepts=lambda fit: "p" in fit.tree.posterior or "theta_stratum" in fit.tree.posterior,
     )
 )

@@ -80,9 +80,9 @@ CHECK = register(
         "(no guessing floor, as multiple-choice items have; if flagged: GuessingBoard)",
         needs="draws",
         accepts=lambda fit: (
-            "ability" in fit.idata.posterior
-            and "difficulty" in fit.idata.posterior
-            and fit.idata.posterior.sizes.get("system", 0) >= 3
+            "ability" in fit.tree.posterior
+            and "difficulty" in fit.tree.posterior
+            and fit.tree.posterior.sizes.get("system", 0) >= 3
         ),
     )
 )

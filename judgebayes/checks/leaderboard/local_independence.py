@@ -90,6 +90,6 @@ CHECK = register(
         assumption="a system's outcomes on two items are independent given its ability "
         "and the items' difficulties (no shared passage, subtask or template)",
         needs="draws",
-        accepts=lambda fit: "ability" in fit.idata.posterior,
+        accepts=lambda fit: "ability" in fit.tree.posterior,
     )
 )

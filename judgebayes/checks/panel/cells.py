@@ -53,6 +53,6 @@ CHECK = register(
         assumption="each validator's rates are the panel's on every generator (the cell "
         "model's rate shifts aside): its cells reproduce the counts",
         needs="draws",
-        accepts=lambda fit: "tpr_cell" in fit.idata.posterior,  # the cell model's fits
+        accepts=lambda fit: "tpr_cell" in fit.tree.posterior,  # the cell model's fits
     )
 )

@@ -30,7 +30,7 @@ CHANNEL_CHECK_MIN = 10
 
 def _rows(ranking, fit, *, alpha: float) -> list[dict]:
     ch = ranking.channel
-    post = fit.idata.posterior
+    post = fit.tree.posterior
     rng = np.random.default_rng(0)
     keep = None
     draws = {}

@@ -39,8 +39,8 @@ def table(fit, instance=None, *, draws: int = DRAWS, random_seed: int = 0) -> pd
     d = fit.data
     eta = fit.eta_draws(draws, random_seed)
     nu = None
-    if "nu" in fit.idata.posterior:
-        nu_all = fit.idata.posterior["nu"].values.ravel()
+    if "nu" in fit.tree.posterior:
+        nu_all = fit.tree.posterior["nu"].values.ravel()
         idx = np.arange(nu_all.size)
         if draws < nu_all.size:
             idx = np.sort(

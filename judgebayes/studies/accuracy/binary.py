@@ -237,7 +237,7 @@ class BinaryAccuracy(AccuracyStudy):
 
     def judged_replicates(self, fit, rng) -> tuple[np.ndarray, np.ndarray]:
         """(replicated judged counts (draws, systems), observed counts): the ppc's pieces."""
-        if "p" not in fit.idata.posterior:
+        if "p" not in fit.tree.posterior:
             raise InputError("ppc needs the judge's rate p (nuts or laplace)", field="method")
         k, n, _ = self.test.per_system()
         return rng.binomial(n[None, :], fit.draws("p").values), k

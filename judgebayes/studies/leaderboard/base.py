@@ -312,7 +312,7 @@ class LeaderboardStudy(Study):
         \mathrm{sp}_s)`; with a concentration, each cell's rate drawn around it first.
         """
         fit._require_draws("the posterior predictive")
-        post = fit.idata.posterior
+        post = fit.tree.posterior
         total = post.sizes["chain"] * post.sizes["draw"]
         pick = rng.choice(total, size=min(count, total), replace=False)
         names = ("ability", "difficulty", "discrimination", "guessing", "sensitivity",

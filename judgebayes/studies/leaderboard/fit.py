@@ -153,7 +153,7 @@ class BoardFit(AccuracyFit):
         return self._closed_form_table(names, alpha, top_k, ref, control, reps, estimand)
 
     def _closed_form_table(self, names, alpha, top_k, ref, control, reps, estimand):
-        post = self.idata.posterior
+        post = self.tree.posterior
         mean = self.estimate("theta_process")
         cov = post["cov_process" if estimand == "process" else "cov_items"].values[0, 0]
         info = self.info
@@ -164,7 +164,7 @@ class BoardFit(AccuracyFit):
             if estimand == "process"
             else np.asarray(info["df_items"], float)
         )
-        seed = json.loads(str(self.idata.attrs.get("random_seed", "null")))
+        seed = json.loads(str(self.tree.attrs.get("random_seed", "null")))
         rng = np.random.default_rng([0 if seed is None else int(seed), 31])
         df_joint = float(dfs.min())
         null = ranks.null_draws(cov, df_joint, reps, rng)
@@ -226,7 +226,7 @@ class BoardFit(AccuracyFit):
         alpha = check_alpha(alpha)
         names = list(self.units)
         mean = self.estimate("theta_process")
-        cov = self.idata.posterior["cov_process"].values[0, 0]
+        cov = self.tree.posterior["cov_process"].values[0, 0]
         se = paired.difference_se(cov, int(self.info["n_clusters"]), tuple(self.info["scale"]))
         dfs = np.asarray(self.info["df"], float)
         a, b = np.nonzero(~np.eye(len(names), dtype=bool))
@@ -249,7 +249,7 @@ class BoardFit(AccuracyFit):
     # ----------------------------------------------------------------- a new system
     def _item_draws(self, limit: int) -> dict:
         """At most ``limit`` draws of the items' parameters a new system is read against."""
-        post = self.idata.posterior
+        post = self.tree.posterior
         if "difficulty" not in post:
             raise InputError(
                 "a new system's rate needs the items' difficulties: fit a model with item "
@@ -294,7 +294,7 @@ class BoardFit(AccuracyFit):
         alpha = check_alpha(alpha)
         seed = check_seed(random_seed)
         draws = self._item_draws(lb_new.DRAWS)
-        items = tuple(str(v) for v in self.idata.posterior["item"].values)
+        items = tuple(str(v) for v in self.tree.posterior["item"].values)
         code, k, n = new_system_outcomes(outcomes, trials, items)
         sd = float(self.info.get("ability_sd", BoardPriors().ability_sd))
         rng = np.random.default_rng(seed)
@@ -326,7 +326,7 @@ class BoardFit(AccuracyFit):
             None if a is None else a.mean(0),
             budget,
         )
-        items = self.idata.posterior["item"].values.astype(str)
+        items = self.tree.posterior["item"].values.astype(str)
         return [str(items[c]) for c in codes]
 
 

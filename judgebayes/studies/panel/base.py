@@ -268,7 +268,7 @@ class ValidatorPanel(Study):
         draw of the cell model, for the ``cells`` check (:mod:`judgebayes.checks.panel.cells`) and
         :meth:`predictive`.
         """
-        post = fit.idata.posterior
+        post = fit.tree.posterior
         if fit.is_point or "tpr_cell" not in post:
             raise InputError(
                 "the cells check needs a NUTS fit of the cell model (draws of f, tpr_cell, "

@@ -35,7 +35,7 @@ class PanelFit(Fit):
         return self.units
 
     def _rate(self, var: str) -> np.ndarray | None:
-        if var not in self.idata.posterior:
+        if var not in self.tree.posterior:
             return None
         return self.estimate(var)
 

@@ -41,7 +41,7 @@ def compare_loo(
             field="fits",
             value=approx,
         )
-    missing = [k for k, f in fits.items() if "log_likelihood" not in f.idata.children]
+    missing = [k for k, f in fits.items() if "log_likelihood" not in f.tree.children]
     if missing:
         raise InputError(
             f"fits {missing} have no log-likelihood; refit with log_likelihood=True",
@@ -51,7 +51,7 @@ def compare_loo(
     with warnings.catch_warnings():
         # Pareto k warnings: the table's diag_elpd column carries them
         warnings.simplefilter("ignore", UserWarning)
-        trees = {k: _one_log_likelihood(f.idata, var_name) for k, f in fits.items()}
+        trees = {k: _one_log_likelihood(f.tree, var_name) for k, f in fits.items()}
         table = az.compare(trees)
     table["approximate"] = [k in approx for k in table.index]
     return table
@@ -92,9 +92,9 @@ def compare_posteriors(
     import arviz as az
 
     names = list(fits)
-    var_names = [v for v in ("b", "theta") if all(v in fits[n].idata.posterior for n in names)]
+    var_names = [v for v in ("b", "theta") if all(v in fits[n].tree.posterior for n in names)]
     pc = az.plot_forest(
-        {n: fits[n].idata for n in names},
+        {n: fits[n].tree for n in names},
         var_names=var_names,
         combined=True,
         ci_kind="eti",
@@ -141,7 +141,7 @@ def _named(fits: list) -> dict:
     """
     labels = [f.label for f in fits]
     if len(set(labels)) < len(labels):
-        labels = [f"{f.label} ({f.idata.attrs.get('study', '?')})" for f in fits]
+        labels = [f"{f.label} ({f.tree.attrs.get('study', '?')})" for f in fits]
     if len(set(labels)) < len(labels):
         twice = next(x for x in labels if labels.count(x) > 1)
         raise InputError(

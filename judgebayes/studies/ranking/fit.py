@@ -80,7 +80,7 @@ class RankingFit(Fit):
         interval, one row per (judge, human outcome, verdict).
         """
         alpha = check_alpha(alpha, "alpha")
-        post = self.idata.posterior
+        post = self.tree.posterior
         if "confusion" not in post:
             raise InputError(
                 f"a {self.method!r} fit has no judge confusion matrix; fit method='judge_error'",
@@ -110,12 +110,12 @@ class RankingFit(Fit):
     def theta_draws(self) -> np.ndarray:
         """(S, N) quality draws, chains flattened."""
         lazy = self._lazy("theta")
-        th = lazy.values["theta"] if lazy is not None else self.idata.posterior["theta"].values
+        th = lazy.values["theta"] if lazy is not None else self.tree.posterior["theta"].values
         return th.reshape(-1, th.shape[-1])
 
     def bias_draws(self) -> np.ndarray:
         """(S, P) shared bias coefficient draws (covariates then position)."""
-        post = self.idata.posterior
+        post = self.tree.posterior
         if "b" not in post:
             return np.zeros((self.theta_draws().shape[0], 0))
         b = post["b"].values
@@ -124,7 +124,7 @@ class RankingFit(Fit):
     @property
     def bias_names(self) -> list[str]:
         """Names of the bias coefficients."""
-        post = self.idata.posterior
+        post = self.tree.posterior
         return [str(v) for v in post["bias"].values] if "b" in post else []
 
     # ------------------------------------------------------------- summaries
@@ -140,7 +140,7 @@ class RankingFit(Fit):
         posterior).
         """
         rows = []
-        post = self.idata.posterior
+        post = self.tree.posterior
         if "b" in post:
             blocks = [("all", self.bias_draws())]
             if "b_judge" in post:
@@ -252,13 +252,13 @@ class RankingFit(Fit):
             F = d.X[:, [d.covariates.index(c) for c in cov]]
             if POSITION in names:
                 F = np.column_stack([F, np.ones(d.n)])
-            post = self.idata.posterior
+            post = self.tree.posterior
             if "b_judge" in post:
                 bj = post["b_judge"].values.reshape(-1, *post["b_judge"].shape[-2:])[idx]
                 eta = eta + np.einsum("np,snp->sn", F, bj[:, d.judge, :])
             else:
                 eta = eta + self.bias_draws()[idx] @ F.T
-        post = self.idata.posterior
+        post = self.tree.posterior
         if self.instance is not None and "instance_z" in post:
             u = post["instance_z"].values.reshape(-1, post["instance_z"].shape[-1])[idx]
             u = u * post["instance_sd"].values.reshape(-1)[idx, None]
@@ -273,8 +273,8 @@ class RankingFit(Fit):
         import arviz as az
 
         names = ("theta", "b", "b_judge", "nu", "instance_sd", "confusion")
-        names = [v for v in names if v in self.idata.posterior]
-        return az.summary(self.idata, var_names=names, kind="all" if self.diagnostics else "stats")
+        names = [v for v in names if v in self.tree.posterior]
+        return az.summary(self.tree, var_names=names, kind="all" if self.diagnostics else "stats")
 
 
 def _check_k(k: int, n: int) -> None:

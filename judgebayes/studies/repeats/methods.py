@@ -90,6 +90,6 @@ def rate_interval(fit, alpha: float) -> tuple[float, float, float]:
         r, se = fit.info["rate"], fit.info["rate_se"]
         t = stats.t.ppf(1 - alpha / 2, fit.info["rate_df"])
         return r, r - t * se, r + t * se
-    x = fit.idata.posterior["rate"].values.ravel()
+    x = fit.tree.posterior["rate"].values.ravel()
     lo, hi = np.quantile(x, [alpha / 2, 1 - alpha / 2])
     return float(x.mean()), float(lo), float(hi)

@@ -183,7 +183,7 @@ def cross_validated_agreement(
                     "nuts", prior=NormalBias(), warn=False, instance=instance_ids(comp),
                     random_seed=random_seed,
                 )  # fmt: skip
-            u_sd = float(fit.idata.posterior["instance_sd"].mean())
+            u_sd = float(fit.tree.posterior["instance_sd"].mean())
             bias = fit.bias_draws().mean(axis=0)
         else:
             fit = rk.fit("laplace", prior=NormalBias(), warn=False, draws=100)

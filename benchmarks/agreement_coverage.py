@@ -103,19 +103,24 @@ def speed() -> None:
         cac = raw.CAC(df, categories=list(values), digits=20)
         cac.fleiss(), cac.gwet(), cac.krippendorff()
     t_irr = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    for _values, x in tables:
-        df = wide(x)
-        jb.agreement(
-            df,
-            raters=list(df.columns),
-            coefficients=["fleiss", "gwet", "krippendorff"],
-            bootstrap=0,
-        )
-    t_jb = time.perf_counter() - t0
+    spent = {}
+    for how in ("t", "auto"):
+        t0 = time.perf_counter()
+        for _values, x in tables:
+            df = wide(x)
+            jb.agreement(
+                df,
+                raters=list(df.columns),
+                coefficients=["fleiss", "gwet", "krippendorff"],
+                bootstrap=0,
+                interval=how,
+            )
+        spent[how] = time.perf_counter() - t0
     print(
-        f"\nFleiss + Gwet + alpha with standard errors on {len(tables)} small tables: "
-        f"judgebayes {t_jb:.2f} s, irrCAC {t_irr:.2f} s (ratio {t_jb / t_irr:.2f})"
+        f"\nFleiss + Gwet + alpha with standard errors and t intervals on {len(tables)} small "
+        f"tables: judgebayes {spent['t']:.2f} s, irrCAC {t_irr:.2f} s (ratio "
+        f"{spent['t'] / t_irr:.2f}); with the default (posterior) intervals judgebayes "
+        f"{spent['auto']:.2f} s (ratio {spent['auto'] / t_irr:.2f})"
     )
     rng = np.random.default_rng(12)
     x = rng.integers(1, 6, (10_000, 5)).astype(float)

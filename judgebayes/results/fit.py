@@ -75,8 +75,9 @@ class Fit:
         ArviZ's data: ``posterior`` of every model variable; for a point method with an
         interval, draws of the reported quantity from the confidence distribution of that
         interval (attrs ``draws="confidence"``) and every variable's estimate in the
-        ``point`` group (:meth:`arviz_tree`; :attr:`tree` is its one-draw tree); NUTS fits also ``sample_stats``, ``observed_data``, ``log_likelihood``
-        and, when asked for, ``prior`` and ``prior_predictive``.  ``idata.attrs`` carry
+        ``point`` group (:meth:`arviz_tree`; :attr:`tree` is its one-draw tree).  NUTS
+        fits also hold ``sample_stats``, ``observed_data``, ``log_likelihood`` and, when
+        asked for, ``prior`` and ``prior_predictive``.  ``idata.attrs`` carry
         ``method``, ``family``, ``random_seed``, ``version``, ``priors`` and ``sampler``
         (JSON strings).
     family : {"accuracy", "panel", "ranking"}

@@ -9,6 +9,8 @@ bootstrap intervals.  The coefficients themselves live in
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -170,6 +172,7 @@ def agreement(
         interval = "posterior" if small and population is None else "t"
     W = ag.category_weights(ratings.values, level)
     weights = _replicates(ratings, bootstrap, random_seed)
+    cache: dict = {}
     rows = []
     for key in names:
         est = _terms(key, ratings, counts, W)
@@ -178,7 +181,7 @@ def agreement(
         half = stats.t.ppf(1 - alpha / 2, df) * se if df > 0 else np.nan
         lower, upper = est.estimate - half, est.estimate + half
         if interval == "posterior":
-            post = _posterior_draws(key, ratings, counts, W, draws, random_seed)
+            post = _posterior_draws(key, ratings, counts, W, draws, random_seed, cache)
             lower, upper = agp.expanded_percentile(post, alpha, _units(ratings))
         boot = np.concatenate(
             [np.empty(0)] + [_replicate(key, ratings, counts, W, c) for c in weights]
@@ -282,33 +285,52 @@ def _replicate(key, ratings: Ratings, counts, W, c) -> np.ndarray:
     return ag.fleiss_family(counts, W, key, c)
 
 
-def _posterior_draws(key, ratings: Ratings, counts, W, draws: int, seed: int) -> np.ndarray:
+def _posterior_draws(key, ratings: Ratings, counts, W, draws: int, seed: int, cache) -> np.ndarray:
     """Draws of one coefficient's posterior (:mod:`judgebayes.inference.agreement.posterior`):
-    the rated items and the prior's profiles under Dirichlet weights, in blocks.
+    the rated items and the prior's profiles under Dirichlet weights, drawn once a call for
+    the coefficients of the counts (and once for Cohen's pairs) and kept in ``cache``.
+    """
+    pairs = key == "cohen"
+    if pairs not in cache:
+        cache[pairs] = _posterior_inputs(ratings, counts, draws, seed, pairs)
+    columns, blocks = cache[pairs]
+    out = []
+    for c in blocks:
+        if pairs:
+            out.append(ag.cohen(*columns, W, c))
+        elif key == "krippendorff":
+            out.append(ag.krippendorff(columns, ratings.values, ratings.level, c))
+        else:
+            out.append(ag.fleiss_family(columns, W, key, c))
+    return np.concatenate(out)
+
+
+def _posterior_inputs(ratings: Ratings, counts, draws: int, seed: int, pairs: bool):
+    """The items with the prior's profiles (counts, or Cohen's two code columns) and
+    blocks of their Dirichlet weights (at most about two million weights a block).
     """
     rng = np.random.default_rng([seed, 1])
     n, q = counts.shape
     groups = ratings.clusters if ratings.clusters is not None else np.arange(n)
-    if key == "cohen":
+    columns: Any
+    if pairs:
         px, py, mass = agp.pair_profiles(q)
-        x = np.concatenate([ratings.codes[:, 0], px])
-        y = np.concatenate([ratings.codes[:, 1], py])
+        columns = (
+            np.concatenate([ratings.codes[:, 0], px]),
+            np.concatenate([ratings.codes[:, 1], py]),
+        )
     else:
         r = counts.sum(axis=1).astype(int)
         m = int(np.bincount(r[r >= 2]).argmax()) if (r >= 2).any() else 2
         profiles = agp.prior_profiles(q, m, rng)
-        every = np.concatenate([counts, profiles])
+        columns = np.concatenate([counts, profiles])
         mass = np.full(len(profiles), 1.0 / len(profiles))
-    out = []
-    for start in range(0, draws, _BLOCK):
-        c = agp.weights(groups, mass, min(_BLOCK, draws - start), rng)
-        if key == "cohen":
-            out.append(ag.cohen(x, y, W, c))
-        elif key == "krippendorff":
-            out.append(ag.krippendorff(every, ratings.values, ratings.level, c))
-        else:
-            out.append(ag.fleiss_family(every, W, key, c))
-    return np.concatenate(out)
+    block = max(_BLOCK, 2_000_000 // (n + len(mass)))
+    blocks = [
+        agp.weights(groups, mass, min(block, draws - start), rng)
+        for start in range(0, draws, block)
+    ]
+    return columns, blocks
 
 
 def _units(ratings: Ratings) -> int:

@@ -67,10 +67,11 @@ def add_parser(sub) -> None:
     a.add_argument("--estimate", action="store_true", help="estimate from the rounds so far")
     a.add_argument(
         "--lost",
-        choices=("refuse", "at_random"),
+        choices=("refuse", "at_random", "by_score"),
         default="refuse",
         help="--estimate: labels requested and never returned (at_random: scale each "
-        "round's probabilities by its returned share)",
+        "round's probabilities by its returned share; by_score: by the share returned "
+        "within bins of the judge's score)",
     )
     a.add_argument(
         "--probs", type=_names, default=None, help="estimate: the rounds' probability columns"

@@ -244,10 +244,13 @@ def active_estimate(
         151 labels for a 0.10-wide interval against 133; ``benchmarks/active_labelling.py``).
     alpha : float
         1 - the interval's level.
-    lost : {"refuse", "at_random"}
-        An item drawn for a label that never came back: refused by name (default), or,
-        when labels were lost independently of everything, counted as not drawn, each
-        round's probabilities scaled by the share of its labels returned.
+    lost : {"refuse", "at_random", "by_score"}
+        An item drawn for a label that never came back: refused by name (default), or
+        counted as not drawn, each round's probabilities scaled by the share of its labels
+        returned: over the round when labels were lost independently of everything
+        (``"at_random"``), within bins of the judge's score when they were lost more often
+        at some scores (``"by_score"``: hard items the labellers skip); labels lost for
+        reasons the score does not carry (the label itself) have no remedy here.
 
     Returns
     -------
@@ -272,7 +275,7 @@ def active_estimate(
     )
     al.require_complete(u, uncertainty)
     X, fold = al.regressors(f, u), al.fold_of(f.size, check_count(folds, "folds"))
-    rd, shares = returned_rounds(y, rd, lost, human)
+    rd, shares = returned_rounds(y, rd, lost, human, f)
     ests, variances, predicted = [], [], []
     for r, pi in enumerate(round_probabilities(df, probs, rd, y, human, shares), start=1):
         before, now = rd < r, rd == r

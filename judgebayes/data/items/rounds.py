@@ -63,30 +63,43 @@ def labelled_columns(frame, judge: str, human: str, *, round: str, probs, uncert
 
 
 #: what :func:`returned_rounds` does with an item drawn for a label that never came back
-LOST = ("refuse", "at_random")
+LOST = ("refuse", "at_random", "by_score")
+#: ``lost="by_score"``: the returned share is taken within at most this many bins of the
+#: judge's score among a round's drawn items...
+SCORE_BINS = 5
+#: ...of at least this many drawn items each
+BIN_ITEMS = 20
 #: a round whose label count lies beyond this many standard deviations of its plan's
 #: expectation (above or below) was not labelled as planned
 OFF_PLAN_Z = 4.0
 
 
-def returned_rounds(y: np.ndarray, rd: np.ndarray, lost: str, human: str):
+def returned_rounds(y: np.ndarray, rd: np.ndarray, lost: str, human: str, f=None):
     r"""The rounds with the labels that came back, and each round's returned share.
 
     An item drawn in round :math:`r` whose label never came back (blank ``human``) is
     refused by name with ``lost="refuse"``; with ``lost="at_random"`` (labels lost
     independently of everything) it counts as not drawn, and round :math:`r`'s
     probabilities are scaled by the share returned, :math:`\pi_i \rho_r` with
-    :math:`\rho_r = n_r^{\text{returned}} / n_r^{\text{drawn}}`.
+    :math:`\rho_r = n_r^{\text{returned}} / n_r^{\text{drawn}}`.  With
+    ``lost="by_score"`` (labels lost more often on some items, at a rate that depends on
+    the judge's score ``f`` alone: hard items the labellers skip) the share is taken
+    within bins of the score, :math:`\pi_i \rho_{r,b(i)}`, the bins the quantiles of
+    the round's drawn items' scores (:data:`SCORE_BINS` at most, :data:`BIN_ITEMS` drawn
+    items each at least); a bin where no label came back is refused by name.  Returns the
+    rounds and each round's share: a number, or one per item.
     """
     if lost not in LOST:
         raise InputError(f"lost must be one of {LOST}; got {lost!r}", field="lost", value=lost)
     missing = ~np.isnan(rd) & np.isnan(y)
     if not missing.any():
         return rd, {}
-    shares = {}
+    shares: dict = {}
     for r in np.unique(rd[missing]).astype(int):
         drawn = rd == r
         shares[int(r)] = float((drawn & ~missing).sum() / drawn.sum())
+        if lost == "by_score":
+            shares[int(r)] = _binned_shares(f, drawn, missing, int(r), human)
     if lost == "refuse":
         r, share = next(iter(shares.items()))
         n = int((rd == r).sum())
@@ -94,11 +107,34 @@ def returned_rounds(y: np.ndarray, rd: np.ndarray, lost: str, human: str):
             f"column {human!r}: {int((missing & (rd == r)).sum())} of the {n} items drawn in "
             f"round {r} have no label (requested, not returned: {share:.0%} came back); label "
             "them, or if they were lost at random give lost='at_random' (each round's "
-            "probabilities scaled by its returned share)",
+            "probabilities scaled by its returned share), or lost='by_score' if they were "
+            "lost more often at some judge scores (the share taken within score bins)",
             field=human,
             value=None,
         )
     return np.where(missing, np.nan, rd), shares
+
+
+def _binned_shares(f, drawn, missing, r: int, human: str) -> np.ndarray:
+    """Each item's returned share of round ``r`` within its bin of the judge's score
+    (:func:`returned_rounds`).
+    """
+    k = int(max(1, min(SCORE_BINS, drawn.sum() // BIN_ITEMS)))
+    inner = np.quantile(f[drawn], np.linspace(0, 1, k + 1)[1:-1]) if k > 1 else np.empty(0)
+    b = np.searchsorted(inner, f, side="right")
+    back = np.bincount(b[drawn & ~missing], minlength=k)
+    asked = np.bincount(b[drawn], minlength=k)
+    if (back == 0).any():
+        e = np.r_[-np.inf, inner, np.inf]
+        j = int(np.flatnonzero(back == 0)[0])
+        raise InputError(
+            f"column {human!r}: none of the {int(asked[j])} labels requested in round {r} on "
+            f"items with judge scores in [{e[j]:.3g}, {e[j + 1]:.3g}) came back: the "
+            "returned share cannot stand for them (label them, or mark them not drawn)",
+            field=human,
+            value=None,
+        )
+    return (back / asked)[b]
 
 
 def round_probabilities(

@@ -102,3 +102,38 @@ def test_a_round_labelled_off_its_plan_is_refused():
     with pytest.raises(InputError, match=r"round 2 has \d+ labels and its plan") as err:
         jb.active_estimate(frame, "judge", "human", round="round", probs=["p1", "p2"])
     assert err.value.field == "round"
+
+
+def test_labels_lost_on_some_scores_take_the_share_within_score_bins():
+    # labels lost more often where the judge's score is high: lost="by_score" scales each
+    # item's probability by the share returned within its bin of the round's drawn scores;
+    # the same estimate by hand, each lost item marked not drawn and p2 times its share
+    from judgebayes.data.items.rounds import BIN_ITEMS, SCORE_BINS
+
+    rng = np.random.default_rng(8)
+    p, y = active_population(rng, n=2000)
+    frame = planned_rounds(p, y, 200)
+    second = frame["round"].to_numpy() == 2
+    lose = second & (rng.random(2000) < np.where(p > 0.6, 0.6, 0.1))
+    frame.loc[lose, "human"] = np.nan
+    kw = {"round": "round", "probs": ["p1", "p2"]}
+    e = jb.active_estimate(frame, "judge", "human", lost="by_score", **kw)
+    k = min(SCORE_BINS, int(second.sum()) // BIN_ITEMS)
+    edges = np.quantile(p[second], np.linspace(0, 1, k + 1)[1:-1])
+    b = np.searchsorted(edges, p, side="right")
+    share = np.array(
+        [(second & ~lose & (b == j)).sum() / (second & (b == j)).sum() for j in range(k)]
+    )
+    by_hand = frame.assign(
+        round=frame["round"].where(~lose),
+        p2=np.where(frame["round"] == 1, frame["p2"], frame["p2"] * share[b]),
+    )
+    assert jb.active_estimate(by_hand, "judge", "human", **kw)["estimate"] == pytest.approx(
+        e["estimate"]
+    )
+    # one bin's labels all lost: refused, naming the scores
+    none_back = frame.copy()
+    none_back.loc[second & (b == k - 1), "human"] = np.nan
+    with pytest.raises(InputError, match=r"none of the .* came back") as err:
+        jb.active_estimate(none_back, "judge", "human", lost="by_score", **kw)
+    assert err.value.field == "human"

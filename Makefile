@@ -21,7 +21,7 @@ endef
 
 PYTHON ?= $(shell $(find_python))
 
-.PHONY: demo test test-slow docs lint format bench notebooks clean python
+.PHONY: demo test test-slow docs lint format bench bench-check notebooks clean python
 
 python:
 	@if [ -z "$(PYTHON)" ]; then \
@@ -101,6 +101,11 @@ $(BIN)/.bench: $(BIN)/.test
 	  BOOST_ROOT=$$BOOST SKBUILD_CONFIGURE_OPTIONS="-DBoost_INCLUDE_DIR=$$BOOST" \
 	  $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation "confseq==0.0.11"
 	touch $@
+
+# the speed guard: each core call against its peer (or a numpy reference op) in one
+# process, the CPU-time ratio held to benchmarks/bench_bounds.toml; CI runs it
+bench-check: $(BIN)/.test
+	$(BIN)/python benchmarks/bench_check.py --fast
 
 bench: $(BIN)/.bench
 	$(BIN)/python benchmarks/closed_form_coverage.py

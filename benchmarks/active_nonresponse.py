@@ -3,7 +3,8 @@
 
 Own simulator (numpy): 1,000 items, a judge's score p ~ Beta(2, 3), the human label
 y ~ Bernoulli(p) below a score of 0.55 and Bernoulli(0.95) above it (a judge that
-under-rates its confident passes, which a working model linear in the score misses); two rounds planned by ``jb.plan.label_next`` (60 expected labels each).
+under-rates its confident passes, which a working model linear in the score misses); two
+rounds planned by ``jb.plan.label_next`` (60 expected labels each).
 About 30% of each round's requested labels are lost, either at random or on hard items
 (lost with probability 0.6 where the judge's score is above 0.55 and 0.1 below: the
 answers labellers skip).  Rows: the returned share taken over the round

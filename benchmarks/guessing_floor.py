@@ -58,21 +58,21 @@ def main() -> None:
             cov.append(c)
             flag.append(f)
         rows[name] = (np.concatenate(cov).mean(), np.mean(flag), args.sets)
-    cov, flag = [], []
-    for s in range(args.nuts_sets):
-        frame, truth = multiple_choice_board(np.random.default_rng([7, s]), ABILITIES, n_items=300)
-        c, f = one(GuessingBoard, "nuts", frame, truth, s)
-        cov.append(c)
-        flag.append(f)
-    guess = (np.concatenate(cov).mean(), np.mean(flag), args.nuts_sets)
+    guess = {}
+    for name, simulate in (("floor", multiple_choice_board), ("no floor", no_floor)):
+        cov, flag = [], []
+        for s in range(args.nuts_sets):
+            frame, truth = simulate(np.random.default_rng([7, s]), ABILITIES, n_items=300)
+            c, f = one(GuessingBoard, "nuts", frame, truth, s)
+            cov.append(c)
+            flag.append(f)
+        guess[name] = (np.concatenate(cov).mean(), np.mean(flag), args.nuts_sets)
     print("| board | model | sets | 90% coverage of the rates | MC sd | check fires |")
     print("|---|---|---|---|---|---|")
-    for name, (c, f, n) in rows.items():
-        sd = np.sqrt(0.9 * 0.1 / (9 * n))
-        print(f"| {name} | Rasch (Laplace) | {n} | {c:.3f} | {sd:.3f} | {f:.3f} |")
-    c, f, n = guess
-    sd = np.sqrt(0.9 * 0.1 / (9 * max(n, 1)))
-    print(f"| floor | GuessingBoard (NUTS) | {n} | {c:.3f} | {sd:.3f} | {f:.3f} |")
+    for model, table in (("Rasch (Laplace)", rows), ("GuessingBoard (NUTS)", guess)):
+        for name, (c, f, n) in table.items():
+            sd = np.sqrt(0.9 * 0.1 / (9 * max(n, 1)))
+            print(f"| {name} | {model} | {n} | {c:.3f} | {sd:.3f} | {f:.3f} |", flush=True)
 
 
 if __name__ == "__main__":

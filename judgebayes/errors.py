@@ -27,6 +27,7 @@ __all__ = [
     "JudgeBayesWarning",
     "JudgeNoBetterThanChanceError",
     "LabelError",
+    "LabellingWarning",
     "LaplaceError",
     "LengthMismatchError",
     "MapError",

@@ -140,31 +140,7 @@ def agreement(
         level=level,
     )
     _check_level(alpha, bootstrap, random_seed)
-    if interval not in ("auto", "posterior", "t"):
-        raise InputError(
-            f"interval must be 'auto', 'posterior' or 't'; got {interval!r}",
-            field="interval",
-            value=interval,
-        )
-    check_count(draws, "draws", 100)
-    n_items = len(ratings.items)
-    if population is not None and (
-        isinstance(population, bool)
-        or not isinstance(population, int | float)
-        or not population >= n_items
-    ):
-        raise InputError(
-            f"population must be a number at least the {n_items} rated items; got {population!r}",
-            field="population",
-            value=population,
-        )
-    if population is not None and interval == "posterior":
-        raise InputError(
-            "population= corrects the t interval for a finite population; the posterior "
-            "assumes an unending one: give interval='t' (or 'auto', which takes it)",
-            field="interval",
-            value=interval,
-        )
+    _check_interval(interval, draws, population, len(ratings.items))
     names = _coefficients(coefficients, ratings)
     counts = ratings.counts
     if interval == "auto":
@@ -210,6 +186,36 @@ def agreement(
     out.attrs["level"] = level
     out.attrs["confidence"] = 1 - alpha
     return out
+
+
+def _check_interval(interval, draws, population, n_items: int) -> None:
+    """The checks of ``interval=``, ``draws=`` and ``population=``, each error naming its
+    field.
+    """
+    if interval not in ("auto", "posterior", "t"):
+        raise InputError(
+            f"interval must be 'auto', 'posterior' or 't'; got {interval!r}",
+            field="interval",
+            value=interval,
+        )
+    check_count(draws, "draws", 100)
+    if population is not None and (
+        isinstance(population, bool)
+        or not isinstance(population, int | float)
+        or not population >= n_items
+    ):
+        raise InputError(
+            f"population must be a number at least the {n_items} rated items; got {population!r}",
+            field="population",
+            value=population,
+        )
+    if population is not None and interval == "posterior":
+        raise InputError(
+            "population= corrects the t interval for a finite population; the posterior "
+            "assumes an unending one: give interval='t' (or 'auto', which takes it)",
+            field="interval",
+            value=interval,
+        )
 
 
 def _notes(ratings: Ratings, rows: list[dict], bootstrap: int) -> list[str]:

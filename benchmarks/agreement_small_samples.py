@@ -2,7 +2,8 @@
 posterior interval (the default) against Gwet's t interval, on the same tables.
 
 Raters rate a binary trait of prevalence ``prev`` with sensitivity 0.9 and specificity 0.97,
-independently given the truth; the population coefficients are written here from their
+independently given the truth (and, in the last rows, five categories with each rating off
+by one with probability 0.2, nominal); the population coefficients are written here from their
 definitions (two exchangeable raters: Cohen's kappa equals Fleiss'; Krippendorff's alpha
 equals Fleiss' kappa in the population). The simulator does not use the package.
 
@@ -48,6 +49,30 @@ def ratings(rng, n: int, prev: float, raters: int) -> pd.DataFrame:
     return pd.DataFrame(r, columns=[f"r{j}" for j in range(raters)])
 
 
+#: five categories: the truth 1-5 with these shares, each rating off by one with
+#: probability 0.2 (clipped at the ends)
+FIVE = np.array([0.1, 0.2, 0.4, 0.2, 0.1])
+
+
+def five_population() -> dict[str, float]:
+    """Nominal coefficients of the five-category raters, from their definitions."""
+    confusion = np.zeros((5, 5))
+    for t in range(5):
+        for step, prob in ((-1, 0.1), (0, 0.8), (1, 0.1)):
+            confusion[t, min(max(t + step, 0), 4)] += prob
+    pa = float(FIVE @ (confusion**2).sum(axis=1))
+    q = FIVE @ confusion
+    pe = float((q**2).sum())
+    return {"percent": pa, "fleiss": (pa - pe) / (1 - pe), "krippendorff": (pa - pe) / (1 - pe)}
+
+
+def five_ratings(rng, n: int, raters: int) -> pd.DataFrame:
+    truth = rng.choice(5, n, p=FIVE)
+    step = np.where(rng.random((n, raters)) < 0.2, rng.choice([-1, 1], (n, raters)), 0)
+    r = np.clip(truth[:, None] + step, 0, 4).astype(float)
+    return pd.DataFrame(r, columns=[f"r{j}" for j in range(raters)])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", type=int, default=400)
@@ -61,18 +86,20 @@ def main() -> None:
         "width, posterior / t |"
     )
     print("|---|---|---|---|---|---|---|")
-    for i, (n, prev, raters) in enumerate(DESIGNS):
-        truth = population(prev, raters)
+    designs = [*DESIGNS, (30, "five", 3), (100, "five", 3)]
+    for i, (n, prev, raters) in enumerate(designs):
+        truth = population(prev, raters) if prev != "five" else five_population()
         rng = np.random.default_rng(300 + i)
         hits = {k: [0, 0] for k in truth}
         width = {k: [[], []] for k in truth}
         for s in range(args.sets):
-            df = ratings(rng, n, prev, raters)
+            df = ratings(rng, n, prev, raters) if prev != "five" else five_ratings(rng, n, raters)
+            cats = [0.0, 1.0] if prev != "five" else [0.0, 1.0, 2.0, 3.0, 4.0]
             for j, how in enumerate(("posterior", "t")):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     t = jb.agreement(
-                        df, raters=list(df.columns), categories=[0.0, 1.0],
+                        df, raters=list(df.columns), categories=cats,
                         coefficients=list(truth), interval=how, random_seed=s,
                     ).set_index("coefficient")  # fmt: skip
                 for k, v in truth.items():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import json
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -53,6 +54,10 @@ def _unit_index(unit: str, units: tuple[str, ...]) -> pd.Index:
     """The index of a fit's units (an index never changes: one object serves every fit)."""
     return pd.Index(list(units), name=unit)
 
+
+#: each point fit's tree as ArviZ reads it (:meth:`Fit.arviz_tree`), built once, kept for
+#: as long as the fit lives
+_ARVIZ_VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 #: every fit class by name (a family's subclass registers itself), for :func:`judgebayes.load_fit`
 FIT_CLASSES: dict[str, type] = {}
@@ -139,7 +144,7 @@ class Fit:
         """
         if self.interval_fn is None or not self.is_point:
             return self.tree
-        view = self.__dict__.get("_arviz")
+        view = _ARVIZ_VIEWS.get(self)  # kept beside the fit, which never changes
         if view is None:
             from judgebayes.results.trees import confidence_tree
 
@@ -147,7 +152,7 @@ class Fit:
             if hasattr(fn, "saved"):  # a loaded fit keeps a few levels
                 fn = between_saved(fn, self.estimate())
             view = confidence_tree(self.tree, self.quantity, fn)
-            self.__dict__["_arviz"] = view
+            _ARVIZ_VIEWS[self] = view
         return view
 
     def _lazy(self, var: str | None = None) -> LazyTree | None:

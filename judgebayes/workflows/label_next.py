@@ -255,8 +255,9 @@ def active_estimate(
     Returns
     -------
     Series
-        ``estimate``, ``se``, ``lower``, ``upper``, ``labels``, and each round's
-        ``estimate_r`` / ``se_r``.
+        ``estimate``, ``se``, ``lower``, ``upper``, ``labels``, each round's
+        ``estimate_r`` / ``se_r``, and with labels lost the share of each such round's
+        labels that came back, ``returned_r``.
 
     Notes
     -----
@@ -275,6 +276,7 @@ def active_estimate(
     )
     al.require_complete(u, uncertainty)
     X, fold = al.regressors(f, u), al.fold_of(f.size, check_count(folds, "folds"))
+    asked = rd
     rd, shares = returned_rounds(y, rd, lost, human, f)
     ests, variances, predicted = [], [], []
     for r, pi in enumerate(round_probabilities(df, probs, rd, y, human, shares), start=1):
@@ -300,4 +302,6 @@ def active_estimate(
     out = {"estimate": est, "se": se, "lower": lo, "upper": hi, "labels": int((rd > 0).sum())}
     for r, (e, v) in enumerate(zip(ests, variances, strict=True), start=1):
         out[f"estimate_{r}"], out[f"se_{r}"] = e, float(np.sqrt(v))
+    for r in shares:  # labels lost: the share of each round's labels returned
+        out[f"returned_{r}"] = float((rd == r).sum() / (asked == r).sum())
     return pd.Series(out)

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from judgebayes.data.ranking import log_length
+from judgebayes.data.ranking.verdicts import with_length
 from judgebayes.errors import InputError
 from judgebayes.studies.ranking import PairwiseRanking
 
@@ -35,17 +35,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from judgebayes.studies.ranking import RankingFit
 
 __all__ = ["fit_sources", "rank_interval_table", "ranking_agreement"]
-
-
-def _with_length(comparisons: pd.DataFrame, words: str) -> pd.DataFrame:
-    for side in ("first", "second"):
-        col = f"{words}_{side}"
-        if col not in comparisons.columns:
-            raise InputError(f"column {col!r} not found", field=col, value=None)
-    return comparisons.assign(
-        length_first=log_length(comparisons[f"{words}_first"]),
-        length_second=log_length(comparisons[f"{words}_second"]),
-    )
 
 
 def fit_sources(
@@ -93,7 +82,7 @@ def fit_sources(
     fits = {}
     for name, comp in sources.items():
         covs = ["length"] if length else []
-        frame = _with_length(comp, words) if length else comp
+        frame = with_length(comp, words) if length else comp
         rk = PairwiseRanking.from_frames(
             frame[["first", "second", "winner", *(["length_first", "length_second"] * length)]],
             covariates=covs,

@@ -69,6 +69,8 @@ LOST = ("refuse", "at_random", "by_score")
 SCORE_BINS = 5
 #: ...of at least this many drawn items each
 BIN_ITEMS = 20
+#: a round with labels lost needs at least this many back
+MIN_RETURNED = 5
 #: a round whose label count lies beyond this many standard deviations of its plan's
 #: expectation (above or below) was not labelled as planned
 OFF_PLAN_Z = 4.0
@@ -98,6 +100,15 @@ def returned_rounds(y: np.ndarray, rd: np.ndarray, lost: str, human: str, f=None
     for r in np.unique(rd[missing]).astype(int):
         drawn = rd == r
         shares[int(r)] = float((drawn & ~missing).sum() / drawn.sum())
+        back = int((drawn & ~missing).sum())
+        if lost != "refuse" and back < MIN_RETURNED:
+            raise InputError(
+                f"column {human!r}: {back} of the {int(drawn.sum())} labels requested in round "
+                f"{r} came back: too few to stand for the round (at least {MIN_RETURNED}); "
+                "label more of its items, or leave the round out",
+                field=human,
+                value=None,
+            )
         if lost == "by_score":
             shares[int(r)] = _binned_shares(f, drawn, missing, int(r), human)
     if lost == "refuse":
@@ -120,13 +131,16 @@ def _binned_shares(f, drawn, missing, r: int, human: str) -> np.ndarray:
     (:func:`returned_rounds`).
     """
     k = int(max(1, min(SCORE_BINS, drawn.sum() // BIN_ITEMS)))
-    inner = np.quantile(f[drawn], np.linspace(0, 1, k + 1)[1:-1]) if k > 1 else np.empty(0)
+    # a judge of few scores (a verdict of 0 or 1) has fewer distinct quantiles than bins
+    levels = np.linspace(0, 1, k + 1)[1:-1]
+    inner: np.ndarray = np.unique(np.quantile(f[drawn], levels)) if k > 1 else np.empty(0)
+    k = inner.size + 1
     b = np.searchsorted(inner, f, side="right")
     back = np.bincount(b[drawn & ~missing], minlength=k)
     asked = np.bincount(b[drawn], minlength=k)
-    if (back == 0).any():
+    if ((back == 0) & (asked > 0)).any():
         e = np.r_[-np.inf, inner, np.inf]
-        j = int(np.flatnonzero(back == 0)[0])
+        j = int(np.flatnonzero((back == 0) & (asked > 0))[0])
         raise InputError(
             f"column {human!r}: none of the {int(asked[j])} labels requested in round {r} on "
             f"items with judge scores in [{e[j]:.3g}, {e[j + 1]:.3g}) came back: the "
@@ -134,7 +148,10 @@ def _binned_shares(f, drawn, missing, r: int, human: str) -> np.ndarray:
             field=human,
             value=None,
         )
-    return (back / asked)[b]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = back / asked
+    # a bin no item of the round was drawn from: its items take the round's share
+    return np.where(asked > 0, share, back.sum() / asked.sum())[b]
 
 
 def round_probabilities(

@@ -37,13 +37,13 @@ of instances, beside the ranking paper's correction (an L2-regularised logistic
 regression of gold on the order-averaged judge score and the length difference).
 """
 
+from judgebayes.data.ranking.verdicts import bias_comparisons as bias_comparisons
+from judgebayes.data.ranking.verdicts import instance_ids as instance_ids
 from judgebayes.workflows.judge_bias.correction import (
     cross_validated_agreement as cross_validated_agreement,
 )
 from judgebayes.workflows.judge_bias.fit import LLMBAR_BIAS_SUBSETS as LLMBAR_BIAS_SUBSETS
-from judgebayes.workflows.judge_bias.fit import bias_comparisons as bias_comparisons
 from judgebayes.workflows.judge_bias.fit import fit_judge_bias as fit_judge_bias
-from judgebayes.workflows.judge_bias.fit import instance_ids as instance_ids
 from judgebayes.workflows.judge_bias.fit import judge_bias_table as judge_bias_table
 from judgebayes.workflows.judge_bias.fit import plot_bias_forest as plot_bias_forest
 

@@ -12,6 +12,7 @@ from scipy import optimize
 from scipy.special import expit, log_expit, logsumexp
 
 from judgebayes.data.ranking import log_length
+from judgebayes.data.ranking.verdicts import instance_table
 from judgebayes.errors import InputError
 from judgebayes.inference.nuts import quiet_engine_warnings
 from judgebayes.models.ranking import NormalBias, RankingPriors
@@ -27,22 +28,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 # ----------------------------------------------------------------------- correction
-def _instance_table(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """One row per instance: gold, lengths, and each order's pick (NaN if missing)."""
-    v = verdicts
-    key = ["subset", "idx"]
-    base = v.drop_duplicates(key)[[*key, "label", "len_words_1", "len_words_2"]]
-    o = v[v["order"] == "original"][[*key, "pick"]].rename(columns={"pick": "pick_orig"})
-    s = v[v["order"] == "swapped"][[*key, "pick"]].rename(columns={"pick": "pick_swap"})
-    t = base.merge(o, on=key, how="left").merge(s, on=key, how="left")
-    t["score"] = pd.concat(
-        [(t["pick_orig"] == 1).where(t["pick_orig"].notna()),
-         (t["pick_swap"] == 1).where(t["pick_swap"].notna())],
-        axis=1,
-    ).astype(float).mean(axis=1)  # fmt: skip
-    return t.reset_index(drop=True)
-
-
 def _log_lik_ratio(
     t: pd.DataFrame, beta, c: float, kappa: float, scale, instance_sd: float = 0.0
 ) -> np.ndarray:
@@ -160,7 +145,7 @@ def cross_validated_agreement(
             field="gold_prior",
             value=gold_prior,
         )
-    t = _instance_table(verdicts)
+    t = instance_table(verdicts)
     gold1 = (t["label"] == 1).to_numpy()
     rng = np.random.default_rng(seed)
     fold = rng.permutation(np.arange(len(t)) % folds)

@@ -137,3 +137,48 @@ def test_labels_lost_on_some_scores_take_the_share_within_score_bins():
     with pytest.raises(InputError, match=r"none of the .* came back") as err:
         jb.active_estimate(none_back, "judge", "human", lost="by_score", **kw)
     assert err.value.field == "human"
+
+
+def test_a_judge_of_two_verdicts_takes_the_share_within_each_verdict():
+    # a 0/1 judge: its score quantiles coincide; the bins are its two verdicts
+    rng = np.random.default_rng(12)
+    p, y = active_population(rng, n=1500)
+    verdict = (p > 0.5).astype(float)
+    frame = planned_rounds(verdict, y, 150)
+    second = frame["round"].to_numpy() == 2
+    lose = second & (rng.random(1500) < np.where(verdict == 1, 0.5, 0.1))
+    frame.loc[lose, "human"] = np.nan
+    kw = {"round": "round", "probs": ["p1", "p2"]}
+    e = jb.active_estimate(frame, "judge", "human", lost="by_score", **kw)
+    share = {
+        v: (second & ~lose & (verdict == v)).sum() / (second & (verdict == v)).sum()
+        for v in (0.0, 1.0)
+    }
+    by_hand = frame.assign(
+        round=frame["round"].where(~lose),
+        p2=np.where(
+            frame["round"] == 1,
+            frame["p2"],
+            frame["p2"] * np.where(verdict == 1, share[1.0], share[0.0]),
+        ),
+    )
+    assert jb.active_estimate(by_hand, "judge", "human", **kw)["estimate"] == pytest.approx(
+        e["estimate"]
+    )
+
+
+def test_a_round_with_too_few_labels_back_is_refused_and_the_share_reported():
+    rng = np.random.default_rng(13)
+    p, y = active_population(rng, n=600)
+    frame = planned_rounds(p, y, 60)
+    second = np.flatnonzero(frame["round"].to_numpy() == 2)
+    kw = {"round": "round", "probs": ["p1", "p2"], "lost": "at_random"}
+    part = frame.copy()
+    part.loc[second[: len(second) // 4], "human"] = np.nan
+    e = jb.active_estimate(part, "judge", "human", **kw)
+    assert e["returned_2"] == pytest.approx(1 - (len(second) // 4) / len(second))
+    few = frame.copy()
+    few.loc[second[2:], "human"] = np.nan  # 2 labels back
+    with pytest.raises(InputError, match=r"2 of the .* came back: too few") as err:
+        jb.active_estimate(few, "judge", "human", **kw)
+    assert err.value.field == "human"

@@ -154,3 +154,26 @@ def test_auto_takes_the_t_interval_on_many_items_with_every_category_used():
     assert jb.agreement(few, raters=["r0", "r1", "r2"]).attrs["interval"] == "posterior"
     finite = jb.agreement(few, raters=["r0", "r1", "r2"], population=1000)
     assert finite.attrs["interval"] == "t"
+
+
+def test_auto_keeps_the_t_interval_for_many_categories_and_edges_stay_honest():
+    # five ordered categories: the prior's mass on the many disagreeing profiles would
+    # pull the posterior down, so "auto" keeps the t interval
+    rng = np.random.default_rng(9)
+    truth = rng.choice(5, 30)
+    five = pd.DataFrame({r: np.clip(truth + rng.integers(-1, 2, 30), 0, 4) for r in "abc"})
+    assert jb.agreement(five, raters=list("abc"), level="ordinal").attrs["interval"] == "t"
+    # all agree: the estimate (1) lies inside its interval, and the note says it is not a
+    # point; undefined coefficients say where their interval comes from
+    df = pd.DataFrame({"a": [0] * 29 + [1], "b": [0] * 29 + [1]})
+    t = jb.agreement(df, raters=["a", "b"])
+    row = t.set_index("coefficient").loc["cohen"]
+    assert row["lower"] <= row["estimate"] <= row["upper"] <= 1.0
+    assert row["upper"] == pytest.approx(1.0)
+    assert any("the interval is the posterior's" in n for n in t.attrs["notes"])
+    zeros = pd.DataFrame({"a": np.zeros(30), "b": np.zeros(30)})
+    z = jb.agreement(zeros, raters=["a", "b"], categories=[0.0, 1.0])
+    assert any("undefined on these ratings" in n for n in z.attrs["notes"])
+    with pytest.raises(InputError, match="at most") as e:
+        jb.agreement(df, raters=["a", "b"], draws=10**7)
+    assert e.value.field == "draws"

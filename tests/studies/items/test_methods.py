@@ -31,10 +31,15 @@ def test_a_point_fit_builds_its_inferencedata_on_first_use_with_both_estimands()
     lo, hi = ref["process"].interval(0.05)
     np.testing.assert_array_equal(iv["lower"], lo)
     np.testing.assert_array_equal(iv["upper"], hi)
-    post = fit.idata.posterior  # built now, once, with the other estimand and the stamp
+    post = fit.tree.posterior  # built now, once, with the other estimand and the stamp
     np.testing.assert_array_equal(post["theta"].values.ravel(), ref["process"].estimate)
     np.testing.assert_array_equal(post["theta_items"].values.ravel(), ref["items"].estimate)
+    assert fit.tree is fit.tree and fit.tree.attrs["method"] == "closed_form"
+    # what ArviZ reads: the confidence draws of theta, built once, the estimates beside
     assert fit.idata is fit.idata and fit.idata.attrs["method"] == "closed_form"
+    np.testing.assert_array_equal(
+        fit.idata["point"]["theta"].values.ravel(), ref["process"].estimate
+    )
     assert json.loads(fit.idata.attrs["estimand"]) == "process"
     again = pickle.loads(pickle.dumps(study.fit("closed_form")))
     assert again.idata.attrs["method"] == "closed_form"

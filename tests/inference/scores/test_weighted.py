@@ -294,6 +294,19 @@ def test_clustered_means_with_label_prob_by_hand(together):
             assert est.df[k] == df
 
 
+def test_a_label_lost_in_a_prompt_drawn_whole_keeps_the_whole_prompts_variance():
+    # prompts drawn whole; one label of one labelled prompt blank (lost): still the units
+    # were drawn, and the variance is still over them (it halved, read as rows)
+    frame = _clustered_frame(np.random.default_rng([43, True]), together=True)
+    fixed = _one_fold(np.full(len(frame), 3.0))
+    roles = dict(score="score", human="human", system="system", cluster="prompt", label_prob="p")
+    whole = augmented_means(scores_from_frame(frame, **roles), fixed, "items")
+    lost = frame.copy()
+    lost.loc[lost["human"].notna().idxmax(), "human"] = np.nan
+    one_less = augmented_means(scores_from_frame(lost, **roles), fixed, "items")
+    assert np.all(one_less.se > 0.8 * whole.se), (one_less.se, whole.se)
+
+
 def test_constant_label_prob_is_the_unweighted_paired_design():
     # each item labelled for all three systems or none, label_prob= the share labelled: the
     # weighted means are the unweighted ones, and so is the items contrast's variance but

@@ -94,7 +94,21 @@ def _moved(name: str) -> str:
     for space in _NAMESPACES:
         if name in getattr(importlib.import_module(f"judgebayes.{space}"), "__all__", ()):
             return f"it moved: jb.{space}.{name}"
+    for home in _HOMES:  # a family's model variants and the readers' roles objects
+        if name in getattr(importlib.import_module(f"judgebayes.{home}"), "__all__", ()):
+            return f"it lives in its family: from judgebayes.{home} import {name}"
     return ""
+
+
+# where a family's model variants and roles objects live (asked of jb, each is named)
+_HOMES = tuple(
+    f"{layer}.{family}"
+    for layer, families in (
+        ("studies", ("accuracy", "items", "scores", "repeats", "panel", "ranking", "leaderboard")),
+        ("data", ("items", "scores")),
+    )
+    for family in families
+)
 
 
 def __getattr__(name: str) -> Any:

@@ -63,6 +63,8 @@ def test_a_name_that_moved_answers_where_it_lives_now():
     said = {
         "optimal_calibration_ratio": r"no longer public: jb\.plan\.allocate_calibration",
         "AccuracyFit": "fit classes are not public",
+        "GuessingBoard": r"from judgebayes\.studies\.leaderboard import GuessingBoard$",
+        "ItemRoles": r"from judgebayes\.data\.items import ItemRoles$",
         "nonsense": r"no attribute 'nonsense'$",
     }
     for name, message in said.items():

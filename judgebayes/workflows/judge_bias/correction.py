@@ -12,16 +12,16 @@ from scipy import optimize
 from scipy.special import expit, log_expit, logsumexp
 
 from judgebayes.data.ranking import log_length
-from judgebayes.data.ranking.verdicts import instance_table
+from judgebayes.data.ranking.verdicts import (
+    bias_comparisons,
+    instance_ids,
+    instance_table,
+    item_roles,
+)
 from judgebayes.errors import InputError
 from judgebayes.inference.nuts import quiet_engine_warnings
 from judgebayes.models.ranking import NormalBias, RankingPriors
-from judgebayes.workflows.judge_bias.fit import (
-    bias_comparisons,
-    bias_ranking,
-    instance_ids,
-    item_roles,
-)
+from judgebayes.workflows.judge_bias.fit import bias_ranking
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

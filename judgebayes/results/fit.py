@@ -142,9 +142,17 @@ class Fit:
         interval, whose equal-tailed intervals at every level are the method's, labelled as
         such, and the one-draw estimates of every variable in its ``point`` group.
         """
-        if self.interval_fn is None or not self.is_point:
+        if not self.is_point:
             return self.tree
         view = _ARVIZ_VIEWS.get(self)  # kept beside the fit, which never changes
+        if view is None and self.interval_fn is None:  # a point and no interval: said so
+            view = self.tree.copy()
+            view["posterior"].attrs.update(
+                draws="point",
+                note="one draw: the method gives a point estimate and no interval (its sd "
+                "in az.summary is NaN, not 0)",
+            )
+            _ARVIZ_VIEWS[self] = view
         if view is None:
             from judgebayes.results.trees import confidence_tree
 

@@ -64,3 +64,12 @@ def test_a_saved_closed_form_reads_back_the_same(closed_form, tmp_path):
     assert back.is_point
     pd.testing.assert_frame_equal(back.interval(), fit.interval())
     assert az.summary(back.idata)["sd"].notna().all()
+
+
+def test_a_point_without_an_interval_says_so_to_arviz():
+    # a panel's validator mean gives a point and no interval: one draw, labelled as such
+    items = jb.simulate.simulate_panel(6, 5, n_outputs=200, n_annotated=3, seed=0).items
+    fit = jb.ValidatorPanel.from_items(items).fit("validator_mean")
+    assert fit.idata.posterior.attrs["draws"] == "point"
+    assert "no interval" in fit.idata.posterior.attrs["note"]
+    assert "draws" not in fit.tree.posterior.attrs  # the fit's own tree is untouched

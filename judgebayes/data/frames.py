@@ -362,14 +362,18 @@ def period_codes(col: pd.Series, name: str, freq: str | None) -> tuple[np.ndarra
             raise InputError(
                 f"column {name!r}: freq={freq!r} needs timestamps; {err}", field=name, value=freq
             ) from None
+        many = re.fullmatch(r"\s*(\d+)\s*(\D.*)", str(freq))
+        n = int(many.group(1)) if many else 1
         try:
-            col = stamps.dt.to_period(freq)
-        except ValueError:
+            col = stamps.dt.to_period(many.group(2) if many and n > 1 else freq)
+        except (ValueError, TypeError):
             raise InputError(
                 f"freq must be a pandas period frequency such as 'D', 'W' or 'M'; got {freq!r}",
                 field="freq",
                 value=freq,
             ) from None
+        if n > 1:  # "2W": two weeks a period, counted from the first week in the log
+            return _multiples(col, n)
     if isinstance(col.dtype, pd.CategoricalDtype) and col.dtype.ordered:
         present = col.cat.remove_unused_categories()
         return present.cat.codes.to_numpy(np.int64), [str(v) for v in present.cat.categories]
@@ -386,6 +390,29 @@ def period_codes(col: pd.Series, name: str, freq: str | None) -> tuple[np.ndarra
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order))
     return rank[np.asarray(codes, dtype=np.int64)], [str(labels[i]) for i in order]
+
+
+def _multiples(col: pd.Series, n: int) -> tuple[np.ndarray, list]:
+    """Periods of ``n`` base periods each (codes and ``"<first>/<last>"`` labels), counted
+    from the first base period present.
+    """
+    ordinal = np.asarray(col.array.asi8, dtype=np.int64)
+    start = int(ordinal.min())
+    group = (ordinal - start) // n
+    codes, uniq = pd.factorize(group, sort=True)
+    first = [pd.Period(ordinal=start + int(g) * n, freq=col.dt.freq) for g in uniq]
+    labels = [f"{_stamp(p.start_time)}/{_stamp((p + (n - 1)).end_time)}" for p in first]
+    return np.asarray(codes, dtype=np.int64), labels
+
+
+def _stamp(t: pd.Timestamp) -> str:
+    """A period end as a date, with the time of day only when it has one."""
+    t = t.floor("min")
+    return (
+        f"{t:%Y-%m-%d}"
+        if t == t.normalize() or t.strftime("%H:%M") == "23:59"
+        else f"{t:%Y-%m-%d %H:%M}"
+    )
 
 
 _CHUNKS = re.compile(r"(\d+)")

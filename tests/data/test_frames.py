@@ -106,3 +106,17 @@ def test_weekly_periods_of_a_log_across_a_daylight_saving_change():
     expected = local.tz_localize(None).to_period("W")
     assert labels == [str(p) for p in sorted(set(expected))]
     assert [labels[c] for c in codes] == [str(p) for p in expected]
+
+
+def test_a_frequency_with_a_multiple_buckets_that_many_periods():
+    # "2W" is two weeks a period (it was read as weekly), counted from the log's first week
+    from judgebayes.data.frames import period_codes
+
+    t = pd.Series(pd.date_range("2026-01-01", periods=80, freq="D"))
+    weekly = period_codes(t, "t", "W")[0]
+    codes, labels = period_codes(t, "t", "2W")
+    np.testing.assert_array_equal(codes, weekly // 2)
+    assert labels[0] == "2025-12-29/2026-01-11" and len(labels) == 6
+    codes, labels = period_codes(t, "t", "2M")
+    assert labels == ["2026-01-01/2026-02-28", "2026-03-01/2026-04-30"]
+    assert np.bincount(codes).tolist() == [59, 21]

@@ -39,6 +39,9 @@ class Case:
     name: str
     call: str
     setup: Callable[[], tuple[Callable, Callable, str]]
+    #: the peers ``setup`` tries, in order (the first importable one is timed; "numpy":
+    #: the reference op)
+    peers: tuple[str, ...] = ("numpy",)
 
 
 def reference_op() -> Callable:
@@ -194,11 +197,36 @@ def _scores():
 
 
 CASES = [
-    Case("items_1000", "items closed form from the frame, 1,000 rows", _items(1000)),
-    Case("items_5000", "items closed form from the frame, 5,000 rows", _items(5000)),
-    Case("alpha_hanna", "Krippendorff's alpha alone (t interval), HANNA", _alpha("hanna")),
-    Case("alpha_10k", "Krippendorff's alpha alone (t interval), 10,000 x 5", _alpha("10k")),
-    Case("bt_pandalm", "naive Bradley-Terry with intervals, PandaLM 999 pairs", _bradley_terry),
+    Case(
+        "items_1000",
+        "items closed form from the frame, 1,000 rows",
+        _items(1000),
+        ("ppi_py", "numpy"),
+    ),
+    Case(
+        "items_5000",
+        "items closed form from the frame, 5,000 rows",
+        _items(5000),
+        ("ppi_py", "numpy"),
+    ),
+    Case(
+        "alpha_hanna",
+        "Krippendorff's alpha alone (t interval), HANNA",
+        _alpha("hanna"),
+        ("krippendorff", "numpy"),
+    ),
+    Case(
+        "alpha_10k",
+        "Krippendorff's alpha alone (t interval), 10,000 x 5",
+        _alpha("10k"),
+        ("krippendorff", "numpy"),
+    ),
+    Case(
+        "bt_pandalm",
+        "naive Bradley-Terry with intervals, PandaLM 999 pairs",
+        _bradley_terry,
+        ("evalica", "choix", "numpy"),
+    ),
     Case("monitor_52", "jb.monitor, 52 weeks x 500 verdicts", _monitor),
     Case("scores_hanna", "scores closed form (process), HANNA 10% labelled", _scores),
 ]

@@ -205,6 +205,7 @@ def test_budget_study_is_the_same_on_every_executor_and_equals_single_runs(clien
         budget_study(pools, **{**kw, "strategies": [("bias", "best")]})
 
 
+@pytest.mark.slow  # an SBC sweep twice; the split protocol's test keeps Dask in the fast suite
 def test_nuts_sbc_ranks_are_the_same_serially_and_on_dask(client):
     """NUTS is deterministic given its seed: the SBC sweep's ranks, gate verdicts and
     messages are identical whether the fits ran here or on the cluster's workers."""

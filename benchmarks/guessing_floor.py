@@ -44,32 +44,31 @@ def one(cls, method, frame, truth, seed):
     return covered, flagged
 
 
+def rows(cls, method: str, sets: int) -> dict:
+    """Coverage, the check's rate and the sets, by board (with a floor, without one)."""
+    out = {}
+    for name, simulate in (("floor", multiple_choice_board), ("no floor", no_floor)):
+        cov, flag = [], []
+        for s in range(sets):
+            frame, truth = simulate(np.random.default_rng([7, s]), ABILITIES, n_items=300)
+            c, f = one(cls, method, frame, truth, s)
+            cov.append(c)
+            flag.append(f)
+        if sets:
+            out[name] = (np.concatenate(cov).mean(), np.mean(flag), sets)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", type=int, default=200)
     ap.add_argument("--nuts-sets", type=int, default=20)
     args = ap.parse_args()
-    rows = {}
-    for name, simulate in (("floor", multiple_choice_board), ("no floor", no_floor)):
-        cov, flag = [], []
-        for s in range(args.sets):
-            frame, truth = simulate(np.random.default_rng([7, s]), ABILITIES, n_items=300)
-            c, f = one(RaschBoard, "laplace", frame, truth, s)
-            cov.append(c)
-            flag.append(f)
-        rows[name] = (np.concatenate(cov).mean(), np.mean(flag), args.sets)
-    guess = {}
-    for name, simulate in (("floor", multiple_choice_board), ("no floor", no_floor)):
-        cov, flag = [], []
-        for s in range(args.nuts_sets):
-            frame, truth = simulate(np.random.default_rng([7, s]), ABILITIES, n_items=300)
-            c, f = one(GuessingBoard, "nuts", frame, truth, s)
-            cov.append(c)
-            flag.append(f)
-        guess[name] = (np.concatenate(cov).mean(), np.mean(flag), args.nuts_sets)
+    rasch = rows(RaschBoard, "laplace", args.sets)
+    guess = rows(GuessingBoard, "nuts", args.nuts_sets)
     print("| board | model | sets | 90% coverage of the rates | MC sd | check fires |")
     print("|---|---|---|---|---|---|")
-    for model, table in (("Rasch (Laplace)", rows), ("GuessingBoard (NUTS)", guess)):
+    for model, table in (("Rasch (Laplace)", rasch), ("GuessingBoard (NUTS)", guess)):
         for name, (c, f, n) in table.items():
             sd = np.sqrt(0.9 * 0.1 / (9 * max(n, 1)))
             print(f"| {name} | {model} | {n} | {c:.3f} | {sd:.3f} | {f:.3f} |", flush=True)

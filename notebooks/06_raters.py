@@ -53,7 +53,9 @@ REPS = 40  # simulated label sets in section 4
 # ## 1. PandaLM: how much do the three annotators agree?
 #
 # One row per pair, one column per annotator. Each coefficient comes with Gwet's
-# linearised standard error, a t interval and a bootstrap interval over pairs. The
+# linearised standard error, an interval (on these 999 pairs and three answers, the
+# coefficient's posterior under a Dirichlet model of the pairs' ratings) and a bootstrap
+# interval over pairs. The
 # coefficients differ in their chance agreement: Fleiss' kappa and Krippendorff's alpha
 # take it from how often each answer is used, Gwet's AC1 and Brennan-Prediger from the
 # number of answers, so with one answer rare (ties) they can disagree.

@@ -296,3 +296,20 @@ def _prior_draws(spec, cfg, seed):
     idata = xr.DataTree.from_dict({"posterior": post, "sample_stats": stats})
     sampling._add_data_groups(idata, model)
     return idata, free, 0.0, time.perf_counter() - t0, False
+
+
+def channel_frame():
+    """Five judged comparisons of three instances by two judges, with human verdicts on two
+    (one a tie): the judge-error ranking's smallest frame."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            "pair": [0, 0, 1, 1, 2],
+            "first": ["a", "a", "b", "b", "c"],
+            "second": ["b", "b", "c", "c", "a"],
+            "winner": ["a", "b", "c", "", "c"],
+            "judge": ["j1", "j2", "j1", "j2", "j1"],
+            "human": ["a", "a", None, None, "tie"],
+        }
+    )

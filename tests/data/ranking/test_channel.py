@@ -3,28 +3,15 @@ a comparisons frame with human preferences, their groups, ties and the typed err
 """
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from judgebayes.data.ranking.channel import channel_from_frames
 from judgebayes.errors import InputError
-
-
-def _frame():
-    return pd.DataFrame(
-        {
-            "pair": [0, 0, 1, 1, 2],
-            "first": ["a", "a", "b", "b", "c"],
-            "second": ["b", "b", "c", "c", "a"],
-            "winner": ["a", "b", "c", "", "c"],
-            "judge": ["j1", "j2", "j1", "j2", "j1"],
-            "human": ["a", "a", None, None, "tie"],
-        }
-    )
+from tests.helpers import channel_frame
 
 
 def test_channel_reads_instances_and_keeps_every_human_state():
-    ch = channel_from_frames(_frame(), instance="pair")
+    ch = channel_from_frames(channel_frame(), instance="pair")
     assert ch.items == ("a", "b", "c") and ch.judges == ("j1", "j2")
     assert ch.n_instances == 3 and ch.n_labelled == 2 and ch.n_outcomes == 3
     # instance 1: j1 says c (second), j2 a tie; instance 2: human tie, j2 silent
@@ -41,7 +28,7 @@ def test_channel_reads_instances_and_keeps_every_human_state():
 
 
 def test_channel_ties_drop_is_counted():
-    ch = channel_from_frames(_frame(), instance="pair", ties="drop")
+    ch = channel_from_frames(channel_frame(), instance="pair", ties="drop")
     assert ch.n_outcomes == 2
     assert ch.dropped == {"judge_ties": 1, "human_ties": 1, "no_verdict": 0}
     assert ch.n_instances == 2
@@ -62,4 +49,4 @@ def test_channel_ties_drop_is_counted():
 )
 def test_channel_bad_input_is_one_typed_error(change, match):
     with pytest.raises(InputError, match=match):
-        channel_from_frames(change(_frame()), instance="pair")
+        channel_from_frames(change(channel_frame()), instance="pair")

@@ -8,7 +8,6 @@ tests/inference/ranking/test_ppi.py).
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy.stats import kendalltau
 
@@ -16,34 +15,21 @@ import judgebayes as jb
 from judgebayes.errors import ConvergenceWarning, InputError, MethodRefused
 from judgebayes.studies.ranking import PairwiseRanking
 from tests.contract import ContractTests
-from tests.helpers import length_biased_judge
+from tests.helpers import channel_frame, length_biased_judge
 
 
 # ------------------------------------------------------------------ study
-def _frame():
-    return pd.DataFrame(
-        {
-            "pair": [0, 0, 1, 1, 2],
-            "first": ["a", "a", "b", "b", "c"],
-            "second": ["b", "b", "c", "c", "a"],
-            "winner": ["a", "b", "c", "", "c"],
-            "judge": ["j1", "j2", "j1", "j2", "j1"],
-            "human": ["a", "a", None, None, "tie"],
-        }
-    )
-
-
 def test_half_ties_and_missing_human_column_are_refused():
     with pytest.raises(InputError, match="half a win"):
-        PairwiseRanking.from_frames(_frame(), human="human", instance="pair", ties="half")
-    rk = PairwiseRanking.from_frames(_frame())
+        PairwiseRanking.from_frames(channel_frame(), human="human", instance="pair", ties="half")
+    rk = PairwiseRanking.from_frames(channel_frame())
     with pytest.raises(MethodRefused, match="human="):
         rk.fit("judge_error")
     # without humans the instance ids serve the order-swap check of the judges' verdicts
-    assert PairwiseRanking.from_frames(_frame(), instance="pair").instance is not None
+    assert PairwiseRanking.from_frames(channel_frame(), instance="pair").instance is not None
     # the judge-error methods have no bias terms, so no bias prior (an unknown keyword)
     with pytest.raises(InputError, match="prior") as e:
-        PairwiseRanking.from_frames(_frame(), human="human", instance="pair").fit(
+        PairwiseRanking.from_frames(channel_frame(), human="human", instance="pair").fit(
             "ppi", prior="normal"
         )
     assert e.value.field == "prior"

@@ -143,7 +143,7 @@ def ratings_from_frame(
     items = (
         group_labels(wide[item], item, "item").to_numpy()
         if item is not None and item in wide.columns
-        else np.asarray(wide.index.astype(str))
+        else _row_labels(wide.index)
     )
     if not long_form and item is not None and pd.Series(items).duplicated().any():
         dup = pd.Series(items)[pd.Series(items).duplicated()].iloc[0]
@@ -318,6 +318,13 @@ def _pivot(df, item, rater, value, cluster):
     return wide, names
 
 
+def _row_labels(index: pd.Index) -> np.ndarray:
+    """The rows' labels as text (a default range index without pandas' string arrays)."""
+    if isinstance(index, pd.RangeIndex):
+        return np.arange(index.start, index.stop, index.step).astype(str).astype(object)
+    return np.asarray(index.astype(str))
+
+
 def _some_rating(blank: pd.DataFrame, names) -> None:
     """At least one cell of the rating columns is rated."""
     if blank[list(names)].to_numpy(bool).all():
@@ -334,7 +341,40 @@ def _finite_ratings(nums: np.ndarray, names) -> None:
         finite_values(nums[:, j], name)
 
 
+def _numeric_codes(nums: np.ndarray, names, categories, level):
+    """:func:`_codes` of all-numeric rating columns, in whole-array operations."""
+    if np.isnan(nums).all():
+        raise InputError(
+            f"columns {list(names)}: no rating at all (every cell is blank)",
+            field=str(names[0]),
+            value=None,
+        )
+    _finite_ratings(nums, names)
+    seen = np.unique(nums[~np.isnan(nums)])
+    values = seen if categories is None else np.unique(np.asarray(categories, float))
+    given = ~np.isnan(nums)
+    k = np.minimum(np.searchsorted(values, np.nan_to_num(nums)), len(values) - 1)
+    bad = given & (values[k] != nums)
+    if bad.any():
+        i, j = (int(v[0]) for v in np.nonzero(bad))
+        raise InputError(
+            f"column {names[j]!r}: rating {nums[i, j]!r} in row {i} is not one of categories "
+            f"{values.tolist()}",
+            field=names[j],
+            value=nums[i, j],
+        )
+    if level == "ratio" and (values < 0).any():
+        raise InputError(
+            f"level='ratio' needs ratings >= 0; got {float(values.min())}",
+            field="level",
+            value=float(values.min()),
+        )
+    return values, np.where(given, k, -1).astype(np.int64), True
+
+
 def _codes(cells: pd.DataFrame, names, categories, level):
+    if all(pd.api.types.is_numeric_dtype(t) for t in cells.dtypes) and _numbers(categories):
+        return _numeric_codes(cells.to_numpy(float), names, categories, level)
     blank = cells.isna()
     for c in names:  # text columns: an empty or all-space cell is a blank too
         if not pd.api.types.is_numeric_dtype(cells[c].dtype):
@@ -406,6 +446,17 @@ def _codes(cells: pd.DataFrame, names, categories, level):
             value=float(values.min()),
         )
     return values, codes, numeric
+
+
+def _numbers(categories) -> bool:
+    """No categories given, or numeric ones."""
+    if categories is None:
+        return True
+    try:
+        np.asarray(categories, float)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _text_categories(cells: pd.DataFrame, categories, level) -> tuple[np.ndarray, np.ndarray]:

@@ -1,11 +1,11 @@
-r"""The judged leaderboard's items integrated out one by one (the inner step of
-:mod:`judgebayes.inference.leaderboard.laplace` when the board has a judge).
+r"""The leaderboard's items integrated out one by one (the inner step of
+:mod:`judgebayes.inference.leaderboard.laplace` on every board with item effects).
 
-With a judge, the Gaussian at the joint mode of the systems' block :math:`x_s` (the
-abilities, the judge's logit sensitivities and specificities and their means) and the
-difficulties :math:`b` is biased: each difficulty is learnt from a few noisy verdicts, and
-maximising over hundreds of them moves the judge's rates by several posterior sds (the
-incidental-parameter problem).  Here each item is integrated out instead, by adaptive
+The Gaussian at the joint mode of the systems' block :math:`x_s` (the abilities and, with
+a judge, its logit sensitivities and specificities and their means) and the difficulties
+:math:`b` is biased: each difficulty is learnt from a few outcomes or noisy verdicts, and
+maximising over hundreds of them moves the judge's rates by several posterior sds and the
+extreme systems' rates toward the middle (the incidental-parameter problem).  Here each item is integrated out instead, by adaptive
 Gauss-Hermite quadrature (given :math:`x_s` an item's posterior is one-dimensional):
 
 .. math::

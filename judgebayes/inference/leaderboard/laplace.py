@@ -35,12 +35,14 @@ dense matrix of the system block's size.  Newton's steps and the draws use the o
 information, or the expected where the observed is not positive definite (a judge's
 likelihood far from its mode).
 
-With a judge, the Gaussian at the joint mode is biased: each difficulty is learnt from a
-few noisy verdicts, and maximising over hundreds of them moves the judge's rates by
-several posterior sds (the incidental-parameter problem).  There the items are
-integrated out one by one first (:mod:`judgebayes.inference.leaderboard.items`), and the
-Gaussian given :math:`\psi` is that of the systems' block alone; its first mode starts
-from the joint one.
+The Gaussian at the joint mode is biased: each difficulty is learnt from a few outcomes
+(one a system), its posterior is skewed, and maximising over hundreds of them moves the
+judge's rates by several posterior sds (the incidental-parameter problem) and pulls the
+extreme systems' rates toward the middle (on nine systems of abilities -3 to 2 and 300
+items, the weakest and the strongest were off by 0.015-0.019 and their 90% intervals
+covered 0.78-0.82).  So the items are integrated out one by one first
+(:mod:`judgebayes.inference.leaderboard.items`), and the Gaussian given :math:`\psi` is
+that of the systems' block alone; its first mode starts from the joint one.
 
 The items' difficulties are independent :math:`N(0, \sigma_b^2)` here, where the NUTS
 model makes them sum to zero: that moves the abilities and difficulties together by an
@@ -101,7 +103,7 @@ class _Marginal:
         self._spend()
         self.solves += 1
         psi = np.asarray(psi, float)
-        if self.c.judged and self.c.items:  # the items integrated one by one (board_items)
+        if self.c.items:  # the items integrated one by one (inference/leaderboard/items)
             if self.fresh:
                 self.start, _, _ = field_mode(psi, self.start, self.c, self.pr)
                 self.fresh = False

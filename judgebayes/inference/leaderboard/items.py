@@ -5,8 +5,9 @@ The Gaussian at the joint mode of the systems' block :math:`x_s` (the abilities 
 a judge, its logit sensitivities and specificities and their means) and the difficulties
 :math:`b` is biased: each difficulty is learnt from a few outcomes or noisy verdicts, and
 maximising over hundreds of them moves the judge's rates by several posterior sds and the
-extreme systems' rates toward the middle (the incidental-parameter problem).  Here each item is integrated out instead, by adaptive
-Gauss-Hermite quadrature (given :math:`x_s` an item's posterior is one-dimensional):
+extreme systems' rates toward the middle (the incidental-parameter problem).  Here each
+item is integrated out instead, by adaptive Gauss-Hermite quadrature (given :math:`x_s`
+an item's posterior is one-dimensional):
 
 .. math::
     F(x_s) = \log p(x_s \mid \psi) + \sum_i \log \int \prod_s p(y_{si} \mid x_s, b)\,

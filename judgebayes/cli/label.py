@@ -33,14 +33,11 @@ once this one is labelled; ``width_next``: this round's own), with ``--claim`` a
 from __future__ import annotations
 
 import json
-import re
 
 from judgebayes.cli.commands import COMMANDS
 from judgebayes.cli.io import CLIError, add_common, read_csv, render, seed_arg
 
 __all__ = ["add_parser", "run"]
-
-_PROB = re.compile(r"^prob_(\d+)$")
 
 
 def _names(text: str) -> list[str]:
@@ -79,39 +76,15 @@ def add_parser(sub) -> None:
     add_common(a)
 
 
-def _rounds(df, col: str) -> int:
-    """The last round recorded in ``col`` (0 when the column is absent or blank)."""
-    from judgebayes.data.items.rounds import recorded_rounds
-
-    done = recorded_rounds(df, col)
-    if ((done < 1) | (done % 1 != 0)).any():
-        raise CLIError(f"judgebayes label-next: column {col!r} must hold rounds 1, 2, ...")
-    return int(done.max()) if done.size else 0
-
-
 def _plan(args, df) -> tuple[str, int]:
     from judgebayes.results import to_json
     from judgebayes.workflows.label_next import label_next
 
     if args.budget is None or args.out is None:
         raise CLIError("judgebayes label-next: planning needs --budget and --out")
-    r = _rounds(df, args.round_col) + 1
-    if r > 1 and args.human in df.columns:
-        waiting = (df[args.round_col].notna() & df[args.human].isna()).sum()
-        if waiting:
-            raise CLIError(
-                f"judgebayes label-next: {int(waiting)} item(s) drawn in an earlier round "
-                f"have no {args.human!r} label yet: label them before planning round {r}"
-            )
-    # the rounds so far: the plan's widths and the claim's outlook then come from the
-    # estimate that weighs their probabilities (active_estimate)
-    earlier = [f"prob_{i}" for i in range(1, r)]
-    missing = [c for c in earlier if c not in df.columns]
-    if missing:
-        raise CLIError(
-            f"judgebayes label-next: round {r} follows rounds 1-{r - 1}, but the file has no "
-            f"column {missing[0]!r} (their probabilities, written when they were planned)"
-        )
+    from judgebayes.data.items.rounds import next_round
+
+    r, earlier = next_round(df, args.round_col, args.human)
     plan = label_next(
         df,
         args.judge,
@@ -174,20 +147,11 @@ def _plan(args, df) -> tuple[str, int]:
 
 
 def _estimate(args, df) -> tuple[str, int]:
+    from judgebayes.data.items.rounds import probability_columns
     from judgebayes.results import to_json
     from judgebayes.workflows.label_next import active_estimate
 
-    probs = args.probs
-    if probs is None:
-        found = sorted((int(m.group(1)), c) for c in df.columns if (m := _PROB.match(str(c))))
-        probs = [c for _, c in found]
-        if [n for n, _ in found] != list(range(1, len(found) + 1)):
-            raise CLIError(
-                "judgebayes label-next: --estimate needs the columns prob_1, prob_2, ... of "
-                f"every round (found {probs}); or name them with --probs"
-            )
-    if not probs:
-        raise CLIError("judgebayes label-next: --estimate found no round (no prob_1 column)")
+    probs = args.probs if args.probs is not None else probability_columns(df)
     res = active_estimate(
         df,
         args.judge,

@@ -5,6 +5,8 @@ checked against each other (what :mod:`judgebayes.workflows.label_next` plans an
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from judgebayes.data.frames import as_pandas, distinct_roles, numeric_column, require_column
@@ -249,3 +251,64 @@ def recorded_rounds(df, col: str) -> np.ndarray:
         return np.empty(0)
     r = numeric_column(df[col], col)
     return r[r == r]
+
+
+#: the probability column a planned round writes (``prob_1``, ``prob_2``, ...)
+PROB_COLUMN = re.compile(r"^prob_(\d+)$")
+
+
+def next_round(df, round_col: str, human: str) -> tuple[int, list[str]]:
+    """The round a log's next plan is, and the probability columns of the rounds before it.
+
+    Raises
+    ------
+    InputError
+        Rounds that are not 1, 2, ... (naming ``round_col``); items drawn in an earlier
+        round with no label yet (naming ``human``); an earlier round's probability column
+        missing (naming it).
+    """
+    done = recorded_rounds(df, round_col)
+    if ((done < 1) | (done % 1 != 0)).any():
+        raise InputError(
+            f"column {round_col!r} must hold rounds 1, 2, ...", field=round_col, value=None
+        )
+    r = (int(done.max()) if done.size else 0) + 1
+    if r > 1 and human in df.columns:
+        waiting = int((df[round_col].notna() & df[human].isna()).sum())
+        if waiting:
+            raise InputError(
+                f"{waiting} item(s) drawn in an earlier round have no {human!r} label yet: "
+                f"label them before planning round {r}",
+                field=human,
+                value=None,
+            )
+    earlier = [f"prob_{i}" for i in range(1, r)]
+    missing = [c for c in earlier if c not in df.columns]
+    if missing:
+        raise InputError(
+            f"round {r} follows rounds 1-{r - 1}, but the frame has no column {missing[0]!r} "
+            "(their probabilities, written when they were planned)",
+            field=missing[0],
+            value=None,
+        )
+    return r, earlier
+
+
+def probability_columns(df) -> list[str]:
+    """The rounds' probability columns ``prob_1``, ``prob_2``, ... of a log, in order; a gap
+    in their numbers is an :class:`InputError` naming ``probs``.
+    """
+    found = sorted((int(m.group(1)), c) for c in df.columns if (m := PROB_COLUMN.match(str(c))))
+    probs = [c for _, c in found]
+    if [n for n, _ in found] != list(range(1, len(found) + 1)):
+        raise InputError(
+            f"the estimate needs the columns prob_1, prob_2, ... of every round (found "
+            f"{probs}); or name them",
+            field="probs",
+            value=probs,
+        )
+    if not probs:
+        raise InputError(
+            "the estimate found no round (no prob_1 column)", field="probs", value=None
+        )
+    return probs

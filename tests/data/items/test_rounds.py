@@ -182,3 +182,24 @@ def test_a_round_with_too_few_labels_back_is_refused_and_the_share_reported():
     with pytest.raises(InputError, match=r"2 of the .* came back: too few") as err:
         jb.active_estimate(few, "judge", "human", **kw)
     assert err.value.field == "human"
+
+
+def test_the_next_round_and_the_rounds_before_it_are_read_off_the_log():
+    from judgebayes.data.items.rounds import next_round, probability_columns
+
+    log = pd.DataFrame({"judge": [0.2, 0.8, 0.5], "human": [1.0, np.nan, np.nan]})
+    assert next_round(log, "round", "human") == (1, [])
+    log = log.assign(round=[1, np.nan, np.nan], prob_1=0.3)
+    assert next_round(log, "round", "human") == (2, ["prob_1"])
+    assert probability_columns(log) == ["prob_1"]
+    for bad, field in (
+        (log.assign(round=[1.5, np.nan, np.nan]), "round"),  # not a round number
+        (log.assign(round=[1, 1, np.nan]), "human"),  # drawn, not labelled yet
+        (log.drop(columns="prob_1"), "prob_1"),  # the earlier round's probabilities
+    ):
+        with pytest.raises(InputError) as e:
+            next_round(bad, "round", "human")
+        assert e.value.field == field
+    with pytest.raises(InputError) as e:
+        probability_columns(log.rename(columns={"prob_1": "prob_2"}))
+    assert e.value.field == "probs"

@@ -1,6 +1,7 @@
 """The cell models of a panel (judgebayes/studies/panel/cells.py): pooled, hierarchical and
-overdispersed, sampled for real: a held-out generator's honest width, LOO, the coverage
-study (slow), and the contract's cases.
+overdispersed, sampled for real: a held-out generator's honest width, LOO and the cell
+checks on the two full fits of a 10 x 8 panel and the coverage study (all slow), and the
+contract's cases.
 
 The tests that read the two fits of bayes_fits (the cells check against an altered cell, the
 cross-validation counting fits that miss the gate) and those that read the contract's
@@ -70,6 +71,7 @@ def bayes_fits(shifted):
     return s, p, A[0], pooled, hier
 
 
+@pytest.mark.slow  # two 4 x 2000 fits of a 10 x 8 panel (about a minute)
 def test_bayesian_held_out_generator_honest_width(bayes_fits):
     s, p, held, pooled, hier = bayes_fits
     assert pooled.diagnostics.divergences == 0 and hier.diagnostics.divergences == 0
@@ -96,6 +98,7 @@ def test_bayesian_held_out_generator_honest_width(bayes_fits):
     assert np.all(np.abs(hier.estimate()[ann] - hum) < 0.03)
 
 
+@pytest.mark.slow  # two 4 x 2000 fits of a 10 x 8 panel (about a minute)
 def test_loo_compares_panel_variants(bayes_fits):
     import arviz as az
 
@@ -199,6 +202,7 @@ def test_cell_model_counts_each_output_once_however_many_validators():
     assert np.all((judged["upper"] - judged["lower"]).to_numpy() < 0.5 * 3.92 * binomial_sd)
 
 
+@pytest.mark.slow  # two 4 x 2000 fits of a 10 x 8 panel (about a minute)
 def test_cell_checks_flag_an_altered_cell_and_plot_through_arviz(bayes_fits):
     """The cells check against the fitted data and against a copy with one cell altered;
     the InferenceData of predictive() carries the same replicates (same seed), and

@@ -141,3 +141,15 @@ def items_terms(c: dict, th, q0, q1) -> dict[str, float]:
         "tp_obs": binom(c["tp"], c["m1"], q1),
         "tn_obs": binom(c["tn"], c["m0"], q0),
     }
+
+
+def refused_setting(cls, prefix: str, field: str, value) -> None:
+    """``cls(field=value)`` is one :class:`InputError` naming ``<prefix>.<field>``."""
+    import pytest
+
+    from judgebayes.errors import InputError
+
+    with pytest.raises(InputError) as e:
+        cls(**{field: value})
+    assert e.value.field == f"{prefix}.{field}"
+    assert field in str(e.value)

@@ -109,8 +109,9 @@ def agreement(
         items (or clusters) or where a category has fewer than :data:`T_RATINGS`
         ratings; the t interval otherwise: where the two agree, with a finite
         ``population`` (which it corrects for), and with more categories, where the
-        prior's mass on the many disagreeing profiles pulls the posterior down (ordinal
-        ratings 1-5 on 30 items: the posterior covered 0.81-0.89, the t interval 0.95).
+        prior's mass on the many disagreeing profiles pulls the posterior down (a trial
+        with ordinal ratings 1-5 on 30 items found it short of its level where the t
+        interval was not).
     draws : int
         The posterior's draws (default 2000).
     bootstrap : int

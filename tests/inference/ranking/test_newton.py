@@ -16,6 +16,26 @@ from judgebayes.inference.ranking.newton import _gradient_hessian, bt_design, fi
 from tests.simulators import random_comparisons
 
 
+def central_differences(f, x, h=1e-4):
+    """The gradient and Hessian of ``f`` at ``x`` by central differences of step ``h``:
+    the reference the Newton fit's own derivatives are held to.
+    """
+    p = x.size
+    E = np.eye(p) * h
+    grad = np.array([(f(x + E[i]) - f(x - E[i])) / (2 * h) for i in range(p)])
+    hess = np.array(
+        [
+            [
+                (f(x + E[i] + E[j]) - f(x + E[i] - E[j])
+                 - f(x - E[i] + E[j]) + f(x - E[i] - E[j])) / (4 * h * h)
+                for j in range(p)
+            ]
+            for i in range(p)
+        ]
+    )  # fmt: skip
+    return grad, hess
+
+
 @pytest.fixture(scope="module")
 def sim():
     rng = np.random.default_rng(1)
@@ -89,20 +109,8 @@ def test_gradient_hessian_and_laplace_covariance():
     res = fit_map(des)
     F = np.column_stack([d.X, np.ones(d.n)])
     f = lambda bt: _objective_loop(bt, d.first, d.second, F, d.y, des.prec, 6)  # noqa: E731
-    p, h = res.beta.size, 1e-4
-    E = np.eye(p) * h
-    grad = np.array([(f(res.beta + E[i]) - f(res.beta - E[i])) / (2 * h) for i in range(p)])
+    grad, hess = central_differences(f, res.beta)
     assert np.max(np.abs(grad)) < 1e-5  # the mode: gradient zero
-    hess = np.array(
-        [
-            [
-                (f(res.beta + E[i] + E[j]) - f(res.beta + E[i] - E[j])
-                 - f(res.beta - E[i] + E[j]) + f(res.beta - E[i] - E[j])) / (4 * h * h)
-                for j in range(p)
-            ]
-            for i in range(p)
-        ]
-    )  # fmt: skip
     np.testing.assert_allclose(res.hessian, hess, atol=2e-3 * np.abs(hess).max())
     cov = res.covariance()
     np.testing.assert_allclose(cov, np.linalg.inv(res.hessian), rtol=1e-9, atol=1e-12)
@@ -141,21 +149,9 @@ def test_davidson_engine_against_the_paper_formula():
 
     z = np.random.default_rng(0).normal(size=res.beta.size)
     assert _objective(des, z) == pytest.approx(f(z), rel=1e-10)
-    p, h = res.beta.size, 1e-4
-    E = np.eye(p) * h
-    grad = np.array([(f(res.beta + E[i]) - f(res.beta - E[i])) / (2 * h) for i in range(p)])
+    grad, hess = central_differences(f, res.beta)
     # the mode: Newton stops at decrement / 2 < 1e-10, so |g| <~ sqrt(2e-10 * max eig H)
     assert np.max(np.abs(grad)) < 2e-4
-    hess = np.array(
-        [
-            [
-                (f(res.beta + E[i] + E[j]) - f(res.beta + E[i] - E[j])
-                 - f(res.beta - E[i] + E[j]) + f(res.beta - E[i] - E[j])) / (4 * h * h)
-                for j in range(p)
-            ]
-            for i in range(p)
-        ]
-    )  # fmt: skip
     np.testing.assert_allclose(res.hessian, hess, atol=2e-3 * np.abs(hess).max())
 
 

@@ -20,23 +20,16 @@ import time
 
 import numpy as np
 import pandas as pd
+from bench_check import cpu_median  # the script's own folder is on the path
 
 import judgebayes as jb
 from judgebayes.datasets import pandalm_comparisons
 
 
 def _median_pair(ours, theirs, reps: int) -> tuple[float, float]:
-    ours(), theirs()  # warm: imports, caches
-    a, b = [], []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        ours()
-        t1 = time.perf_counter()
-        theirs()
-        t2 = time.perf_counter()
-        a.append(t1 - t0)
-        b.append(t2 - t1)
-    return 1000 * float(np.median(a)), 1000 * float(np.median(b))
+    """Each side's median wall milliseconds, interleaved (bench_check's timer)."""
+    t_ours, t_peer = cpu_median(ours, theirs, reps, clock=time.perf_counter)
+    return 1000 * t_ours, 1000 * t_peer
 
 
 def _comparisons(n_systems: int, n: int, seed: int = 0) -> pd.DataFrame:

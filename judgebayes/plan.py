@@ -6,6 +6,7 @@
   :func:`llm_advantage_region` where a calibrated judge beats labelling alone;
 - :func:`plan_paired` -- labels and prompts for a paired comparison of two systems;
 - :func:`plan_repeats` -- more prompts, more generations or more judge runs;
+- :func:`plan_anchors` -- how many anchors to re-judge each period to see a judge's drift;
 - :func:`label_next` -- which items to label in the next round (active labelling);
   :func:`design_round` is the same round from arrays with a random generator you pass
   (for simulation studies);
@@ -30,6 +31,7 @@ _EXPORTS = {
     "plan_paired": _DESIGN,
     "CalibrationPlan": _DESIGN,
     "plan_repeats": "judgebayes.workflows.repeats",
+    "plan_anchors": "judgebayes.inference.monitor.design",
     "label_next": "judgebayes.workflows.label_next",
     "design_round": "judgebayes.inference.items.active",
     "run_active": _ACTIVE,

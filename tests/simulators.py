@@ -590,3 +590,49 @@ def scores_stream(rng, n=150, weeks=4, kinder=2.0, early=0.4, late=0.08):
                 )
             )
     return pd.concat(rows, ignore_index=True)
+
+
+def anchor_design(
+    rng,
+    anchors=100,
+    weeks=10,
+    per_week=1000,
+    judge_drift_at=None,
+    system_drift_at=None,
+    consistency=None,
+    new_like_anchors=True,
+):
+    """An anchor design's two frames (new items, anchors): ``anchors`` items with fixed
+    human labels (rate 0.7) judged again every week beside ``per_week`` new items.  The
+    judge gets each item right with its own chance (Beta around 0.9 on positives, 0.85
+    on negatives, concentration ``consistency``; None: the same chance for every item, a
+    binomial judge), drawn afresh each week.  From ``judge_drift_at`` the sensitivity
+    falls to 0.7; from ``system_drift_at`` the new items' rate falls to 0.6.  With
+    ``new_like_anchors=False`` the judge is worse on the new items (sensitivity 0.75)
+    than on the anchors from the start.
+    """
+
+    def chance(n, rate):
+        if consistency is None:
+            return np.full(n, rate)
+        return rng.beta(rate * consistency, (1 - rate) * consistency, n)
+
+    label = (rng.random(anchors) < 0.7).astype(int)
+    right = np.where(label == 1, chance(anchors, 0.9), chance(anchors, 0.85))
+    a_rows, n_rows = [], []
+    for week in range(weeks):
+        down = judge_drift_at is not None and week >= judge_drift_at
+        scale = 0.7 / 0.9 if down else 1.0
+        r = np.where(label == 1, right * scale, right)
+        said = np.where(rng.random(anchors) < r, label, 1 - label)
+        a_rows.append(
+            pd.DataFrame({"week": week, "id": np.arange(anchors), "judge": said, "human": label})
+        )
+        rate = 0.6 if system_drift_at is not None and week >= system_drift_at else 0.7
+        y = (rng.random(per_week) < rate).astype(int)
+        sens = 0.9 if new_like_anchors else 0.75
+        c = np.where(y == 1, chance(per_week, sens) * scale, chance(per_week, 0.85))
+        n_rows.append(
+            pd.DataFrame({"week": week, "judge": np.where(rng.random(per_week) < c, y, 1 - y)})
+        )
+    return pd.concat(n_rows, ignore_index=True), pd.concat(a_rows, ignore_index=True)

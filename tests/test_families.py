@@ -25,7 +25,7 @@ FAMILIES = {
     "ranking": {"data", "models", "inference", "studies", "checks"},
     "leaderboard": {"data", "models", "inference", "studies", "checks"},
     "agreement": {"data", "inference"},
-    "monitor": {"data"},
+    "monitor": {"data", "inference"},
 }
 
 # what a layer holds besides its families: the code every family shares

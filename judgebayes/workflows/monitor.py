@@ -20,8 +20,10 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.data.monitor import labelled_sequence, monitor_log
+from judgebayes.data.monitor.anchors import anchor_log
 from judgebayes.errors import InputError, LabellingWarning
 from judgebayes.inference import sequences as sq
+from judgebayes.inference.monitor.anchors import anchor_attribution
 from judgebayes.inference.registry import check_count
 from judgebayes.results import check_alpha
 
@@ -49,9 +51,12 @@ def monitor(
     drift_by: str = "pooled",
     scale: tuple[float, float] | None = None,
     human_scale: tuple[float, float] | None = None,
+    anchors=None,
+    item: str | None = None,
 ) -> pd.DataFrame:
     r"""The corrected rate of all items so far after every period, with an anytime-valid
-    confidence sequence, and an alarm when the judge's rates drift.
+    confidence sequence, and an alarm when the judge's rates drift; or, with an anchor
+    set judged again every period, who moved: the judge or the system.
 
     Parameters
     ----------
@@ -110,6 +115,16 @@ def monitor(
         With ``scale``: the human label's range (a Likert scale, ``(0, 1)`` for passes);
         default the labels' observed range.  The bounds are clipped to it, so it must hold
         every item's label, labelled or not.
+    anchors : DataFrame, optional
+        The anchor design: a fixed set of items with human labels, judged again every
+        period, one row per anchor and period (``judge``, ``time``, ``item`` and the
+        anchor's fixed label in ``human``, on at least one of its rows).  ``frame`` then
+        holds the period's new items (``judge`` and ``time``; labels not needed) and the
+        table says per period whether the judge's rates or the system's corrected rate
+        moved (below).  ``alpha``, ``reference``, ``freq`` and ``positive`` apply; the
+        other options are for the labelled-sample design and are refused.
+    item : str, optional
+        With ``anchors``: the anchors' id column.
 
     Returns
     -------
@@ -125,6 +140,16 @@ def monitor(
         scale and the judge's rates and drift columns are left out.
         ``attrs["reference_bounds"]`` holds the reference rates' exact bounds.
         ``attrs["notes"]`` counts what was left out and says why.
+
+        With ``anchors``: ``period``, ``n_anchors``, ``n_new``, ``sensitivity`` and
+        ``specificity`` (the judge's, on that period's anchors), ``verdict_rate`` (the
+        new items' share of positive verdicts), ``system_rate`` (their rate corrected by
+        that period's anchor rates), ``judge_evidence`` and ``system_evidence`` (each
+        test's level over its p-value: it alarms at 1), ``judge_moved`` (which rate,
+        which way), ``system_change`` and ``system_se`` (the corrected rate's change
+        behind the system's evidence, and its standard error), ``judge_alarm``,
+        ``system_alarm`` (sounded by this period) and ``verdict``: ``none``, ``judge``,
+        ``system`` or ``both`` (:mod:`judgebayes.inference.monitor.anchors`).
 
     Notes
     -----
@@ -150,6 +175,12 @@ def monitor(
     >>> bool(table["lower"].iloc[-1] < y.mean() < table["upper"].iloc[-1])
     True
     """
+    if anchors is not None or item is not None:
+        given = {
+            k: v for k, v in locals().items() if k in _LABELLED_ONLY and v != _LABELLED_ONLY[k]
+        }
+        return _anchored(frame, anchors, judge, human, time, item, alpha, reference, freq,
+                         positive, given)  # fmt: skip
     alpha = check_alpha(alpha)
     tightest_at = check_count(tightest_at, "tightest_at")
     if method not in _METHODS:
@@ -208,6 +239,79 @@ def monitor(
     attrs = {"notes": notes, "reference_bounds": bounds, "alpha": alpha, "method": method,
              "drift_by": drift_by, "human_scale": back}  # fmt: skip
     return _assembled(rows, drift, drift_by, back, system is not None, attrs)
+
+
+#: the options of the labelled-sample design, and their defaults (refused with anchors=)
+_LABELLED_ONLY = {"system": None, "label_prob": None, "tightest_at": 10, "floors": None,
+                  "power_tuning": True, "method": "asymptotic", "drift_by": "pooled",
+                  "scale": None, "human_scale": None}  # fmt: skip
+
+
+def _anchored(items, anchors, judge, human, time, item, alpha, reference, freq, positive,
+              given) -> pd.DataFrame:  # fmt: skip
+    """:func:`monitor` with an anchor set (its ``anchors`` parameter)."""
+    if given:
+        name = sorted(given)[0]
+        raise InputError(
+            f"{name}= is for the labelled-sample design, not with anchors= (the anchor "
+            "design reads the judge's rates on the anchors)",
+            field=name,
+            value=given[name],
+        )
+    for value, field in ((anchors, "anchors"), (item, "item")):
+        if value is None:
+            raise InputError(
+                "the anchor design needs both anchors= (the anchors' frame) and item= (their "
+                f"id column); {field}= is missing",
+                field=field,
+                value=None,
+            )
+    alpha = check_alpha(alpha)
+    reference = check_count(reference, "reference")
+    log = anchor_log(
+        items, anchors, judge=judge, human=human, time=time, item=item, freq=freq,
+        positive=positive,
+    )  # fmt: skip
+    labels = np.bincount(log.a_y[np.unique(log.a_item, return_index=True)[1]].astype(int),
+                         minlength=2)  # fmt: skip
+    if labels.min() < 2:
+        raise InputError(
+            f"the anchors hold {labels[1]} positive and {labels[0]} negative label(s) in "
+            f"{human!r}: the judge's two rates need at least 2 anchors of each",
+            field=human,
+            value=int(labels.min()),
+        )
+    P = len(log.periods)
+    notes = list(log.notes)
+    if P <= reference:
+        notes.append(
+            f"{P} period(s) so far, the first {reference} the reference: the tests start after them"
+        )
+    out = anchor_attribution(
+        log.a_period, log.a_item, log.a_f, log.a_y, log.n_period, log.n_f, P, alpha,
+        reference,
+    )  # fmt: skip
+    table = pd.DataFrame(
+        {
+            "period": log.periods,
+            "n_anchors": np.bincount(log.a_period, minlength=P),
+            "n_new": out["n_new"],
+            "sensitivity": out["sensitivity"],
+            "specificity": out["specificity"],
+            "verdict_rate": out["verdict_rate"],
+            "system_rate": out["system_rate"],
+            "judge_evidence": out["judge_evidence"],
+            "judge_moved": out["judge_moved"],
+            "system_evidence": out["system_evidence"],
+            "system_change": out["system_change"],
+            "system_se": out["system_se"],
+            "judge_alarm": out["judge_alarm"],
+            "system_alarm": out["system_alarm"],
+            "verdict": out["verdict"],
+        }
+    )
+    table.attrs.update(notes=notes, alpha=alpha, reference=reference)
+    return table
 
 
 #: the within-period labelling check's level (it warns below it; benchmarks/

@@ -13,7 +13,7 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.errors import InputError
-from tests.simulators import running_rate, score_log, stream, two_systems_stream
+from tests.simulators import anchor_design, running_rate, score_log, stream, two_systems_stream
 
 
 @pytest.fixture(scope="module")
@@ -303,3 +303,62 @@ def test_labels_from_each_periods_first_arrivals_are_said_when_the_items_drift()
         with warnings.catch_warnings():
             warnings.simplefilter("error", jb.errors.LabellingWarning)
             jb.monitor(log(drifting, first, 2), "judge", "human", "week")
+
+
+# the anchor design: an anchor set judged again every period beside the new items
+
+ANCHOR_ROLES = {"judge": "judge", "human": "human", "time": "week", "item": "id"}
+
+
+def test_anchors_the_table_names_who_moved():
+    items, anchors = anchor_design(np.random.default_rng(0), weeks=8, judge_drift_at=5,
+                                   consistency=1.0)  # fmt: skip
+    table = jb.monitor(items, anchors=anchors, **ANCHOR_ROLES)
+    assert list(table["period"]) == [str(w) for w in range(8)]
+    assert table["verdict"].iloc[-1] == "judge"
+    assert table["judge_moved"].iloc[-1] == "sensitivity down"
+    assert not table["judge_alarm"].iloc[:4].any()  # the reference is not tested
+    assert (table["n_anchors"] == 100).all() and (table["n_new"] == 1000).all()
+    # the judge's sensitivity on the anchors before and after, near the simulator's
+    # 0.9 and 0.7 (70 positive anchors a week: sd about 0.04)
+    assert table["sensitivity"].iloc[:5].mean() == pytest.approx(0.9, abs=0.05)
+    assert table["sensitivity"].iloc[5:].mean() == pytest.approx(0.7, abs=0.06)
+    # the corrected rate stays near the system's 0.7 through the judge's drift
+    assert table["system_rate"].mean() == pytest.approx(0.7, abs=0.05)
+    assert table.attrs["alpha"] == 0.05 and table.attrs["reference"] == 4
+
+
+def test_anchors_polars_frames_read_alike():
+    pl = pytest.importorskip("polars")
+    items, anchors = anchor_design(np.random.default_rng(1), weeks=6)
+    a = jb.monitor(items, anchors=anchors, **ANCHOR_ROLES)
+    b = jb.monitor(pl.from_pandas(items), anchors=pl.from_pandas(anchors), **ANCHOR_ROLES)
+    assert a.equals(b)
+
+
+def test_anchors_too_few_periods_said():
+    items, anchors = anchor_design(np.random.default_rng(2), weeks=3)
+    table = jb.monitor(items, anchors=anchors, **ANCHOR_ROLES)
+    assert table["verdict"].eq("none").all()
+    assert any("the first 4 the reference" in n for n in table.attrs["notes"])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [({"alpha": 1.5}, "alpha"), ({"reference": 0}, "reference"), ({"item": "nope"}, "item"),
+     ({"judge": "human"}, "judge"), ({"system": "week"}, "system"),
+     ({"floors": {"sensitivity": 0.8}}, "floors"), ({"item": None}, "item")],
+)  # fmt: skip
+def test_anchors_bad_arguments_name_the_field(kwargs, field):
+    items, anchors = anchor_design(np.random.default_rng(3), weeks=5)
+    with pytest.raises(InputError) as e:
+        jb.monitor(items, anchors=anchors, **{**ANCHOR_ROLES, **kwargs})
+    assert e.value.field == field
+
+
+def test_anchors_one_class_of_anchors_refused():
+    items, anchors = anchor_design(np.random.default_rng(4), weeks=5)
+    anchors = anchors[anchors["human"] == 1]
+    with pytest.raises(InputError, match="at least 2 anchors of each") as e:
+        jb.monitor(items, anchors=anchors, **ANCHOR_ROLES)
+    assert e.value.field == "human"

@@ -6,6 +6,8 @@ import os
 import pathlib
 from typing import Any
 
+import pandas as pd
+
 from judgebayes.data.logs.files import is_listlike, wrong_type
 from judgebayes.data.logs.labels import items_frame
 from judgebayes.errors import InputError
@@ -90,6 +92,7 @@ def inspect_items(
     scorer: str | None = None,
     positive: Any = None,
     scores: bool = False,
+    rerun: bool = False,
 ):
     """The items frame of one or more Inspect AI eval logs with a model-graded scorer.
 
@@ -118,12 +121,19 @@ def inspect_items(
     scores : bool
         The scorer gives a number (a model-graded scorer with numeric grades, 1-10): keep
         it in a ``score`` column for :class:`~judgebayes.ScoreStudy` instead of a verdict.
+    rerun : bool
+        The logs are runs of the same samples at different times (an anchor set judged
+        again every week, for ``jb.monitor(anchors=)``): each run's verdicts are kept,
+        told apart by ``created``.  Without it one sample judged twice for one model is an
+        error.
 
     Returns
     -------
     pandas.DataFrame
         ``sample_id``, ``system``, ``judge`` (``score`` with ``scores=True``), ``task``,
-        ``epoch``, ``human``: one row per sample and epoch.  ``sample_id`` is the sample's
+        ``epoch``, ``created`` (when the log's eval was created, a UTC timestamp: the
+        period of a run, e.g. ``time="created", freq="W"``), ``human``: one row per
+        sample and epoch (and run, with ``rerun``).  ``sample_id`` is the sample's
         id in its task, prefixed with the task's name (``<task>/<id>``) when the logs
         hold more than one task: tasks number their samples independently, so sample
         ``1`` of one task and sample ``1`` of another are different items, and every
@@ -140,6 +150,7 @@ def inspect_items(
     rows, used = [], set()
     for lg in _inspect_logs(log):
         system = str(lg.eval.model)
+        created = pd.Timestamp(lg.eval.created).tz_convert("UTC")
         names = [s.name for s in (lg.results.scores if lg.results else [])]
         if scorer is None:
             if len(set(names)) > 1:
@@ -176,6 +187,7 @@ def inspect_items(
                     "judge": value,
                     "task": str(lg.eval.task),
                     "epoch": int(s.epoch),
+                    "created": created,
                 }
             )
     if not rows:
@@ -186,7 +198,8 @@ def inspect_items(
     return items_frame(
         rows,
         labels,
-        extra=("task", "epoch"),
+        extra=("task", "epoch", "created"),
+        key=("task", "epoch", "created") if rerun else ("task", "epoch"),
         verdict=f"scorer {scorer or (used.pop() if len(used) == 1 else 'value')}",
         positive=positive,
         grades=_INSPECT_GRADES,

@@ -113,6 +113,7 @@ def items_frame(
     labels,
     extra: tuple[str, ...] = (),
     *,
+    key: tuple[str, ...] | None = None,
     verdict: str = "verdict",
     positive: Any = None,
     grades: dict | None = None,
@@ -122,7 +123,8 @@ def items_frame(
 
     ``verdict`` names the field in messages; ``grades`` maps a tool's own letters (Inspect's
     C / I / N) before the package's vocabulary applies (not with ``positive=``, which must
-    be a value some verdict takes).
+    be a value some verdict takes).  ``key``: the ``extra`` columns that tell two
+    verdicts of one output apart (default all of them).
     ``scores=True`` keeps the value as a number in a ``score`` column instead (the scores
     design); a value that is not a number is an error that names it.
     """
@@ -139,7 +141,7 @@ def items_frame(
         df["judge"] = binary_labels(raw, verdict, positive)
         if positive is not None:
             _check_positive(raw, positive, verdict)
-    dup = df.duplicated(["system", "sample_id", *extra])
+    dup = df.duplicated(["system", "sample_id", *(extra if key is None else key)])
     if dup.any():
         r = df[dup].iloc[0]
         raise InputError(

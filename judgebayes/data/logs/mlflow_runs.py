@@ -54,7 +54,9 @@ def mlflow_items(
     Returns
     -------
     DataFrame
-        ``system``, ``item``, ``score``, ``trace_id`` and with ``human=`` ``human``;
+        ``system``, ``item``, ``score``, ``created`` (the run's start, a UTC timestamp:
+        the period of a run judged again, e.g. an anchor set for ``jb.monitor(anchors=)``
+        with ``time="created", freq="W"``), ``trace_id`` and with ``human=`` ``human``;
         ``attrs["n_missing"]``: traces per system without a score.
 
     Raises
@@ -109,7 +111,9 @@ def mlflow_items(
         if len(traces) == 0:
             empty.append((run_id, name))
             continue
-        frames.append(_rows(traces, name, scorer, item, human))
+        rows = _rows(traces, name, scorer, item, human)
+        rows.insert(3, "created", pd.Timestamp(run.info.start_time, unit="ms", tz="UTC"))
+        frames.append(rows)
         humans |= _human_assessments(traces)
     if empty:
         raise _without_traces(empty, len(ids))

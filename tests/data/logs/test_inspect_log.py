@@ -328,3 +328,63 @@ def _write_promptfoo(tmp_path, score):
     path = tmp_path / "scores.json"
     path.write_text(json.dumps({"results": {"version": 3, "results": recs}}))
     return path
+
+
+@pytest.fixture(scope="module")
+def anchor_runs(tmp_path_factory):
+    """Five weekly Inspect runs of one task: 40 anchors (labelled) and 60 new samples, a
+    scorer whose verdicts follow a plan in which the judge's sensitivity falls from 0.9 to
+    0.5 from the fourth run; the logs' folder, the anchors' labels and the plan."""
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import get_model
+    from inspect_ai.scorer import Score, accuracy, scorer
+    from inspect_ai.solver import generate
+
+    rng = np.random.default_rng(8)
+    label = {f"a{i}": int(rng.random() < 0.7) for i in range(40)}
+    log_dir = tmp_path_factory.mktemp("anchor_runs")
+    plan = {}
+    for week in range(5):
+        sens = 0.9 if week < 3 else 0.5
+        truth = {**label, **{f"n{i}": int(rng.random() < 0.7) for i in range(60)}}
+        right = {k: rng.random() < (sens if y else 0.85) for k, y in truth.items()}
+        plan[week] = {k: "C" if (y == 1) == right[k] else "I" for k, y in truth.items()}
+
+        @scorer(metrics=[accuracy()])
+        def verdicts(week=week):
+            async def score(state, target):
+                return Score(value=plan[week][str(state.sample_id)])
+
+            return score
+
+        task = Task(
+            name="weekly",
+            dataset=[Sample(id=k, input=f"item {k}", target="x") for k in plan[week]],
+            solver=generate(),
+            scorer=verdicts(),
+        )
+        model = get_model("mockllm/model", custom_outputs=lambda *a: reply("an answer"))
+        (lg,) = inspect_eval(task, model=model, log_dir=str(log_dir), display="none")
+        assert lg.status == "success", lg.error
+    labels = pd.DataFrame({"sample_id": list(label), "human": list(label.values())})
+    return log_dir, labels, plan
+
+
+def test_weekly_runs_read_again_feed_the_anchor_design(anchor_runs):
+    log_dir, labels, plan = anchor_runs
+    with pytest.raises(InputError, match="two verdicts for one output"):
+        jb.io.inspect_items(log_dir, labels=labels)  # one sample judged in five runs
+    df = jb.io.inspect_items(log_dir, labels=labels, rerun=True)
+    assert len(df) == 5 * 100 and df["created"].nunique() == 5
+    weeks = df["created"].rank(method="dense").astype(int) - 1
+    said = df.apply(lambda r: plan[weeks[r.name]][r["sample_id"]], axis=1)
+    np.testing.assert_array_equal(df["judge"].to_numpy(), (said == "C").to_numpy(float))
+    is_anchor = df["sample_id"].str.startswith("a")
+    table = jb.monitor(df[~is_anchor], "judge", "human", "created", anchors=df[is_anchor],
+                       item="sample_id", reference=2)  # fmt: skip
+    assert len(table) == 5 and (table["n_anchors"] == 40).all()
+    assert table["verdict"].iloc[-1] == "judge"
+    assert table["judge_moved"].iloc[-1] == "sensitivity down"

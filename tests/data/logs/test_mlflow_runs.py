@@ -4,6 +4,7 @@ leaderboard frame paired on the request; human feedback logged with ``mlflow.log
 """
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import judgebayes as jb
@@ -82,6 +83,13 @@ def test_runs_are_one_frame_paired_on_the_request(runs):
     assert graded["human"].to_dict() == human
     assert frame.loc[frame["system"] != "good", "human"].isna().all()
     assert frame.attrs["n_missing"] == dict.fromkeys(SKILL, 0)
+    # each row carries its run's start (the period of a run judged again)
+    import mlflow
+
+    client = mlflow.MlflowClient(tracking_uri=uri)
+    for name, run_id in ids.items():
+        start = pd.Timestamp(client.get_run(run_id).info.start_time, unit="ms", tz="UTC")
+        assert (frame.loc[frame["system"] == name, "created"] == start).all()
     # the frame is a leaderboard's: the closed form's means are the runs' pass rates
     board = jb.leaderboard(frame, score="score").set_index("system")
     for name, ok in right.items():

@@ -16,6 +16,11 @@ decide yet (label more and run it again); the sequence holds at every look, so r
 after every batch keeps the error at most ``1 - --prob``.  A drift alarm is a warning on
 stderr: the sequence stays valid when the judge drifts.
 
+``--anchors anchors.csv --item id``: the anchor design (an anchor set judged again every
+period beside the log's new items, whose labels are not needed): per period the judge's
+rates on the anchors, the new items' corrected rate and who moved (none, judge, system,
+both); an alarm is a warning on stderr.
+
 JSON (``--format json``): ``{"alpha": float, "periods": [row, ...], "notes": [str, ...],
 "reference_bounds": {rate: [lower, upper]}}`` (with ``--drift-by system``: {system: {rate:
 [lower, upper]}}) with the columns of
@@ -45,6 +50,15 @@ _COLUMNS = [
     ("specificity", "spec"),
     ("drift_evidence", "drift evidence"),
     ("drift", "drift"),
+]
+
+_ANCHOR_COLUMNS = [
+    ("n_anchors", "anchors"),
+    ("n_new", "new items"),
+    ("verdict_rate", "verdict rate"),
+    ("system_rate", "corrected"),
+    ("judge_moved", "judge moved"),
+    ("verdict", "who moved"),
 ]
 
 
@@ -103,6 +117,14 @@ def add_monitor_options(a) -> None:
         dest="drift_by",
         help="one drift alarm on every system's labels, or one per system (needs --system)",
     )
+    a.add_argument(
+        "--drift-from",
+        choices=("all", "labels"),
+        default="all",
+        dest="drift_from",
+        help="the drift alarm reads every channel (labels and verdict rate, default) or the "
+        "labels alone",
+    )
 
 
 def add_parser(sub) -> None:
@@ -113,6 +135,13 @@ def add_parser(sub) -> None:
     a.add_argument("--human", default="human", help="human label column")
     a.add_argument("--system", default=None, help="one sequence per system")
     a.add_argument("--positive", default=None, help="label value meaning 'correct'")
+    a.add_argument(
+        "--anchors",
+        default=None,
+        help="CSV of an anchor set judged again every period (one row per anchor and "
+        "period, its label in --human): says whether the judge or the system moved",
+    )
+    a.add_argument("--item", default=None, help="with --anchors: the anchors' id column")
     add_monitor_options(a)
     add_common(a)
 
@@ -123,6 +152,14 @@ def _monitor(args, alpha: float):
     if args.time is None:
         raise CLIError("judgebayes: the log needs --time (the period column)")
     df = read_csv(args.log if hasattr(args, "log") else args.test, "log")
+    if getattr(args, "anchors", None) is not None or getattr(args, "item", None) is not None:
+        if args.anchors is None or args.item is None:
+            raise CLIError("judgebayes monitor: the anchor design needs --anchors and --item")
+        return monitor(
+            df, judge=args.judge, human=args.human, time=args.time, alpha=alpha,
+            freq=args.freq, reference=args.reference, positive=args.positive,
+            anchors=read_csv(args.anchors, "anchors"), item=args.item,
+        )  # fmt: skip
     return monitor(
         df,
         judge=args.judge,
@@ -136,6 +173,7 @@ def _monitor(args, alpha: float):
         floors=dict(args.floor) if args.floor else None,
         positive=args.positive,
         drift_by=args.drift_by,
+        drift_from=args.drift_from,
         scale=args.scale,
         human_scale=args.human_scale,
     )
@@ -144,6 +182,17 @@ def _monitor(args, alpha: float):
 def _report(table, command: str) -> None:
     for note in table.attrs["notes"]:
         print(f"judgebayes {command}: note: {note}", file=sys.stderr)
+    if "verdict" in table.columns:  # the anchor design
+        for who, col in (("judge", "judge_alarm"), ("system", "system_alarm")):
+            if table[col].any():
+                first = table[table[col].astype(bool)].iloc[0]
+                what = f" ({first['judge_moved']})" if who == "judge" else ""
+                print(
+                    f"judgebayes {command}: warning: the {who} moved{what}, alarm at period "
+                    f"{first['period']}",
+                    file=sys.stderr,
+                )
+        return
     if "alarm" in table.columns and table["alarm"].any():
         first = table[table["alarm"].astype(bool)].iloc[0]
         on = f" on system {first['system']}" if table.attrs.get("drift_by") == "system" else ""
@@ -163,16 +212,18 @@ def _bounds(bounds: dict) -> dict:
 
 
 def _payload(table) -> dict:
-    return {
+    out = {
         "alpha": table.attrs["alpha"],
         "periods": table.to_dict("records"),
         "notes": table.attrs["notes"],
-        "reference_bounds": _bounds(table.attrs["reference_bounds"]),
     }
+    if "reference_bounds" in table.attrs:
+        out["reference_bounds"] = _bounds(table.attrs["reference_bounds"])
+    return out
 
 
 def _columns(table):
-    return [c for c in _COLUMNS if c[0] in table.columns]
+    return [c for c in _COLUMNS + _ANCHOR_COLUMNS if c[0] in table.columns]
 
 
 def run(args) -> tuple[str, int]:

@@ -56,6 +56,7 @@ from scipy import signal, stats
 
 __all__ = [
     "betting_sequence",
+    "clopper_pearson",
     "drift_alarm",
     "drift_pvalue",
     "mixture_radius",
@@ -236,7 +237,7 @@ def betting_sequence(
     return np.maximum.accumulate(lower), np.minimum.accumulate(upper)
 
 
-def _clopper_pearson(k: float, n: float, a: float) -> tuple[float, float]:
+def clopper_pearson(k: float, n: float, a: float) -> tuple[float, float]:
     """One-sided exact bounds at level ``a`` each: (lower, upper)."""
     lower = 0.0 if k == 0 else float(stats.beta.ppf(a, k, n - k + 1))
     upper = 1.0 if k == n else float(stats.beta.ppf(1.0 - a, k + 1, n - k))
@@ -375,7 +376,7 @@ def drift_alarm(
             ref = per < reference
             if not ref.any():
                 continue
-            bounds[name] = _clopper_pearson(float(hits[ref].sum()), float(ref.sum()), alpha / 4)
+            bounds[name] = clopper_pearson(float(hits[ref].sum()), float(ref.sum()), alpha / 4)
             if not (~ref).any():
                 continue
             peak, lower = _change_evidence(hits, per, reference, n_periods)

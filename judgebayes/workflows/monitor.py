@@ -24,6 +24,7 @@ from judgebayes.data.monitor.anchors import anchor_log
 from judgebayes.errors import InputError, LabellingWarning
 from judgebayes.inference import sequences as sq
 from judgebayes.inference.monitor.anchors import anchor_attribution
+from judgebayes.inference.monitor.channels import channel_alarm
 from judgebayes.inference.registry import check_count
 from judgebayes.results import check_alpha
 
@@ -49,6 +50,7 @@ def monitor(
     positive=None,
     method: str = "asymptotic",
     drift_by: str = "pooled",
+    drift_from: str = "all",
     scale: tuple[float, float] | None = None,
     human_scale: tuple[float, float] | None = None,
     anchors=None,
@@ -106,6 +108,14 @@ def monitor(
         Each system's alarm then has ``alpha / S`` of the false-alarm rate (Bonferroni), so
         the chance that any of them ever sounds without drift stays at most ``alpha``;
         ``attrs["reference_bounds"]`` is then keyed by system.
+    drift_from : {"all", "labels"}
+        What the drift alarm reads.  ``"all"``: every channel of the stream, the labelled
+        items' agreement and the verdict rate of all items, each period's labels saying
+        how much of that rate the prevalence explains
+        (:mod:`judgebayes.inference.monitor.channels`; its false-alarm guarantee is
+        asymptotic in the items of a period).  ``"labels"``: the labelled agreement alone,
+        by an exact change-point e-process (slower to find a drift).  With ``floors`` the
+        alarm is the labels' capital against the floors.
     scale : (low, high), optional
         The judge gives scores on this scale (e.g. ``(1, 10)``), not verdicts: the
         sequence is then for the mean human label, with the score as the predictor (the
@@ -189,6 +199,12 @@ def monitor(
             field="method",
             value=method,
         )
+    if drift_from not in ("all", "labels"):
+        raise InputError(
+            f"drift_from must be 'all' or 'labels'; got {drift_from!r}",
+            field="drift_from",
+            value=drift_from,
+        )
     if drift_by not in ("pooled", "system") or (drift_by == "system" and system is None):
         raise InputError(
             f"drift_by must be 'pooled' or 'system' (with system=); got {drift_by!r}"
@@ -212,8 +228,9 @@ def monitor(
     reference = check_count(reference, "reference")
     floors = _floors(floors)
     drift, bounds = _drift_part(
-        back, drift_by, systems, missing, period, f, y, labels, alpha, reference, floors, notes
-    )
+        back, drift_by, systems, missing, period, f, y, labels, alpha, reference,
+        floors if floors or drift_from == "labels" else None, notes,
+    )  # fmt: skip
     if back is None and len(labels) <= reference and len(floors) < 2:
         notes.append(
             f"{len(labels)} period(s) so far, the first {reference} the drift alarm's "
@@ -244,7 +261,7 @@ def monitor(
 #: the options of the labelled-sample design, and their defaults (refused with anchors=)
 _LABELLED_ONLY = {"system": None, "label_prob": None, "tightest_at": 10, "floors": None,
                   "power_tuning": True, "method": "asymptotic", "drift_by": "pooled",
-                  "scale": None, "human_scale": None}  # fmt: skip
+                  "drift_from": "all", "scale": None, "human_scale": None}  # fmt: skip
 
 
 def _anchored(items, anchors, judge, human, time, item, alpha, reference, freq, positive,
@@ -445,7 +462,11 @@ def _system_table(period, f, y, prob, labels, alpha, tightest_at, power_tuning, 
 
 
 def _drift(period, f, y, labels, alpha, reference, floors) -> tuple[pd.DataFrame, dict]:
-    d = sq.drift_alarm(period, f, y, len(labels), alpha, reference, floors=floors)
+    """One drift alarm: on every channel (``floors`` None) or on the labels."""
+    if floors is None:
+        d = channel_alarm(period, f, y, len(labels), alpha, reference)
+    else:
+        d = sq.drift_alarm(period, f, y, len(labels), alpha, reference, floors=floors)
     alarm = d["alarm"]
     table = pd.DataFrame(
         {

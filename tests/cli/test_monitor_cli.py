@@ -115,3 +115,62 @@ def test_monitor_reads_judge_scores(tmp_path):
     below = f"rate > {last['lower'] - 0.2:.2f}"
     ok = helpers.cli(*gate, "--human-scale", "1,5", "--claim", below)
     assert ok.returncode == 0, ok.stderr
+
+
+@pytest.fixture(scope="module")
+def anchor_files(tmp_path_factory):
+    from tests.simulators import anchor_design
+
+    items, anchors = anchor_design(np.random.default_rng(0), weeks=8, judge_drift_at=5,
+                                   consistency=1.0)  # fmt: skip
+    folder = tmp_path_factory.mktemp("anchors")
+    items.to_csv(folder / "items.csv", index=False)
+    anchors.to_csv(folder / "anchors.csv", index=False)
+    return folder / "items.csv", folder / "anchors.csv"
+
+
+def test_monitor_anchors_says_who_moved(anchor_files):
+    items, anchors = anchor_files
+    res = helpers.run("monitor", items, "--anchors", anchors, "--item", "id", "--time", "week",
+                      "--format", "json")  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert [r["verdict"] for r in out["periods"]][-1] == "judge"
+    assert out["periods"][-1]["judge_moved"] == "sensitivity down"
+    assert "the judge moved (sensitivity down), alarm at period" in res.stderr
+    text = helpers.run("monitor", items, "--anchors", anchors, "--item", "id", "--time", "week")
+    assert "who moved" in text.stdout and text.returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--item", "id"), "needs --anchors and --item"),
+        (("--anchors", "ANCHORS"), "needs --anchors and --item"),
+        (("--anchors", "ANCHORS", "--item", "nope"), "no column 'nope'"),
+    ],
+)
+def test_monitor_anchors_bad_input_is_one_line(anchor_files, args, message):
+    items, anchors = anchor_files
+    args = tuple(str(anchors) if a == "ANCHORS" else a for a in args)
+    res = helpers.run("monitor", items, *args, "--time", "week")
+    assert res.returncode == 2 and message in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_monitor_drift_from_labels_is_the_labels_alarm(log):
+    path, _ = log
+    out = {
+        c: json.loads(
+            helpers.run(
+                "monitor", path, "--time", "week", "--drift-from", c, "--format", "json"
+            ).stdout
+        )
+        for c in ("all", "labels")
+    }
+    # the same sequence, two alarms: every channel finds the week-4 fall no later
+    first = {c: next((r["period"] for r in o["periods"] if r["alarm"]), None)
+             for c, o in out.items()}  # fmt: skip
+    assert out["all"]["periods"][-1]["estimate"] == out["labels"]["periods"][-1]["estimate"]
+    assert first["all"] is not None
+    assert first["labels"] is None or int(first["all"]) <= int(first["labels"])

@@ -18,25 +18,27 @@ system's.
 Both are one scan.  For a rate :math:`r_t` (either of the judge's, or
 :math:`\hat\theta_t`), at look :math:`t` and for each candidate period :math:`c` of a
 change after the ``reference`` periods, the mean over :math:`c..t` minus the mean over
-the periods before :math:`c`, :math:`D_{c,t} = \sum_s w_s r_s`, has the variance
+the periods before :math:`c`, :math:`D_{c,t} = \sum_s w_s r_s`, is linear in the anchors'
+verdicts :math:`f_{a,s}` with loadings :math:`\ell_{a,s}` (:math:`1 / n^+_s` for the
+sensitivity; times :math:`\partial\theta/\partial se = -\theta/J` or
+:math:`\partial\theta/\partial fp = -(1 - \theta)/J` for the corrected rate).  While the
+judge stays the same each anchor's verdicts are independent draws at its own rate
+:math:`p_a`, so
 
 .. math::
 
-    \widehat{\mathrm{Var}}(D_{c,t}) = \sum_a \Big(\sum_s w_s \, \psi_{a,s}\Big)^2
+    \mathrm{Var}(D_{c,t}) = \sum_a p_a (1 - p_a) \sum_s (w_s \ell_{a,s})^2
       + \sum_s w_s^2 \, \frac{v_s (1 - v_s)}{N_s J_s^2},
 
-where :math:`\psi_{a,s}` is anchor :math:`a`'s influence on :math:`r_s`
-(:math:`(f_{a,s} - \widehat{se}_s) / n^+_s` for the sensitivity; times
-:math:`\partial\theta / \partial se = -\theta/J` or :math:`\partial\theta/\partial sp
-= (1 - \theta)/J` for the corrected rate) and the last term is the new items' binomial
-variance (the corrected rate only).  Summing each anchor's influences over periods before
-squaring pairs its verdicts: an anchor the judge always gets right (or always wrong)
-adds nothing, so a consistent judge's change shows at once, and a change of the judge
-read on the anchors carries their sampling error as a sample of the items.  The
-:math:`k`-th look after the reference tests its :math:`k` candidates each two-sided at
-:math:`a \cdot 6 / (\pi^2 k^3)`, so over every look and candidate the levels sum to
-:math:`a` (a union bound; each test is asymptotic in the anchors and new items of a
-period): :math:`a = \alpha / 4` for each of the judge's rates and :math:`\alpha / 2` for
+read at each anchor's own mean verdict (the last term, the new items' binomial variance,
+for the corrected rate only): an anchor the judge always gets right (or always wrong) adds
+nothing, so a consistent judge's change shows at once.  The system's test allows the
+judge to have moved; its variance is at least the anchors' paired spread
+:math:`\sum_a (\sum_s w_s \ell_{a,s} (f_{a,s} - \bar f_a))^2`, which carries their
+sampling error, as a sample of the items, in a change of the judge.  The scan
+(:func:`~judgebayes.inference.monitor.scan.scan`) spends its level over every look and
+candidate (a union bound; each test is asymptotic in the anchors and new items of a
+period): :math:`\alpha / 4` for each of the judge's rates and :math:`\alpha / 2` for
 the system.
 
 The three-way verdict of a period is which alarms have sounded by then: ``none``,
@@ -50,12 +52,11 @@ system's output (their verdicts independent given the period).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from scipy import stats
 
-__all__ = ["VERDICTS", "anchor_attribution", "look_level", "scan"]
+from judgebayes.inference.monitor.scan import scan
+
+__all__ = ["VERDICTS", "anchor_attribution"]
 
 #: the three-way verdict's values, by (judge alarm, system alarm)
 VERDICTS = {(False, False): "none", (True, False): "judge", (False, True): "system",
@@ -64,114 +65,6 @@ VERDICTS = {(False, False): "none", (True, False): "judge", (False, True): "syst
 #: below this Youden index (sensitivity + specificity - 1) the anchors' rates cannot
 #: correct the period's verdict rate: its system test is not run
 MIN_YOUDEN = 0.05
-
-
-def look_level(k: np.ndarray | int, alpha: float) -> np.ndarray:
-    r"""The level of the ``k``-th look (1, 2, ...): :math:`\alpha \cdot 6 / (\pi^2
-    k^2)`; over every look they sum to :math:`\alpha`.
-    """
-    k = np.asarray(k, dtype=float)
-    return alpha * 6.0 / (math.pi**2 * k**2)
-
-
-def candidates(reference: int, t: int) -> np.ndarray:
-    r"""The periods a change may have started at, tested at look ``t``: the last
-    period, the last 2, 4, 8... and the first after the reference (about
-    :math:`\log_2 k` of the :math:`k` since the reference, so a recent change is not
-    diluted by the periods before it and the look's level is split few ways).
-    """
-    back = 2 ** np.arange(int(math.log2(t - reference + 1)) + 1)
-    return np.unique(np.concatenate([[reference], t - back + 1]))
-
-
-def scan(
-    rate: np.ndarray,
-    verdicts: np.ndarray,
-    loading: np.ndarray,
-    own_var: np.ndarray,
-    usable: np.ndarray,
-    reference: int,
-    alpha: float,
-    *,
-    moving: bool = False,
-) -> dict[str, np.ndarray]:
-    r"""The change scan of one rate (module docstring): per look, the candidate change
-    with the strongest evidence.
-
-    Parameters
-    ----------
-    rate : array (P,)
-        The rate per period.
-    verdicts : array (A, P)
-        Each anchor's verdict (or hit) per period (0 where not judged).
-    loading : array (A, P)
-        The rate's derivative in that verdict (0 where not judged): :math:`1 / n_s` for a
-        share, times :math:`\partial\theta / \partial se` or :math:`\partial\theta /
-        \partial fp` for the corrected rate.
-    own_var : array (P,)
-        Variance of each period's rate from outside the anchors (0 for the judge's rates).
-    usable : bool array (P,)
-        Periods whose rate is defined.
-    reference, alpha
-        The periods before any change; the scan's level over the whole run.
-    moving : bool
-        The anchors' rates may move under the null (the system's test, where the judge
-        may have changed): the variance is then the larger of the two below.
-
-    Returns
-    -------
-    dict
-        ``change`` (:math:`D_{c,t}` of the strongest candidate), ``se``, ``evidence`` (the
-        test's level over its p-value: 1 = alarm) and ``alarm`` (sounded by this period).
-
-    Notes
-    -----
-    Under "no change" each anchor's verdicts are independent draws at its own rate, so a
-    contrast's variance is :math:`\sum_a p_a (1 - p_a) \sum_s (w_s \ell_{a,s})^2`; it
-    is read at each anchor's own mean verdict over the contrast's periods (times
-    :math:`m_a / (m_a - 1)`), which does not collapse when a period's anchors are all
-    right (the Wald variance there is 0), and an anchor the judge always gets right adds
-    nothing.  With ``moving`` the anchors' own means may differ between the periods,
-    and the variance is at least the paired spread :math:`\sum_a (\sum_s w_s
-    \ell_{a,s} (f_{a,s} - \bar f_a))^2`, which carries the anchors' sampling error in
-    a change of the judge.
-    """
-    P = rate.size
-    out = {k: np.full(P, np.nan) for k in ("change", "se", "evidence")}
-    values = np.where(usable, rate, 0.0)
-    present = loading != 0
-    for t in range(reference, P):
-        if not usable[t]:
-            continue
-        k = t - reference + 1
-        starts = candidates(reference, t)
-        level = float(look_level(k, alpha)) / starts.size
-        best = (-1.0, np.nan, np.nan)
-        for c in starts:
-            after = np.flatnonzero(usable[c : t + 1]) + c
-            before = np.flatnonzero(usable[:c])
-            if after.size == 0 or before.size == 0:
-                continue
-            w = np.zeros(P)
-            w[after], w[before] = 1.0 / after.size, -1.0 / before.size
-            d = float(w @ values)
-            on = w != 0
-            m = present[:, on].sum(1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                own = np.nan_to_num(verdicts[:, on].sum(1) / m)
-                spread = np.where(m > 1, own * (1.0 - own) * m / (m - 1.0), 0.0)
-            var = float(spread @ ((loading * w) ** 2).sum(1))
-            if moving:
-                var = max(var, float(np.sum((((verdicts - own[:, None]) * loading) @ w) ** 2)))
-            s = math.sqrt(var + float((w**2) @ own_var))
-            p = 2.0 * stats.norm.sf(abs(d) / s) if s > 0 else float(d == 0)
-            ratio = level / p if p > 0 else np.inf
-            if ratio > best[0]:
-                best = (ratio, d, s)
-        if best[0] >= 0:
-            out["evidence"][t], out["change"][t], out["se"][t] = best
-    out["alarm"] = np.maximum.accumulate(np.nan_to_num(out["evidence"], nan=0.0) >= 1.0)
-    return out
 
 
 def _by_anchor(a_item, a_period, x, n_items, n_periods) -> np.ndarray:
@@ -302,7 +195,7 @@ def anchor_attribution(
         "specificity": judge["specificity"],
         "judge_evidence": judge["evidence"],
         "judge_alarm": judge["alarm"],
-        "judge_moved": judge["which"],
+        "judge_moved": np.where(judge["alarm"], judge["which"], None),
         "verdict_rate": system["verdict_rate"],
         "n_new": system["n_new"],
         "system_rate": system["rate"],

@@ -193,25 +193,7 @@ def monitor(
                          positive, given)  # fmt: skip
     alpha = check_alpha(alpha)
     tightest_at = check_count(tightest_at, "tightest_at")
-    if method not in _METHODS:
-        raise InputError(
-            f"method must be one of {', '.join(_METHODS)}; got {method!r}",
-            field="method",
-            value=method,
-        )
-    if drift_from not in ("all", "labels"):
-        raise InputError(
-            f"drift_from must be 'all' or 'labels'; got {drift_from!r}",
-            field="drift_from",
-            value=drift_from,
-        )
-    if drift_by not in ("pooled", "system") or (drift_by == "system" and system is None):
-        raise InputError(
-            f"drift_by must be 'pooled' or 'system' (with system=); got {drift_by!r}"
-            + ("" if system is not None else " without system="),
-            field="drift_by",
-            value=drift_by,
-        )
+    _check_choices(method, drift_by, drift_from, system)
     f, y, back, period, labels, prob, systems = monitor_log(
         frame, judge, human, time, system=system, label_prob=label_prob, freq=freq, scale=scale,
         human_scale=human_scale, positive=positive,
@@ -256,6 +238,29 @@ def monitor(
     attrs = {"notes": notes, "reference_bounds": bounds, "alpha": alpha, "method": method,
              "drift_by": drift_by, "human_scale": back}  # fmt: skip
     return _assembled(rows, drift, drift_by, back, system is not None, attrs)
+
+
+def _check_choices(method, drift_by, drift_from, system) -> None:
+    """The monitor's named choices, each refused by name when not one of its values."""
+    if method not in _METHODS:
+        raise InputError(
+            f"method must be one of {', '.join(_METHODS)}; got {method!r}",
+            field="method",
+            value=method,
+        )
+    if drift_from not in ("all", "labels"):
+        raise InputError(
+            f"drift_from must be 'all' or 'labels'; got {drift_from!r}",
+            field="drift_from",
+            value=drift_from,
+        )
+    if drift_by not in ("pooled", "system") or (drift_by == "system" and system is None):
+        raise InputError(
+            f"drift_by must be 'pooled' or 'system' (with system=); got {drift_by!r}"
+            + ("" if system is not None else " without system="),
+            field="drift_by",
+            value=drift_by,
+        )
 
 
 #: the options of the labelled-sample design, and their defaults (refused with anchors=)

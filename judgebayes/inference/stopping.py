@@ -135,8 +135,9 @@ class StopDecision:
         text = (
             f"{head}: {self.target} {self.estimate:.3f} [{self.lower:.3f}, {self.upper:.3f}] "
             f"({1 - self.alpha:.0%}, valid at every look); {self.n} of {self.population} "
-            f"samples run, {self.n_labelled} labelled, {self.saved} saved"
+            f"samples run, {self.n_labelled} labelled"
         )
+        text += f", {self.saved} saved" if self.stop else ""
         return f"{text}; {self.note}" if self.note else text
 
 

@@ -203,13 +203,14 @@ class InspectStopping:
 
     async def complete_task(self) -> dict[str, Any]:
         """The decision as metadata: estimate, interval, samples run, labelled and saved,
-        the reason; and the scorer, the samples not scored and those that ran on after
-        the stop.
+        the reason; and the scorer, the samples Inspect skipped, those not scored and
+        those that ran on after the stop (already started when it came).
         """
         out: dict[str, Any] = {"scorer": self.scorer, "shuffled": self._shuffled}
         if self.rule is not None and self.rule._decision is not None:
             out.update(self.decision.as_dict())
-        out.update({"n_unscored": self._unscored, "n_after_stop": self._late})
+        late = {"n_skipped": self._stops, "n_unscored": self._unscored, "n_after_stop": self._late}
+        out.update(late)
         return out
 
     @property

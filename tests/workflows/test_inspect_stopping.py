@@ -76,7 +76,7 @@ def test_a_shuffled_eval_stops_once_the_claim_is_decided_and_skips_the_rest(tmp_
     assert meta["n"] + meta["saved"] == 150 and meta["saved"] > 0
     assert meta["n_after_stop"] == 0 and meta["n_unscored"] == 0
     # Inspect skipped exactly the samples the rule saved, each with the rule's reason
-    assert len(summary.early_stops) == meta["saved"]
+    assert len(summary.early_stops) == meta["saved"] == meta["n_skipped"]
     assert {s.reason for s in summary.early_stops} == {"judgebayes: above claim"}
     skipped = {s.id for s in summary.early_stops}
     scored = [s for s in log.samples if s.scores]
@@ -147,3 +147,15 @@ def test_the_task_is_checked_when_it_starts():
         with pytest.raises(InputError) as err:
             asyncio.run(manager.start_task(None, samples, epochs))
         assert err.value.field == field
+
+
+def test_samples_running_when_the_rule_stops_are_counted_not_added(tmp_path):
+    # Inspect's default concurrency: samples already started when the rule stops still
+    # complete; they are counted, not fed to the rule, and every sample is accounted for
+    _, f, human = _data(3)
+    manager = jb.io.InspectStopping("judge", label_key="human", label_prob=0.5, claim=0.6)
+    log = _eval(_task(f, human, manager), tmp_path, sample_shuffle=3)
+    meta = log.results.early_stopping.metadata
+    assert meta["stop"] and meta["n_skipped"] == len(log.results.early_stopping.early_stops)
+    assert meta["n"] + meta["n_after_stop"] + meta["n_skipped"] == 150
+    assert sum(bool(s.scores) for s in log.samples) == meta["n"] + meta["n_after_stop"]

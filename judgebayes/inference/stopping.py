@@ -12,7 +12,8 @@ is exact for the mean of the realised :math:`z` population; but that mean is
 :math:`\theta` plus the Horvitz-Thompson error of the labels, so the sequence shrinks
 onto the wrong point as :math:`t \to N` (with the coins fixed, the last look is a point).
 Conditioning on what was seen, the next :math:`z` has mean
-:math:`(N\theta - \sum_{j<t} y_j) / (N - t + 1)`, which needs the unseen labels.
+:math:`(N\theta - \sum_{j<t} y_j) / (N - t + 1)`, which needs the labels of the samples
+seen without one.
 
 **The exact sequence used here.**  Write :math:`\theta = \varphi + \delta`, with
 :math:`\varphi = \tfrac1N \sum f_i` the judge's pass rate over the set and

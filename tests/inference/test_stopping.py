@@ -44,24 +44,31 @@ def test_no_labels_is_the_betting_sequence_on_the_verdicts_and_says_so():
     assert d.as_dict()["note"] == d.note
 
 
-def test_corrected_interval_is_the_judges_rate_plus_its_error_written_out():
-    # the module docstring's sum: the verdicts' sequence at alpha/2 plus the labelled
-    # (y - f + 1) / 2 sequence at alpha/2 on the k / 2N lattice, mapped back to the rate
+def test_corrected_interval_is_the_labels_and_the_judge_plus_its_error_written_out():
+    # the module docstring's intersection: the labels' sequence at alpha/2, and the verdicts'
+    # sequence at alpha/4 plus the labelled (y - f + 1) / 2 sequence at alpha/4 on the
+    # k / 2N lattice, mapped back to the rate
     N, alpha = 150, 0.05
     y, f, lab = _run(np.random.default_rng(2), N=N, pi=0.4)
     d = jb.plan.early_stop(f, lab, population=N, label_prob=0.4, claim=0.99, min_samples=N)
     has = ~np.isnan(lab)
-    lo_f, hi_f = betting_sequence(f, N, alpha / 2)
-    lo_d, hi_d = betting_sequence((y[has] - f[has] + 1) / 2, N, alpha / 2, resolution=2)
+    lo_f, hi_f = betting_sequence(f, N, alpha / 4)
+    lo_d, hi_d = betting_sequence((y[has] - f[has] + 1) / 2, N, alpha / 4, resolution=2)
+    lo_y, hi_y = betting_sequence(y[has], N, alpha / 2)
     m = np.cumsum(has) - 1
-    lo = np.where(m >= 0, lo_f + 2 * lo_d[m] - 1, lo_f - 1)
-    hi = np.where(m >= 0, hi_f + 2 * hi_d[m] - 1, hi_f + 1)
+    lo = np.where(m >= 0, np.maximum(lo_f + 2 * lo_d[m] - 1, lo_y[m]), lo_f - 1)
+    hi = np.where(m >= 0, np.minimum(hi_f + 2 * hi_d[m] - 1, hi_y[m]), hi_f + 1)
     lo = np.maximum(lo, np.cumsum(np.where(has, y, 0)) / N)
     hi = np.minimum(hi, 1 - np.cumsum(np.where(has, 1 - y, 0)) / N)
     lo = np.maximum.accumulate(np.clip(lo, 0, 1))
     hi = np.minimum.accumulate(np.clip(hi, 0, 1))
     np.testing.assert_allclose(d.looks["lower"], lo, atol=1e-12)
     np.testing.assert_allclose(d.looks["upper"], hi, atol=1e-12)
+    # each part is narrower somewhere: the judge's early (every sample judged), the labels'
+    # later (this judge disagrees with the humans on about one sample in seven)
+    judge_part = (hi_f + 2 * hi_d[np.maximum(m, 0)]) - (lo_f + 2 * lo_d[np.maximum(m, 0)])
+    label_part = hi_y[np.maximum(m, 0)] - lo_y[np.maximum(m, 0)]
+    assert (judge_part < label_part).any() and (judge_part > label_part).any()
     # the estimate: the verdicts' mean plus the labelled error's mean
     k = np.cumsum(has)
     bias = np.cumsum(np.where(has, y - f, 0)) / np.maximum(k, 1)

@@ -58,7 +58,7 @@ betting sequence on the verdicts: an interval for the **judge's** pass rate, not
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -182,7 +182,7 @@ def _fraction(value, name: str, *, low_open: bool, high_open: bool) -> float:
     return v
 
 
-def check_settings(population, label_prob, width, claim, alpha, min_samples) -> dict:
+def check_settings(population, label_prob, width, claim, alpha, min_samples, every=1) -> dict:
     """The rule's settings checked, each bad value one InputError naming its field."""
     out = {"population": check_count(population, "population"), "alpha": check_alpha(alpha)}
     out["label_prob"] = _fraction(label_prob, "label_prob", low_open=False, high_open=False)
@@ -200,6 +200,7 @@ def check_settings(population, label_prob, width, claim, alpha, min_samples) -> 
         None if claim is None else _fraction(claim, "claim", low_open=True, high_open=True)
     )
     out["min_samples"] = check_count(min_samples, "min_samples")
+    out["every"] = check_count(every, "every")
     return out
 
 
@@ -280,6 +281,7 @@ def _reasons(seq: dict, settings: dict) -> np.ndarray:
         reason[(reason == "") & (hi - lo <= settings["width"])] = "width"
     reason[(reason == "") & (n == settings["population"])] = "all samples"
     reason[n < min(settings["min_samples"], settings["population"])] = ""
+    reason[(n % settings["every"] != 0) & (n != settings["population"])] = ""  # not looked at
     return reason
 
 
@@ -341,6 +343,7 @@ def early_stop(
     claim: float | None = None,
     alpha: float = 0.05,
     min_samples: int = 10,
+    every: int = 1,
     label_probs=None,
     seed: int = 0,
 ) -> StopDecision:
@@ -366,6 +369,9 @@ def early_stop(
         Miscoverage over all looks at once.
     min_samples : int
         No stop before this many samples.
+    every : int
+        Look every this many samples (and at the last): fewer looks cost less to compute
+        and keep the guarantee (the sequence holds at every look, so at any of them).
     label_probs : array, optional
         Each sample's own labelling probability (each >= ``label_prob``).
     seed : int
@@ -390,7 +396,7 @@ def early_stop(
     >>> d.stop, d.reason, d.lower > 0.6
     (True, 'above claim', True)
     """
-    s = check_settings(population, label_prob, width, claim, alpha, min_samples)
+    s = check_settings(population, label_prob, width, claim, alpha, min_samples, every)
     f = _unit_array(verdicts, "verdicts", missing=False)
     if not 1 <= f.size <= s["population"]:
         raise InputError(
@@ -455,9 +461,12 @@ class StoppingRule:
         claim: float | None = None,
         alpha: float = 0.05,
         min_samples: int = 10,
+        every: int = 1,
         seed: int = 0,
     ):
-        self.settings = check_settings(population, label_prob, width, claim, alpha, min_samples)
+        self.settings = check_settings(
+            population, label_prob, width, claim, alpha, min_samples, every
+        )
         self._rng = np.random.default_rng(seed)
         self._f: list[float] = []
         self._y: list[float] = []
@@ -471,6 +480,18 @@ class StoppingRule:
         if self._decision is None:
             raise InputError("no sample yet: call update() first", field="decision", value=None)
         return self._decision
+
+    def _between(self, n: int, n_labelled: int) -> StopDecision:
+        """The answer between looks: the last look's interval (still valid: the target
+        does not move), with the samples and labels so far.
+        """
+        s, last = self.settings, self._decision
+        if last is None:
+            target = JUDGE if s["label_prob"] == 0.0 else HUMAN
+            last = StopDecision(
+                False, "", math.nan, 0.0, 1.0, 0, 0, s["population"], s["alpha"], target
+            )
+        return replace(last, n=n, n_labelled=n_labelled)
 
     @property
     def stopped(self) -> bool:
@@ -510,6 +531,10 @@ class StoppingRule:
         self._y.append(y)
         self._p.append(p)
         self._draws.append(draw)
+        n = len(self._f)
+        if n % s["every"] and n != s["population"]:  # not a look: the last answer stands
+            self._decision = self._between(n, int(kept.sum()))
+            return self._decision
         seq = stopping_sequence(f_all, y_all, kept, s["population"], s["alpha"], _mode(floor))
         last = {k: v[-1:] for k, v in seq.items()}
         self._decision = _decide(last, s, floor, table=False)

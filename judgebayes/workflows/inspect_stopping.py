@@ -47,7 +47,9 @@ class InspectStopping:
     guarantee needs the samples to run **in random order**: run the task with Inspect's
     ``sample_shuffle=True`` (or a shuffled dataset).  The summary records whether Inspect
     shuffled them and a warning says so when it did not.  The labelled samples must be
-    chosen at random, each with chance ``label_prob``, before the run.
+    chosen at random, each with chance ``label_prob``, before the run.  Each look
+    recomputes the sequence over every sample so far, in Inspect's event loop: on a large
+    dataset ``every=10`` looks every ten samples, at a tenth of the cost.
 
     Parameters
     ----------
@@ -61,7 +63,7 @@ class InspectStopping:
     label_prob : float
         The chance each sample had of a label; 0 (no labels) gives an interval for the
         judge's pass rate, not the truth.
-    width, claim, alpha, min_samples, seed
+    width, claim, alpha, min_samples, every, seed
         The rule's settings (:func:`~judgebayes.inference.stopping.early_stop`).
 
     Examples
@@ -83,6 +85,7 @@ class InspectStopping:
         claim: float | None = None,
         alpha: float = 0.05,
         min_samples: int = 10,
+        every: int = 1,
         seed: int = 0,
     ):
         if not isinstance(scorer, str) or not scorer:
@@ -108,7 +111,7 @@ class InspectStopping:
                 value=label_key,
             )
         # the settings checked now, so a bad one fails before Inspect runs anything
-        check_settings(1, label_prob, width, claim, alpha, min_samples)
+        check_settings(1, label_prob, width, claim, alpha, min_samples, every)
         self.scorer = scorer
         self.label_key = label_key
         self._given = (
@@ -122,6 +125,7 @@ class InspectStopping:
             "claim": claim,
             "alpha": alpha,
             "min_samples": min_samples,
+            "every": every,
             "seed": seed,
         }
         self.rule: StoppingRule | None = None

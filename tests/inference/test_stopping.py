@@ -112,6 +112,23 @@ def test_the_stateful_rule_is_the_batch_rule_one_sample_at_a_time():
     assert rule.update(0.0, 0.0) == d  # the first stop stands
 
 
+def test_looking_every_k_samples_stops_at_a_look_and_the_rule_agrees():
+    _, f, lab = _run(np.random.default_rng(8), N=150, rate=0.9, pi=0.5)
+    kw = {"population": 150, "label_prob": 0.5, "claim": 0.6}
+    every = jb.plan.early_stop(f, lab, every=7, **kw)
+    each = jb.plan.early_stop(f, lab, **kw)
+    assert every.n % 7 == 0 and each.n <= every.n < each.n + 7
+    assert (every.lower, every.upper) == tuple(every.looks[["lower", "upper"]].iloc[-1])
+    rule = jb.plan.StoppingRule(150, label_prob=0.5, claim=0.6, every=7)
+    for i in range(every.n):
+        d = rule.update(f[i], None if np.isnan(lab[i]) else lab[i])
+        if (i + 1) % 7:  # between looks: the last look's interval, the samples so far
+            assert not d.stop and d.n == i + 1
+            if i >= 7:
+                assert d.lower == every.looks["lower"].iloc[(i + 1) // 7 * 7 - 1]
+    assert d == every
+
+
 def test_labels_with_unequal_probabilities_are_thinned_to_the_floor():
     rng = np.random.default_rng(5)
     N = 400
@@ -175,6 +192,7 @@ def _raises(field, **kw):
         ({"claim": 1.0}, "claim"),
         ({"claim": True}, "claim"),
         ({"min_samples": 0}, "min_samples"),
+        ({"every": 0}, "every"),
         ({"args": ([2.0, 0.0],)}, "verdicts"),
         ({"args": ([np.nan],)}, "verdicts"),
         ({"args": (np.ones(11),)}, "verdicts"),

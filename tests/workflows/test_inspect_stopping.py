@@ -125,6 +125,7 @@ def test_without_labels_the_summary_says_it_is_the_judges_rate(tmp_path):
         ({"width": None, "claim": None}, "width"),
         ({"alpha": 0}, "alpha"),
         ({"label_prob": -0.1}, "label_prob"),
+        ({"every": 1.5}, "every"),
     ],
 )
 def test_each_bad_setting_is_one_input_error_naming_it(kw, field):

@@ -10,7 +10,8 @@ human with probability 0.1 or 0.3.  Rules: stop once the interval's width is at 
 (or 0.2), or once it lies wholly above or below the claim 0.7; no stop before 10 samples.  Coverage
 is of the set's true pass rate by the interval at the stop (nominal 0.95); saved is
 N - samples run (a fixed-size run saves 0); labels are those used up to the stop.  Beside
-them, the sequence one would get by betting directly on the pseudo-outcome
+them, the labels' own sequence (the judge ignored), and the sequence one would get by
+betting directly on the pseudo-outcome
 f + R / pi (y - f) (mapped to [0, 1], without replacement), which the package does not use
 (judgebayes/inference/stopping.py says why).
 
@@ -60,6 +61,17 @@ def wrong(lo, hi, truth, claim):
     return claim is not None and ((lo > claim >= truth) or (hi < claim <= truth))
 
 
+def labels_alone(y, lab, width, claim):
+    """The betting sequence on the labels alone (the judge ignored), read after each sample."""
+    has = ~np.isnan(lab)
+    lo, hi = betting_sequence(y[has], N, 0.05)
+    m = np.cumsum(has) - 1
+    lo = np.where(m >= 0, lo[np.maximum(m, 0)], 0.0)
+    hi = np.where(m >= 0, hi[np.maximum(m, 0)], 1.0)
+    at = first_stop(lo, hi, width, claim)
+    return lo[at], hi[at], at + 1
+
+
 def pseudo_outcome(f, lab, pi, width, claim):
     """The betting sequence on z = f + R/pi (y - f), mapped to [0, 1] and back."""
     has = ~np.isnan(lab)
@@ -74,7 +86,8 @@ def pseudo_outcome(f, lab, pi, width, claim):
 def row(rate, pi, width, claim, sets):
     rule = int(100 * (width or 0))
     rng = np.random.default_rng([11, int(rate * 10), int(pi * 10), rule])
-    keys = ("cov", "saved", "labels", "early", "wrong", "b_cov", "b_saved", "b_wrong", "z_cov")
+    keys = ("cov", "saved", "labels", "early", "wrong", "b_cov", "b_saved", "b_wrong", "l_saved")
+    keys += ("z_cov",)
     out = {k: [] for k in keys}
     for _ in range(sets):
         y, f, lab = one_run(rng, rate, pi)
@@ -89,6 +102,8 @@ def row(rate, pi, width, claim, sets):
         out["b_cov"].append(lo <= truth <= hi)
         out["b_wrong"].append(wrong(lo, hi, truth, claim))
         out["b_saved"].append(N - n)
+        lo, hi, n = labels_alone(y, lab, width, claim)
+        out["l_saved"].append(N - n)
         lo, hi, n = pseudo_outcome(f, lab, pi, width, claim)
         out["z_cov"].append(lo <= truth <= hi)
     return {k: float(np.mean(v)) for k, v in out.items()}
@@ -103,9 +118,9 @@ def main() -> None:
     print(
         "| true rate | label prob | stop when | coverage | saved | labels used | stopped early "
         "| claim settled wrongly | raw Bayes: coverage | raw Bayes: saved | raw Bayes: claim "
-        "settled wrongly | pseudo-outcome betting: coverage |"
+        "settled wrongly | labels alone: saved | pseudo-outcome betting: coverage |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for width, claim in ((0.1, None), (0.2, None), (None, 0.7)):
         for rate in (0.6, 0.8):
             for pi in (0.1, 0.3):
@@ -115,7 +130,7 @@ def main() -> None:
                 print(
                     f"| {rate} | {pi} | {rule} | {r['cov']:.3f} | {r['saved']:.0f} | "
                     f"{r['labels']:.0f} | {r['early']:.2f} | {w} | {r['b_cov']:.3f} | "
-                    f"{r['b_saved']:.0f} | {bw} | {r['z_cov']:.3f} |",
+                    f"{r['b_saved']:.0f} | {bw} | {r['l_saved']:.0f} | {r['z_cov']:.3f} |",
                     flush=True,
                 )
 

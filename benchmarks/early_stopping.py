@@ -31,9 +31,9 @@ from judgebayes.inference.sequences import betting_sequence
 N, SENS, SPEC, MIN = 1000, 0.9, 0.8, 10
 
 
-def one_run(rng, rate, pi):
+def one_run(rng, rate, pi, sens=SENS, spec=SPEC):
     y = (rng.random(N) < rate).astype(float)
-    f = np.where(y == 1, rng.random(N) < SENS, rng.random(N) > SPEC).astype(float)
+    f = np.where(y == 1, rng.random(N) < sens, rng.random(N) > spec).astype(float)
     lab = np.where(rng.random(N) < pi, y, np.nan)
     return y, f, lab
 
@@ -83,14 +83,15 @@ def pseudo_outcome(f, lab, pi, width, claim):
     return lo[at], hi[at], at + 1
 
 
-def row(rate, pi, width, claim, sets):
+def row(rate, pi, width, claim, sets, judge=(SENS, SPEC)):
     rule = int(100 * (width or 0))
-    rng = np.random.default_rng([11, int(rate * 10), int(pi * 10), rule])
+    good = [] if judge == (SENS, SPEC) else [int(100 * judge[0])]
+    rng = np.random.default_rng([11, int(rate * 10), int(pi * 10), rule, *good])
     keys = ("cov", "saved", "labels", "early", "wrong", "b_cov", "b_saved", "b_wrong", "l_saved")
     keys += ("z_cov",)
     out = {k: [] for k in keys}
     for _ in range(sets):
-        y, f, lab = one_run(rng, rate, pi)
+        y, f, lab = one_run(rng, rate, pi, *judge)
         truth = y.mean()
         d = jb.plan.early_stop(f, lab, population=N, label_prob=pi, width=width, claim=claim)
         out["cov"].append(d.lower <= truth <= d.upper)
@@ -112,27 +113,42 @@ def row(rate, pi, width, claim, sets):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", type=int, default=200)
-    sets = ap.parse_args().sets
+    ap.add_argument("--judges", choices=("both", "biased", "good"), default="both")
+    args = ap.parse_args()
+    sets = args.sets
     sd = np.sqrt(0.95 * 0.05 / sets)
     print(f"{sets} runs a row; Monte-Carlo sd of a 0.95 coverage {sd:.3f}\n")
     print(
-        "| true rate | label prob | stop when | coverage | saved | labels used | stopped early "
-        "| claim settled wrongly | raw Bayes: coverage | raw Bayes: saved | raw Bayes: claim "
-        "settled wrongly | labels alone: saved | pseudo-outcome betting: coverage |"
+        "| judge | true rate | label prob | stop when | coverage | saved | labels used "
+        "| stopped early | claim settled wrongly | raw Bayes: coverage | raw Bayes: saved "
+        "| raw Bayes: claim settled wrongly | labels alone: saved "
+        "| pseudo-outcome betting: coverage |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for width, claim in ((0.1, None), (0.2, None), (None, 0.7)):
-        for rate in (0.6, 0.8):
-            for pi in (0.1, 0.3):
-                r = row(rate, pi, width, claim, sets)
-                rule = f"width <= {width}" if width else f"claim {claim} settled"
-                w, bw = (f"{r['wrong']:.3f}", f"{r['b_wrong']:.3f}") if claim else ("-", "-")
-                print(
-                    f"| {rate} | {pi} | {rule} | {r['cov']:.3f} | {r['saved']:.0f} | "
-                    f"{r['labels']:.0f} | {r['early']:.2f} | {w} | {r['b_cov']:.3f} | "
-                    f"{r['b_saved']:.0f} | {bw} | {r['l_saved']:.0f} | {r['z_cov']:.3f} |",
-                    flush=True,
-                )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    rows = []
+    if args.judges in ("both", "biased"):
+        rows += [
+            ((SENS, SPEC), rate, pi, width, claim)
+            for width, claim in ((0.1, None), (0.2, None), (None, 0.7))
+            for rate in (0.6, 0.8)
+            for pi in (0.1, 0.3)
+        ]
+    if args.judges in ("both", "good"):  # a judge that rarely errs: where it helps
+        rows += [
+            ((0.97, 0.97), 0.8, pi, width, claim)
+            for width, claim in ((0.2, None), (None, 0.7))
+            for pi in (0.1, 0.3)
+        ]
+    for judge, rate, pi, width, claim in rows:
+        r = row(rate, pi, width, claim, sets, judge)
+        rule = f"width <= {width}" if width else f"claim {claim} settled"
+        w, bw = (f"{r['wrong']:.3f}", f"{r['b_wrong']:.3f}") if claim else ("-", "-")
+        print(
+            f"| {judge[0]} / {judge[1]} | {rate} | {pi} | {rule} | {r['cov']:.3f} | "
+            f"{r['saved']:.0f} | {r['labels']:.0f} | {r['early']:.2f} | {w} | {r['b_cov']:.3f} | "
+            f"{r['b_saved']:.0f} | {bw} | {r['l_saved']:.0f} | {r['z_cov']:.3f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -35,11 +35,11 @@ equally likely to be any of the :math:`N - m` others.
   exact); each at :math:`\alpha / 4`, and their sum bounds :math:`\theta`.
 
 By a union bound the intersection misses :math:`\theta` at some look with probability at
-most :math:`\alpha`.  The judge's part is narrow early (every sample is judged) and wins
-when the judge rarely disagrees with the humans; the labels' part wins when it often does
-(the two parts of the judge's add their widths, so with a judge that disagrees on one
-sample in seven and 30% labelled the labels alone are narrower); the intersection is never
-much wider than the better one.  It is also intersected with the logically possible range
+most :math:`\alpha`.  The judge's part is the narrower early, before many labels are in
+(every sample is judged); later, at 10-30% labelled, the labels' part usually is, even
+beside an accurate judge, since the judge's part adds two widths (BENCHMARKS.md, "Stopping
+an eval early").  The intersection costs :math:`\alpha / 2` on each against the better one
+alone.  It is also intersected with the logically possible range
 (:math:`\sum_{lab} y / N \le \theta \le 1 - \sum_{lab} (1 - y) / N`) and over time (the
 target does not move).
 

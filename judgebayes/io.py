@@ -11,6 +11,10 @@ human labels.  Logs too large for pandas: :func:`reduce_items`, :func:`reduce_pa
 :func:`reduce_pairs` reduce Parquet or CSV files to counts with one DuckDB query (the
 ``logs`` extra).
 
+Running evals: :class:`InspectStopping` is an Inspect AI early-stopping manager that stops
+an eval once the judge-corrected interval for its true pass rate is narrow enough or decides
+a claim (the rule is :func:`judgebayes.plan.early_stop`'s).
+
 Containers and their frame readers, for data already in counts or arrays:
 :class:`TestCounts`, :class:`CalibrationCounts`, :class:`MulticlassCounts`,
 :class:`PairwiseData`, :class:`PanelData`, :func:`items_from_frame` (the items design's
@@ -55,6 +59,7 @@ _EXPORTS = {
     "PairwiseData": "judgebayes.data.ranking",
     "identifiability_report": "judgebayes.data.ranking",
     "PanelData": "judgebayes.data.panel",
+    "InspectStopping": "judgebayes.workflows.inspect_stopping",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -10,6 +10,9 @@
 - :func:`label_next` -- which items to label in the next round (active labelling);
   :func:`design_round` is the same round from arrays with a random generator you pass
   (for simulation studies);
+- :func:`early_stop` and :class:`StoppingRule` -- when an eval run in random order can
+  stop: a judge-corrected interval for the true pass rate, valid at every look, narrow
+  enough or wholly on one side of a claim (:class:`StopDecision` is the answer);
 - :func:`run_active` and :func:`budget_study` -- which comparisons to ask a pairwise judge
   for, against a full verdict matrix (:class:`MatrixOracle`) or a live judge
   (:class:`CallableOracle`).
@@ -34,6 +37,9 @@ _EXPORTS = {
     "plan_anchors": "judgebayes.inference.monitor.design",
     "label_next": "judgebayes.workflows.label_next",
     "design_round": "judgebayes.inference.items.active",
+    "early_stop": "judgebayes.inference.stopping",
+    "StoppingRule": "judgebayes.inference.stopping",
+    "StopDecision": "judgebayes.inference.stopping",
     "run_active": _ACTIVE,
     "budget_study": _ACTIVE,
     "MatrixOracle": _ACTIVE,

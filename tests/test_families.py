@@ -40,6 +40,7 @@ SHARED = {
         "registry",
         "multiplicity",
         "sequences",
+        "stopping",
     },
     "studies": {"base", "methods", "notes", "archive"},
     "checks": {"base"},

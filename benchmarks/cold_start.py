@@ -25,7 +25,7 @@ import judgebayes as jb
 import nutpie
 from judgebayes.inference.nuts import sampling as S
 orig, spent = S.cached_compile, {}
-if {cache}:
+if CACHE:
     real = nutpie.compile_pymc_model
     nutpie.compile_pymc_model = lambda m, **k: real(m, cache=True, **k)
 def timed(spec):
@@ -36,8 +36,8 @@ study = jb.AccuracyStudy.from_counts(k=620, n=1000, tn=70, m0=100, tp=90, m1=100
 t1 = time.perf_counter()
 study.fit("nuts", random_seed=0)
 t2 = time.perf_counter()
-print(json.dumps({{"import": t1 - t0, "compile": spent["compile"],
-                   "to first draw": t1 - t0 + spent["compile"], "fit": t2 - t1}}))
+print(json.dumps({"import": t1 - t0, "compile": spent["compile"],
+                  "to first draw": t1 - t0 + spent["compile"], "fit": t2 - t1}))
 """
 
 
@@ -51,7 +51,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     for cache in (False, True):
         for run in range(1, a.runs + 1):
-            out = subprocess.run([sys.executable, "-c", CODE.format(cache=cache)],
+            out = subprocess.run([sys.executable, "-c", CODE.replace("CACHE", str(cache))],
                                  capture_output=True, text=True, check=True)  # fmt: skip
             r = json.loads(out.stdout.strip().splitlines()[-1])
             print(

@@ -132,7 +132,7 @@ def _variances(cells, theta, se, fp) -> tuple[np.ndarray, np.ndarray]:
         r, s_ = 1 - a, 1 - b
         var_se = (a * b / t2) ** 2 * vq + (qq * b / t2) ** 2 * va + (qq * a / t2) ** 2 * vb
         var_fp = (r * s_ / u2) ** 2 * vq + (qq * s_ / u2) ** 2 * va + (qq * r / u2) ** 2 * vb
-    bad = (n_f1 == 0) | (n_f0 == 0)
+    bad = (n_f1 == 0) | (n_f0 == 0) | ~np.isfinite(var_se + var_fp)
     return np.where(bad, np.inf, var_se), np.where(bad, np.inf, var_fp)
 
 
@@ -166,13 +166,21 @@ def channel_alarm(
     n0 = cells[:, 2] + cells[:, 3]
     # variances under "no move", with the judge's rates pooled over the periods up to
     # each look: row t of each (P, P) array is read at look t
-    v_se = np.full((n_periods, n_periods), np.inf)
-    v_fp = np.full((n_periods, n_periods), np.inf)
+    # the judge's rates pooled over the periods up to each look (prefix sums of the
+    # periods' estimated positives and negatives), and every period's variances at them
+    n = cells.sum(1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q = (cells[:, 0] + cells[:, 2] + cells[:, 4]) / n
+        pi11 = q * cells[:, 0] / (cells[:, 0] + cells[:, 2])
+    ok = np.isfinite(pi11) & np.isfinite(theta)
+    w = np.where(ok, n, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se0 = np.cumsum(w * np.nan_to_num(pi11)) / np.cumsum(w * np.nan_to_num(theta))
+        fp0 = np.cumsum(w * np.nan_to_num(q - pi11)) / np.cumsum(w * np.nan_to_num(1 - theta))
     th = np.clip(np.nan_to_num(theta, nan=0.5), 1e-6, 1 - 1e-6)
-    for t in range(reference, n_periods):
-        se0, fp0 = pooled_rates(cells[: t + 1], theta[: t + 1])
-        a, b = _variances(cells[: t + 1], th[: t + 1], se0, fp0)
-        v_se[t, : t + 1], v_fp[t, : t + 1] = a, b
+    v_se, v_fp = _variances(cells, th, se0[:, None], fp0[:, None])
+    later = np.arange(n_periods)[None, :] > np.arange(n_periods)[:, None]
+    v_se[later], v_fp[later] = np.inf, np.inf
     best = np.zeros(n_periods)
     which = np.full(n_periods, None, dtype=object)
     alarm = np.zeros(n_periods, dtype=bool)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 __all__ = ["candidates", "look_level", "scan"]
 
@@ -34,6 +34,29 @@ def candidates(reference: int, t: int) -> np.ndarray:
     """
     back = 2 ** np.arange(int(math.log2(t - reference + 1)) + 1)
     return np.unique(np.concatenate([[reference], t - back + 1]))
+
+
+def _contrasts(usable, reference: int, alpha: float):
+    """Every (look, candidate) contrast of the scan: the look of each, its weights over the
+    periods (after the candidate: 1 / their number; before it: -1 / theirs) and its level.
+    """
+    P = usable.size
+    ts = np.flatnonzero(usable[reference:]) + reference
+    pairs = [(t, c) for t in ts for c in candidates(reference, int(t))]
+    if not pairs:
+        return np.zeros(0, dtype=int), np.zeros((0, P)), np.zeros(0)
+    t, c = np.asarray(pairs).T
+    s = np.arange(P)
+    after = usable & (s >= c[:, None]) & (s <= t[:, None])
+    before = usable & (s < c[:, None])
+    na, nb = after.sum(1), before.sum(1)
+    keep = (na > 0) & (nb > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        W = after / na[:, None] - before / nb[:, None]
+    k = t - reference + 1
+    n_cand = np.array([candidates(reference, int(x)).size for x in t])
+    level = look_level(k, alpha) / n_cand
+    return t[keep], W[keep], level[keep]
 
 
 def scan(
@@ -92,38 +115,28 @@ def scan(
     """
     P = rate.size
     out = {k: np.full(P, np.nan) for k in ("change", "se", "evidence")}
-    values = np.where(usable, rate, 0.0)
-    present = loading != 0
-    for t in range(reference, P):
-        if not usable[t]:
-            continue
-        k = t - reference + 1
-        ov = own_var[t] if own_var.ndim == 2 else own_var
-        starts = candidates(reference, t)
-        level = float(look_level(k, alpha)) / starts.size
-        best = (-1.0, np.nan, np.nan)
-        for c in starts:
-            after = np.flatnonzero(usable[c : t + 1]) + c
-            before = np.flatnonzero(usable[:c])
-            if after.size == 0 or before.size == 0:
-                continue
-            w = np.zeros(P)
-            w[after], w[before] = 1.0 / after.size, -1.0 / before.size
-            d = float(w @ values)
-            on = w != 0
-            m = present[:, on].sum(1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                own = np.nan_to_num(verdicts[:, on].sum(1) / m)
-                spread = np.where(m > 1, own * (1.0 - own) * m / (m - 1.0), 0.0)
-            var = float(spread @ ((loading * w) ** 2).sum(1))
-            if moving:
-                var = max(var, float(np.sum((((verdicts - own[:, None]) * loading) @ w) ** 2)))
-            s = math.sqrt(var + float((w**2) @ ov))
-            p = 2.0 * stats.norm.sf(abs(d) / s) if s > 0 else float(d == 0)
-            ratio = level / p if p > 0 else np.inf
-            if ratio > best[0]:
-                best = (ratio, d, s)
-        if best[0] >= 0:
-            out["evidence"][t], out["change"][t], out["se"][t] = best
+    looks, W, level = _contrasts(usable, reference, alpha)
+    if looks.size:
+        ov = own_var[looks] if own_var.ndim == 2 else own_var[None, :]
+        d = W @ np.where(usable, rate, 0.0)
+        on = (W != 0).astype(float)  # (K, P): the contrast's periods
+        present = (loading != 0).astype(float)
+        m = present @ on.T  # (A, K): each anchor's verdicts in each contrast
+        with np.errstate(invalid="ignore", divide="ignore"):
+            own = np.nan_to_num((verdicts @ on.T) / m)
+            spread = np.where(m > 1, own * (1.0 - own) * m / (m - 1.0), 0.0)
+        var = np.sum(spread * ((loading**2) @ (W**2).T), axis=0)
+        if moving:
+            paired = (verdicts * loading) @ W.T - own * (loading @ W.T)
+            var = np.maximum(var, np.sum(paired**2, axis=0))
+        se = np.sqrt(var + np.sum(W**2 * ov, axis=1))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = np.where(se > 0, 2.0 * special.ndtr(-np.abs(d) / se), (d == 0).astype(float))
+            ratio = np.where(p > 0, level / p, np.inf)
+        # per look, the candidate with the strongest evidence
+        order = np.lexsort((-ratio, looks))
+        first = order[np.r_[True, looks[order][1:] != looks[order][:-1]]]
+        t = looks[first]
+        out["evidence"][t], out["change"][t], out["se"][t] = ratio[first], d[first], se[first]
     out["alarm"] = np.maximum.accumulate(np.nan_to_num(out["evidence"], nan=0.0) >= 1.0)
     return out

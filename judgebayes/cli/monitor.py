@@ -147,36 +147,30 @@ def add_parser(sub) -> None:
 
 
 def _monitor(args, alpha: float):
+    import warnings
+
+    from judgebayes.errors import JudgeBayesWarning
     from judgebayes.workflows.monitor import monitor
 
     if args.time is None:
         raise CLIError("judgebayes: the log needs --time (the period column)")
     df = read_csv(args.log if hasattr(args, "log") else args.test, "log")
-    if getattr(args, "anchors", None) is not None or getattr(args, "item", None) is not None:
-        if args.anchors is None or args.item is None:
-            raise CLIError("judgebayes monitor: the anchor design needs --anchors and --item")
-        return monitor(
-            df, judge=args.judge, human=args.human, time=args.time, alpha=alpha,
-            freq=args.freq, reference=args.reference, positive=args.positive,
-            anchors=read_csv(args.anchors, "anchors"), item=args.item,
-        )  # fmt: skip
-    return monitor(
-        df,
-        judge=args.judge,
-        human=args.human,
-        time=args.time,
-        system=args.system,
-        label_prob=args.label_prob,
-        alpha=alpha,
-        freq=args.freq,
-        reference=args.reference,
-        floors=dict(args.floor) if args.floor else None,
-        positive=args.positive,
-        drift_by=args.drift_by,
-        drift_from=args.drift_from,
-        scale=args.scale,
+    options = dict(
+        judge=args.judge, human=args.human, time=args.time, system=args.system,
+        label_prob=args.label_prob, alpha=alpha, freq=args.freq, reference=args.reference,
+        floors=dict(args.floor) if args.floor else None, positive=args.positive,
+        drift_by=args.drift_by, drift_from=args.drift_from, scale=args.scale,
         human_scale=args.human_scale,
-    )
+    )  # fmt: skip
+    anchors, item = getattr(args, "anchors", None), getattr(args, "item", None)
+    if anchors is not None or item is not None:
+        if anchors is None or item is None:
+            raise CLIError("judgebayes monitor: the anchor design needs --anchors and --item")
+        options |= {"anchors": read_csv(anchors, "anchors"), "item": item}
+    # a warning of the library is also a note of the table, printed once by _report
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeBayesWarning)
+        return monitor(df, **options)
 
 
 def _report(table, command: str) -> None:

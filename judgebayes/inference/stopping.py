@@ -101,6 +101,7 @@ class StopDecision:
     alpha: float
     target: str = HUMAN
     looks: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False, compare=False)
+    label_prob: float = 0.0
 
     @property
     def saved(self) -> int:
@@ -114,8 +115,19 @@ class StopDecision:
 
     @property
     def note(self) -> str:
-        """What the interval is for, when it is not the true pass rate."""
-        return JUDGE_NOTE if self.target == JUDGE else ""
+        """What the interval is for, when it is not the true pass rate; or that no label
+        came where several were due.
+        """
+        if self.target == JUDGE:
+            return JUDGE_NOTE
+        due = self.n * self.label_prob
+        if self.n_labelled == 0 and due >= 5:  # chance of none at most exp(-5)
+            return (
+                f"no label among the {self.n} samples run at label_prob {self.label_prob:g} "
+                f"(about {due:.0f} due): are the labels passed? without them the interval "
+                "is the range the judge's errors allow"
+            )
+        return ""
 
     def as_dict(self) -> dict[str, Any]:
         """The decision as plain JSON values (the Inspect manager's metadata)."""
@@ -153,19 +165,25 @@ def _unit_array(values, name: str, *, missing: bool) -> np.ndarray:
     try:
         x = np.asarray(values, dtype=float).reshape(-1)
     except (TypeError, ValueError):
+        raw = np.asarray(values, dtype=object).reshape(-1)
+        shown = next((v for v in raw if not isinstance(v, int | float)), raw[:1])
         raise InputError(
-            f"{name} must be numbers in [0, 1]; got {values!r}", field=name, value=values
+            f"{name} must be numbers in [0, 1]; got {type(shown).__name__} {str(shown)!r} "
+            f"among its {raw.size} value(s)",
+            field=name,
+            value=str(shown),
         ) from None
     bad = ~np.isnan(x) if missing else np.ones(x.size, dtype=bool)
     bad &= ~((x >= 0.0) & (x <= 1.0))
     if not missing:
         bad |= np.isnan(x)
     if bad.any():
-        first = x[np.flatnonzero(bad)[0]]
+        first = float(x[np.flatnonzero(bad)[0]])
         raise InputError(
-            f"{name} must lie in [0, 1]{' (NaN = none)' if missing else ''}; got {first!r}",
+            f"{name} must lie in [0, 1]{' (NaN = none)' if missing else ''}; got {first} "
+            f"({int(bad.sum())} of {x.size} value(s))",
             field=name,
-            value=float(first),
+            value=first,
         )
     return x
 
@@ -200,6 +218,13 @@ def check_settings(population, label_prob, width, claim, alpha, min_samples, eve
         None if claim is None else _fraction(claim, "claim", low_open=True, high_open=True)
     )
     out["min_samples"] = check_count(min_samples, "min_samples")
+    if out["min_samples"] > out["population"] > 1:  # 1: a population not known yet
+        raise InputError(
+            f"min_samples {out['min_samples']} is more than the population "
+            f"{out['population']}: the rule could never look",
+            field="min_samples",
+            value=out["min_samples"],
+        )
     out["every"] = check_count(every, "every")
     return out
 
@@ -432,6 +457,7 @@ def _decide(seq: dict, s: dict, label_prob: float, *, table: bool = True) -> Sto
         alpha=s["alpha"],
         target=JUDGE if label_prob == 0.0 else HUMAN,
         looks=looks,
+        label_prob=label_prob,
     )
 
 

@@ -149,6 +149,15 @@ class InspectStopping:
                 value = None
             where = f"sample {s.id!r}"
             self._labels[s.id] = _label_value(value, where, self.label_key or "labels")
+        if self.label_key is not None and not any(
+            self.label_key in (s.metadata or {}) for s in samples
+        ):
+            raise InputError(
+                f"no sample's metadata has the key {self.label_key!r} (label_key): no label "
+                "would reach the rule",
+                field="label_key",
+                value=self.label_key,
+            )
         if self._given is not None:
             unknown = sorted(map(str, set(self._given) - set(self._labels)))
             if unknown:
@@ -197,6 +206,12 @@ class InspectStopping:
         if self.rule.stopped:
             self._late += 1  # already running when the rule stopped
             return
+        if scores and self.scorer not in scores:
+            raise InputError(
+                f"the task has no scorer {self.scorer!r}; its scorers are {sorted(scores)}",
+                field="scorer",
+                value=self.scorer,
+            )
         score = scores.get(self.scorer)
         verdict = None if score is None else _verdict(score, self.scorer)
         if verdict is None:
@@ -215,6 +230,8 @@ class InspectStopping:
             out.update(self.decision.as_dict())
         late = {"n_skipped": self._stops, "n_unscored": self._unscored, "n_after_stop": self._late}
         out.update(late)
+        # the samples Inspect did not run (those already running at the stop ran on)
+        out["saved"] = self._stops
         return out
 
     @property

@@ -24,7 +24,7 @@ from judgebayes.data.monitor.anchors import anchor_log
 from judgebayes.errors import InputError, LabellingWarning
 from judgebayes.inference import sequences as sq
 from judgebayes.inference.monitor.anchors import anchor_attribution
-from judgebayes.inference.monitor.channels import channel_alarm
+from judgebayes.inference.monitor.channels import MIN_LABELS, channel_alarm
 from judgebayes.inference.registry import check_count
 from judgebayes.results import check_alpha
 
@@ -313,6 +313,15 @@ def _anchored(items, anchors, judge, human, time, item, alpha, reference, freq, 
         log.a_period, log.a_item, log.a_f, log.a_y, log.n_period, log.n_f, P, alpha,
         reference,
     )  # fmt: skip
+    anchored = np.bincount(log.a_period, minlength=P) > 0
+    if P > reference and not anchored[:reference].all():
+        notes.append(
+            f"the first {reference} period(s) (the reference) hold anchors in "
+            f"{int(anchored[:reference].sum())}: later periods are compared with the "
+            "anchored periods before them"
+        )
+    if P > reference and np.isnan(out["judge_evidence"]).all():
+        notes.append("no period after the reference has anchors to test: nothing was tested")
     table = pd.DataFrame(
         {
             "period": log.periods,
@@ -412,7 +421,7 @@ def _drift_part(back, drift_by, systems, missing, period, f, y, labels, alpha, r
         )
     elif drift_by == "pooled":
         drift, bounds = _drift(
-            period[~missing], f[~missing], y[~missing], labels, alpha, reference, floors
+            period[~missing], f[~missing], y[~missing], labels, alpha, reference, floors, notes
         )
         if not bounds:
             notes.append(
@@ -466,12 +475,27 @@ def _system_table(period, f, y, prob, labels, alpha, tightest_at, power_tuning, 
     )
 
 
-def _drift(period, f, y, labels, alpha, reference, floors) -> tuple[pd.DataFrame, dict]:
-    """One drift alarm: on every channel (``floors`` None) or on the labels."""
+def _drift(period, f, y, labels, alpha, reference, floors, notes) -> tuple[pd.DataFrame, dict]:
+    """One drift alarm: on every channel (``floors`` None) or on the labels.  When no
+    period has the labels the all-channel alarm needs, the labels' exact alarm.
+    """
+    d = None
     if floors is None:
         d = channel_alarm(period, f, y, len(labels), alpha, reference)
-    else:
-        d = sq.drift_alarm(period, f, y, len(labels), alpha, reference, floors=floors)
+        if d["thin"] == len(labels):
+            notes.append(
+                f"no period has {MIN_LABELS} labels, which the all-channel drift alarm needs "
+                "(its tests are asymptotic): the alarm reads the labels alone (exact)"
+            )
+            d = None
+        elif d["thin"]:
+            notes.append(
+                f"{d['thin']} period(s) with fewer than {MIN_LABELS} labels are left out of "
+                "the all-channel drift alarm (its tests are asymptotic); "
+                "drift_from='labels' reads every label"
+            )
+    if d is None:
+        d = sq.drift_alarm(period, f, y, len(labels), alpha, reference, floors=floors or {})
     alarm = d["alarm"]
     table = pd.DataFrame(
         {
@@ -492,7 +516,9 @@ def _drift_by_system(systems, missing, period, f, y, labels, alpha, reference, f
     tables, bounds = [], {}
     for name in names:
         sel = (systems == name) & ~missing
-        t, b = _drift(period[sel], f[sel], y[sel], labels, alpha / len(names), reference, floors)
+        t, b = _drift(
+            period[sel], f[sel], y[sel], labels, alpha / len(names), reference, floors, notes
+        )
         tables.append(t.assign(system=name))
         bounds[name] = b
         if not b:

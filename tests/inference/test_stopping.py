@@ -224,3 +224,19 @@ def test_the_stateful_rule_refuses_by_name_too():
     rule.update(1.0)
     last = rule.update(0.0)
     assert last.reason == "all samples" and rule.update(1.0) == last
+
+
+def test_no_label_where_several_were_due_is_said():
+    f = (np.random.default_rng(1).random(1000) < 0.7).astype(float)
+    d = jb.plan.early_stop(f, np.full(1000, np.nan), population=1000, label_prob=0.3, claim=0.7)
+    assert d.n_labelled == 0 and "no label among the 1000 samples" in d.note
+    assert "no label" in str(d)
+
+
+def test_odd_inputs_are_named_shortly():
+    with pytest.raises(InputError) as e:
+        jb.plan.early_stop(np.array(["C", "I"] * 500), population=1000, claim=0.5)
+    assert e.value.field == "verdicts" and len(str(e.value)) < 200
+    with pytest.raises(InputError, match="more than the population") as e:
+        jb.plan.early_stop(np.ones(10), population=100, claim=0.5, min_samples=500)
+    assert e.value.field == "min_samples"

@@ -160,3 +160,28 @@ def test_samples_running_when_the_rule_stops_are_counted_not_added(tmp_path):
     assert meta["stop"] and meta["n_skipped"] == len(log.results.early_stopping.early_stops)
     assert meta["n"] + meta["n_after_stop"] + meta["n_skipped"] == 150
     assert sum(bool(s.scores) for s in log.samples) == meta["n"] + meta["n_after_stop"]
+    assert meta["saved"] == meta["n_skipped"]  # saved: the samples Inspect did not run
+
+
+def test_a_scorer_the_task_lacks_fails_the_eval_by_name(tmp_path):
+    from inspect_ai import eval as inspect_eval
+
+    _, f, human = _data(4, n=20)
+    manager = jb.io.InspectStopping("judgee", label_key="human", label_prob=0.5, claim=0.6)
+    task = _task(f, human, manager)
+    (log,) = inspect_eval(
+        task, model="mockllm/model", log_dir=str(tmp_path), display="none", sample_shuffle=1
+    )
+    assert (
+        log.status == "error" and "no scorer" in log.error.message and "judgee" in log.error.message
+    )
+
+
+def test_a_label_key_no_sample_has_is_refused_when_the_task_starts():
+    from inspect_ai.dataset import Sample
+
+    samples = [Sample(id=f"s{i}", input="q", metadata={"human": 1}) for i in range(3)]
+    manager = jb.io.InspectStopping("judge", label_key="humann", label_prob=0.5, claim=0.5)
+    with pytest.raises(InputError, match="'humann'") as err:
+        asyncio.run(manager.start_task(None, samples, 1))
+    assert err.value.field == "label_key"

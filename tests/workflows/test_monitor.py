@@ -369,3 +369,19 @@ def test_anchors_one_class_of_anchors_refused():
     with pytest.raises(InputError, match="at least 2 anchors of each") as e:
         jb.monitor(items, anchors=anchors, **ANCHOR_ROLES)
     assert e.value.field == "human"
+
+
+def test_the_all_channel_alarm_leaves_out_periods_with_few_labels():
+    # 10 labels a week: the all-channel z-tests are far from normal there (a trial measured
+    # false alarms past 0.1 over 12 weeks); the alarm reads the labels alone and says so
+    few, _ = stream(np.random.default_rng(1), weeks=12, items=1500, labels=10)
+    table = jb.monitor(few, "judge", "human", "week")
+    assert any("reads the labels alone" in n for n in table.attrs["notes"])
+    labels_only = jb.monitor(few, "judge", "human", "week", drift_from="labels")
+    assert table["drift_evidence"].equals(labels_only["drift_evidence"])
+    # some thin periods only: they are left out, and counted
+    mixed, _ = stream(np.random.default_rng(2), weeks=8, items=1500, labels=40)
+    drop = mixed.index[(mixed["week"] == 6) & mixed["human"].notna()][:20]
+    mixed.loc[drop, "human"] = np.nan
+    notes = jb.monitor(mixed, "judge", "human", "week").attrs["notes"]
+    assert any(n.startswith("1 period(s) with fewer than 30 labels") for n in notes)

@@ -200,6 +200,11 @@ def inspect_items(
         labels,
         extra=("task", "epoch", "created"),
         key=("task", "epoch", "created") if rerun else ("task", "epoch"),
+        hint=(
+            " in two runs created at the same time (rerun=True tells runs apart by it)"
+            if rerun
+            else " (runs of the same samples judged again: rerun=True keeps them apart)"
+        ),
         verdict=f"scorer {scorer or (used.pop() if len(used) == 1 else 'value')}",
         positive=positive,
         grades=_INSPECT_GRADES,

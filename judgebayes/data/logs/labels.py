@@ -114,6 +114,7 @@ def items_frame(
     extra: tuple[str, ...] = (),
     *,
     key: tuple[str, ...] | None = None,
+    hint: str = "",
     verdict: str = "verdict",
     positive: Any = None,
     grades: dict | None = None,
@@ -124,7 +125,7 @@ def items_frame(
     ``verdict`` names the field in messages; ``grades`` maps a tool's own letters (Inspect's
     C / I / N) before the package's vocabulary applies (not with ``positive=``, which must
     be a value some verdict takes).  ``key``: the ``extra`` columns that tell two
-    verdicts of one output apart (default all of them).
+    verdicts of one output apart (default all of them); ``hint`` ends the error of two.
     ``scores=True`` keeps the value as a number in a ``score`` column instead (the scores
     design); a value that is not a number is an error that names it.
     """
@@ -145,7 +146,8 @@ def items_frame(
     if dup.any():
         r = df[dup].iloc[0]
         raise InputError(
-            f"two verdicts for one output: system {r['system']!r}, sample {r['sample_id']!r}",
+            f"two verdicts for one output: system {r['system']!r}, sample {r['sample_id']!r}"
+            + hint,
             field="sample_id",
             value=r["sample_id"],
         )

@@ -29,6 +29,7 @@ def mlflow_items(
     item: str | None = None,
     human: str | None = None,
     tracking_uri: str | None = None,
+    rerun: bool = False,
 ) -> pd.DataFrame:
     """One row per (run, request) of MLflow evaluation runs, paired on the request.
 
@@ -50,6 +51,10 @@ def mlflow_items(
         ``HUMAN``) read as the ``human`` column (blank where there is none).
     tracking_uri : str, optional
         Where the runs are (default: MLflow's own setting).
+    rerun : bool
+        Runs of one name are one evaluation judged again (an anchor set every week, for
+        ``jb.monitor(anchors=)``): kept, told apart by ``created``.  Without it two runs of
+        one name are an error (each run is a system).
 
     Returns
     -------
@@ -100,9 +105,10 @@ def mlflow_items(
                 field="runs",
                 value=run_id,
             )
-        if name in names:
+        if name in names and not rerun:
             raise InputError(
-                f"two runs are named {name!r}: each run is a system; rename one",
+                f"two runs are named {name!r}: each run is a system; rename one (or, for "
+                "one evaluation judged again, rerun=True keeps them apart by their time)",
                 field="runs",
                 value=name,
             )

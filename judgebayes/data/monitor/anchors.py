@@ -51,7 +51,7 @@ def _anchor_labels(codes, y, names, human) -> np.ndarray:
     seen = np.bincount(codes[labelled], minlength=n)
     mixed = (ones > 0) & (ones < seen)
     if mixed.any():
-        name = names[np.flatnonzero(mixed)[0]]
+        name = str(names[np.flatnonzero(mixed)[0]])
         raise InputError(
             f"anchor {name!r} has both labels in column {human!r}: an anchor's human label "
             f"is fixed ({int(mixed.sum())} anchor(s) disagree with themselves)",
@@ -62,11 +62,47 @@ def _anchor_labels(codes, y, names, human) -> np.ndarray:
         missing = names[seen == 0]
         raise InputError(
             f"{missing.size} anchor(s) have no human label in column {human!r}, e.g. "
-            f"{missing[0]!r}: every anchor needs its label",
+            f"{str(missing[0])!r}: every anchor needs its label",
             field=human,
-            value=missing[0],
+            value=str(missing[0]),
         )
     return (ones > 0).astype(float)
+
+
+def _listed(names: list[str], most: int = 8) -> str:
+    """``names`` joined, the first ``most`` and how many more."""
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
+def _every_period(a_period, a_item, a_f, label, names, human, notes):
+    """The anchor verdicts of the anchors judged in every period that judged anchors.
+
+    The tests pair each anchor's verdicts over periods: an anchor judged in some periods
+    only would make a period's rate a different set's (with anchors of their own rates,
+    sets that differ by period read as the judge moving).
+    """
+    with_anchors = np.unique(a_period)
+    seen = np.bincount(a_item, minlength=len(names))
+    every = seen == with_anchors.size
+    if every.all():
+        return a_period, a_item, a_f
+    kept = np.bincount(label[every].astype(int), minlength=2)
+    if kept.min() < 2:
+        raise InputError(
+            f"only {int(every.sum())} of {len(names)} anchors were judged in every one of the "
+            f"{with_anchors.size} periods with anchors ({kept[1]} positive, {kept[0]} "
+            f"negative in {human!r}): the anchor design judges the same anchors every period",
+            field="anchors",
+            value=int(every.sum()),
+        )
+    notes.append(
+        f"{int((~every).sum())} of {len(names)} anchors were not judged in every period "
+        f"with anchors: left out (the tests pair each anchor's verdicts over periods), "
+        f"{int(every.sum())} kept"
+    )
+    keep = every[a_item]
+    return a_period[keep], a_item[keep], a_f[keep]
 
 
 def anchor_log(items, anchors, *, judge, human, time, item, freq, positive) -> AnchorLog:
@@ -97,10 +133,15 @@ def anchor_log(items, anchors, *, judge, human, time, item, freq, positive) -> A
     if pair.any():
         i = int(np.flatnonzero(pair.to_numpy())[0])
         raise InputError(
-            f"anchor {names[a_item[i]]!r} is judged twice in period {periods[a_period[i]]!r}: "
-            "one verdict per anchor and period",
+            f"anchor {str(names[a_item[i]])!r} is judged twice in period "
+            f"{str(periods[a_period[i]])!r}: one verdict per anchor and period",
             field=item,
-            value=names[a_item[i]],
+            value=str(names[a_item[i]]),
+        )
+    if human in new.columns and new[human].notna().any():
+        notes.append(
+            f"the items' labels in {human!r} are not read: the anchor design reads the "
+            "judge's rates on the anchors"
         )
     n_f = binary_labels(new[judge], judge, positive)
     for what, f in (("anchor verdict(s)", a_f), ("new item(s)", n_f)):
@@ -113,21 +154,15 @@ def anchor_log(items, anchors, *, judge, human, time, item, freq, positive) -> A
     keep = ~np.isnan(n_f)
     n_period, n_f = n_period[keep], n_f[keep]
     P = len(periods)
+    a_period, a_item, a_f = _every_period(a_period, a_item, a_f, label, names, human, notes)
     per_period = np.bincount(a_period, minlength=P)
-    if (per_period < per_period.max()).any():
-        short = [str(periods[p]) for p in np.flatnonzero(per_period < per_period.max())]
-        notes.append(
-            f"period(s) {', '.join(short[:5])} judged fewer anchors than the others "
-            f"({int(per_period.min())} of {len(names)}): their rates are read on the "
-            "anchors judged"
-        )
     for what, counts in (
         ("anchors", per_period),
         ("new items", np.bincount(n_period, minlength=P)),
     ):
         if (counts == 0).any():
             empty = [str(periods[p]) for p in np.flatnonzero(counts == 0)]
-            notes.append(f"no {what} in period(s) {', '.join(empty[:5])}: not tested there")
+            notes.append(f"no {what} in period(s) {_listed(empty)}: not tested there")
     return AnchorLog(
         a_period, a_item, a_f, label[a_item], n_period, n_f, list(periods),
         np.asarray(names, dtype=object), notes,

@@ -99,7 +99,10 @@ def _judge_test(a_period, a_item, a_f, a_class, n_items, n_periods, alpha, refer
         which = np.where(ev > best, label, which)
         best = np.maximum(best, ev)
         out[f"{name}_alarm"] = test["alarm"]
-    out["evidence"] = np.where(np.arange(n_periods) >= reference, best, np.nan)
+    judged = np.zeros(n_periods, dtype=bool)
+    for cls in (0, 1):
+        judged |= np.bincount(a_period[a_class == cls], minlength=n_periods) >= 2
+    out["evidence"] = np.where((np.arange(n_periods) >= reference) & judged, best, np.nan)
     out["alarm"] = out.pop("sensitivity_alarm") | out.pop("specificity_alarm")
     which[best <= 0] = None
     out["which"] = which

@@ -16,6 +16,9 @@ __all__ = ["plan_anchors"]
 
 SIZES = (20, 40, 60, 80, 100, 150, 200, 300, 400, 600)
 
+#: the fewest simulated streams per size (a detection rate's sd is then at most 0.11)
+MIN_STREAMS = 20
+
 
 def _rate(value, field: str) -> float:
     v = float(value)
@@ -72,6 +75,13 @@ def plan_anchors(
     alpha = check_alpha(alpha)
     reference, within = check_count(reference, "reference"), check_count(within, "within")
     streams = check_count(streams, "streams")
+    if streams < MIN_STREAMS:
+        raise InputError(
+            f"streams={streams} is too few to read a detection rate (at least {MIN_STREAMS}; "
+            "the rate's Monte-Carlo sd is about 0.5 / sqrt(streams))",
+            field="streams",
+            value=streams,
+        )
     rng = np.random.default_rng(seed)
     P = reference + within
     rows = []
@@ -92,4 +102,5 @@ def plan_anchors(
     table["enough"] = table["detected"] >= power
     enough = table.loc[table["enough"], "anchors"]
     table.attrs["anchors"] = int(enough.iloc[0]) if len(enough) else None
+    table.attrs["mc_sd"] = float(np.sqrt(power * (1 - power) / streams))
     return table

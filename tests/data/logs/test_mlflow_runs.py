@@ -158,3 +158,31 @@ def test_runs_that_are_no_run_ids_are_named_with_their_type(bad, got):
         jb.io.mlflow_items(bad, scorer="correct")
     assert err.value.field == "runs" and err.value.value == got.split()[-1]
     assert str(err.value).startswith("runs must be ") and f"got {got}" in str(err.value)
+
+
+def test_one_evaluation_run_again_under_its_name_is_kept_with_rerun(runs):
+    from mlflow.genai.scorers import scorer
+
+    uri, _, right, _ = runs
+    data = [{"inputs": {"qid": f"q{i:02d}", "text": "x"}} for i in range(QUESTIONS)]
+
+    @scorer
+    def correct(outputs):
+        return outputs == "A"
+
+    again = []
+    for week in range(2):  # the "good" evaluation judged again, under one name
+        with mlflow.start_run(run_name="anchors"):
+            ok = right["good"] if week == 0 else ~right["good"]
+            res = mlflow.genai.evaluate(
+                data=data, predict_fn=lambda qid, text, ok=ok: "A" if ok[int(qid[1:])] else "B",
+                scorers=[correct],
+            )  # fmt: skip
+        again.append(res.run_id)
+    with pytest.raises(jb.errors.InputError, match="rerun=True") as e:
+        jb.io.mlflow_items(again, scorer="correct", item="qid", tracking_uri=uri)
+    assert e.value.field == "runs"
+    frame = jb.io.mlflow_items(again, scorer="correct", item="qid", tracking_uri=uri, rerun=True)
+    assert len(frame) == 2 * QUESTIONS and frame["created"].nunique() == 2
+    first = frame[frame["created"] == frame["created"].min()].set_index("item").sort_index()
+    assert first["score"].tolist() == [float(v) for v in right["good"]]

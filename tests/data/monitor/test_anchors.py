@@ -34,15 +34,28 @@ def test_one_calendar_and_labels_carried_to_every_row():
     assert any("no anchors in period(s) 3" in n for n in log.notes)
 
 
-def test_missing_verdicts_counted_and_left_out():
-    items, anchors = _frames()
-    anchors.loc[5, "judge"] = None
-    items.loc[0, "judge"] = None
+def test_missing_verdicts_counted_and_an_anchor_not_judged_every_period_left_out():
+    weeks = [1] * 6 + [2] * 6
+    anchors = pd.DataFrame(
+        {"week": weeks, "id": list("abcdef") * 2, "judge": [1, 0, 1, 0, 1, 0] * 2,
+         "human": [1, 0, 1, 0, 1, 0] * 2}
+    )  # fmt: skip
+    anchors.loc[7, "judge"] = None  # anchor b's verdict in week 2
+    items = pd.DataFrame({"week": [1, 1, 2, 2], "judge": [None, 0, 1, 1]})
     log = anchor_log(items, anchors, **ROLES)
-    assert log.a_f.size == 7 and log.n_f.size == 3
+    assert log.a_f.size == 10 and log.n_f.size == 3  # b left out of both weeks
+    assert 1 not in set(log.a_item)
     assert "1 anchor verdict(s) without a verdict in 'judge': left out" in log.notes
     assert "1 new item(s) without a verdict in 'judge': left out" in log.notes
-    assert any("judged fewer anchors" in n for n in log.notes)
+    assert any("1 of 6 anchors were not judged in every period" in n for n in log.notes)
+
+
+def test_anchors_judged_in_different_periods_refused_when_too_few_are_paired():
+    items, anchors = _frames()
+    anchors.loc[5, "judge"] = None  # b (a negative) unjudged in week 2: one negative left
+    with pytest.raises(InputError, match="judges the same anchors every period") as e:
+        anchor_log(items, anchors, **ROLES)
+    assert e.value.field == "anchors"
 
 
 @pytest.mark.parametrize(

@@ -202,7 +202,10 @@ def _fraction(value, name: str, *, low_open: bool, high_open: bool) -> float:
 
 def check_settings(population, label_prob, width, claim, alpha, min_samples, every=1) -> dict:
     """The rule's settings checked, each bad value one InputError naming its field."""
-    out = {"population": check_count(population, "population"), "alpha": check_alpha(alpha)}
+    out: dict[str, Any] = {
+        "population": check_count(population, "population"),
+        "alpha": check_alpha(alpha),
+    }
     out["label_prob"] = _fraction(label_prob, "label_prob", low_open=False, high_open=False)
     if width is None and claim is None:
         raise InputError(

@@ -86,20 +86,22 @@ def period_rates(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
         return theta, pi11 / theta, pi01 / (1.0 - theta)
 
 
-def pooled_rates(cells: np.ndarray, theta: np.ndarray) -> tuple[float, float]:
-    """The judge's two rates over several periods (their items' totals: each period's
-    estimated positives and negatives weighted by its number of items), consistent when
-    the judge's rates stay the same and the prevalence moves.
+def pooled_rates(cells: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The judge's two rates pooled over the periods up to each one (their items' totals:
+    each period's estimated positives and negatives weighted by its number of items),
+    consistent when the judge's rates stay the same and the prevalence moves; the last
+    entries pool every period.
     """
     n = cells.sum(1)
     n11, n01 = cells[:, 0], cells[:, 2]
     with np.errstate(invalid="ignore", divide="ignore"):
         q = (n11 + n01 + cells[:, 4]) / n
         pi11 = q * n11 / (n11 + n01)
-        pi01 = q - pi11
-    ok = np.isfinite(pi11) & np.isfinite(theta)
-    pos, neg = (n * theta)[ok].sum(), (n * (1.0 - theta))[ok].sum()
-    return float((n * pi11)[ok].sum() / pos), float((n * pi01)[ok].sum() / neg)
+    w = np.where(np.isfinite(pi11) & np.isfinite(theta), n, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.cumsum(w * np.nan_to_num(pi11)) / np.cumsum(w * np.nan_to_num(theta))
+        fp = np.cumsum(w * np.nan_to_num(q - pi11)) / np.cumsum(w * np.nan_to_num(1 - theta))
+    return se, fp
 
 
 def _variances(cells, theta, se, fp) -> tuple[np.ndarray, np.ndarray]:
@@ -170,17 +172,9 @@ def channel_alarm(
     n0 = cells[:, 2] + cells[:, 3]
     # variances under "no move", with the judge's rates pooled over the periods up to
     # each look: row t of each (P, P) array is read at look t
-    # the judge's rates pooled over the periods up to each look (prefix sums of the
-    # periods' estimated positives and negatives), and every period's variances at them
-    n = cells.sum(1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        q = (cells[:, 0] + cells[:, 2] + cells[:, 4]) / n
-        pi11 = q * cells[:, 0] / (cells[:, 0] + cells[:, 2])
-    ok = np.isfinite(pi11) & np.isfinite(theta)
-    w = np.where(ok, n, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        se0 = np.cumsum(w * np.nan_to_num(pi11)) / np.cumsum(w * np.nan_to_num(theta))
-        fp0 = np.cumsum(w * np.nan_to_num(q - pi11)) / np.cumsum(w * np.nan_to_num(1 - theta))
+    # the judge's rates pooled over the periods up to each look, and every period's
+    # variances at them
+    se0, fp0 = pooled_rates(cells, theta)
     th = np.clip(np.nan_to_num(theta, nan=0.5), 1e-6, 1 - 1e-6)
     v_se, v_fp = _variances(cells, th, se0[:, None], fp0[:, None])
     later = np.arange(n_periods)[None, :] > np.arange(n_periods)[:, None]

@@ -78,8 +78,8 @@ ROWS = (("no drift", False, False), ("judge drifts", True, False),
 
 def one(rng, anchors: int, judge_drift: bool, system_drift: bool) -> dict:
     log = stream(rng, anchors, judge_drift, system_drift)
-    table = jb.monitor_anchors(log[~log.anchor], log[log.anchor], judge="judge", human="human",
-                               time="week", item="item")  # fmt: skip
+    table = jb.monitor(log[~log.anchor], "judge", "human", "week", anchors=log[log.anchor],
+                       item="item")  # fmt: skip
     by7 = np.arange(len(table)) < 7  # weeks 1-7
     return {
         "judge": bool(table["judge_alarm"].iloc[-1]),

@@ -270,7 +270,7 @@ axes[1].legend(fontsize=8)
 # The corrected rate stays on 0.7 while the judge falls (the verdict rate alone would have
 # dropped with it) and follows the system down when the system falls. Over 200 streams a
 # row (benchmarks/anchor_monitoring.py): the judge's fall is found by week 7 in 0.97-1.00
-# of streams, and any alarm sounds in 0.015-0.045 of streams where nothing moved; a
+# of streams, and any alarm sounds in 0.015-0.050 of streams where nothing moved; a
 # system's fall is found in 0.98 of streams with a judge this consistent with itself, 0.72
 # with one that agrees with itself on 90% of re-judged items (its anchors' noise then hides
 # a change of 0.1). `jb.plan.plan_anchors` sizes the anchor set for the judge's test.

@@ -201,9 +201,11 @@ def _fraction(value, name: str, *, low_open: bool, high_open: bool) -> float:
 
 
 def check_settings(population, label_prob, width, claim, alpha, min_samples, every=1) -> dict:
-    """The rule's settings checked, each bad value one InputError naming its field."""
+    """The rule's settings checked, each bad value one InputError naming its field
+    (``population`` None: not known yet, as when a task has not started).
+    """
     out: dict[str, Any] = {
-        "population": check_count(population, "population"),
+        "population": None if population is None else check_count(population, "population"),
         "alpha": check_alpha(alpha),
     }
     out["label_prob"] = _fraction(label_prob, "label_prob", low_open=False, high_open=False)
@@ -221,7 +223,7 @@ def check_settings(population, label_prob, width, claim, alpha, min_samples, eve
         None if claim is None else _fraction(claim, "claim", low_open=True, high_open=True)
     )
     out["min_samples"] = check_count(min_samples, "min_samples")
-    if out["min_samples"] > out["population"] > 1:  # 1: a population not known yet
+    if out["population"] is not None and out["min_samples"] > out["population"]:
         raise InputError(
             f"min_samples {out['min_samples']} is more than the population "
             f"{out['population']}: the rule could never look",

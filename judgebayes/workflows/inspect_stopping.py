@@ -111,7 +111,7 @@ class InspectStopping:
                 value=label_key,
             )
         # the settings checked now, so a bad one fails before Inspect runs anything
-        check_settings(1, label_prob, width, claim, alpha, min_samples, every)
+        check_settings(None, label_prob, width, claim, alpha, min_samples, every)
         self.scorer = scorer
         self.label_key = label_key
         self._given = (

@@ -20,13 +20,6 @@ SIZES = (20, 40, 60, 80, 100, 150, 200, 300, 400, 600)
 MIN_STREAMS = 20
 
 
-def _rate(value, field: str) -> float:
-    v = float(value)
-    if not 0.0 < v < 1.0:
-        raise InputError(f"{field} must be in (0, 1); got {value!r}", field=field, value=value)
-    return v
-
-
 def plan_anchors(
     drop: float,
     *,
@@ -63,9 +56,11 @@ def plan_anchors(
     >>> jb.plan.plan_anchors(0.2, streams=50).attrs["anchors"]
     100
     """
-    drop = _rate(drop, "drop")
-    sensitivity, specificity = _rate(sensitivity, "sensitivity"), _rate(specificity, "specificity")
-    prevalence, power = _rate(prevalence, "prevalence"), _rate(power, "power")
+    # each a number in (0, 1), or the error naming it
+    drop = check_alpha(drop, "drop")
+    sensitivity = check_alpha(sensitivity, "sensitivity")
+    specificity = check_alpha(specificity, "specificity")
+    prevalence, power = check_alpha(prevalence, "prevalence"), check_alpha(power, "power")
     if drop >= sensitivity:
         raise InputError(
             f"drop {drop} would take the sensitivity {sensitivity} to 0 or below",

@@ -30,7 +30,7 @@ def test_a_smaller_drop_needs_more_anchors():
     ("kwargs", "field"),
     [({"drop": 0.95}, "drop"), ({"drop": 0}, "drop"), ({"power": 1.0}, "power"),
      ({"within": 0}, "within"), ({"alpha": 0}, "alpha"), ({"prevalence": -1}, "prevalence"),
-     ({"streams": 19}, "streams")],
+     ({"streams": 19}, "streams"), ({"power": "high"}, "power")],
 )  # fmt: skip
 def test_bad_settings_name_the_field(kwargs, field):
     with pytest.raises(InputError) as e:
